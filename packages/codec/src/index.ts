@@ -1,0 +1,2 @@
+export { CodecError, KafkaError } from './errors.js';
+export type { CodecErrorReason } from './errors.js';

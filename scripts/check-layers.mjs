@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// The layering rule, enforced: a package may import only the public entry points of the
+// packages below it (codec < wire < meta < client < remote-log-metadata). Deep imports
+// (`@kafkats/codec/src/...`, `@kafkats/codec/dist/...`), relative paths that leave a package,
+// upward or sideways imports, and library imports of the private tooling (codegen, testkit)
+// are violations. Tests and benchmarks may use testkit. The same rule is checked against each
+// package.json's dependencies, so the declared graph and the real one cannot drift apart.
+//
+// Usage: node scripts/check-layers.mjs [repoRoot]   (exit 1 and a list on any violation)
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Library packages, lowest first. */
+export const LAYERS = ['codec', 'wire', 'meta', 'client', 'remote-log-metadata'];
+/** Private tooling: never imported by library source. */
+export const TOOLING = ['codegen', 'testkit'];
+
+const SOURCE = /\.(c|m)?(t|j)s$/;
+const SPECIFIER =
+  /(?:\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?|\bexport\s+(?:type\s+)?[\w*{}\s,$]*\s+from\s+|\bimport\s*\(\s*|\brequire\s*\(\s*)['"]([^'"]+)['"]/g;
+
+function walk(dir, out = []) {
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) walk(full, out);
+    else if (SOURCE.test(name) && !name.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
+
+/** What `from` (a package dir name, or 'benchmarks') may import from `@kafkats/<to>`. */
+function allowed(from, to, area) {
+  if (from === to) return 'self';
+  const fromLayer = LAYERS.indexOf(from);
+  const toLayer = LAYERS.indexOf(to);
+  if (to === 'codegen') return false;
+  if (to === 'testkit') return area !== 'src' || from === 'benchmarks';
+  if (toLayer < 0) return false;
+  if (from === 'benchmarks') return true;
+  if (area !== 'src') return true; // tests may drive any library through its public entry
+  if (from === 'testkit' || from === 'codegen') return false; // tooling sits beside, not above
+  return fromLayer > toLayer;
+}
+
+/**
+ * @param {string} root repository root
+ * @returns {string[]} one line per violation
+ */
+export function checkLayers(root) {
+  const violations = [];
+  const units = [];
+  const pkgDir = join(root, 'packages');
+  if (existsSync(pkgDir)) {
+    for (const name of readdirSync(pkgDir)) {
+      if (existsSync(join(pkgDir, name, 'package.json'))) units.push([name, join(pkgDir, name)]);
+    }
+  }
+  if (existsSync(join(root, 'benchmarks', 'package.json'))) units.push(['benchmarks', join(root, 'benchmarks')]);
+
+  for (const [name, dir] of units) {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    for (const dep of Object.keys(pkg.dependencies ?? {})) {
+      if (!dep.startsWith('@kafkats/')) continue;
+      const to = dep.slice('@kafkats/'.length);
+      if (!allowed(name, to, 'src')) {
+        violations.push(`packages/${name}/package.json: dependency ${dep} breaks the layering`);
+      }
+    }
+    for (const file of walk(dir)) {
+      const rel = relative(dir, file);
+      const top = rel.split(sep)[0];
+      const area = top === 'src' ? 'src' : 'other';
+      // Config files at a package's top level (vitest.config.ts) may reach the shared root config.
+      const contained = name === 'benchmarks' || top === 'src' || top === 'test';
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(SPECIFIER)) {
+        const spec = match[1];
+        const line = text.slice(0, match.index).split('\n').length;
+        const where = `${relative(root, file)}:${line}`;
+        if (spec.startsWith('@kafkats/')) {
+          const [, to, ...rest] = spec.split('/');
+          const verdict = allowed(name, to, area);
+          if (!verdict) violations.push(`${where}: ${name} may not import ${spec}`);
+          else if (verdict !== 'self' && rest.length > 0 && rest.join('/') !== 'package.json') {
+            violations.push(`${where}: ${spec} is a deep import; use the public entry @kafkats/${to}`);
+          }
+        } else if (spec.startsWith('.')) {
+          const target = resolve(dirname(file), spec);
+          if (contained && !target.startsWith(dir + sep) && target !== dir) {
+            violations.push(`${where}: relative import ${spec} leaves ${name}`);
+          }
+        }
+      }
+    }
+  }
+  return violations;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
+  const violations = checkLayers(root);
+  if (violations.length > 0) {
+    process.stderr.write(`layering: ${violations.length} violation(s)\n${violations.join('\n')}\n`);
+    process.exit(1);
+  }
+  process.stdout.write('layering: ok\n');
+}

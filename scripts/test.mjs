@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+// `npm test`: everything CI checks, in order, on a fresh clone after `npm ci`.
+// Each step runs to completion; the run fails if any step failed. Tests that need Kafka start
+// it themselves (the testkit assembles the pinned release from Maven Central) and fail, never
+// skip, when it cannot start. The last line is the total of every vitest run:
+//   `tests: N passed, N failed`
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const reports = join(root, '.kafkats', 'reports');
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+
+/** [name, command, args]; steps that only report (benchmarks) never fail the run on a figure. */
+const steps = [
+  ['kafka distribution', 'node', ['packages/testkit/bin/kafka-dist.mjs']],
+  ['build', 'npx', ['turbo', 'run', 'build', '--output-logs=errors-only']],
+  ['lint', 'npx', ['biome', 'check', '.']],
+  ['layering', 'node', ['scripts/check-layers.mjs']],
+  ['unit, property and regression tests', 'npx', ['turbo', 'run', 'test', '--concurrency=1']],
+  ['repo script tests', 'npx', ['vitest', 'run', '--config', 'scripts/vitest.config.ts']],
+  ['integration tests (real Kafka)', 'npx', ['vitest', 'run', '--config', 'vitest.integration.config.ts']],
+  ['benchmarks (smoke)', 'npm', ['run', 'bench:smoke', '-w', '@kafkats/benchmarks']],
+];
+
+const failed = [];
+for (const [name, command, args] of steps) {
+  const started = Date.now();
+  process.stdout.write(`\n=== ${name}: ${command} ${args.join(' ')}\n`);
+  const run = spawnSync(command, args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, KAFKATS_REPORT_DIR: reports },
+  });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const ok = run.status === 0;
+  process.stdout.write(`=== ${name}: ${ok ? 'ok' : `FAILED (exit ${run.status ?? run.signal})`} in ${seconds}s\n`);
+  if (!ok) failed.push(name);
+}
+
+let passed = 0;
+let failedTests = 0;
+if (existsSync(reports)) {
+  for (const file of readdirSync(reports)) {
+    if (!file.endsWith('.json')) continue;
+    const report = JSON.parse(readFileSync(join(reports, file), 'utf8'));
+    passed += report.numPassedTests ?? 0;
+    failedTests += report.numFailedTests ?? 0;
+  }
+}
+if (failed.length > 0) process.stdout.write(`\nfailed steps: ${failed.join(', ')}\n`);
+process.stdout.write(`tests: ${passed} passed, ${failedTests} failed\n`);
+process.exit(failed.length > 0 || failedTests > 0 ? 1 : 0);

@@ -1,0 +1,85 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { checkLayers } from '../check-layers.mjs';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+function fakeRepo(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'kafkats-layers-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+const pkg = (name: string, deps: Record<string, string> = {}) =>
+  JSON.stringify({ name: `@kafkats/${name}`, dependencies: deps });
+
+describe('check-layers', () => {
+  it('passes on this repository', () => {
+    expect(checkLayers(repoRoot)).toEqual([]);
+  });
+
+  it('accepts a downward import of a public entry', () => {
+    const root = fakeRepo({
+      'packages/codec/package.json': pkg('codec'),
+      'packages/wire/package.json': pkg('wire', { '@kafkats/codec': '0.1.0' }),
+      'packages/wire/src/index.ts': "import { Reader } from '@kafkats/codec';\n",
+    });
+    expect(checkLayers(root)).toEqual([]);
+  });
+
+  it('fails on an upward import', () => {
+    const root = fakeRepo({
+      'packages/wire/package.json': pkg('wire'),
+      'packages/meta/package.json': pkg('meta'),
+      'packages/wire/src/conn.ts': "import { Cluster } from '@kafkats/meta';\n",
+    });
+    expect(checkLayers(root)).toEqual(['packages/wire/src/conn.ts:1: wire may not import @kafkats/meta']);
+  });
+
+  it('fails on a deep import, a relative escape, tooling in src and an undeclared layer', () => {
+    const root = fakeRepo({
+      'packages/codec/package.json': pkg('codec'),
+      'packages/meta/package.json': pkg('meta', { '@kafkats/client': '0.1.0' }),
+      'packages/meta/src/a.ts': "export { x } from '@kafkats/codec/src/internal/x.js';\n",
+      'packages/meta/src/b.ts': "import '../../codec/src/index.js';\n",
+      'packages/meta/src/c.ts': "const t = await import('@kafkats/testkit');\n",
+      'packages/meta/src/d.ts': "import type { Gen } from '@kafkats/codegen';\n",
+    });
+    const violations = checkLayers(root);
+    expect(violations).toEqual([
+      'packages/meta/package.json: dependency @kafkats/client breaks the layering',
+      'packages/meta/src/a.ts:1: @kafkats/codec/src/internal/x.js is a deep import; use the public entry @kafkats/codec',
+      'packages/meta/src/b.ts:1: relative import ../../codec/src/index.js leaves meta',
+      'packages/meta/src/c.ts:1: meta may not import @kafkats/testkit',
+      'packages/meta/src/d.ts:1: meta may not import @kafkats/codegen',
+    ]);
+  });
+
+  it('lets tests use the testkit but not library source', () => {
+    const root = fakeRepo({
+      'packages/meta/package.json': pkg('meta'),
+      'packages/meta/test/integration/x.test.ts': "import { startCluster } from '@kafkats/testkit';\n",
+    });
+    expect(checkLayers(root)).toEqual([]);
+  });
+
+  it('fails when the CLI sees a violation', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const root = fakeRepo({
+      'packages/codec/package.json': pkg('codec'),
+      'packages/codec/src/index.ts': "import '@kafkats/wire';\n",
+      'packages/wire/package.json': pkg('wire'),
+    });
+    const run = spawnSync(process.execPath, [join(repoRoot, 'scripts/check-layers.mjs'), root], {
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('codec may not import @kafkats/wire');
+  });
+});

@@ -1,0 +1,23 @@
+import { basename } from 'node:path';
+import type { ViteUserConfig } from 'vitest/config';
+
+/** Where `npm test` collects JSON reports to print one total at the end. */
+export function reporters(name: string): NonNullable<ViteUserConfig['test']>['reporters'] {
+  const dir = process.env.KAFKATS_REPORT_DIR;
+  return dir ? ['default', ['json', { outputFile: `${dir}/${name}.json` }]] : ['default'];
+}
+
+/**
+ * Unit, property and regression tests: no broker, run per package by `turbo run test`.
+ * Integration tests live in `test/integration/` and run once for the whole repo through
+ * `vitest.integration.config.ts`, which starts one shared Kafka cluster.
+ */
+export const unitTestConfig: ViteUserConfig = {
+  test: {
+    include: ['test/{unit,property,regressions}/**/*.test.ts'],
+    passWithNoTests: false,
+    testTimeout: 30_000,
+    pool: 'forks',
+    reporters: reporters(`unit-${basename(process.cwd())}`),
+  },
+};
