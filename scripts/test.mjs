@@ -18,6 +18,7 @@ mkdirSync(reports, { recursive: true });
 const steps = [
   ['kafka distribution', 'node', ['packages/testkit/bin/kafka-dist.mjs']],
   ['build', 'npx', ['turbo', 'run', 'build', '--output-logs=errors-only']],
+  ['generated error table is current', 'npm', ['run', 'codegen:errors:check']],
   ['lint', 'npx', ['biome', 'check', '.']],
   ['layering', 'node', ['scripts/check-layers.mjs']],
   ['unit, property and regression tests', 'npx', ['turbo', 'run', 'test', '--concurrency=1']],
