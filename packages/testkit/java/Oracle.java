@@ -12,6 +12,9 @@
 //   decode        item {name, version, hex}   -> {json, trailing} | {error}
 //   batch-build   item: a batch description   -> {hex} | {error}
 //   batch-decode  item {hex}                  -> {batches: [description...]} | {error}
+//   schemas       item {jar, prefix}          -> {files: [{path, text}]}: the message schemas
+//                 shipped in the named jar (e.g. "kafka-clients", "common/message/"), so the
+//                 suite reads the very schemas the oracle's classes were generated from
 //   ping                                      -> {"id": n, "pong": true}
 //
 // JSON conventions on this pipe (both directions), layered over Kafka's JsonConverter format:
@@ -105,6 +108,7 @@ public class Oracle {
                 case "decode" -> decode(item);
                 case "batch-build" -> buildBatch(item);
                 case "batch-decode" -> decodeBatches(item);
+                case "schemas" -> schemas(item);
                 default -> throw new IllegalArgumentException("unknown op " + op);
             };
         } catch (Throwable t) {
@@ -309,6 +313,30 @@ public class Oracle {
         } catch (ReflectiveOperationException e) {
             return null;
         }
+    }
+
+    private static ObjectNode schemas(JsonNode item) throws Exception {
+        String jar = item.path("jar").asText();
+        String prefix = item.path("prefix").asText();
+        ObjectNode result = NODES.objectNode();
+        ArrayNode files = result.putArray("files");
+        java.util.Enumeration<java.net.URL> urls = Oracle.class.getClassLoader().getResources(prefix);
+        while (urls.hasMoreElements()) {
+            java.net.URL url = urls.nextElement();
+            if (!url.getProtocol().equals("jar") || !url.getPath().contains("/" + jar + "-")) continue;
+            java.net.JarURLConnection connection = (java.net.JarURLConnection) url.openConnection();
+            connection.setUseCaches(false); // closing a cached JarFile would close it for everyone
+            try (java.util.jar.JarFile file = connection.getJarFile()) {
+                for (java.util.jar.JarEntry entry : java.util.Collections.list(file.entries())) {
+                    String name = entry.getName();
+                    if (!name.startsWith(prefix) || !name.endsWith(".json") || name.indexOf('/', prefix.length()) >= 0) continue;
+                    ObjectNode f = files.addObject();
+                    f.put("path", name);
+                    f.put("text", new String(file.getInputStream(entry).readAllBytes(), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return result;
     }
 
     // ---- record batches ---------------------------------------------------------------------
