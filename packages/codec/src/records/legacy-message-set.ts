@@ -1,0 +1,213 @@
+/**
+ * Legacy message sets (magic 0 and 1, before KIP-98). Decode only: brokers still serve them
+ * from old segments. Each top-level message is one "batch"; a compressed one is a wrapper
+ * whose value is an inner message set, decompressed eagerly (legacy data is rare).
+ */
+import { CodecError } from '../errors.js';
+import { COMPRESSION_CODECS, type CompressionCodec, decompress } from './compression.js';
+import { crc32 } from './crc32c.js';
+import { ATTR_COMPRESSION_MASK, ATTR_LOG_APPEND_TIME, LOG_OVERHEAD } from './layout.js';
+import { KafkaRecord, type RecordBase } from './record.js';
+import type { RecordBatch } from './record-batch.js';
+import { RecordBatchError } from './record-batch-error.js';
+
+/** crc (4) + magic (1) + attributes (1) + key length (4) + value length (4). */
+export const LEGACY_OVERHEAD_V0 = 14;
+/** v0 plus the timestamp (8). */
+const LEGACY_OVERHEAD_V1 = 22;
+
+interface LegacyMessage {
+  readonly offset: bigint;
+  readonly magic: number;
+  readonly attributes: number;
+  readonly crc: number;
+  readonly timestamp: bigint;
+  readonly keyPos: number;
+  readonly keyLen: number;
+  readonly valuePos: number;
+  readonly valueLen: number;
+}
+
+function fail(
+  reason: 'CORRUPT' | 'INVALID_LENGTH' | 'UNSUPPORTED',
+  offset: bigint,
+  detail: string,
+): never {
+  throw new RecordBatchError(reason, offset, detail);
+}
+
+/** Reads one message in `buf[start, start + 12 + size)`; `size` is already bounds-checked. */
+function readMessage(buf: Buffer, start: number, size: number, verifyCrc: boolean): LegacyMessage {
+  const offset = buf.readBigInt64BE(start);
+  const magic = buf[start + 16]!;
+  const min = magic === 0 ? LEGACY_OVERHEAD_V0 : LEGACY_OVERHEAD_V1;
+  if (size < min)
+    fail('INVALID_LENGTH', offset, `message size ${size} is below the v${magic} minimum ${min}`);
+  const end = start + LOG_OVERHEAD + size;
+  const crc = buf.readUInt32BE(start + 12);
+  if (verifyCrc) {
+    const actual = crc32(buf, start + 16, end);
+    if (actual !== crc) {
+      throw new RecordBatchError(
+        'CORRUPT',
+        offset,
+        `CRC-32 mismatch: message says 0x${crc.toString(16)}, bytes give 0x${actual.toString(16)}`,
+        { expectedCrc: crc, actualCrc: actual },
+      );
+    }
+  }
+  const attributes = buf[start + 17]!;
+  let pos = start + 18;
+  let timestamp = -1n;
+  if (magic === 1) {
+    timestamp = buf.readBigInt64BE(pos);
+    pos += 8;
+  }
+  const keyLen = buf.readInt32BE(pos);
+  pos += 4;
+  if (keyLen < -1 || keyLen > end - pos - 4) fail('INVALID_LENGTH', offset, `key length ${keyLen}`);
+  const keyPos = pos;
+  if (keyLen > 0) pos += keyLen;
+  const valueLen = buf.readInt32BE(pos);
+  pos += 4;
+  if (valueLen < -1 || valueLen > end - pos)
+    fail('INVALID_LENGTH', offset, `value length ${valueLen}`);
+  const valuePos = pos;
+  if (valueLen > 0) pos += valueLen;
+  if (pos !== end) fail('INVALID_LENGTH', offset, `${end - pos} bytes left after the value`);
+  return { offset, magic, attributes, crc, timestamp, keyPos, keyLen, valuePos, valueLen };
+}
+
+function base(offset: bigint, timestamp: bigint, logAppendTime: bigint | null): RecordBase {
+  return { baseOffset: offset, baseTimestamp: timestamp, logAppendTime, baseSequence: -1 };
+}
+
+function toRecord(buf: Buffer, m: LegacyMessage, b: RecordBase): KafkaRecord {
+  return new KafkaRecord(
+    b,
+    0,
+    0,
+    null,
+    m.attributes,
+    buf,
+    m.keyPos,
+    m.keyLen,
+    m.valuePos,
+    m.valueLen,
+    0,
+    0,
+  );
+}
+
+/** @internal one top-level legacy message, seen as a batch */
+export class LegacyRecordBatch implements RecordBatch {
+  readonly magic: 0 | 1;
+  readonly baseOffset: bigint;
+  readonly lastOffset: bigint;
+  readonly sizeInBytes: number;
+  readonly partitionLeaderEpoch = -1;
+  readonly crc: number;
+  readonly attributes: number;
+  readonly compression: CompressionCodec;
+  readonly timestampType: 'CreateTime' | 'LogAppendTime' | 'NoTimestampType';
+  readonly isTransactional = false;
+  readonly isControl = false;
+  readonly deleteHorizonMs = null;
+  readonly baseTimestamp: bigint;
+  readonly maxTimestamp: bigint;
+  readonly producerId = -1n;
+  readonly producerEpoch = -1;
+  readonly baseSequence = -1;
+  readonly recordCount: number;
+  readonly buffer: Buffer;
+  private readonly list: readonly KafkaRecord[];
+
+  constructor(buf: Buffer, start: number, size: number, verifyCrc: boolean, maxBytes: number) {
+    const m = readMessage(buf, start, size, verifyCrc);
+    this.magic = m.magic as 0 | 1;
+    this.crc = m.crc;
+    this.attributes = m.attributes;
+    this.sizeInBytes = LOG_OVERHEAD + size;
+    this.buffer = buf.subarray(start, start + this.sizeInBytes);
+    const logAppend = m.magic === 1 && (m.attributes & ATTR_LOG_APPEND_TIME) !== 0;
+    this.timestampType =
+      m.magic === 0 ? 'NoTimestampType' : logAppend ? 'LogAppendTime' : 'CreateTime';
+    const codec = COMPRESSION_CODECS[m.attributes & ATTR_COMPRESSION_MASK];
+    // zstd arrived with magic 2 (KIP-110); Kafka rejects it in older messages.
+    if (codec === undefined || codec === 'zstd') {
+      fail(
+        'UNSUPPORTED',
+        m.offset,
+        `compression id ${m.attributes & ATTR_COMPRESSION_MASK} in a v${m.magic} message`,
+      );
+    }
+    this.compression = codec;
+    if (codec === 'none') {
+      this.baseOffset = m.offset;
+      this.lastOffset = m.offset;
+      this.baseTimestamp = m.timestamp;
+      this.maxTimestamp = m.timestamp;
+      this.recordCount = 1;
+      this.list = [toRecord(buf, m, base(m.offset, m.timestamp, null))];
+      return;
+    }
+    if (m.valueLen < 0) fail('CORRUPT', m.offset, 'compressed wrapper message has a null value');
+    let inner: Buffer;
+    try {
+      inner = decompress(
+        codec,
+        buf.subarray(m.valuePos, m.valuePos + m.valueLen),
+        maxBytes,
+        m.magic === 0,
+      );
+    } catch (e) {
+      const reason = e instanceof CodecError ? e.reason : 'CORRUPT';
+      throw new RecordBatchError(reason, m.offset, e instanceof Error ? e.message : String(e), {
+        cause: e,
+      });
+    }
+    const messages: LegacyMessage[] = [];
+    let p = 0;
+    while (p < inner.length) {
+      if (inner.length - p < LOG_OVERHEAD + 5) fail('CORRUPT', m.offset, 'inner message truncated');
+      const s = inner.readInt32BE(p + 8);
+      if (s < LEGACY_OVERHEAD_V0 || s > inner.length - p - LOG_OVERHEAD) {
+        fail(
+          'CORRUPT',
+          m.offset,
+          `inner message size ${s} with ${inner.length - p - LOG_OVERHEAD} bytes left`,
+        );
+      }
+      const im = readMessage(inner, p, s, verifyCrc);
+      if (im.magic > 1) fail('CORRUPT', m.offset, `inner message with magic ${im.magic}`);
+      if ((im.attributes & ATTR_COMPRESSION_MASK) !== 0) {
+        fail('CORRUPT', m.offset, 'compressed messages must not be nested');
+      }
+      messages.push(im);
+      p += LOG_OVERHEAD + s;
+    }
+    if (messages.length === 0) fail('CORRUPT', m.offset, 'compressed wrapper holds no messages');
+    // v1 inner offsets are relative (KIP-31): the wrapper carries the last absolute offset.
+    const last = messages[messages.length - 1]!;
+    const shift = m.magic === 1 ? m.offset - last.offset : 0n;
+    const wrapperTs = logAppend ? m.timestamp : null;
+    const list: KafkaRecord[] = new Array(messages.length);
+    let maxTs = -1n;
+    for (let i = 0; i < messages.length; i++) {
+      const im = messages[i]!;
+      const ts = wrapperTs ?? im.timestamp;
+      if (ts > maxTs) maxTs = ts;
+      list[i] = toRecord(inner, im, base(im.offset + shift, im.timestamp, wrapperTs));
+    }
+    this.baseOffset = messages[0]!.offset + shift;
+    this.lastOffset = m.offset;
+    this.baseTimestamp = messages[0]!.timestamp;
+    this.maxTimestamp = m.magic === 1 ? m.timestamp : maxTs;
+    this.recordCount = list.length;
+    this.list = list;
+  }
+
+  records(): IterableIterator<KafkaRecord> {
+    return this.list[Symbol.iterator]();
+  }
+}

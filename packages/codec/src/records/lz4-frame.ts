@@ -1,0 +1,234 @@
+/**
+ * Kafka's LZ4 framing: the standard LZ4 frame (magic 0x184D2204), written the way Kafka's
+ * KafkaLZ4BlockOutputStream writes it (FLG 0x60: version 01 + independent blocks, BD 0x40:
+ * 64 KiB blocks, no checksums). Blocks come from a native or pure-JS block compressor; the
+ * decoder is ours so that it can stop at a byte limit instead of trusting the input.
+ */
+import { CodecError } from '../errors.js';
+
+const MAGIC = 0x184d2204;
+const BLOCK_SIZE = 64 * 1024;
+const PRIME1 = 0x9e3779b1;
+const PRIME2 = 0x85ebca77;
+const PRIME3 = 0xc2b2ae3d;
+const PRIME4 = 0x27d4eb2f;
+const PRIME5 = 0x165667b1;
+
+function rotl(x: number, r: number): number {
+  return (x << r) | (x >>> (32 - r));
+}
+
+function readU32LE(b: Uint8Array, i: number): number {
+  return (b[i]! | (b[i + 1]! << 8) | (b[i + 2]! << 16) | (b[i + 3]! << 24)) >>> 0;
+}
+
+/** xxHash32 with seed 0 of `b[start, end)`; used for the 1-byte frame header checksum. */
+export function xxh32(b: Uint8Array, start: number, end: number): number {
+  let i = start;
+  let h: number;
+  if (end - start >= 16) {
+    let v1 = (PRIME1 + PRIME2) | 0;
+    let v2 = PRIME2;
+    let v3 = 0;
+    let v4 = -PRIME1 | 0;
+    while (i + 16 <= end) {
+      v1 = Math.imul(rotl((v1 + Math.imul(readU32LE(b, i), PRIME2)) | 0, 13), PRIME1);
+      v2 = Math.imul(rotl((v2 + Math.imul(readU32LE(b, i + 4), PRIME2)) | 0, 13), PRIME1);
+      v3 = Math.imul(rotl((v3 + Math.imul(readU32LE(b, i + 8), PRIME2)) | 0, 13), PRIME1);
+      v4 = Math.imul(rotl((v4 + Math.imul(readU32LE(b, i + 12), PRIME2)) | 0, 13), PRIME1);
+      i += 16;
+    }
+    h = (rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18)) | 0;
+  } else {
+    h = PRIME5;
+  }
+  h = (h + (end - start)) | 0;
+  while (i + 4 <= end) {
+    h = Math.imul(rotl((h + Math.imul(readU32LE(b, i), PRIME3)) | 0, 17), PRIME4);
+    i += 4;
+  }
+  while (i < end) {
+    h = Math.imul(rotl((h + Math.imul(b[i]!, PRIME5)) | 0, 11), PRIME1);
+    i++;
+  }
+  h ^= h >>> 15;
+  h = Math.imul(h, PRIME2);
+  h ^= h >>> 13;
+  h = Math.imul(h, PRIME3);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Compresses one block; returns the raw LZ4 block or null when it did not shrink. */
+export type Lz4BlockCompressor = (chunk: Buffer) => Buffer | null;
+
+/** Writes `data` as a Kafka-style LZ4 frame using `compressBlock` for each 64 KiB block. */
+export function encodeLz4Frame(data: Buffer, compressBlock: Lz4BlockCompressor): Buffer {
+  const parts: Buffer[] = [];
+  const header = Buffer.allocUnsafe(7);
+  header.writeUInt32LE(MAGIC, 0);
+  header[4] = 0x60; // FLG: bits 7-6 version 01, bit 5 independent blocks
+  header[5] = 0x40; // BD: bits 6-4 = 4, 64 KiB maximum block size
+  header[6] = (xxh32(header, 4, 6) >>> 8) & 0xff;
+  parts.push(header);
+  let total = 7;
+  for (let off = 0; off < data.length; off += BLOCK_SIZE) {
+    const chunk = data.subarray(off, Math.min(off + BLOCK_SIZE, data.length));
+    const block = compressBlock(chunk);
+    const len = Buffer.allocUnsafe(4);
+    if (block === null || block.length >= chunk.length) {
+      len.writeUInt32LE((chunk.length | 0x80000000) >>> 0, 0); // high bit: stored uncompressed
+      parts.push(len, chunk);
+    } else {
+      len.writeUInt32LE(block.length, 0);
+      parts.push(len, block);
+    }
+    total += 4 + (block === null || block.length >= chunk.length ? chunk.length : block.length);
+  }
+  const endMark = Buffer.alloc(4);
+  parts.push(endMark);
+  return Buffer.concat(parts, total + 4);
+}
+
+function lz4Fail(detail: string): never {
+  throw new CodecError('CORRUPT', 'lz4 frame', detail);
+}
+
+/**
+ * Decodes one raw LZ4 block from `src[s, sEnd)` into `dst` at `d`, never writing at or past
+ * `dEnd`. Returns the new output position, or -1 when the output would pass `dEnd`.
+ */
+export function decodeLz4Block(
+  src: Uint8Array,
+  s: number,
+  sEnd: number,
+  dst: Uint8Array,
+  d: number,
+  dEnd: number,
+): number {
+  const dStart = d;
+  while (s < sEnd) {
+    const token = src[s++]!;
+    let lit = token >>> 4;
+    if (lit === 15) {
+      let b: number;
+      do {
+        if (s >= sEnd) lz4Fail('literal length runs past the block');
+        b = src[s++]!;
+        lit += b;
+      } while (b === 255);
+    }
+    if (s + lit > sEnd) lz4Fail('literals run past the block');
+    if (d + lit > dEnd) return -1;
+    if (lit < 16) {
+      for (let k = 0; k < lit; k++) dst[d + k] = src[s + k]!;
+    } else {
+      dst.set(src.subarray(s, s + lit), d);
+    }
+    s += lit;
+    d += lit;
+    if (s >= sEnd) break; // the last sequence carries literals only
+    if (s + 2 > sEnd) lz4Fail('match offset runs past the block');
+    const offset = src[s]! | (src[s + 1]! << 8);
+    s += 2;
+    if (offset === 0 || offset > d - dStart)
+      lz4Fail(`match offset ${offset} points before the block`);
+    let mlen = token & 15;
+    if (mlen === 15) {
+      let b: number;
+      do {
+        if (s >= sEnd) lz4Fail('match length runs past the block');
+        b = src[s++]!;
+        mlen += b;
+      } while (b === 255);
+    }
+    mlen += 4;
+    if (d + mlen > dEnd) return -1;
+    let m = d - offset;
+    if (offset >= mlen && mlen > 32) {
+      dst.copyWithin(d, m, m + mlen);
+      d += mlen;
+    } else {
+      const stop = d + mlen;
+      while (d < stop) dst[d++] = dst[m++]!;
+    }
+  }
+  return d;
+}
+
+/**
+ * Decodes a whole LZ4 frame, refusing to produce more than `maxBytes`.
+ *
+ * @param brokenHeaderChecksum accept Kafka's pre-0.10 header checksum (computed over the
+ *   magic too, KAFKA-3160) as well as the correct one; only magic 0 messages need it.
+ * @throws CodecError `CORRUPT` for a malformed frame, `INVALID_LENGTH` past `maxBytes`
+ */
+export function decodeLz4Frame(
+  src: Buffer,
+  maxBytes: number,
+  brokenHeaderChecksum = false,
+): Buffer {
+  const end = src.length;
+  if (end < 7) lz4Fail('shorter than a frame header');
+  if (src.readUInt32LE(0) !== MAGIC) lz4Fail('bad magic number');
+  const flg = src[4]!;
+  const bd = src[5]!;
+  if (flg >>> 6 !== 1) lz4Fail(`unsupported frame version ${flg >>> 6}`);
+  if (flg & 0x02 || bd & 0x8f) lz4Fail('reserved bits set');
+  if (flg & 0x01) lz4Fail('dictionary ids are not supported');
+  const blockChecksum = (flg & 0x10) !== 0;
+  const contentSize = (flg & 0x08) !== 0;
+  const contentChecksum = (flg & 0x04) !== 0;
+  const blockMax = 1 << (8 + 2 * ((bd >>> 4) & 7));
+  if (((bd >>> 4) & 7) < 4) lz4Fail('bad block maximum size');
+  let s = 6;
+  if (contentSize) s += 8;
+  if (s >= end) lz4Fail('frame header truncated');
+  const hc = src[s]!;
+  if (hc !== ((xxh32(src, 4, s) >>> 8) & 0xff)) {
+    if (!brokenHeaderChecksum || hc !== ((xxh32(src, 0, s) >>> 8) & 0xff)) {
+      lz4Fail('frame header checksum mismatch');
+    }
+  }
+  s++;
+  let cap = Math.min(maxBytes, Math.max(blockMax, end * 4));
+  let out = Buffer.allocUnsafe(cap);
+  let d = 0;
+  for (;;) {
+    if (s + 4 > end) lz4Fail('block size runs past the frame');
+    const raw = src.readUInt32LE(s);
+    s += 4;
+    if (raw === 0) break;
+    const stored = (raw & 0x80000000) !== 0;
+    const size = raw & 0x7fffffff;
+    if (size > blockMax) lz4Fail(`block of ${size} bytes exceeds the frame's ${blockMax}`);
+    if (s + size > end) lz4Fail('block runs past the frame');
+    if (d + blockMax > cap && cap < maxBytes) {
+      cap = Math.min(maxBytes, Math.max(cap * 2, d + blockMax));
+      const grown = Buffer.allocUnsafe(cap);
+      out.copy(grown, 0, 0, d);
+      out = grown;
+    }
+    if (stored) {
+      if (d + size > cap) tooLarge(maxBytes);
+      src.copy(out, d, s, s + size);
+      d += size;
+    } else {
+      const nd = decodeLz4Block(src, s, s + size, out, d, Math.min(cap, d + blockMax));
+      if (nd < 0) {
+        if (d + blockMax > cap) tooLarge(maxBytes);
+        lz4Fail('block decodes past the block maximum size');
+      }
+      d = nd;
+    }
+    s += size;
+    if (blockChecksum) s += 4;
+  }
+  if (contentChecksum) s += 4;
+  if (s > end) lz4Fail('frame checksum runs past the end');
+  return out.subarray(0, d);
+}
+
+function tooLarge(maxBytes: number): never {
+  throw new CodecError('INVALID_LENGTH', 'lz4 frame', `inflates past ${maxBytes} bytes`);
+}

@@ -1,0 +1,145 @@
+/**
+ * A decoded record: a lazy view over the batch's (possibly decompressed) buffer. Offsets and
+ * deltas are read eagerly; the key, value and headers are handed out on first access as
+ * `subarray` views into that buffer (valid while the buffer is; copy to keep them longer).
+ */
+
+/** One record header: UTF-8 key, nullable value (a view). */
+export interface RecordHeader {
+  readonly key: string;
+  readonly value: Buffer | null;
+}
+
+/** What a record needs from its batch to resolve absolute offset and timestamp. */
+export interface RecordBase {
+  readonly baseOffset: bigint;
+  readonly baseTimestamp: bigint;
+  /** Set for LogAppendTime batches: every record's timestamp is this. */
+  readonly logAppendTime: bigint | null;
+  readonly baseSequence: number;
+}
+
+const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
+
+/** A record read from a batch. */
+export class KafkaRecord {
+  /** Offset relative to the batch's base offset. */
+  readonly offsetDelta: number;
+  /** Timestamp relative to the batch's base timestamp (NaN when it needs `bigint`). */
+  readonly timestampDelta: number;
+  /** KafkaRecord attributes (unused by Kafka so far; kept as read). */
+  readonly attributes: number;
+  private readonly base: RecordBase;
+  private readonly tsBig: bigint | null;
+  private readonly buf: Buffer;
+  private readonly keyPos: number;
+  private readonly keyLen: number;
+  private readonly valuePos: number;
+  private readonly valueLen: number;
+  private readonly headersPos: number;
+  /** Number of headers (their bytes are checked when the record is read). */
+  readonly headerCount: number;
+  private headersCache: readonly RecordHeader[] | null = null;
+
+  /** @internal built by the batch decoders */
+  constructor(
+    base: RecordBase,
+    offsetDelta: number,
+    timestampDelta: number,
+    tsBig: bigint | null,
+    attributes: number,
+    buf: Buffer,
+    keyPos: number,
+    keyLen: number,
+    valuePos: number,
+    valueLen: number,
+    headersPos: number,
+    headerCount: number,
+  ) {
+    this.base = base;
+    this.offsetDelta = offsetDelta;
+    this.timestampDelta = timestampDelta;
+    this.tsBig = tsBig;
+    this.attributes = attributes;
+    this.buf = buf;
+    this.keyPos = keyPos;
+    this.keyLen = keyLen;
+    this.valuePos = valuePos;
+    this.valueLen = valueLen;
+    this.headersPos = headersPos;
+    this.headerCount = headerCount;
+  }
+
+  /** Absolute offset. */
+  get offset(): bigint {
+    return this.base.baseOffset + BigInt(this.offsetDelta);
+  }
+
+  /** Timestamp in ms since the epoch (the batch's max timestamp for LogAppendTime batches). */
+  get timestamp(): bigint {
+    const b = this.base;
+    if (b.logAppendTime !== null) return b.logAppendTime;
+    return b.baseTimestamp + (this.tsBig ?? BigInt(this.timestampDelta));
+  }
+
+  /** Producer sequence number of this record, or -1 when the batch has none. */
+  get sequence(): number {
+    const s = this.base.baseSequence;
+    // Sequences wrap at int32 max back to 0 (DefaultRecordBatch.incrementSequence).
+    return s < 0 ? -1 : (s + this.offsetDelta) % 0x80000000;
+  }
+
+  /** The key (a view), or null. */
+  get key(): Buffer | null {
+    return this.keyLen < 0 ? null : this.buf.subarray(this.keyPos, this.keyPos + this.keyLen);
+  }
+
+  /** The value (a view), or null (a tombstone). */
+  get value(): Buffer | null {
+    return this.valueLen < 0
+      ? null
+      : this.buf.subarray(this.valuePos, this.valuePos + this.valueLen);
+  }
+
+  /** The headers, decoded on first access (keys as strings, values as views). */
+  get headers(): readonly RecordHeader[] {
+    if (this.headersCache !== null) return this.headersCache;
+    if (this.headerCount === 0) return NO_HEADERS;
+    const out: RecordHeader[] = new Array(this.headerCount);
+    const buf = this.buf;
+    let pos = this.headersPos;
+    for (let i = 0; i < this.headerCount; i++) {
+      // Lengths were validated when the record was read; these reads cannot fail.
+      let r = readVarintUnchecked(buf, pos);
+      pos = r.pos;
+      const key = buf.toString('utf8', pos, pos + r.value);
+      pos += r.value;
+      r = readVarintUnchecked(buf, pos);
+      pos = r.pos;
+      let value: Buffer | null = null;
+      if (r.value >= 0) {
+        value = buf.subarray(pos, pos + r.value);
+        pos += r.value;
+      }
+      out[i] = { key, value };
+    }
+    this.headersCache = out;
+    return out;
+  }
+}
+
+const scratch = { value: 0, pos: 0 };
+
+function readVarintUnchecked(buf: Buffer, pos: number): { value: number; pos: number } {
+  let result = 0;
+  let shift = 0;
+  for (;;) {
+    const b = buf[pos++]!;
+    result |= (b & 0x7f) << shift;
+    if (b < 0x80 || shift === 28) break;
+    shift += 7;
+  }
+  scratch.value = (result >>> 1) ^ -(result & 1);
+  scratch.pos = pos;
+  return scratch;
+}
