@@ -1,1 +1,31 @@
-export const PACKAGE_NAME = '@kafkats/meta';
+export type {
+  ApiLike,
+  ConnectionFactory,
+  ConnectTarget,
+  MetaConnection,
+  RequestOf,
+  ResponseOf,
+  SendOptions,
+} from './api.js';
+export type { ClusterConfig, ClusterSendOptions } from './cluster.js';
+export { Cluster } from './cluster.js';
+export type { CoordinatorAnswer } from './find-coordinator.js';
+export { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find-coordinator.js';
+export { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
+export type { BrokerPoolOptions, Endpoint } from './pool.js';
+export { BrokerPool, parseHostPort } from './pool.js';
+export type { ResponseErrorEntry } from './response-errors.js';
+export { responseErrors } from './response-errors.js';
+export type { RetryPolicy } from './retry.js';
+export { DEFAULT_RETRY_POLICY, retryDelayMs } from './retry.js';
+export type { RouteEntry } from './routing.js';
+export {
+  BrokerSelector,
+  COORDINATOR_KEY_TYPE,
+  CoordinatorKind,
+  ROUTING_TABLE,
+  Routing,
+  routing,
+} from './routing.js';
+export type { BrokerInfo, PartitionInfo, SnapshotInit, TopicInfo } from './snapshot.js';
+export { keepNewerLeaderEpochs, MetadataSnapshot, ZERO_UUID } from './snapshot.js';

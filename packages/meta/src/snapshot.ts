@@ -1,0 +1,252 @@
+/** A broker as Metadata describes it. */
+export interface BrokerInfo {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+  /** Null when the broker has no `broker.rack` (or the version predates racks, v0). */
+  readonly rack: string | null;
+}
+
+/** One partition of a topic. */
+export interface PartitionInfo {
+  readonly partition: number;
+  /** The leader's node id; absent when there is none (the protocol's -1 never gets here). */
+  readonly leader?: number;
+  /** -1 when unknown (Metadata below v7). */
+  readonly leaderEpoch: number;
+  readonly replicas: readonly number[];
+  readonly isr: readonly number[];
+  /** Empty below Metadata v5. */
+  readonly offlineReplicas: readonly number[];
+  /** The partition-level error code; 0 when none. See `ProtocolError` for its meaning. */
+  readonly errorCode: number;
+}
+
+/** One topic. */
+export interface TopicInfo {
+  readonly name: string;
+  /** Kafka's uuid text form; the zero uuid `AAAAAAAAAAAAAAAAAAAAAA` below v10 or when unknown. */
+  readonly topicId: string;
+  readonly isInternal: boolean;
+  /** The topic-level error code (UNKNOWN_TOPIC_OR_PARTITION, ...); 0 when none. */
+  readonly errorCode: number;
+  /** Sorted by partition index. */
+  readonly partitions: readonly PartitionInfo[];
+}
+
+/** The constructor's input. */
+export interface SnapshotInit {
+  readonly brokers: readonly BrokerInfo[];
+  readonly topics: readonly TopicInfo[];
+  /** Absent when the response had none (-1). */
+  readonly controllerId?: number;
+  readonly clusterId: string | null;
+  /** When the answer arrived, epoch milliseconds. */
+  readonly fetchedAtMs: number;
+}
+
+/** The zero uuid in Kafka's text form. */
+export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+function freezePartition(p: PartitionInfo): PartitionInfo {
+  return Object.freeze({
+    ...p,
+    replicas: Object.freeze([...p.replicas]),
+    isr: Object.freeze([...p.isr]),
+    offlineReplicas: Object.freeze([...p.offlineReplicas]),
+  });
+}
+
+function freezeTopic(t: TopicInfo): TopicInfo {
+  const partitions = [...t.partitions]
+    .sort((a, b) => a.partition - b.partition)
+    .map(freezePartition);
+  return Object.freeze({ ...t, partitions: Object.freeze(partitions) });
+}
+
+/**
+ * What the cluster looked like at `fetchedAtMs`. Deeply frozen: a reader holding one sees
+ * the same view for as long as it holds it, whatever refreshes land meanwhile (the cluster
+ * swaps the reference, it never edits a snapshot).
+ */
+export class MetadataSnapshot {
+  readonly brokers: readonly BrokerInfo[];
+  readonly topics: readonly TopicInfo[];
+  readonly controllerId: number | undefined;
+  readonly clusterId: string | null;
+  readonly fetchedAtMs: number;
+  readonly #byName: ReadonlyMap<string, TopicInfo>;
+  readonly #byNode: ReadonlyMap<number, BrokerInfo>;
+
+  constructor(init: SnapshotInit) {
+    this.brokers = Object.freeze(
+      [...init.brokers].sort((a, b) => a.nodeId - b.nodeId).map((b) => Object.freeze({ ...b })),
+    );
+    this.topics = Object.freeze(
+      [...init.topics]
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .map(freezeTopic),
+    );
+    this.controllerId =
+      init.controllerId !== undefined && init.controllerId >= 0 ? init.controllerId : undefined;
+    this.clusterId = init.clusterId;
+    this.fetchedAtMs = init.fetchedAtMs;
+    this.#byName = new Map(this.topics.map((t) => [t.name, t]));
+    this.#byNode = new Map(this.brokers.map((b) => [b.nodeId, b]));
+    Object.freeze(this);
+  }
+
+  /** A snapshot that knows nothing, fetched "never" (age is infinite). */
+  static empty(): MetadataSnapshot {
+    return new MetadataSnapshot({
+      brokers: [],
+      topics: [],
+      clusterId: null,
+      fetchedAtMs: Number.NEGATIVE_INFINITY,
+    });
+  }
+
+  /** Milliseconds since the answer arrived; `Infinity` for the empty snapshot. */
+  age(nowMs: number = Date.now()): number {
+    return nowMs - this.fetchedAtMs;
+  }
+
+  /** The topic, or undefined when this snapshot does not have it. */
+  topic(name: string): TopicInfo | undefined {
+    return this.#byName.get(name);
+  }
+
+  /** The broker, or undefined. */
+  broker(nodeId: number): BrokerInfo | undefined {
+    return this.#byNode.get(nodeId);
+  }
+
+  /** The partition, or undefined. */
+  partition(topic: string, partition: number): PartitionInfo | undefined {
+    const t = this.#byName.get(topic);
+    if (t === undefined) return undefined;
+    const p = t.partitions[partition];
+    // Partitions are dense 0..n-1 in practice; fall back to a search if they are not.
+    return p?.partition === partition ? p : t.partitions.find((q) => q.partition === partition);
+  }
+
+  /** The partition's leader node id, or undefined when unknown or leaderless. */
+  leaderFor(topic: string, partition: number): number | undefined {
+    return this.partition(topic, partition)?.leader;
+  }
+
+  /** Every (topic, partition) whose leader is `nodeId`. */
+  partitionsLedBy(nodeId: number): { topic: string; partition: number }[] {
+    const out: { topic: string; partition: number }[] = [];
+    for (const t of this.topics) {
+      for (const p of t.partitions)
+        if (p.leader === nodeId) out.push({ topic: t.name, partition: p.partition });
+    }
+    return out;
+  }
+
+  /**
+   * A new snapshot with `fresh`'s topics replacing same-named ones (others kept), brokers and
+   * controller from `fresh` when it has brokers. `fetchedAtMs` stays the older one: a targeted
+   * refresh does not make the rest of the view any younger. Leader epochs never go backwards
+   * (see {@link keepNewerLeaderEpochs}).
+   */
+  withTopicsMerged(fresh: MetadataSnapshot): MetadataSnapshot {
+    const topics = new Map(this.topics.map((t) => [t.name, t]));
+    for (const t of keepNewerLeaderEpochs(fresh, this).topics) topics.set(t.name, t);
+    const hasBrokers = fresh.brokers.length > 0;
+    return new MetadataSnapshot({
+      brokers: hasBrokers ? fresh.brokers : this.brokers,
+      topics: [...topics.values()],
+      ...((hasBrokers ? fresh.controllerId : this.controllerId) === undefined
+        ? {}
+        : { controllerId: (hasBrokers ? fresh.controllerId : this.controllerId) as number }),
+      clusterId: fresh.clusterId ?? this.clusterId,
+      fetchedAtMs: Math.min(this.fetchedAtMs, fresh.fetchedAtMs),
+    });
+  }
+
+  /** A copy that names no controller (after NOT_CONTROLLER: the next lookup refreshes). */
+  withoutController(): MetadataSnapshot {
+    if (this.controllerId === undefined) return this;
+    return new MetadataSnapshot({
+      brokers: this.brokers,
+      topics: this.topics,
+      clusterId: this.clusterId,
+      fetchedAtMs: this.fetchedAtMs,
+    });
+  }
+
+  /** A copy with the leader of every partition `nodeId` led removed (the broker went away). */
+  withoutLeader(nodeId: number): MetadataSnapshot {
+    let changed = false;
+    const topics = this.topics.map((t) => {
+      if (!t.partitions.some((p) => p.leader === nodeId)) return t;
+      changed = true;
+      return {
+        ...t,
+        partitions: t.partitions.map((p) => {
+          if (p.leader !== nodeId) return p;
+          const { leader: _, ...rest } = p;
+          return rest;
+        }),
+      };
+    });
+    if (!changed) return this;
+    return new MetadataSnapshot({
+      brokers: this.brokers,
+      topics,
+      ...(this.controllerId === undefined ? {} : { controllerId: this.controllerId }),
+      clusterId: this.clusterId,
+      fetchedAtMs: this.fetchedAtMs,
+    });
+  }
+}
+
+/**
+ * `next`, except that a partition whose leader epoch is older than the one `previous` holds
+ * keeps `previous`'s partition. A broker that lags on metadata answers with an older leader and
+ * epoch; installing it would route to a leader that already stepped down. Compared only when
+ * the topic ids match (a topic deleted and re-created starts again at epoch 0) and both epochs
+ * are known (>= 0).
+ */
+export function keepNewerLeaderEpochs(
+  next: MetadataSnapshot,
+  previous: MetadataSnapshot,
+): MetadataSnapshot {
+  let changed = false;
+  const topics = next.topics.map((t) => {
+    const old = previous.topic(t.name);
+    if (
+      old === undefined ||
+      (old.topicId !== t.topicId && old.topicId !== ZERO_UUID && t.topicId !== ZERO_UUID)
+    ) {
+      return t;
+    }
+    let topicChanged = false;
+    const partitions = t.partitions.map((p) => {
+      const before = previous.partition(t.name, p.partition);
+      if (
+        before !== undefined &&
+        before.leaderEpoch >= 0 &&
+        p.leaderEpoch >= 0 &&
+        p.leaderEpoch < before.leaderEpoch
+      ) {
+        topicChanged = true;
+        return before;
+      }
+      return p;
+    });
+    if (!topicChanged) return t;
+    changed = true;
+    return { ...t, partitions };
+  });
+  if (!changed) return next;
+  return new MetadataSnapshot({
+    brokers: next.brokers,
+    topics,
+    ...(next.controllerId === undefined ? {} : { controllerId: next.controllerId }),
+    clusterId: next.clusterId,
+    fetchedAtMs: next.fetchedAtMs,
+  });
+}

@@ -1,0 +1,234 @@
+// A scripted in-memory cluster behind the meta ConnectionFactory interface: brokers by
+// address, a metadata view each broker answers with, and hooks to fail, slow down or
+// intercept any request. Counts connects, so "one socket" claims are checkable.
+import { KafkaError } from '@kafkats/codec';
+import type { ApiLike, ConnectionFactory, ConnectTarget, MetaConnection } from '../../src/index.js';
+
+export interface FakePartition {
+  leader: number;
+  leaderEpoch: number;
+  replicas: number[];
+  isr?: number[];
+}
+
+export interface FakeBroker {
+  nodeId: number;
+  host: string;
+  port: number;
+  up: boolean;
+  /** When set, connects to this broker wait for it. */
+  connectGate?: Promise<void>;
+}
+
+type Handler = (node: FakeBroker, apiKey: number, request: unknown, version: number) => unknown;
+
+export class FakeCluster {
+  brokers: FakeBroker[] = [];
+  topics = new Map<string, { topicId: string; partitions: FakePartition[] }>();
+  controllerId = 1;
+  clusterId = 'fake-cluster';
+  /** Versions every fake connection negotiates, by API key. */
+  versions = new Map<number, number>([
+    [3, 12],
+    [10, 6],
+  ]);
+  /** Intercepts a request before the default handling; return undefined to fall through. */
+  intercept: Handler | undefined;
+  /** Per node: the metadata view it answers with (a lagging broker); default: the truth. */
+  lagging = new Map<number, Map<string, { topicId: string; partitions: FakePartition[] }>>();
+  connects: string[] = [];
+  sent: { node: number; apiKey: number; request: unknown }[] = [];
+  readonly open = new Set<FakeConnection>();
+  coordinatorNode = 2;
+  findCoordinatorErrors: number[] = [];
+
+  constructor(nodes: number, basePort = 9000) {
+    for (let id = 1; id <= nodes; id++)
+      this.brokers.push({ nodeId: id, host: '127.0.0.1', port: basePort + id, up: true });
+  }
+
+  broker(id: number): FakeBroker {
+    const b = this.brokers.find((x) => x.nodeId === id);
+    if (b === undefined) throw new Error(`no fake broker ${id}`);
+    return b;
+  }
+
+  bootstrap(): string[] {
+    return this.brokers.map((b) => `${b.host}:${b.port}`);
+  }
+
+  factory: ConnectionFactory = async (target: ConnectTarget) => {
+    this.connects.push(target.label);
+    const broker = this.brokers.find((b) => b.host === target.host && b.port === target.port);
+    if (broker?.connectGate) await broker.connectGate;
+    if (broker === undefined || !broker.up) {
+      throw new KafkaError('ERR_KAFKA_CONNECTION_FAILED', `${target.label}: connection refused`, {
+        retriable: true,
+      });
+    }
+    const connection = new FakeConnection(this, broker);
+    this.open.add(connection);
+    return connection;
+  };
+
+  /** Drops every connection to a broker, as the wire reports a lost socket. */
+  drop(nodeId: number): void {
+    for (const c of [...this.open])
+      if (c.broker.nodeId === nodeId) c.lose(new Error('connection lost'));
+  }
+
+  metadataResponse(node: FakeBroker, request: { topics: { name: string | null }[] | null }) {
+    const view = this.lagging.get(node.nodeId) ?? this.topics;
+    const names =
+      request.topics === null ? [...view.keys()] : request.topics.map((t) => t.name ?? '');
+    return {
+      throttleTimeMs: 0,
+      brokers: this.brokers.map((b) => ({
+        nodeId: b.nodeId,
+        host: b.host,
+        port: b.port,
+        rack: `rack-${b.nodeId}`,
+      })),
+      clusterId: this.clusterId,
+      controllerId: this.controllerId,
+      topics: names.map((name) => {
+        const t = view.get(name);
+        if (t === undefined) {
+          return {
+            errorCode: 3,
+            name,
+            topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+            isInternal: false,
+            partitions: [],
+          };
+        }
+        return {
+          errorCode: 0,
+          name,
+          topicId: t.topicId,
+          isInternal: false,
+          partitions: t.partitions.map((p, i) => ({
+            errorCode: 0,
+            partitionIndex: i,
+            leaderId: p.leader,
+            leaderEpoch: p.leaderEpoch,
+            replicaNodes: p.replicas,
+            isrNodes: p.isr ?? p.replicas,
+            offlineReplicas: [],
+          })),
+        };
+      }),
+      errorCode: 0,
+    };
+  }
+}
+
+export class FakeConnection implements MetaConnection {
+  closed = false;
+  readonly #listeners = new Set<(e: Error | undefined) => void>();
+
+  constructor(
+    readonly cluster: FakeCluster,
+    readonly broker: FakeBroker,
+  ) {}
+
+  negotiatedVersion(apiKey: number): number | undefined {
+    return this.cluster.versions.get(apiKey) ?? 0;
+  }
+
+  async send(api: ApiLike, request: unknown): Promise<never> {
+    if (this.closed) throw new KafkaError('ERR_KAFKA_CONNECTION_CLOSED', 'closed');
+    const version = this.negotiatedVersion(api.apiKey) ?? 0;
+    this.cluster.sent.push({ node: this.broker.nodeId, apiKey: api.apiKey, request });
+    await Promise.resolve();
+    const custom = this.cluster.intercept?.(this.broker, api.apiKey, request, version);
+    if (custom !== undefined) {
+      if (custom instanceof Error) throw custom;
+      return custom as never;
+    }
+    if (api.apiKey === 3)
+      return this.cluster.metadataResponse(this.broker, request as never) as never;
+    if (api.apiKey === 10) {
+      const code = this.cluster.findCoordinatorErrors.shift() ?? 0;
+      const c = this.cluster.broker(this.cluster.coordinatorNode);
+      const r = request as { key: string; coordinatorKeys: string[] };
+      return (
+        version >= 4
+          ? {
+              throttleTimeMs: 0,
+              errorCode: 0,
+              errorMessage: null,
+              nodeId: 0,
+              host: '',
+              port: 0,
+              coordinators: r.coordinatorKeys.map((key) => ({
+                key,
+                nodeId: code === 0 ? c.nodeId : -1,
+                host: code === 0 ? c.host : '',
+                port: code === 0 ? c.port : -1,
+                errorCode: code,
+                errorMessage: null,
+              })),
+            }
+          : {
+              throttleTimeMs: 0,
+              errorCode: code,
+              errorMessage: null,
+              nodeId: code === 0 ? c.nodeId : -1,
+              host: c.host,
+              port: c.port,
+              coordinators: [],
+            }
+      ) as never;
+    }
+    return { errorCode: 0, servedBy: this.broker.nodeId } as never;
+  }
+
+  onClose(listener: (error: Error | undefined) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  lose(error: Error | undefined): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.cluster.open.delete(this);
+    for (const l of this.#listeners) l(error);
+  }
+
+  async close(): Promise<void> {
+    this.lose(undefined);
+  }
+}
+
+/** A descriptor for an arbitrary API in tests (routing, dispatch). */
+export function fakeApi(apiKey: number, name: string) {
+  return {
+    apiKey,
+    name,
+    createRequest: (): Record<string, unknown> => ({}),
+    decodeResponse: (): { errorCode: number; servedBy: number } => ({ errorCode: 0, servedBy: -1 }),
+  };
+}
+
+/** A topic with `n` partitions led round-robin by nodes 1..brokers, RF = brokers. */
+export function spreadTopic(
+  brokers: number,
+  n: number,
+  epoch = 0,
+): { topicId: string; partitions: FakePartition[] } {
+  const partitions: FakePartition[] = [];
+  for (let i = 0; i < n; i++) {
+    const leader = (i % brokers) + 1;
+    const replicas = [
+      leader,
+      ...Array.from({ length: brokers }, (_, k) => k + 1).filter((x) => x !== leader),
+    ];
+    partitions.push({ leader, leaderEpoch: epoch, replicas });
+  }
+  return { topicId: 'TOPICIDAAAAAAAAAAAAAAA', partitions };
+}
+
+export function retriableError(code: string): Error {
+  return new KafkaError(code, code, { retriable: true });
+}

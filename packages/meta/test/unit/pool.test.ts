@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { BrokerPool } from '../../src/index.js';
+import { FakeCluster } from './fake-cluster.js';
+
+function learn(pool: BrokerPool, fake: FakeCluster): void {
+  pool.learnAddresses(
+    fake.brokers.map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: null })),
+  );
+}
+
+describe('BrokerPool', () => {
+  it('opens one socket for twenty concurrent callers', async () => {
+    const fake = new FakeCluster(1);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+    learn(pool, fake);
+    let release!: () => void;
+    fake.broker(1).connectGate = new Promise((r) => (release = r));
+    const callers = Array.from({ length: 20 }, () => pool.get({ nodeId: 1 }));
+    release();
+    const connections = await Promise.all(callers);
+    expect(new Set(connections).size).toBe(1);
+    expect(fake.connects).toEqual(['broker 1 (127.0.0.1:9001)']);
+    expect(pool.connectionCount()).toBe(1);
+    await pool.close();
+  });
+
+  it('does not hold up a healthy broker behind a slow connect to a dead one', async () => {
+    const fake = new FakeCluster(2);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+    learn(pool, fake);
+    fake.broker(1).connectGate = new Promise(() => {}); // never answers
+    const stuck = pool.get({ nodeId: 1 });
+    const healthy = await pool.get({ nodeId: 2 });
+    expect(healthy.closed).toBe(false);
+    let settled = false;
+    void stuck.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    await pool.close();
+  });
+
+  it('closes the old connection of a node that comes back on a new port and opens a new one', async () => {
+    const fake = new FakeCluster(2);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+    learn(pool, fake);
+    const old = await pool.get({ nodeId: 2 });
+    fake.broker(2).port = 9502;
+    learn(pool, fake);
+    expect(old.closed).toBe(true);
+    const fresh = await pool.get({ nodeId: 2 });
+    expect(fresh).not.toBe(old);
+    expect(fake.connects.at(-1)).toBe('broker 2 (127.0.0.1:9502)');
+    await pool.close();
+  });
+
+  it('falls back to the bootstrap addresses when every known broker is unreachable', async () => {
+    const fake = new FakeCluster(2);
+    const pool = new BrokerPool(['proxy.example:9999'], fake.factory);
+    learn(pool, fake);
+    for (const b of fake.brokers) b.up = false;
+    // The roll put broker 1 behind the stable bootstrap address.
+    fake.brokers.push({ nodeId: 1, host: 'proxy.example', port: 9999, up: true });
+    const connection = await pool.any();
+    expect(connection.closed).toBe(false);
+    expect(fake.connects.at(-1)).toBe('bootstrap proxy.example:9999');
+    await pool.close();
+  });
+
+  it('rejects an unknown node id with a retriable typed error', async () => {
+    const fake = new FakeCluster(1);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+    await expect(pool.get({ nodeId: 7 })).rejects.toMatchObject({
+      code: 'ERR_KAFKA_BROKER_UNKNOWN',
+      retriable: true,
+    });
+    await pool.close();
+    await expect(pool.get({ bootstrap: '127.0.0.1:9001' })).rejects.toMatchObject({
+      code: 'ERR_KAFKA_POOL_CLOSED',
+    });
+  });
+
+  it('reconnects after a drop and tells listeners which broker went down', async () => {
+    const fake = new FakeCluster(1);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+    learn(pool, fake);
+    const down: number[] = [];
+    pool.onBrokerDown((id) => down.push(id));
+    const first = await pool.get({ nodeId: 1 });
+    fake.drop(1);
+    expect(down).toEqual([1]);
+    const second = await pool.get({ nodeId: 1 });
+    expect(second).not.toBe(first);
+    expect(fake.connects.length).toBe(2);
+    await pool.close();
+  });
+
+  it.each(['', 'host', 'host:0', 'host:70000', ':9092'])(
+    'rejects bootstrap address %j',
+    (address) => {
+      const fake = new FakeCluster(1);
+      expect(() => new BrokerPool([address], fake.factory)).toThrow(
+        expect.objectContaining({ code: 'ERR_KAFKA_BOOTSTRAP_INVALID' }),
+      );
+    },
+  );
+});
