@@ -1,15 +1,52 @@
-export const PACKAGE_NAME = '@kafkats/testkit';
-export type {
-  Oracle,
-  OracleBatchDescription,
-  OracleDecodedBatch,
-  OracleDecodeItem,
-  OracleDecodeResult,
-  OracleEncodeItem,
-  OracleEncodeResult,
-  OracleJavaError,
-  OracleRecord,
-  OracleSchemaFile,
-  StartOracleOptions,
+// @kafkats/testkit: real Apache Kafka clusters for tests and benchmarks, and Kafka's own Java
+// client as the independent second opinion. Private tooling: library source never imports it.
+export { selectedBackend, startCluster } from './cluster.js';
+export { JavaAdminError, TestkitError, TestkitErrorCode } from './errors.js';
+export { javaClientConfig } from './internal/client-config.js';
+export { type KafkaDist, kafkaDist } from './internal/dist.js';
+export { runKafkaTool } from './internal/java.js';
+export { reapOrphans } from './internal/reaper.js';
+export {
+  type AclBindingSpec,
+  type AclFilterSpec,
+  type BytesInput,
+  type ConsumedRecord,
+  type ConsumeOptions,
+  JavaAdmin,
+  type JavaAdminConfig,
+  type JavaClusterDescription,
+  type JavaTopicDescription,
+  type ProducedRecord,
+  type ProduceOptions,
+  type ProduceRecord,
+} from './java-admin.js';
+// Conformance oracle (issue 5): Kafka's own serializers over a JSON-lines pipe.
+export {
+  type Oracle,
+  type OracleBatchDescription,
+  type OracleDecodedBatch,
+  type OracleDecodeItem,
+  type OracleDecodeResult,
+  type OracleEncodeItem,
+  type OracleEncodeResult,
+  OracleError,
+  type OracleJavaError,
+  type OracleRecord,
+  type OracleSchemaFile,
+  type StartOracleOptions,
+  startOracle,
 } from './oracle/oracle.js';
-export { OracleError, startOracle } from './oracle/oracle.js';
+export type {
+  BrokerEndpoint,
+  ClusterDescription,
+  ClusterSecurity,
+  JavaAdminOptions,
+  KafkaCluster,
+  ListenerName,
+  RestartNodeOptions,
+  SaslMechanism,
+  ScramUser,
+  StartClusterOptions,
+  StopNodeOptions,
+} from './types.js';
+export { type SharedCluster, sharedCluster } from './vitest/shared-cluster.js';
