@@ -230,5 +230,9 @@ export function decodeLz4Frame(
 }
 
 function tooLarge(maxBytes: number): never {
-  throw new CodecError('INVALID_LENGTH', 'lz4 frame', `inflates past ${maxBytes} bytes`);
+  throw new CodecError(
+    'INVALID_LENGTH',
+    'lz4 frame',
+    `inflates past maxUncompressedBytes (${maxBytes} bytes)`,
+  );
 }

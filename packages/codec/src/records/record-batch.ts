@@ -232,6 +232,9 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
       return { done: true, value: undefined };
     }
     const i = this.index;
+    if (c.pos >= c.buf.length) {
+      this.fail('INVALID_LENGTH', `record count says ${i + this.left}, the bytes hold ${i}`);
+    }
     const len = c.readVarint();
     if (len < MIN_RECORD_BYTES - 1 || len > c.buf.length - c.pos) {
       this.fail('INVALID_LENGTH', `record ${i} claims ${len} bytes, ${c.buf.length - c.pos} left`);

@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CodecError,
+  type CompressionCodec,
+  compress,
+  crc32c,
+  decodeRecordBatches,
+  encodeRecordBatchSync,
+  RecordBatchError,
+} from '../../../src/index.js';
+
+function consume(
+  buf: Buffer,
+  options: { maxUncompressedBytes?: number; verifyCrc?: boolean } = {},
+) {
+  let n = 0;
+  for (const b of decodeRecordBatches(buf, options)) {
+    for (const r of b.records()) {
+      n += r.headers.length + (r.key?.length ?? 0) + (r.value?.length ?? 0);
+    }
+  }
+  return n;
+}
+
+function fixCrc(buf: Buffer): Buffer {
+  buf.writeUInt32BE(crc32c(buf, 21, buf.length), 17);
+  return buf;
+}
+
+function sample(): Buffer {
+  return encodeRecordBatchSync({
+    baseOffset: 42n,
+    records: [
+      {
+        key: Buffer.from('key'),
+        value: Buffer.from('value'),
+        timestamp: 1,
+        headers: [{ key: 'h', value: null }],
+      },
+      { key: null, value: Buffer.from('v2'), timestamp: 2 },
+    ],
+  });
+}
+
+/** First record starts right after the 61-byte header. */
+const REC = 61;
+
+function expectCodecError(fn: () => unknown, code: string): RecordBatchError {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (e) {
+    caught = e;
+  }
+  expect(caught).toBeInstanceOf(RecordBatchError);
+  expect((caught as CodecError).code).toBe(code);
+  expect((caught as CodecError).retriable).toBe(false);
+  return caught as RecordBatchError;
+}
+
+describe('hostile v2 batches', () => {
+  it('a bad CRC names the batch base offset and both CRCs', () => {
+    const buf = sample();
+    buf[buf.length - 3] ^= 0xff;
+    const e = expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_CORRUPT');
+    expect(e.baseOffset).toBe(42n);
+    expect(e.message).toContain('offset 42');
+    expect(e.expectedCrc).toBe(buf.readUInt32BE(17));
+    expect(e.actualCrc).toBe(crc32c(buf, 21));
+    expect(e.message).toContain(e.expectedCrc!.toString(16));
+    // verifyCrc: false reads it anyway
+    expect(consume(buf, { verifyCrc: false })).toBeGreaterThan(0);
+  });
+
+  it('a batch length below the v2 header or negative is INVALID_LENGTH', () => {
+    for (const len of [14, 48, -1, -2147483648]) {
+      const buf = sample();
+      buf.writeInt32BE(len, 8);
+      expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_INVALID_LENGTH');
+    }
+  });
+
+  it('a batch length longer than the bytes is a partial batch, not an allocation', () => {
+    const buf = sample();
+    buf.writeInt32BE(0x7fffffff, 8);
+    const it = decodeRecordBatches(buf);
+    expect([...it]).toEqual([]);
+    expect(it.partialBatchBytes).toBe(buf.length);
+  });
+
+  it('a record count that lies either way is INVALID_LENGTH', () => {
+    for (const count of [3, 1000, 0x7fffffff, 1, 0, -1]) {
+      const buf = sample();
+      buf.writeInt32BE(count, 57);
+      fixCrc(buf);
+      expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_INVALID_LENGTH');
+    }
+  });
+
+  it('record, key, value and header lengths that lie are typed errors', () => {
+    // offsets inside the first record: length(1) attrs(1) tsDelta(1) offsetDelta(1) keyLen(1)
+    const patches: [number, number][] = [
+      [REC, 0x7e], // record length 63: longer than the record
+      [REC, 0x02], // record length 1: shorter than its fields
+      [REC, 0x03], // negative record length
+      [REC + 4, 0x09], // key length -5
+      [REC + 4, 0x7e], // key length 63: past the record
+      [REC + 4 + 1 + 3, 0x7e], // value length past the record
+      [REC + 4 + 1 + 3 + 1 + 5, 0x7e], // 63 headers
+    ];
+    for (const [at, byte] of patches) {
+      const buf = sample();
+      buf[at] = byte;
+      fixCrc(buf);
+      let caught: unknown;
+      try {
+        consume(buf);
+      } catch (e) {
+        caught = e;
+      }
+      expect(caught, `patch ${at}=${byte}`).toBeInstanceOf(CodecError);
+      expect(['ERR_KAFKA_CODEC_INVALID_LENGTH', 'ERR_KAFKA_CODEC_TRUNCATED']).toContain(
+        (caught as CodecError).code,
+      );
+    }
+  });
+
+  it('a varint longer than 5 bytes is INVALID_LENGTH', () => {
+    const buf = sample();
+    buf.fill(0xff, REC, REC + 6);
+    fixCrc(buf);
+    expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_INVALID_LENGTH');
+  });
+
+  it('unknown compression ids and magic bytes are UNSUPPORTED', () => {
+    const codec = sample();
+    codec.writeInt16BE(5, 21);
+    fixCrc(codec);
+    expectCodecError(() => consume(codec), 'ERR_KAFKA_CODEC_UNSUPPORTED');
+    const magic = sample();
+    magic[16] = 3;
+    expectCodecError(() => consume(magic), 'ERR_KAFKA_CODEC_UNSUPPORTED');
+  });
+
+  for (const codec of ['gzip', 'snappy', 'lz4', 'zstd'] as CompressionCodec[]) {
+    it(`${codec}: garbage in a compressed batch is a typed error`, () => {
+      const buf = sample();
+      buf.writeInt16BE(
+        buf.readInt16BE(21) | ['none', 'gzip', 'snappy', 'lz4', 'zstd'].indexOf(codec),
+        21,
+      );
+      fixCrc(buf);
+      let caught: unknown;
+      try {
+        consume(buf);
+      } catch (e) {
+        caught = e;
+      }
+      expect(caught).toBeInstanceOf(RecordBatchError);
+      expect((caught as RecordBatchError).baseOffset).toBe(42n);
+    });
+  }
+});
+
+describe('zip bombs', () => {
+  const bombBytes = 256 * 1024 * 1024;
+  for (const codec of ['gzip', 'snappy', 'lz4', 'zstd'] as CompressionCodec[]) {
+    it(`${codec}: a batch inflating to 256 MiB stops at the limit`, async () => {
+      const zeros = Buffer.alloc(bombBytes);
+      const payload = await compress(codec, zeros);
+      const header = encodeRecordBatchSync({ records: [{ value: null, timestamp: 0 }] }).subarray(
+        0,
+        61,
+      );
+      const buf = Buffer.concat([header, payload]);
+      buf.writeInt32BE(buf.length - 12, 8);
+      buf.writeInt16BE(['none', 'gzip', 'snappy', 'lz4', 'zstd'].indexOf(codec), 21);
+      fixCrc(buf);
+      const before = process.memoryUsage().arrayBuffers;
+      for (const limit of [1024 * 1024, undefined]) {
+        const e = expectCodecError(
+          () => consume(buf, limit === undefined ? {} : { maxUncompressedBytes: limit }),
+          'ERR_KAFKA_CODEC_INVALID_LENGTH',
+        );
+        expect(e.message).toContain('maxUncompressedBytes');
+      }
+      // The default limit is 64 MiB: decoding never holds the 256 MiB the bomb asks for.
+      expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(160 * 1024 * 1024);
+    });
+  }
+});
