@@ -179,6 +179,12 @@ export class BrokerPool {
       if (c !== undefined && !c.closed) open.push(c);
     }
     if (open.length > 0) return open[this.#rotation++ % open.length] as MetaConnection;
+    // Before metadata names any broker (or after every node connection dropped), an open
+    // bootstrap connection is as good as any: no need for a second socket to the same broker.
+    for (const address of this.#bootstrap) {
+      const c = this.#slots.get(`bootstrap ${address}`)?.connection;
+      if (c !== undefined && !c.closed && this.#addresses.size === 0) return c;
+    }
     let last: unknown;
     const nodes = this.knownNodes();
     const start = nodes.length === 0 ? 0 : this.#rotation++ % nodes.length;

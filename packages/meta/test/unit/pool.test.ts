@@ -69,6 +69,16 @@ describe('BrokerPool', () => {
     await pool.close();
   });
 
+  it('reuses an open bootstrap connection until metadata names the brokers', async () => {
+    const fake = new FakeCluster(2);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+    const a = await pool.any();
+    const b = await pool.any();
+    expect(b).toBe(a);
+    expect(fake.connects).toEqual(['bootstrap 127.0.0.1:9001']);
+    await pool.close();
+  });
+
   it('rejects an unknown node id with a retriable typed error', async () => {
     const fake = new FakeCluster(1);
     const pool = new BrokerPool(fake.bootstrap(), fake.factory);
