@@ -376,7 +376,14 @@ export class Cluster {
 
       // Two independent axes, both acted on: a stale leader and a moved coordinator live in
       // different caches, and refreshing the wrong one retries the same wrong broker.
-      if (protocol?.needsMetadataRefresh) await this.#onStaleMetadata(target, deadline);
+      // A broker we cannot reach may no longer lead or control anything: ask again (Java's
+      // NetworkClient requests a metadata update on every disconnect too).
+      const unreachable =
+        isConnectionError(error) && (target.kind === 'leader' || target.kind === 'controller');
+      if (target.kind === 'controller' && unreachable)
+        this.#snapshot = this.#snapshot.withoutController();
+      if (protocol?.needsMetadataRefresh || unreachable)
+        await this.#onStaleMetadata(target, deadline);
       if (protocol?.errorCode === ErrorCode.NOT_CONTROLLER) {
         // KRaft: the "controller" is any broker, re-picked by a full refresh (kafka-facts B.1).
         this.#snapshot = this.#snapshot.withoutController();

@@ -323,6 +323,17 @@ describe('connection drops', () => {
     expect((await cluster.sendToLeader('t', 1, ProduceApi, {})).servedBy).toBe(3);
   });
 
+  it('refreshes the topic when its leader cannot be reached at all', async () => {
+    const fake = new FakeCluster(3);
+    fake.topics.set('t', spreadTopic(3, 3));
+    const cluster = await connect(fake);
+    fake.broker(1).up = false;
+    fake.topics.get('t')!.partitions[0] = { leader: 3, leaderEpoch: 1, replicas: [3] };
+    const n = metadataRequests(fake).length;
+    expect((await cluster.sendToLeader('t', 0, ProduceApi, {})).servedBy).toBe(3);
+    expect(metadataRequests(fake).slice(n).map((r) => r.topics?.map((t) => t.name))).toEqual([['t']]);
+  });
+
   it('retries a send whose connection was lost', async () => {
     const fake = new FakeCluster(1);
     fake.topics.set('t', spreadTopic(1, 1));
