@@ -331,7 +331,11 @@ describe('connection drops', () => {
     fake.topics.get('t')!.partitions[0] = { leader: 3, leaderEpoch: 1, replicas: [3] };
     const n = metadataRequests(fake).length;
     expect((await cluster.sendToLeader('t', 0, ProduceApi, {})).servedBy).toBe(3);
-    expect(metadataRequests(fake).slice(n).map((r) => r.topics?.map((t) => t.name))).toEqual([['t']]);
+    expect(
+      metadataRequests(fake)
+        .slice(n)
+        .map((r) => r.topics?.map((t) => t.name)),
+    ).toEqual([['t']]);
   });
 
   it('retries a send whose connection was lost', async () => {
