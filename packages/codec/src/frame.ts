@@ -1,0 +1,78 @@
+import { CodecError } from './errors.js';
+import { decodeResponseHeader, encodeRequestHeader } from './gen/headers.js';
+import type { ApiDescriptor } from './protocol.js';
+import { Reader } from './reader.js';
+import { Writer } from './writer.js';
+
+/**
+ * One request on the wire: int32 size (not counting itself), the request header at the
+ * version `api.requestHeaderVersion(version)` gives, then the body, in one new Buffer.
+ *
+ * @param clientId the header's ClientId (null is sent as a null string; header v0 has none)
+ * @returns a view of exactly the frame's bytes
+ * @throws CodecError UNSUPPORTED_VERSION or any error the request's encoder throws
+ */
+export function encodeRequestFrame<Req>(
+  api: ApiDescriptor<Req, unknown>,
+  version: number,
+  correlationId: number,
+  clientId: string | null,
+  request: Req,
+): Buffer {
+  const w = new Writer(256);
+  w.pos = 4;
+  const headerVersion = api.requestHeaderVersion(version);
+  if (headerVersion === 0) {
+    // Request header v0 (ControlledShutdown v0 only) is not in RequestHeader.json's range.
+    w.writeInt16(api.apiKey);
+    w.writeInt16(version);
+    w.writeInt32(correlationId);
+  } else {
+    encodeRequestHeader(
+      w,
+      { requestApiKey: api.apiKey, requestApiVersion: version, correlationId, clientId },
+      headerVersion,
+    );
+  }
+  api.encodeRequest(w, request, version);
+  w.buf.writeInt32BE(w.pos - 4, 0);
+  return w.finish();
+}
+
+/**
+ * The correlation id of a response frame: its first four bytes in every response header
+ * version. `frame` is the frame *without* its int32 size prefix.
+ * @throws CodecError TRUNCATED when the frame is shorter than 4 bytes
+ */
+export function readResponseCorrelationId(frame: Buffer): number {
+  if (frame.length < 4) {
+    throw new CodecError('TRUNCATED', 'response header', `need 4 bytes, ${frame.length} left`);
+  }
+  return frame.readInt32BE(0);
+}
+
+/**
+ * Decodes a whole response frame (without its int32 size prefix): the header at
+ * `api.responseHeaderVersion(version)` (v1 has a tagged-field section after the correlation
+ * id; ApiVersions always uses v0), then the body. Byte fields are views into `frame`.
+ *
+ * @returns the correlation id and the typed body
+ * @throws CodecError with the path on bad bytes, TRAILING_BYTES when bytes remain
+ */
+export function decodeResponseFrame<Res>(
+  api: ApiDescriptor<unknown, Res>,
+  version: number,
+  frame: Buffer,
+): { correlationId: number; body: Res } {
+  const r = new Reader(frame);
+  const header = decodeResponseHeader(r, api.responseHeaderVersion(version));
+  const body = api.decodeResponse(r, version);
+  if (r.pos !== r.end) {
+    throw new CodecError(
+      'TRAILING_BYTES',
+      `${api.name}Response v${version}`,
+      `${r.end - r.pos} bytes after the response`,
+    );
+  }
+  return { correlationId: header.correlationId, body };
+}

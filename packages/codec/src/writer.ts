@@ -1,0 +1,273 @@
+import { CodecError } from './errors.js';
+
+const EMPTY = Buffer.alloc(0);
+// uuid text is 22 URL-safe base64 characters; the last one carries only 2 of its 6 bits, so
+// only A, Q, g and w are canonical there (anything else would not survive a round trip).
+const UUID_TEXT = /^[A-Za-z0-9_-]{21}[AQgw]$/;
+
+/**
+ * Grows one Buffer and writes the Kafka primitives into it, big-endian.
+ *
+ * Lengths whose size is unknown up front (tagged-field sizes) are back-patched: a one-byte
+ * slot is reserved and, in the rare case the value needs more, the bytes written since are
+ * moved once. `finish()` returns a view of the written bytes, valid until the writer is used
+ * again.
+ *
+ * Every method throws `CodecError` (`INVALID_VALUE`) for a value its type cannot hold, so a
+ * caller never sees a `RangeError` from inside Buffer.
+ */
+export class Writer {
+  /** The backing buffer; replaced when it grows, so do not keep a reference across writes. */
+  buf: Buffer;
+  /** Bytes written so far. */
+  pos: number;
+
+  /** @param initialSize first buffer size in bytes (grows by doubling). */
+  constructor(initialSize = 256) {
+    this.buf = Buffer.allocUnsafe(Math.max(initialSize, 16));
+    this.pos = 0;
+  }
+
+  /** Makes room for `n` more bytes. */
+  ensure(n: number): void {
+    const need = this.pos + n;
+    if (need <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < need) size *= 2;
+    const next = Buffer.allocUnsafe(size);
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** A view of the bytes written so far (shares memory with the writer until it is reused). */
+  finish(): Buffer {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  /** Forgets what was written; the buffer is kept for reuse. */
+  reset(): void {
+    this.pos = 0;
+  }
+
+  writeInt8(v: number): void {
+    if (!(v >= -128 && v <= 127 && Number.isInteger(v))) throw badValue('int8', v);
+    this.ensure(1);
+    this.buf[this.pos++] = v & 0xff;
+  }
+
+  writeBool(v: boolean): void {
+    if (typeof v !== 'boolean') throw badValue('bool', v);
+    this.ensure(1);
+    this.buf[this.pos++] = v ? 1 : 0;
+  }
+
+  writeInt16(v: number): void {
+    if (!(v >= -32768 && v <= 32767 && Number.isInteger(v))) throw badValue('int16', v);
+    this.ensure(2);
+    const b = this.buf;
+    const p = this.pos;
+    b[p] = (v >> 8) & 0xff;
+    b[p + 1] = v & 0xff;
+    this.pos = p + 2;
+  }
+
+  writeUint16(v: number): void {
+    if (!(v >= 0 && v <= 0xffff && Number.isInteger(v))) throw badValue('uint16', v);
+    this.ensure(2);
+    const b = this.buf;
+    const p = this.pos;
+    b[p] = v >>> 8;
+    b[p + 1] = v & 0xff;
+    this.pos = p + 2;
+  }
+
+  writeInt32(v: number): void {
+    if (!(v >= -2147483648 && v <= 2147483647 && Number.isInteger(v))) throw badValue('int32', v);
+    this.ensure(4);
+    const b = this.buf;
+    const p = this.pos;
+    b[p] = (v >> 24) & 0xff;
+    b[p + 1] = (v >> 16) & 0xff;
+    b[p + 2] = (v >> 8) & 0xff;
+    b[p + 3] = v & 0xff;
+    this.pos = p + 4;
+  }
+
+  writeUint32(v: number): void {
+    if (!(v >= 0 && v <= 0xffffffff && Number.isInteger(v))) throw badValue('uint32', v);
+    this.ensure(4);
+    const b = this.buf;
+    const p = this.pos;
+    b[p] = v >>> 24;
+    b[p + 1] = (v >>> 16) & 0xff;
+    b[p + 2] = (v >>> 8) & 0xff;
+    b[p + 3] = v & 0xff;
+    this.pos = p + 4;
+  }
+
+  writeInt64(v: bigint): void {
+    if (typeof v !== 'bigint' || v < -0x8000000000000000n || v > 0x7fffffffffffffffn) {
+      throw badValue('int64', v);
+    }
+    this.ensure(8);
+    this.buf.writeBigInt64BE(v, this.pos);
+    this.pos += 8;
+  }
+
+  writeFloat64(v: number): void {
+    if (typeof v !== 'number') throw badValue('float64', v);
+    this.ensure(8);
+    this.buf.writeDoubleBE(v, this.pos);
+    this.pos += 8;
+  }
+
+  /** A uuid in Kafka's text form (22 URL-safe base64 characters, no padding). */
+  writeUuid(v: string): void {
+    if (typeof v !== 'string' || !UUID_TEXT.test(v)) throw badValue('uuid', v);
+    this.ensure(16);
+    this.buf.write(v, this.pos, 16, 'base64url');
+    this.pos += 16;
+  }
+
+  /** Unsigned varint, 1 to 5 bytes, for values 0..2^32-1. */
+  writeUvarint(v: number): void {
+    if (!(v >= 0 && v <= 0xffffffff && Number.isInteger(v))) throw badValue('unsigned varint', v);
+    this.ensure(5);
+    const b = this.buf;
+    let p = this.pos;
+    while (v >= 0x80) {
+      b[p++] = (v & 0x7f) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    b[p++] = v;
+    this.pos = p;
+  }
+
+  /** Zig-zag signed varint for int32 values (record fields). */
+  writeVarint(v: number): void {
+    if (!(v >= -2147483648 && v <= 2147483647 && Number.isInteger(v))) throw badValue('varint', v);
+    this.writeUvarint(((v << 1) ^ (v >> 31)) >>> 0);
+  }
+
+  /** Zig-zag signed varlong for int64 values (record fields), 1 to 10 bytes. */
+  writeVarlong(v: bigint): void {
+    if (typeof v !== 'bigint' || v < -0x8000000000000000n || v > 0x7fffffffffffffffn) {
+      throw badValue('varlong', v);
+    }
+    let z = BigInt.asUintN(64, (v << 1n) ^ (v >> 63n));
+    this.ensure(10);
+    const b = this.buf;
+    let p = this.pos;
+    while (z >= 0x80n) {
+      b[p++] = Number(z & 0x7fn) | 0x80;
+      z >>= 7n;
+    }
+    b[p++] = Number(z);
+    this.pos = p;
+  }
+
+  /** Raw bytes, no length prefix. */
+  writeRaw(v: Buffer): void {
+    this.ensure(v.length);
+    v.copy(this.buf, this.pos);
+    this.pos += v.length;
+  }
+
+  /** int16-length string; null is length -1. */
+  writeString(v: string | null): void {
+    if (v === null) {
+      this.writeInt16(-1);
+      return;
+    }
+    if (typeof v !== 'string') throw badValue('string', v);
+    const n = Buffer.byteLength(v, 'utf8');
+    if (n > 0x7fff) throw tooLong('string', n, 0x7fff);
+    this.writeInt16(n);
+    this.ensure(n);
+    this.pos += this.buf.write(v, this.pos, n, 'utf8');
+  }
+
+  /** Compact string: unsigned varint length + 1 (0 = null). */
+  writeCompactString(v: string | null): void {
+    if (v === null) {
+      this.writeUvarint(0);
+      return;
+    }
+    if (typeof v !== 'string') throw badValue('string', v);
+    const n = Buffer.byteLength(v, 'utf8');
+    if (n > 0x7fff) throw tooLong('string', n, 0x7fff);
+    this.writeUvarint(n + 1);
+    this.ensure(n);
+    this.pos += this.buf.write(v, this.pos, n, 'utf8');
+  }
+
+  /** int32-length bytes; null is length -1. */
+  writeBytes(v: Buffer | null): void {
+    if (v === null) {
+      this.writeInt32(-1);
+      return;
+    }
+    if (!Buffer.isBuffer(v)) throw badValue('bytes', v);
+    this.writeInt32(v.length);
+    this.writeRaw(v);
+  }
+
+  /** Compact bytes: unsigned varint length + 1 (0 = null). */
+  writeCompactBytes(v: Buffer | null): void {
+    if (v === null) {
+      this.writeUvarint(0);
+      return;
+    }
+    if (!Buffer.isBuffer(v)) throw badValue('bytes', v);
+    this.writeUvarint(v.length + 1);
+    this.writeRaw(v);
+  }
+
+  /** int32 array count; null is -1. */
+  writeArrayLength(n: number | null): void {
+    this.writeInt32(n === null ? -1 : n);
+  }
+
+  /** Compact array count: unsigned varint count + 1 (0 = null). */
+  writeCompactArrayLength(n: number | null): void {
+    this.writeUvarint(n === null ? 0 : n + 1);
+  }
+
+  /**
+   * Reserves a one-byte unsigned-varint size slot; pair with `endSized`.
+   * @returns the slot's position
+   */
+  beginSized(): number {
+    this.ensure(1);
+    return this.pos++;
+  }
+
+  /** Writes the size of everything after `slot` into it, moving the bytes if it needs more. */
+  endSized(slot: number): void {
+    const size = this.pos - slot - 1;
+    if (size < 0x80) {
+      this.buf[slot] = size;
+      return;
+    }
+    let extra = 1;
+    for (let s = size >>> 14; s > 0; s >>>= 7) extra++;
+    this.ensure(extra);
+    this.buf.copyWithin(slot + 1 + extra, slot + 1, this.pos);
+    const end = this.pos + extra;
+    this.pos = slot;
+    this.writeUvarint(size);
+    this.pos = end;
+  }
+}
+
+function badValue(type: string, v: unknown): CodecError {
+  const shown = typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : String(v);
+  return new CodecError('INVALID_VALUE', '', `${shown} is not a valid ${type}`);
+}
+
+function tooLong(type: string, n: number, max: number): CodecError {
+  return new CodecError('INVALID_LENGTH', '', `${type} of ${n} bytes exceeds ${max}`);
+}
+
+/** A shared empty Buffer (never written to). */
+export const EMPTY_BUFFER: Buffer = EMPTY;

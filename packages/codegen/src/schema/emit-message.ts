@@ -1,0 +1,486 @@
+/**
+ * Stage 4a: the TypeScript for one message: interfaces, factories, one encoder and one
+ * decoder per layout, and the version switch on top. Output is plain code that Biome then
+ * formats; the doc comments state versions, nullability and defaults in our own words.
+ */
+import type { FieldLayout, FieldModel, Layout, MessageModel, StructModel } from './model.js';
+import type { ElementType, PrimitiveType } from './validate.js';
+import { formatVersions, isEmpty } from './versions.js';
+
+export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+/** Runtime names a generated file may import, by module. */
+export interface Imports {
+  support: Set<string>;
+  writer: Set<string>;
+}
+
+export function newImports(): Imports {
+  return { support: new Set(), writer: new Set() };
+}
+
+const TS_PRIMITIVE: Record<PrimitiveType, string> = {
+  bool: 'boolean',
+  int8: 'number',
+  int16: 'number',
+  uint16: 'number',
+  int32: 'number',
+  uint32: 'number',
+  int64: 'bigint',
+  float64: 'number',
+  string: 'string',
+  bytes: 'Buffer',
+  records: 'Buffer',
+  uuid: 'string',
+};
+
+const FIXED: Partial<Record<PrimitiveType, string>> = {
+  bool: 'Bool',
+  int8: 'Int8',
+  int16: 'Int16',
+  uint16: 'Uint16',
+  int32: 'Int32',
+  uint32: 'Uint32',
+  int64: 'Int64',
+  float64: 'Float64',
+  uuid: 'Uuid',
+};
+
+function elemTs(e: ElementType, f: FieldModel): string {
+  return e.kind === 'primitive' ? TS_PRIMITIVE[e.name] : f.struct!.tsName;
+}
+
+/** The field's TypeScript type (with `| null` when any version allows null). */
+export function fieldTs(f: FieldModel): string {
+  const base = f.type.kind === 'array' ? `${elemTs(f.type.elem, f)}[]` : elemTs(f.type, f);
+  return f.everNullable ? `${base} | null` : base;
+}
+
+/** A fresh default value expression for the field. */
+export function defaultExpr(f: FieldModel, imports: Imports): string {
+  const d = f.spec.default;
+  if (d.kind === 'null') return 'null';
+  if (f.type.kind === 'array') return '[]';
+  if (f.type.kind === 'struct') return `create${f.struct!.tsName}()`;
+  switch (d.kind) {
+    case 'number':
+      return String(d.value);
+    case 'bigint':
+      return `${d.value}n`;
+    case 'bool':
+      return String(d.value);
+    case 'string':
+    case 'uuid':
+      return JSON.stringify(d.value);
+  }
+  switch (f.type.name) {
+    case 'bool':
+      return 'false';
+    case 'int64':
+      return '0n';
+    case 'string':
+      return "''";
+    case 'uuid':
+      return `'${ZERO_UUID}'`;
+    case 'bytes':
+      imports.writer.add('EMPTY_BUFFER');
+      return 'EMPTY_BUFFER';
+    case 'records':
+      return 'null';
+    default:
+      return '0';
+  }
+}
+
+/** An expression that is true when `acc` differs from the field's default. */
+function differs(f: FieldModel, acc: string, imports: Imports): string {
+  const d = f.spec.default;
+  if (d.kind === 'null') return `${acc} !== null`;
+  if (f.type.kind === 'struct') {
+    imports.support.add('deepEqual');
+    return `!deepEqual(${acc}, create${f.struct!.tsName}())`;
+  }
+  const isEmptyDefault =
+    f.type.kind === 'array' || (f.type.kind === 'primitive' && f.type.name === 'bytes');
+  if (isEmptyDefault) {
+    return f.everNullable ? `(${acc} === null || ${acc}.length !== 0)` : `${acc}.length !== 0`;
+  }
+  if (f.type.kind === 'primitive' && f.type.name === 'records') return `${acc} !== null`;
+  return `${acc} !== ${defaultExpr(f, imports)}`;
+}
+
+/** Describes a field in words for its doc comment. */
+function describeField(f: FieldModel): string {
+  const s = f.spec;
+  const parts: string[] = [`\`${s.typeText}\` in versions ${formatVersions(s.versions)}`];
+  if (!isEmpty(s.nullableVersions))
+    parts.push(`null allowed in ${formatVersions(s.nullableVersions)}`);
+  if (s.tag !== null) parts.push(`tagged field ${s.tag} in ${formatVersions(s.taggedVersions)}`);
+  const d = s.default;
+  if (d.kind === 'null') parts.push('defaults to null');
+  else if (d.kind === 'number' || d.kind === 'bool') parts.push(`defaults to ${d.value}`);
+  else if (d.kind === 'bigint') parts.push(`defaults to ${d.value}n`);
+  else if (d.kind === 'string' || d.kind === 'uuid')
+    parts.push(`defaults to ${JSON.stringify(d.value)}`);
+  if (s.ignorable) parts.push('dropped silently where the version lacks it');
+  if (s.flexibleVersions !== null)
+    parts.push(`compact only in ${formatVersions(s.flexibleVersions)}`);
+  if (s.entityType !== null && s.entityType !== 'unknown') parts.push(`holds a ${s.entityType}`);
+  if (s.mapKey) parts.push('part of the element key');
+  if (s.type.kind === 'primitive' && (s.type.name === 'bytes' || s.type.name === 'records')) {
+    parts.push('decoded as a view into the input');
+  }
+  return `${parts.join('; ')}.`;
+}
+
+function structDoc(model: MessageModel, s: StructModel): string {
+  const spec = model.spec;
+  if (s === model.root) {
+    const kind = spec.type === 'metadata' ? 'metadata record' : spec.type;
+    const key =
+      spec.apiKey === null
+        ? ''
+        : ` (${spec.type === 'metadata' ? 'record type' : 'API key'} ${spec.apiKey})`;
+    const flex = isEmpty(spec.flexibleVersions)
+      ? 'never flexible'
+      : `flexible from v${spec.flexibleVersions.lo}`;
+    return `Kafka ${kind} \`${spec.name}\`${key}: versions ${formatVersions(spec.validVersions)}, ${flex}.`;
+  }
+  return `Struct \`${s.schemaName}\` of \`${spec.name}\`.`;
+}
+
+function layoutRange(l: Layout): string {
+  return l.versions.map((v) => `v${v}`).join(', ');
+}
+
+/** The whole TypeScript for one message, without imports. */
+export function emitMessage(model: MessageModel, imports: Imports): string {
+  const out: string[] = [];
+  for (const s of model.structs) out.push(emitStructType(model, s, imports));
+  for (const s of model.structs) {
+    for (const l of s.layouts.values()) {
+      out.push(emitEncoder(l, imports));
+      out.push(emitDecoder(l, imports));
+    }
+  }
+  out.push(emitTop(model, imports));
+  return out.join('\n');
+}
+
+function emitStructType(model: MessageModel, s: StructModel, imports: Imports): string {
+  const lines: string[] = [];
+  lines.push(`/** ${structDoc(model, s)} */`);
+  lines.push(`export interface ${s.tsName} {`);
+  for (const f of s.fields) {
+    lines.push(`  /** ${describeField(f)} */`);
+    lines.push(`  ${f.prop}: ${fieldTs(f)};`);
+  }
+  imports.support.add('UnknownTaggedField');
+  lines.push(
+    '  /** Tagged fields this version does not know, kept as raw bytes and written back. */',
+  );
+  lines.push('  _unknownTaggedFields?: UnknownTaggedField[];');
+  lines.push('}');
+  lines.push('');
+  lines.push(
+    `/** A \`${s.tsName}\` with every field at its schema default, overridden by \`init\`. */`,
+  );
+  lines.push(`export function create${s.tsName}(init: Partial<${s.tsName}> = {}): ${s.tsName} {`);
+  lines.push(`  const o: ${s.tsName} = {`);
+  for (const f of s.fields) {
+    lines.push(
+      `    ${f.prop}: init.${f.prop} === undefined ? ${defaultExpr(f, imports)} : init.${f.prop},`,
+    );
+  }
+  lines.push('  };');
+  lines.push(
+    '  if (init._unknownTaggedFields !== undefined) o._unknownTaggedFields = init._unknownTaggedFields;',
+  );
+  lines.push('  return o;');
+  lines.push('}');
+  lines.push('');
+  lines.push(
+    `const F_${s.tsName}: readonly string[] = [${s.fields.map((f) => `'${f.prop}'`).join(', ')}];`,
+  );
+  lines.push('');
+  return lines.join('\n');
+}
+
+function encName(l: Layout): string {
+  return `e_${l.struct.tsName}_${l.id}`;
+}
+function decName(l: Layout): string {
+  return `d_${l.struct.tsName}_${l.id}`;
+}
+
+function isArray(fl: FieldLayout): boolean {
+  return fl.field.type.kind === 'array';
+}
+
+/** Statements writing `acc` for a present field. `t` is a unique suffix for locals. */
+function writeValue(fl: FieldLayout, acc: string, t: string, imports: Imports): string {
+  const f = fl.field;
+  const type = f.type;
+  if (type.kind === 'array') {
+    const len = fl.compact ? 'writeCompactArrayLength' : 'writeArrayLength';
+    let nullPart: string;
+    if (fl.nullable) nullPart = `w.${len}(null);`;
+    else {
+      imports.support.add('nullNotAllowed');
+      nullPart = 'throw nullNotAllowed();';
+    }
+    const el = writeElement(type.elem, fl, `a${t}[ix]!`, imports);
+    return `const a${t} = ${acc};\nif (a${t} === null) ${nullPart}\nelse {\nw.${len}(a${t}.length);\nfor (ix = 0; ix < a${t}.length; ix++) ${el}\nix = -1;\n}`;
+  }
+  if (type.kind === 'struct') {
+    if (fl.nullable) {
+      return `const s${t} = ${acc};\nif (s${t} === null) w.writeInt8(-1);\nelse {\nw.writeInt8(1);\n${encName(fl.child!)}(w, s${t});\n}`;
+    }
+    imports.support.add('nullNotAllowed');
+    return `const s${t} = ${acc};\nif (s${t} === null) throw nullNotAllowed();\n${encName(fl.child!)}(w, s${t});`;
+  }
+  return writePrimitive(type.name, fl.compact, fl.nullable, acc, t, imports);
+}
+
+function writePrimitive(
+  name: PrimitiveType,
+  compact: boolean,
+  nullable: boolean,
+  acc: string,
+  t: string,
+  imports: Imports,
+): string {
+  const fixed = FIXED[name];
+  if (fixed !== undefined) return `w.write${fixed}(${acc});`;
+  const method =
+    name === 'string'
+      ? compact
+        ? 'writeCompactString'
+        : 'writeString'
+      : compact
+        ? 'writeCompactBytes'
+        : 'writeBytes';
+  if (nullable) return `w.${method}(${acc});`;
+  imports.support.add('nullNotAllowed');
+  return `const v${t} = ${acc};\nif (v${t} === null) throw nullNotAllowed();\nw.${method}(v${t});`;
+}
+
+function writeElement(e: ElementType, fl: FieldLayout, acc: string, imports: Imports): string {
+  if (e.kind === 'struct') return `${encName(fl.child!)}(w, ${acc});`;
+  const fixed = FIXED[e.name];
+  if (fixed !== undefined) return `w.write${fixed}(${acc});`;
+  const method =
+    e.name === 'string'
+      ? fl.compact
+        ? 'writeCompactString'
+        : 'writeString'
+      : fl.compact
+        ? 'writeCompactBytes'
+        : 'writeBytes';
+  imports.support.add('nullNotAllowed');
+  return `{\nconst e = ${acc};\nif (e === null) throw nullNotAllowed();\nw.${method}(e);\n}`;
+}
+
+function emitEncoder(l: Layout, imports: Imports): string {
+  const s = l.struct;
+  const body: string[] = [];
+  const usesIx = l.fields.some((fl) => fl.mode !== 'absent' && isArray(fl));
+  for (const fl of l.fields) {
+    if (fl.mode !== 'absent' || fl.field.spec.ignorable) continue;
+    imports.support.add('notInVersion');
+    body.push(
+      `f = ${fl.index};\nif (${differs(fl.field, `m.${fl.field.prop}`, imports)}) throw notInVersion();`,
+    );
+  }
+  if (!l.flexible) {
+    imports.support.add('taggedNotInVersion');
+    body.push(
+      'if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {\nf = -1;\nthrow taggedNotInVersion();\n}',
+    );
+  }
+  for (const fl of l.fields) {
+    if (fl.mode !== 'regular') continue;
+    body.push(
+      `f = ${fl.index};\n${writeValue(fl, `m.${fl.field.prop}`, String(fl.index), imports)}`,
+    );
+  }
+  if (l.flexible) {
+    const tagged = l.fields
+      .filter((fl) => fl.mode === 'tagged')
+      .sort((a, b) => a.field.spec.tag! - b.field.spec.tag!);
+    if (tagged.length === 0) {
+      imports.support.add('writeUnknownTaggedOnly');
+      body.push('f = -1;\nwriteUnknownTaggedOnly(w, m._unknownTaggedFields);');
+    } else {
+      imports.support.add('sortedUnknown');
+      imports.support.add('writeUnknownTagged');
+      const parts: string[] = [
+        'f = -1;',
+        'const uk = sortedUnknown(m._unknownTaggedFields);',
+        'let nt = uk.length;',
+      ];
+      for (const fl of tagged)
+        parts.push(`if (${differs(fl.field, `m.${fl.field.prop}`, imports)}) nt++;`);
+      parts.push('w.writeUvarint(nt);', 'let u = 0;');
+      for (const fl of tagged) {
+        const tag = fl.field.spec.tag!;
+        parts.push(`u = writeUnknownTagged(w, uk, u, ${tag});`);
+        parts.push(
+          `f = ${fl.index};\nif (${differs(fl.field, `m.${fl.field.prop}`, imports)}) {\nw.writeUvarint(${tag});\nconst z${fl.index} = w.beginSized();\n${writeValue(fl, `m.${fl.field.prop}`, String(fl.index), imports)}\nw.endSized(z${fl.index});\n}`,
+        );
+      }
+      parts.push('writeUnknownTagged(w, uk, u, -1);');
+      body.push(parts.join('\n'));
+    }
+  }
+  const w = body.some((b) => /\bw\b/.test(b)) ? 'w' : '_w';
+  const sig = `function ${encName(l)}(${w}: Writer, m: ${s.tsName}): void {`;
+  const doc = `/** Writes \`${s.tsName}\` as laid out in ${layoutRange(l)}. */`;
+  const usesF = body.length > 0;
+  if (!usesF) return `${doc}\nfunction ${encName(l)}(_w: Writer, _m: ${s.tsName}): void {}\n`;
+  imports.support.add('atField');
+  return `${doc}\n${sig}\nlet f = -1;\n${usesIx ? 'let ix = -1;\n' : ''}try {\n${body.join('\n')}\n} catch (e) {\nthrow atField(e, F_${s.tsName}, f, ${usesIx ? 'ix' : '-1'});\n}\n}\n`;
+}
+
+/** An expression reading one value of a present field (not arrays). */
+function readPrimitive(name: PrimitiveType, compact: boolean, nullable: boolean): string {
+  const fixed = FIXED[name];
+  if (fixed !== undefined) return `r.read${fixed}()`;
+  const kind = name === 'string' ? 'String' : 'Bytes';
+  return `r.read${nullable ? 'Nullable' : ''}${compact ? 'Compact' : ''}${kind}()`;
+}
+
+/** Statements declaring `x${i}` (or assigning it, when `assign`) from the input. */
+function readValue(fl: FieldLayout, assign: boolean, imports: Imports): string {
+  const f = fl.field;
+  const x = `x${fl.index}`;
+  const decl = assign ? `${x} =` : `const ${x} =`;
+  const type = f.type;
+  if (type.kind === 'array') {
+    const len = `r.read${fl.nullable ? 'Nullable' : ''}${fl.compact ? 'Compact' : ''}ArrayLength()`;
+    const elTs = elemTs(type.elem, f);
+    const el =
+      type.elem.kind === 'struct'
+        ? `${decName(fl.child!)}(r)`
+        : readPrimitive(type.elem.name, fl.compact, false);
+    const loop = `const b${fl.index}: ${elTs}[] = [];\nfor (ix = 0; ix < n${fl.index}; ix++) b${fl.index}.push(${el});\nix = -1;`;
+    if (fl.nullable) {
+      const head = assign ? '' : `let ${x}: ${elTs}[] | null = null;\n`;
+      const tail = assign ? `else ${x} = null;` : '';
+      return `${head}const n${fl.index} = ${len};\nif (n${fl.index} >= 0) {\n${loop}\n${x} = b${fl.index};\n}${tail}`;
+    }
+    return `const n${fl.index} = ${len};\n${loop}\n${decl} b${fl.index};`;
+  }
+  if (type.kind === 'struct') {
+    if (fl.nullable) return `${decl} r.readInt8() < 0 ? null : ${decName(fl.child!)}(r);`;
+    return `${decl} ${decName(fl.child!)}(r);`;
+  }
+  void imports;
+  return `${decl} ${readPrimitive(type.name, fl.compact, fl.nullable)};`;
+}
+
+function emitDecoder(l: Layout, imports: Imports): string {
+  const s = l.struct;
+  const body: string[] = [];
+  const usesIx = l.fields.some((fl) => fl.mode !== 'absent' && isArray(fl));
+  for (const fl of l.fields) {
+    if (fl.mode !== 'regular') continue;
+    body.push(`f = ${fl.index};\n${readValue(fl, false, imports)}`);
+  }
+  if (l.flexible) {
+    const tagged = l.fields.filter((fl) => fl.mode === 'tagged');
+    if (tagged.length === 0) {
+      imports.support.add('readUnknownTaggedOnly');
+      body.push('f = -1;\nconst uk = readUnknownTaggedOnly(r);');
+    } else {
+      imports.support.add('UnknownTaggedField');
+      const parts: string[] = ['f = -1;'];
+      for (const fl of tagged)
+        parts.push(`let x${fl.index}: ${fieldTs(fl.field)} = ${defaultExpr(fl.field, imports)};`);
+      parts.push('let uk: UnknownTaggedField[] | undefined;');
+      parts.push('const nt = r.readUvarint();');
+      parts.push('for (let t = 0; t < nt; t++) {');
+      parts.push('const tag = r.readUvarint();');
+      parts.push('const end = r.readTaggedSize();');
+      let chain = '';
+      for (const fl of tagged) {
+        chain += `if (tag === ${fl.field.spec.tag}) {\nf = ${fl.index};\n${readValue(fl, true, imports)}\nr.expectAt(end);\nf = -1;\n} else `;
+      }
+      chain +=
+        '{\nif (uk === undefined) uk = [];\nuk.push({ tag, data: r.readRaw(end - r.pos) });\n}';
+      parts.push(chain);
+      parts.push('}');
+      body.push(parts.join('\n'));
+    }
+  }
+  const props = l.fields.map((fl) =>
+    fl.mode === 'absent'
+      ? `${fl.field.prop}: ${defaultExpr(fl.field, imports)},`
+      : `${fl.field.prop}: x${fl.index},`,
+  );
+  const build = [`const o: ${s.tsName} = {`, ...props, '};'];
+  if (l.flexible) build.push('if (uk !== undefined) o._unknownTaggedFields = uk;');
+  build.push('return o;');
+  const sig = `function ${decName(l)}(r: Reader): ${s.tsName} {`;
+  const doc = `/** Reads \`${s.tsName}\` as laid out in ${layoutRange(l)}. */`;
+  if (body.length === 0) {
+    return `${doc}\nfunction ${decName(l)}(_r: Reader): ${s.tsName} {\n${build.join('\n')}\n}\n`;
+  }
+  imports.support.add('atField');
+  return `${doc}\n${sig}\nlet f = -1;\n${usesIx ? 'let ix = -1;\n' : ''}try {\n${body.join('\n')}\nf = -1;\n${build.join('\n')}\n} catch (e) {\nthrow atField(e, F_${s.tsName}, f, ${usesIx ? 'ix' : '-1'});\n}\n}\n`;
+}
+
+function emitTop(model: MessageModel, imports: Imports): string {
+  const name = model.spec.name;
+  const valid = formatVersions(model.spec.validVersions);
+  // Group versions by layout so each switch arm covers a run of versions.
+  const groups = new Map<Layout, number[]>();
+  for (const [v, l] of model.versionLayouts) {
+    const g = groups.get(l);
+    if (g === undefined) groups.set(l, [v]);
+    else g.push(v);
+  }
+  imports.support.add('atTop');
+  imports.support.add('unsupportedVersion');
+  const encArms: string[] = [];
+  const decArms: string[] = [];
+  for (const [l, vs] of groups) {
+    const cases = vs.map((v) => `case ${v}:`).join('\n');
+    encArms.push(`${cases}\n${encName(l)}(w, m);\nreturn;`);
+    decArms.push(`${cases}\nreturn ${decName(l)}(r);`);
+  }
+  return `/**
+ * Writes \`${name}\` at \`version\` (${valid}).
+ * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ */
+export function encode${name}(w: Writer, m: ${name}, version: number): void {
+try {
+switch (version) {
+${encArms.join('\n')}
+default:
+throw unsupportedVersion('${name}', version, '${valid}');
+}
+} catch (e) {
+throw atTop(e, '${name}', version);
+}
+}
+
+/**
+ * Reads \`${name}\` at \`version\` (${valid}) from \`r\`'s position; bytes and records are views
+ * into the input.
+ * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ */
+export function decode${name}(r: Reader, version: number): ${name} {
+try {
+switch (version) {
+${decArms.join('\n')}
+default:
+throw unsupportedVersion('${name}', version, '${valid}');
+}
+} catch (e) {
+throw atTop(e, '${name}', version);
+}
+}
+`;
+}
