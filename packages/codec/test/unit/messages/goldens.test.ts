@@ -2,6 +2,7 @@
 // with Kafka's own generated classes (clients 4.x) and its BytesApiMessageSerde.
 import { describe, expect, it } from 'vitest';
 import {
+  type ApiDescriptor,
   ApiVersionsApi,
   createApiVersionsRequest,
   createApiVersionsResponse,
@@ -60,6 +61,20 @@ describe('request goldens (kafka-facts B.3)', () => {
     expect(body(frame).toString('hex')).toBe(
       hex('0003 0008 00000003 0001 63 | ffffffff 00 00 00').toString('hex'),
     );
+  });
+
+  it('request header v0 (ControlledShutdown v0; the API is retired in 4.x)', () => {
+    // A hand-made descriptor: Kafka 4.x no longer lists ControlledShutdown, but the header
+    // rule stays (kafka-facts B.3: 0007 0000 00000004 | 00000001).
+    const api: ApiDescriptor<{ brokerId: number }, unknown> = {
+      ...MetadataApi,
+      apiKey: 7,
+      name: 'ControlledShutdown',
+      requestHeaderVersion: () => 0,
+      encodeRequest: (w, m) => w.writeInt32(m.brokerId),
+    } as ApiDescriptor<{ brokerId: number }, unknown>;
+    const frame = encodeRequestFrame(api, 0, 4, 'ignored', { brokerId: 1 });
+    expect(body(frame).toString('hex')).toBe('0007000000000004' + '00000001');
   });
 
   it('request header v2 decodes back', () => {
