@@ -130,16 +130,25 @@ public class Oracle {
     private static Kind kind(String name) throws Exception {
         Kind k = KINDS.get(name);
         if (k != null) return k;
-        Class<?> data;
-        Class<?> converter;
-        try {
-            data = Class.forName("org.apache.kafka.common.message." + name + "Data");
-            converter = Class.forName("org.apache.kafka.common.message." + name + "DataJsonConverter");
-        } catch (ClassNotFoundException notCommon) {
-            String pkg = "org.apache.kafka.server.log.remote.metadata.storage.generated.";
-            data = Class.forName(pkg + name);
-            converter = Class.forName(pkg + name + "JsonConverter");
+        // Requests, responses and headers are <Name>Data; "data" schemas (ConsumerProtocolAssignment,
+        // LeaderChangeMessage...) keep their bare name; kafka-storage's records live elsewhere.
+        String[] candidates = {
+            "org.apache.kafka.common.message." + name + "Data",
+            "org.apache.kafka.common.message." + name,
+            "org.apache.kafka.server.log.remote.metadata.storage.generated." + name,
+        };
+        Class<?> data = null;
+        Class<?> converter = null;
+        for (String candidate : candidates) {
+            try {
+                data = Class.forName(candidate);
+                converter = Class.forName(candidate + "JsonConverter");
+                break;
+            } catch (ClassNotFoundException notHere) {
+                data = null;
+            }
         }
+        if (data == null) throw new ClassNotFoundException("no generated message class for " + name);
         k = new Kind(data, converter.getMethod("read", JsonNode.class, short.class),
             converter.getMethod("write", data, short.class));
         KINDS.put(name, k);

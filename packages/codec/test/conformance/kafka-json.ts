@@ -3,7 +3,14 @@
 // through a JavaScript number), bytes/records as {"$bytes": base64}, float64 as {"$f64": text},
 // unknown tagged fields as "_unknownTaggedFields". The mapping is driven by the schema, so a
 // field is never guessed from its runtime value.
-import { type Field, type FieldType, inRange, type Scalar, type Struct } from './schema.js';
+import {
+  defaultOf,
+  type Field,
+  type FieldType,
+  inRange,
+  type Scalar,
+  type Struct,
+} from './schema.js';
 
 /** Our TypeScript property name for a schema field (see docs/internals.md). */
 export function tsName(field: Field): string {
@@ -20,8 +27,11 @@ type Obj = Record<string, unknown>;
 /**
  * JSON text for Kafka's `<Name>JsonConverter.read` at `version`. Every field is written, whatever
  * the version, so Kafka sees the values our encoder sees and refuses what it cannot represent at
- * that version, as our encoder must. The exception: a struct-typed field absent at the version is
- * left out, because Kafka's nested converters refuse to even read a struct outside its versions.
+ * that version, as our encoder must. Two exceptions, both because Kafka's nested converters refuse
+ * to even read a struct outside its versions (a JSON-layer limit, not a serializer rule):
+ * - an ignorable field absent at the version is left out: Kafka's serializer drops it anyway;
+ * - a struct-typed field absent at the version and at its default is left out (Kafka fills the
+ *   same default); a non-default one is written, and refused, as it should be.
  */
 export function toKafkaJsonText(struct: Struct, message: unknown, version: number): string {
   return structText(struct, message as Obj, version);
@@ -32,7 +42,11 @@ function structText(struct: Struct, m: Obj, version: number): string {
   for (const f of struct.fields) {
     const value = m[tsName(f)];
     if (value === undefined) continue;
-    if (f.type.kind === 'struct' && !inRange(f.versions, version)) continue;
+    if (
+      !inRange(f.versions, version) &&
+      (f.ignorable || (f.type.kind === 'struct' && isDefault(f, value)))
+    )
+      continue;
     parts.push(`${JSON.stringify(f.jsonName)}:${valueText(f.type, value, version)}`);
   }
   const unknown = m._unknownTaggedFields as readonly UnknownTagged[] | undefined;
@@ -43,6 +57,12 @@ function structText(struct: Struct, m: Obj, version: number): string {
     parts.push(`"_unknownTaggedFields":[${fields.join(',')}]`);
   }
   return `{${parts.join(',')}}`;
+}
+
+function isDefault(f: Field, value: unknown): boolean {
+  return (
+    JSON.stringify(canonOurs(f.type, value)) === JSON.stringify(canonOurs(f.type, defaultOf(f)))
+  );
 }
 
 function valueText(type: FieldType, value: unknown, version: number): string {

@@ -3,13 +3,7 @@
 // Every codec: each side's decoder must read each side's bytes to the same batch (header fields
 // and records), and Kafka's and our bytes must carry the same records. Seed and count as in
 // messages.test.ts (KAFKATS_CONFORMANCE_SEED, KAFKATS_CONFORMANCE_RUNS).
-import {
-  type CompressionCodec,
-  decodeRecordBatches,
-  encodeRecordBatch,
-  type RecordBatchInput,
-  type TimestampType,
-} from '@kafkats/codec';
+
 import {
   type OracleBatchDescription,
   type OracleDecodedBatch,
@@ -17,6 +11,13 @@ import {
 } from '@kafkats/testkit';
 import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
+import {
+  type CompressionCodec,
+  decodeRecordBatches,
+  encodeRecordBatch,
+  type RecordBatchInput,
+  type TimestampType,
+} from '../../src/index.js';
 import { compareAlong } from './kafka-json.js';
 import { caseSeed, firstDifferingOffset, RUNS, SEED, writeTally } from './settings.js';
 

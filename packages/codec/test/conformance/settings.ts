@@ -5,6 +5,8 @@ import { join } from 'node:path';
 export const SEED = Number(process.env.KAFKATS_CONFORMANCE_SEED ?? 20260505);
 /** Random messages drawn per (API, version, direction); issue 5 asks for at least 50. */
 export const RUNS = Number(process.env.KAFKATS_CONFORMANCE_RUNS ?? 50);
+/** Extra messages per pair drawn at a neighbouring version, for the refusal comparison. */
+export const CROSS_RUNS = Math.max(1, Math.ceil(RUNS / 5));
 
 /** A stable 32-bit seed per case, so one pair can be replayed alone. */
 export function caseSeed(label: string): number {
