@@ -23,6 +23,7 @@ const steps = [
   ['layering', 'node', ['scripts/check-layers.mjs']],
   ['unit, property and regression tests', 'npx', ['turbo', 'run', 'test', '--concurrency=1']],
   ['repo script tests', 'npx', ['vitest', 'run', '--config', 'scripts/vitest.config.ts']],
+  ['conformance against Kafka Java serializers (issue 5)', 'npm', ['run', 'conformance']],
   ['integration tests (real Kafka)', 'npx', ['vitest', 'run', '--config', 'vitest.integration.config.ts']],
   ['benchmarks (smoke)', 'npm', ['run', 'bench:smoke', '-w', '@kafkats/benchmarks']],
 ];
