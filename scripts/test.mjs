@@ -24,7 +24,11 @@ const steps = [
   ['unit, property and regression tests', 'npx', ['turbo', 'run', 'test', '--concurrency=1']],
   ['repo script tests', 'npx', ['vitest', 'run', '--config', 'scripts/vitest.config.ts']],
   ['conformance against Kafka Java serializers (issue 5)', 'npm', ['run', 'conformance']],
-  ['integration tests (real Kafka)', 'npx', ['vitest', 'run', '--config', 'vitest.integration.config.ts']],
+  [
+    'integration tests (real Kafka)',
+    'npx',
+    ['vitest', 'run', '--config', 'vitest.integration.config.ts'],
+  ],
   ['benchmarks (smoke)', 'npm', ['run', 'bench:smoke', '-w', '@kafkats/benchmarks']],
 ];
 
@@ -39,7 +43,9 @@ for (const [name, command, args] of steps) {
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const ok = run.status === 0;
-  process.stdout.write(`=== ${name}: ${ok ? 'ok' : `FAILED (exit ${run.status ?? run.signal})`} in ${seconds}s\n`);
+  process.stdout.write(
+    `=== ${name}: ${ok ? 'ok' : `FAILED (exit ${run.status ?? run.signal})`} in ${seconds}s\n`,
+  );
   if (!ok) failed.push(name);
 }
 
