@@ -18,6 +18,8 @@ mkdirSync(reports, { recursive: true });
 const steps = [
   ['kafka distribution', 'node', ['packages/testkit/bin/kafka-dist.mjs']],
   ['build', 'npx', ['turbo', 'run', 'build', '--output-logs=errors-only']],
+  // Regenerates the codec from the pinned schemas in memory and fails on any difference.
+  ['generated code is fresh', 'npm', ['run', 'codegen:check']],
   ['generated error table is current', 'npm', ['run', 'codegen:errors:check']],
   ['lint', 'npx', ['biome', 'check', '.']],
   ['layering', 'node', ['scripts/check-layers.mjs']],

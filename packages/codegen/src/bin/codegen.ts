@@ -5,11 +5,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Generated, generate } from '../schema/emit-files.js';
-import { parseSchemaText } from '../schema/parse.js';
-import { type MessageSpec, validateMessage } from '../schema/validate.js';
+import { loadSchemas } from '../schema/load.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const codec = join(root, 'packages', 'codec');
@@ -31,35 +30,6 @@ const OWNED_FILES = [
 // src/index.ts re-exports the generated names from ./gen/index.js in two statements the
 // generator rewrites (Biome then sorts them among the hand-written ones).
 const GEN_EXPORT = /export (?:type )?\{[^}]*\} from '\.\/gen\/index\.js';\n?/g;
-
-/** Reads and validates every schema under fixtures/schemas. */
-export function loadSchemas(dir: string): { release: string; specs: MessageSpec[] } {
-  const pinFile = join(dir, 'release.json');
-  if (!existsSync(pinFile)) {
-    throw new Error(`${relative(root, dir)} has no schemas: run \`npm run schemas\` first`);
-  }
-  const release = (JSON.parse(readFileSync(pinFile, 'utf8')) as { kafka: string }).kafka;
-  const pinned = (
-    JSON.parse(readFileSync(join(root, 'fixtures', 'kafka-release.json'), 'utf8')) as {
-      kafka: string;
-    }
-  ).kafka;
-  if (release !== pinned) {
-    throw new Error(
-      `schemas are from Kafka ${release} but the pin is ${pinned}: run \`npm run schemas\``,
-    );
-  }
-  const specs: MessageSpec[] = [];
-  for (const sub of ['kafka-clients/common/message', 'kafka-storage/message']) {
-    const d = join(dir, sub);
-    for (const f of readdirSync(d).sort()) {
-      if (!f.endsWith('.json')) continue;
-      const file = `${sub.startsWith('kafka-storage') ? 'storage' : 'clients'}/${f}`;
-      specs.push(validateMessage(file, parseSchemaText(file, readFileSync(join(d, f), 'utf8'))));
-    }
-  }
-  return { release, specs };
-}
 
 function listOwned(): string[] {
   const out: string[] = [];
@@ -91,7 +61,12 @@ function blockNames(text: string): Set<string> | null {
 
 function main(): void {
   const check = process.argv.includes('--check');
-  const { release, specs } = loadSchemas(schemas);
+  const pinned = (
+    JSON.parse(readFileSync(join(root, 'fixtures', 'kafka-release.json'), 'utf8')) as {
+      kafka: string;
+    }
+  ).kafka;
+  const { release, specs } = loadSchemas(schemas, pinned);
   const g = generate(specs, release);
   const problems: string[] = [];
   const wanted = new Map(g.files.map((f) => [f.path, f.content]));
