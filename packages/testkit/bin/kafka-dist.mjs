@@ -12,7 +12,15 @@
 // cache be rebuilt. The cache root is $KAFKATS_CACHE, else ~/.cache/kafkats.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,7 +88,13 @@ function install(home) {
   writeFileSync(join(staging, 'pom.xml'), pom());
   const mvn = spawnSync(
     'mvn',
-    ['-B', '-q', 'dependency:copy-dependencies', '-DincludeScope=runtime', '-DoutputDirectory=libs'],
+    [
+      '-B',
+      '-q',
+      'dependency:copy-dependencies',
+      '-DincludeScope=runtime',
+      '-DoutputDirectory=libs',
+    ],
     { cwd: staging, stdio: ['ignore', 2, 2] },
   );
   if (mvn.status !== 0) {

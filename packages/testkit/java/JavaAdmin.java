@@ -139,7 +139,11 @@ public class JavaAdmin {
       response.set("result", result);
     } catch (Throwable t) {
       Throwable cause = t;
-      while ((cause instanceof ExecutionException || cause instanceof java.util.concurrent.CompletionException)
+      // Unwrap the futures' wrappers, and a bare KafkaException around a more specific one
+      // (the producer wraps a metadata TimeoutException that way), so `type` is the real reason.
+      while ((cause instanceof ExecutionException
+              || cause instanceof java.util.concurrent.CompletionException
+              || cause.getClass() == org.apache.kafka.common.KafkaException.class)
           && cause.getCause() != null) {
         cause = cause.getCause();
       }
@@ -524,10 +528,12 @@ public class JavaAdmin {
     extra.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, a.path("compression").asText("none"));
     extra.put(ProducerConfig.ACKS_CONFIG, a.path("acks").asText("all"));
     extra.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, Boolean.toString(a.path("idempotent").asBoolean(true)));
-    extra.put(ProducerConfig.LINGER_MS_CONFIG, a.path("lingerMs").asText("5"));
+    extra.put(ProducerConfig.LINGER_MS_CONFIG, a.path("lingerMs").asText("0"));
     extra.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, a.path("timeoutMs").asText("30000"));
     extra.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, a.path("timeoutMs").asText("30000"));
-    extra.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "15000");
+    // delivery.timeout.ms must cover linger.ms + request.timeout.ms or the producer refuses to start.
+    long timeoutMs = a.path("timeoutMs").asLong(30_000);
+    extra.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(500, Math.min(15_000, timeoutMs / 2))));
     extra.putAll(stringMap(a.get("configs")));
     if (extra.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
       throw new IllegalArgumentException("transactional produce is not supported by this helper");

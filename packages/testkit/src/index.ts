@@ -2,6 +2,37 @@
 // client as the independent second opinion. Private tooling: library source never imports it.
 export { selectedBackend, startCluster } from './cluster.js';
 export { JavaAdminError, TestkitError, TestkitErrorCode } from './errors.js';
+// Fault injection (issue 6): TCP proxy, hostile fake broker, recordings. Raw bytes only.
+export {
+  type FakeBroker,
+  type FakeBrokerConnection,
+  type FakeBrokerHandler,
+  type FakeBrokerOptions,
+  type RawRequest,
+  startFakeBroker,
+} from './faults/fake-broker.js';
+export {
+  frameOf,
+  hostileFrames,
+  RawFrameSplitter,
+  type RawRequestHeader,
+  readRequestHeader,
+  responseFrame,
+  withCorrelationId,
+} from './faults/frames.js';
+export {
+  loadRecording,
+  type RecordedExchange,
+  type Recording,
+  saveRecording,
+  startReplayBroker,
+} from './faults/recording.js';
+export {
+  type FaultProxy,
+  type FaultProxyOptions,
+  type ProxyDirection,
+  startFaultProxy,
+} from './faults/tcp-proxy.js';
 export { javaClientConfig } from './internal/client-config.js';
 export { type KafkaDist, kafkaDist } from './internal/dist.js';
 export { runKafkaTool } from './internal/java.js';
