@@ -3,8 +3,12 @@
  * handful of times so CI proves the suites still run; its figures mean nothing.
  */
 import { Bench } from 'tinybench';
+import { runRecordsSuite } from './records-suite.js';
 
 const smoke = process.argv.includes('--smoke');
+/** `--suite <name>` runs one suite (plus the floor). */
+const suiteArg = process.argv.indexOf('--suite');
+const only = suiteArg >= 0 ? process.argv[suiteArg + 1] : undefined;
 
 async function memcpyFloor(): Promise<void> {
   const source = Buffer.alloc(1 << 20, 7);
@@ -19,3 +23,4 @@ async function memcpyFloor(): Promise<void> {
 }
 
 await memcpyFloor();
+if (only === undefined || only === 'records') await runRecordsSuite(smoke);

@@ -1564,7 +1564,7 @@ export {
   decodeControlRecord,
   endTransactionMarker,
 } from './records/control-record.js';
-export { crc32, crc32c } from './records/crc32c.js';
+export { crc32, crc32c, crc32cJs } from './records/crc32c.js';
 export { decodeRecordBatches, RecordBatchIterator } from './records/decode-record-batches.js';
 export type {
   RecordBatchInput,

@@ -251,7 +251,21 @@ function gzipDecode(data: Buffer, maxBytes: number): Buffer {
 }
 
 // ---- zstd
+/** node:zlib gained zstd in Node 22.15 (bounded by maxOutputLength, native, sync). */
+const zlibZstd = zlib as unknown as {
+  zstdDecompressSync?: (b: Buffer, o: { maxOutputLength: number }) => Buffer;
+};
+
 function zstdDecode(src: Buffer, maxBytes: number): Buffer {
+  if (backend !== 'js' && typeof zlibZstd.zstdDecompressSync === 'function') {
+    try {
+      return zlibZstd.zstdDecompressSync(src, { maxOutputLength: Math.max(1, maxBytes) });
+    } catch (e) {
+      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') tooLarge('zstd', maxBytes, e);
+      corrupt('zstd', e);
+    }
+  }
+  // Node 20: @mongodb-js/zstd cannot stop at a limit, so the bounded pure-JS decoder runs.
   const { Decompress } = pureJs<Fzstd>('fzstd', 'zstd');
   const chunks: Uint8Array[] = [];
   let total = 0;

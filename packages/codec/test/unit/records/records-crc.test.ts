@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { crc32, crc32c } from '../../../src/index.js';
+import { crc32, crc32c, crc32cJs } from '../../../src/index.js';
 
 /** Bit-at-a-time reference: slow and obviously right. */
 function reference(poly: number, buf: Uint8Array): number {
@@ -25,6 +26,17 @@ describe('crc32c', () => {
         );
       }
     }
+  });
+  it('native and JS paths agree on every length, offset and content', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 5000 }), fc.nat(), fc.nat(), (a, x, y) => {
+        const buf = Buffer.from(a);
+        const start = buf.length === 0 ? 0 : x % buf.length;
+        const end = start + (buf.length === start ? 0 : y % (buf.length - start + 1));
+        expect(crc32c(buf, start, end)).toBe(crc32cJs(buf, start, end));
+      }),
+      { numRuns: 300 },
+    );
   });
   it('is 0 for empty input', () => {
     expect(crc32c(Buffer.alloc(0))).toBe(0);
