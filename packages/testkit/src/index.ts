@@ -36,6 +36,7 @@ export {
 export { javaClientConfig } from './internal/client-config.js';
 export { type KafkaDist, kafkaDist } from './internal/dist.js';
 export { runKafkaTool } from './internal/java.js';
+export { stopProcessGroups } from './internal/node-process.js';
 export { reapOrphans } from './internal/reaper.js';
 export {
   type AclBindingSpec,

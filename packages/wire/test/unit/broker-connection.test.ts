@@ -1,0 +1,529 @@
+import {
+  ApiVersionsApi,
+  type ApiVersionsRequest,
+  createMetadataResponseTopic,
+  MetadataApi,
+  ProduceApi,
+  SaslAuthenticateApi,
+  type SaslAuthenticateRequest,
+  SaslHandshakeApi,
+} from '@kafkats/codec';
+import type { FakeBroker } from '@kafkats/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  AuthenticationError,
+  BackpressureError,
+  BrokerConnection,
+  type BrokerConnectionOptions,
+  ConnectionError,
+  type ConnectionState,
+  type DisconnectEvent,
+  RequestTimeoutError,
+  UnsupportedVersionError,
+} from '../../src/index.js';
+import {
+  allApiKeys,
+  decodeRequest,
+  encodeResponse,
+  startCodecBroker,
+} from '../helpers/codec-broker.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function connectionTo(
+  broker: FakeBroker,
+  options: Partial<BrokerConnectionOptions> = {},
+): BrokerConnection {
+  const c = new BrokerConnection({ host: broker.host, port: broker.port, nodeId: 7, ...options });
+  cleanups.push(() => c.close());
+  return c;
+}
+
+async function track<T extends { close(): Promise<void> }>(thing: Promise<T>): Promise<T> {
+  const t = await thing;
+  cleanups.push(() => t.close());
+  return t;
+}
+
+const metadataRequest = () =>
+  MetadataApi.createRequest({ topics: [], allowAutoTopicCreation: false });
+
+/** A broker that answers Metadata with an empty cluster named after the correlation id. */
+function answeringBroker() {
+  return track(
+    startCodecBroker((raw, _conn, reply) => {
+      if (raw.apiKey === MetadataApi.apiKey) {
+        reply(MetadataApi, MetadataApi.createResponse({ clusterId: `c${raw.correlationId}` }));
+      }
+    }),
+  );
+}
+
+describe('BrokerConnection: connect and negotiate', () => {
+  it('sends ApiVersions with the client software name, negotiates, then serves requests', async () => {
+    const broker = await answeringBroker();
+    const c = connectionTo(broker, {
+      clientSoftwareName: 'kafkats-test',
+      clientSoftwareVersion: '9.9.9',
+    });
+    const states: ConnectionState[] = [];
+    c.on('state', (s) => states.push(s));
+    const res = await c.send(MetadataApi, metadataRequest());
+    expect(res.clusterId).toMatch(/^c\d+$/);
+    expect(states).toEqual(['connecting', 'negotiating', 'ready']);
+    const first = broker.requests[0];
+    if (first === undefined) throw new Error('no request');
+    expect(first.apiKey).toBe(ApiVersionsApi.apiKey);
+    expect(first.apiVersion).toBe(ApiVersionsApi.maxVersion);
+    const av = decodeRequest(first).body as ApiVersionsRequest;
+    expect(av.clientSoftwareName).toBe('kafkats-test');
+    expect(av.clientSoftwareVersion).toBe('9.9.9');
+    expect(c.negotiatedVersion(MetadataApi.apiKey)).toBe(MetadataApi.maxVersion);
+    expect(c.capabilities?.range(MetadataApi.apiKey)?.maxVersion).toBe(MetadataApi.maxVersion);
+    expect(broker.requests[1]?.apiVersion).toBe(MetadataApi.maxVersion);
+  });
+
+  it('falls back to the ApiVersions version the broker states on UNSUPPORTED_VERSION', async () => {
+    const broker = await track(
+      startCodecBroker((raw, conn, reply) => {
+        if (raw.apiKey === ApiVersionsApi.apiKey) return;
+        if (raw.apiKey === MetadataApi.apiKey) reply(MetadataApi, MetadataApi.createResponse({}));
+        void conn;
+      }),
+    );
+    // Like a Kafka 2.4+ broker that only knows ApiVersions v0-2: a v0 body with error 35.
+    broker.setHandler((raw, conn) => {
+      if (raw.apiKey === ApiVersionsApi.apiKey) {
+        if (raw.apiVersion > 2) {
+          const body = ApiVersionsApi.createResponse({
+            errorCode: 35,
+            apiKeys: [{ apiKey: 18, minVersion: 0, maxVersion: 2 }],
+          });
+          conn.write(encodeResponse(ApiVersionsApi, 0, raw.correlationId, body));
+        } else {
+          const keys = allApiKeys({
+            18: { minVersion: 0, maxVersion: 2 },
+            3: { minVersion: 0, maxVersion: 9 },
+          });
+          conn.write(
+            encodeResponse(
+              ApiVersionsApi,
+              raw.apiVersion,
+              raw.correlationId,
+              ApiVersionsApi.createResponse({ apiKeys: keys }),
+            ),
+          );
+        }
+      } else if (raw.apiKey === MetadataApi.apiKey) {
+        conn.write(
+          encodeResponse(
+            MetadataApi,
+            raw.apiVersion,
+            raw.correlationId,
+            MetadataApi.createResponse({}),
+          ),
+        );
+      }
+    });
+    const c = connectionTo(broker);
+    const caps = await c.connect();
+    expect(caps.apiVersionsVersion).toBe(2);
+    expect(broker.requests.map((r) => `${r.apiKey}v${r.apiVersion}`)).toEqual([
+      `18v${ApiVersionsApi.maxVersion}`,
+      '18v2',
+    ]);
+    expect(c.negotiatedVersion(MetadataApi)).toBe(9);
+    await c.send(MetadataApi, metadataRequest());
+    expect(broker.requests[2]?.apiVersion).toBe(9);
+  });
+
+  it('refuses an API the broker does not offer, or a pinned version outside both ranges, before writing', async () => {
+    const broker = await track(
+      startCodecBroker(
+        (raw, _c, reply) => {
+          if (raw.apiKey === MetadataApi.apiKey) reply(MetadataApi, MetadataApi.createResponse({}));
+        },
+        allApiKeys({
+          [ProduceApi.apiKey]: null,
+          [MetadataApi.apiKey]: { minVersion: 4, maxVersion: 10 },
+        }),
+      ),
+    );
+    const c = connectionTo(broker);
+    await c.connect();
+    const produce = c.send(ProduceApi, ProduceApi.createRequest({ acks: -1 }));
+    await expect(produce).rejects.toBeInstanceOf(UnsupportedVersionError);
+    await expect(produce).rejects.toThrow(/broker 7 \(127\.0\.0\.1:\d+\) does not offer Produce/);
+    await expect(c.send(MetadataApi, metadataRequest(), { version: 11 })).rejects.toThrow(
+      /Metadata v11/,
+    );
+    await expect(c.send(MetadataApi, metadataRequest(), { version: 3 })).rejects.toMatchObject({
+      code: 'ERR_KAFKA_VERSION_UNSUPPORTED',
+    });
+    await c.send(MetadataApi, metadataRequest(), { version: 5 });
+    expect(broker.requests.map((r) => `${r.apiKey}v${r.apiVersion}`).slice(1)).toEqual(['3v5']);
+  });
+
+  it('renegotiates on every connection (a broker rolled back between two)', async () => {
+    let metadataMax = 12;
+    const broker = await track(startCodecBroker(() => {}));
+    broker.setHandler((raw, conn) => {
+      if (raw.apiKey === ApiVersionsApi.apiKey) {
+        const keys = allApiKeys({ 3: { minVersion: 0, maxVersion: metadataMax } });
+        conn.write(
+          encodeResponse(
+            ApiVersionsApi,
+            raw.apiVersion,
+            raw.correlationId,
+            ApiVersionsApi.createResponse({ apiKeys: keys }),
+          ),
+        );
+      } else {
+        conn.write(
+          encodeResponse(
+            MetadataApi,
+            raw.apiVersion,
+            raw.correlationId,
+            MetadataApi.createResponse({}),
+          ),
+        );
+      }
+    });
+    const c = connectionTo(broker);
+    await c.connect();
+    expect(c.negotiatedVersion(MetadataApi)).toBe(12);
+    metadataMax = 8;
+    const gone = new Promise((r) => c.once('disconnect', r));
+    broker.dropConnections();
+    await gone;
+    await c.send(MetadataApi, metadataRequest());
+    expect(c.negotiatedVersion(MetadataApi)).toBe(8);
+    expect(broker.requests.at(-1)?.apiVersion).toBe(8);
+  });
+});
+
+describe('BrokerConnection: pipeline, coalescing, back-pressure', () => {
+  it('coalesces a burst of requests into one write', async () => {
+    const broker = await answeringBroker();
+    const c = connectionTo(broker, { maxInFlight: 64 });
+    await c.connect();
+    const before = c.stats.writes;
+    const burst = [];
+    for (let i = 0; i < 50; i++) burst.push(c.send(MetadataApi, metadataRequest()));
+    const results = await Promise.all(burst);
+    expect(results).toHaveLength(50);
+    expect(c.stats.writes - before).toBe(1);
+    // Each response matched its own request: the broker echoed the correlation ids in order.
+    const ids = results.map((r) => Number(r.clusterId?.slice(1)));
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+  });
+
+  it('keeps memory bounded under a flood to a stalled broker (wait policy)', async () => {
+    const broker = await track(startCodecBroker(() => {})); // never answers Metadata
+    const c = connectionTo(broker, {
+      maxInFlight: 4,
+      maxQueuedRequests: 10,
+      requestTimeoutMs: 60_000,
+    });
+    await c.connect();
+    const outcomes = { backpressure: 0, other: 0 };
+    const pending: Promise<unknown>[] = [];
+    for (let i = 0; i < 10_000; i++) {
+      pending.push(
+        c.send(MetadataApi, metadataRequest()).catch((e: unknown) => {
+          if (e instanceof BackpressureError) outcomes.backpressure++;
+          else outcomes.other++;
+        }),
+      );
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(c.inFlight).toBe(4);
+    expect(c.queued).toBe(10);
+    expect(outcomes.backpressure).toBe(10_000 - 14);
+    expect(c.stats.backpressureRejections).toBe(10_000 - 14);
+    expect(broker.requests.filter((r) => r.apiKey === MetadataApi.apiKey)).toHaveLength(4);
+    await c.close();
+    await Promise.all(pending);
+    expect(outcomes.other).toBe(14);
+  });
+
+  it('rejects at once when every slot is busy with the reject policy', async () => {
+    const broker = await track(startCodecBroker(() => {}));
+    const c = connectionTo(broker, { maxInFlight: 2, queuePolicy: 'reject' });
+    await c.connect();
+    const a = c.send(MetadataApi, metadataRequest()).catch((e: unknown) => e);
+    const b = c.send(MetadataApi, metadataRequest()).catch((e: unknown) => e);
+    await expect(c.send(MetadataApi, metadataRequest())).rejects.toMatchObject({
+      code: 'ERR_KAFKA_CONNECTION_BACKPRESSURE',
+      retriable: true,
+    });
+    expect(c.inFlight).toBe(2);
+    await c.close();
+    expect(await a).toBeInstanceOf(ConnectionError);
+    expect(await b).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_CLOSED', retriable: false });
+  });
+
+  it('resolves Produce acks=0 on write without taking a slot', async () => {
+    const broker = await track(startCodecBroker(() => {}));
+    const c = connectionTo(broker, { maxInFlight: 1 });
+    await c.connect();
+    const stalled = c.send(MetadataApi, metadataRequest()).catch(() => 'failed');
+    const res = await c.send(ProduceApi, ProduceApi.createRequest({ acks: 0, timeoutMs: 1000 }));
+    expect(res.responses).toEqual([]);
+    expect(c.inFlight).toBe(1);
+    await new Promise((r) => setTimeout(r, 20));
+    const produce = broker.requests.find((r) => r.apiKey === ProduceApi.apiKey);
+    expect(produce?.correlationId).toBeGreaterThanOrEqual(2 ** 30);
+    await c.close();
+    expect(await stalled).toBe('failed');
+  });
+});
+
+describe('BrokerConnection: timeouts and late responses', () => {
+  it('discards a late response to a timed-out request whole and parses the next one', async () => {
+    const held: { id: number; version: number; write: (b: Buffer) => void }[] = [];
+    const broker = await track(
+      startCodecBroker((raw, conn, reply) => {
+        if (raw.apiKey !== MetadataApi.apiKey) return;
+        if (held.length === 0) {
+          held.push({ id: raw.correlationId, version: raw.apiVersion, write: conn.write });
+          return;
+        }
+        // First the late answer to the held request (a big one, to prove it is skipped whole)...
+        const late = held[0];
+        if (late === undefined) return;
+        const topics = Array.from({ length: 200 }, (_, i) =>
+          createMetadataResponseTopic({ name: `late-${i}` }),
+        );
+        conn.write(
+          encodeResponse(
+            MetadataApi,
+            late.version,
+            late.id,
+            MetadataApi.createResponse({ clusterId: 'late', topics }),
+          ),
+        );
+        // ...then the answer to this one.
+        reply(MetadataApi, MetadataApi.createResponse({ clusterId: 'fresh' }));
+      }),
+    );
+    const c = connectionTo(broker, { requestTimeoutMs: 100 });
+    await c.connect();
+    const first = c.send(MetadataApi, metadataRequest());
+    await expect(first).rejects.toBeInstanceOf(RequestTimeoutError);
+    await expect(first).rejects.toMatchObject({
+      code: 'ERR_KAFKA_REQUEST_TIMEOUT',
+      retriable: true,
+    });
+    expect(c.inFlight).toBe(1); // the tombstone
+    const second = await c.send(MetadataApi, metadataRequest(), { timeoutMs: 5000 });
+    expect(second.clusterId).toBe('fresh');
+    expect(c.stats.lateResponsesDiscarded).toBe(1);
+    expect(c.inFlight).toBe(0);
+    expect(c.state).toBe('ready');
+    expect(broker.connectionsAccepted).toBe(1);
+  });
+
+  it('recycles the connection when a tombstone never gets its late response', async () => {
+    const broker = await track(startCodecBroker(() => {}));
+    const c = connectionTo(broker, { requestTimeoutMs: 50 });
+    await c.connect();
+    const disconnects: DisconnectEvent[] = [];
+    c.on('disconnect', (e) => disconnects.push(e));
+    await expect(c.send(MetadataApi, metadataRequest())).rejects.toBeInstanceOf(
+      RequestTimeoutError,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(disconnects).toHaveLength(1);
+    expect(disconnects[0]?.error.message).toMatch(/recycling/);
+    expect(c.inFlight).toBe(0);
+  });
+
+  it('times out a request while the broker cannot be reached', async () => {
+    const c = new BrokerConnection({
+      host: 'broker.invalid',
+      port: 9092,
+      requestTimeoutMs: 150,
+      reconnectBackoffMs: 20,
+      reconnectBackoffMaxMs: 40,
+      resolver: async () => {
+        throw new Error('NXDOMAIN');
+      },
+    });
+    cleanups.push(() => c.close());
+    const err = await c.send(MetadataApi, metadataRequest()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RequestTimeoutError);
+    expect(c.queued).toBe(0);
+  });
+});
+
+describe('BrokerConnection: failures', () => {
+  it('fails in-flight requests with a retriable ConnectionError naming the broker and reconnects', async () => {
+    let drop = true;
+    const broker = await track(
+      startCodecBroker((raw, conn, reply) => {
+        if (raw.apiKey !== MetadataApi.apiKey) return;
+        if (drop) conn.destroy();
+        else reply(MetadataApi, MetadataApi.createResponse({ clusterId: 'back' }));
+      }),
+    );
+    const c = connectionTo(broker);
+    const events: DisconnectEvent[] = [];
+    c.on('disconnect', (e) => events.push(e));
+    await c.connect();
+    const lost = c.send(MetadataApi, metadataRequest());
+    const err = await lost.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_LOST', retriable: true });
+    expect(String((err as Error).message)).toMatch(/^broker 7 \(127\.0\.0\.1:\d+\)/);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ nodeId: 7, inFlight: 1 });
+    expect(events[0]?.broker).toBe(c.name);
+    drop = false;
+    expect((await c.send(MetadataApi, metadataRequest())).clusterId).toBe('back');
+    expect(broker.connectionsAccepted).toBe(2);
+  });
+
+  it('fails SASL authentication at once with the broker reason, no retry, no password', async () => {
+    const password = 'hunter2-secret';
+    const broker = await track(
+      startCodecBroker((raw, conn, reply) => {
+        if (raw.apiKey === SaslHandshakeApi.apiKey) {
+          reply(
+            SaslHandshakeApi,
+            SaslHandshakeApi.createResponse({ mechanisms: ['PLAIN', 'SCRAM-SHA-512'] }),
+          );
+        } else if (raw.apiKey === SaslAuthenticateApi.apiKey) {
+          reply(
+            SaslAuthenticateApi,
+            SaslAuthenticateApi.createResponse({
+              errorCode: 58,
+              errorMessage: 'Authentication failed: Invalid username or password',
+            }),
+          );
+          conn.end();
+        }
+      }),
+    );
+    const c = connectionTo(broker, { sasl: { mechanism: 'PLAIN', username: 'alice', password } });
+    const err = await c.send(MetadataApi, metadataRequest()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect(err).toMatchObject({ code: 'ERR_KAFKA_AUTHENTICATION_FAILED', retriable: false });
+    expect((err as Error).message).toContain('Invalid username or password');
+    expect((err as Error).message).not.toContain(password);
+    expect(c.state).toBe('closed');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(broker.connectionsAccepted).toBe(1);
+    expect(broker.requests.filter((r) => r.apiKey === SaslAuthenticateApi.apiKey)).toHaveLength(1);
+    await expect(c.send(MetadataApi, metadataRequest())).rejects.toBe(err);
+  });
+
+  it('refuses a mechanism the broker does not enable', async () => {
+    const broker = await track(
+      startCodecBroker((raw, _conn, reply) => {
+        if (raw.apiKey === SaslHandshakeApi.apiKey) {
+          reply(
+            SaslHandshakeApi,
+            SaslHandshakeApi.createResponse({ errorCode: 33, mechanisms: ['SCRAM-SHA-512'] }),
+          );
+        }
+      }),
+    );
+    const c = connectionTo(broker, { sasl: { mechanism: 'PLAIN', username: 'u', password: 'p' } });
+    await expect(c.connect()).rejects.toMatchObject({
+      code: 'ERR_KAFKA_AUTHENTICATION_MECHANISM',
+      message: expect.stringContaining('SCRAM-SHA-512'),
+    });
+  });
+
+  it('authenticates with PLAIN and re-authenticates on the same socket before the session expires (KIP-368)', async () => {
+    const tokens: string[] = [];
+    const broker = await track(
+      startCodecBroker((raw, _conn, reply) => {
+        if (raw.apiKey === SaslHandshakeApi.apiKey) {
+          reply(SaslHandshakeApi, SaslHandshakeApi.createResponse({ mechanisms: ['PLAIN'] }));
+        } else if (raw.apiKey === SaslAuthenticateApi.apiKey) {
+          tokens.push(
+            (decodeRequest(raw).body as SaslAuthenticateRequest).authBytes.toString('utf8'),
+          );
+          reply(
+            SaslAuthenticateApi,
+            SaslAuthenticateApi.createResponse({ sessionLifetimeMs: 300n }),
+          );
+        } else if (raw.apiKey === MetadataApi.apiKey) {
+          reply(MetadataApi, MetadataApi.createResponse({}));
+        }
+      }),
+    );
+    const c = connectionTo(broker, {
+      sasl: { mechanism: 'PLAIN', username: 'alice', password: 'pw' },
+    });
+    await c.connect();
+    expect(tokens).toEqual(['\0alice\0pw']);
+    for (let i = 0; i < 40 && tokens.length < 2; i++) {
+      await c.send(MetadataApi, metadataRequest());
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(tokens.length).toBeGreaterThanOrEqual(2);
+    expect(broker.connectionsAccepted).toBe(1);
+    await c.send(MetadataApi, metadataRequest());
+    expect(c.state).toBe('ready');
+  });
+});
+
+describe('BrokerConnection: DNS', () => {
+  it('tries IPv4 first: a name that resolves to ::1 first reaches a broker on 127.0.0.1 only', async () => {
+    const broker = await answeringBroker();
+    let calls = 0;
+    const c = connectionTo(broker, {
+      host: 'kafka-1.test',
+      resolver: async (host) => {
+        calls++;
+        expect(host).toBe('kafka-1.test');
+        return [
+          { address: '::1', family: 6 },
+          { address: '127.0.0.1', family: 4 },
+        ];
+      },
+    });
+    await c.send(MetadataApi, metadataRequest());
+    expect(c.state).toBe('ready');
+    const gone = new Promise((r) => c.once('disconnect', r));
+    broker.dropConnections();
+    await gone;
+    await c.send(MetadataApi, metadataRequest());
+    expect(calls).toBe(2); // re-resolved on reconnect
+  });
+
+  it('tries every address until one answers', async () => {
+    const broker = await answeringBroker();
+    const c = connectionTo(broker, {
+      host: 'kafka-2.test',
+      resolver: async () => [
+        { address: '127.0.0.2', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ],
+    });
+    await c.connect();
+    expect(c.state).toBe('ready');
+  });
+
+  it('reports every address it tried when none answers', async () => {
+    const broker = await answeringBroker();
+    const port = broker.port;
+    await broker.close();
+    const c = new BrokerConnection({
+      host: 'kafka-3.test',
+      port,
+      resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    cleanups.push(() => c.close());
+    const err = await c.connect().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_FAILED', retriable: true });
+    expect((err as Error).message).toContain(`127.0.0.1:${port}`);
+    expect(c.state).toBe('backing-off');
+  });
+});
