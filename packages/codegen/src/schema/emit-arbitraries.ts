@@ -24,6 +24,9 @@ const PRIM: Record<PrimitiveType, string> = {
   uuid: 'uuid',
 };
 
+// Where the emitted file (test/support/gen/) finds the codec's sources.
+const CODEC_SRC = '../../../src/';
+
 function arbName(l: Layout): string {
   return `a_${l.struct.tsName}_${l.id}`;
 }
@@ -95,9 +98,9 @@ arbitrary: arbitrary${name},
 import fc from 'fast-check';
 import {
 ${[...valueImports, ...typeImports].join(',\n')},
-} from '../../../src/index.js';
-import type { Reader } from '../../../src/reader.js';
-import type { Writer } from '../../../src/writer.js';
+} from '${CODEC_SRC}index.js';
+import type { Reader } from '${CODEC_SRC}reader.js';
+import type { Writer } from '${CODEC_SRC}writer.js';
 
 const int8 = fc.integer({ min: -128, max: 127 });
 const int16 = fc.integer({ min: -32768, max: 32767 });
