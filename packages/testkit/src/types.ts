@@ -130,6 +130,8 @@ export interface KafkaCluster {
   startNode(nodeId: number): Promise<void>;
   /** Stops a node and starts it again on a new PLAINTEXT port, re-advertised to clients. */
   restartNode(nodeId: number, options?: RestartNodeOptions): Promise<void>;
+  /** Process group ids of the running nodes' supervisors (JVM backend; empty for containers). */
+  processGroups(): number[];
   /** The last `lines` lines of one node's log, or of every node's. */
   logTail(nodeId?: number, lines?: number): string;
   /** Stops every node and admin, releases ports, deletes the working directory unless KAFKATS_KEEP_LOGS=1. */

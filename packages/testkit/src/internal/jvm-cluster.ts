@@ -292,6 +292,10 @@ class JvmCluster implements KafkaCluster {
     );
   }
 
+  processGroups(): number[] {
+    return this.nodes.flatMap((n) => (n.process?.isRunning() ? [n.process.pgid] : []));
+  }
+
   logTail(nodeId?: number, lines = 60): string {
     const nodes =
       nodeId === undefined ? this.nodes : this.nodes.filter((n) => n.layout.nodeId === nodeId);

@@ -145,3 +145,11 @@ export function tailFile(file: string, lines = 60): string {
     closeSync(fd);
   }
 }
+
+/**
+ * Stops the process groups of a detached cluster (from `processGroups()`), all at once:
+ * SIGTERM to each supervisor, SIGKILL to each group after `graceMs`.
+ */
+export async function stopProcessGroups(pgids: readonly number[], graceMs = 30_000): Promise<void> {
+  await Promise.all(pgids.map((pgid) => stopGroupByPid(pgid, graceMs)));
+}
