@@ -1,4 +1,10 @@
-import { ErrorCode, KafkaError, ProtocolError } from '@kafkats/codec';
+import {
+  ErrorCode,
+  FindCoordinatorApi,
+  KafkaError,
+  MetadataApi,
+  ProtocolError,
+} from '@kafkats/codec';
 import type {
   ApiLike,
   ConnectionFactory,
@@ -8,7 +14,6 @@ import type {
   SendOptions,
 } from './api.js';
 import { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find-coordinator.js';
-import { FindCoordinatorApi, MetadataApi } from './internal/apis.js';
 import { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
 import { BrokerPool, type BrokerPoolOptions } from './pool.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs, sleep } from './retry.js';

@@ -1,8 +1,11 @@
-import { KafkaError, type ProtocolError } from '@kafkats/codec';
-import type {
-  FindCoordinatorRequestShape,
-  FindCoordinatorResponseShape,
-} from './internal/messages.js';
+import {
+  createFindCoordinatorRequest,
+  ErrorCode,
+  type FindCoordinatorRequest,
+  type FindCoordinatorResponse,
+  KafkaError,
+  type ProtocolError,
+} from '@kafkats/codec';
 import { COORDINATOR_KEY_TYPE, type CoordinatorKind } from './routing.js';
 
 /**
@@ -15,16 +18,17 @@ export function buildFindCoordinatorRequest(
   kind: CoordinatorKind,
   key: string,
   version: number,
-): FindCoordinatorRequestShape {
+): FindCoordinatorRequest {
   if (kind === 'transaction' && version < 1) {
     throw new KafkaError(
       'ERR_KAFKA_COORDINATOR_UNSUPPORTED',
       `FindCoordinator v${version} cannot look up a transaction coordinator (needs v1+)`,
     );
   }
+  const keyType = COORDINATOR_KEY_TYPE[kind];
   return version >= 4
-    ? { key: '', keyType: COORDINATOR_KEY_TYPE[kind], coordinatorKeys: [key] }
-    : { key, keyType: COORDINATOR_KEY_TYPE[kind], coordinatorKeys: [] };
+    ? createFindCoordinatorRequest({ keyType, coordinatorKeys: [key] })
+    : createFindCoordinatorRequest({ key, keyType });
 }
 
 /** The coordinator FindCoordinator named, or the error it gave instead. */
@@ -40,7 +44,7 @@ export type CoordinatorAnswer =
  * @throws KafkaError `ERR_KAFKA_COORDINATOR_MISSING` when a v4+ answer does not mention the key
  */
 export function readFindCoordinatorResponse(
-  response: FindCoordinatorResponseShape,
+  response: FindCoordinatorResponse,
   key: string,
   version: number,
 ): CoordinatorAnswer {
@@ -70,6 +74,7 @@ export function readFindCoordinatorResponse(
   if (entry.errorCode !== 0)
     return { ok: false, error: KafkaError.fromCode(entry.errorCode, context) };
   // A coordinator that is not there yet sometimes comes back as -1 with no error code.
-  if (entry.nodeId < 0) return { ok: false, error: KafkaError.fromCode(15, context) };
+  if (entry.nodeId < 0)
+    return { ok: false, error: KafkaError.fromCode(ErrorCode.COORDINATOR_NOT_AVAILABLE, context) };
   return { ok: true, nodeId: entry.nodeId, host: entry.host, port: entry.port };
 }

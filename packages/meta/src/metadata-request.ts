@@ -1,5 +1,10 @@
-import { KafkaError } from '@kafkats/codec';
-import type { MetadataRequestShape, MetadataResponseShape } from './internal/messages.js';
+import {
+  createMetadataRequest,
+  createMetadataRequestTopic,
+  KafkaError,
+  type MetadataRequest,
+  type MetadataResponse,
+} from '@kafkats/codec';
 import { type BrokerInfo, MetadataSnapshot, type TopicInfo, ZERO_UUID } from './snapshot.js';
 
 /**
@@ -21,7 +26,7 @@ import { type BrokerInfo, MetadataSnapshot, type TopicInfo, ZERO_UUID } from './
 export function buildMetadataRequest(
   topics: readonly string[] | null,
   version: number,
-): MetadataRequestShape {
+): MetadataRequest {
   if (topics !== null && topics.length > 0 && version < 4) {
     throw new KafkaError(
       'ERR_KAFKA_METADATA_UNSAFE_VERSION',
@@ -33,15 +38,13 @@ export function buildMetadataRequest(
       ? version >= 1
         ? null
         : []
-      : topics.map((name) => ({ topicId: ZERO_UUID, name }));
-  return {
+      : topics.map((name) => createMetadataRequestTopic({ topicId: ZERO_UUID, name }));
+  return createMetadataRequest({
     topics: list,
     // Only v4+ has the field; below that the codec would reject a non-default value, and the
     // named-topic case was refused above.
     allowAutoTopicCreation: version < 4,
-    includeClusterAuthorizedOperations: false,
-    includeTopicAuthorizedOperations: false,
-  };
+  });
 }
 
 /**
@@ -52,7 +55,7 @@ export function buildMetadataRequest(
  * @param fetchedAtMs when the response arrived (epoch ms)
  */
 export function snapshotFromMetadata(
-  response: MetadataResponseShape,
+  response: MetadataResponse,
   fetchedAtMs: number,
 ): MetadataSnapshot {
   const brokers: BrokerInfo[] = response.brokers.map((b) => ({

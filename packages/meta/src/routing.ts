@@ -1,7 +1,9 @@
 /**
  * Which broker each API belongs to. Mis-routing does not fail loudly: it turns into a
  * NOT_CONTROLLER or NOT_COORDINATOR retry loop that looks like a flaky cluster, so the
- * decision lives here, once, for every API key of the pinned schemas (Kafka 4.4: 0-94).
+ * decision lives here, once, for every API key of the pinned schemas (Kafka 4.4: 0-94 but
+ * 4-7, the ZooKeeper-era LeaderAndIsr, StopReplica, UpdateMetadata and ControlledShutdown,
+ * whose schemas say `validVersions: none`).
  */
 
 /** Which coordinator a coordinator-routed API goes to (FindCoordinator `keyType`). */
@@ -81,10 +83,6 @@ const rows: readonly [number, string, Routing][] = [
   [1, 'Fetch', LEADER],
   [2, 'ListOffsets', LEADER],
   [3, 'Metadata', ANY],
-  [4, 'LeaderAndIsr', CALLER], // internal (ZooKeeper era)
-  [5, 'StopReplica', CALLER], // internal (ZooKeeper era)
-  [6, 'UpdateMetadata', CALLER], // internal (ZooKeeper era)
-  [7, 'ControlledShutdown', CALLER], // internal (ZooKeeper era)
   [8, 'OffsetCommit', GROUP],
   [9, 'OffsetFetch', GROUP],
   [10, 'FindCoordinator', ANY],
