@@ -256,6 +256,66 @@ const zlibZstd = zlib as unknown as {
   zstdDecompressSync?: (b: Buffer, o: { maxOutputLength: number }) => Buffer;
 };
 
+/** zstd's largest window for levels up to 19 without long mode (windowLog 23). */
+const ZSTD_USUAL_MAX_WINDOW = 8 * 1024 * 1024;
+
+/**
+ * Walks every frame header and block header before fzstd sees the bytes: fzstd allocates
+ * the window a frame header declares (up to 2 GiB) before it produces a byte, so a 13-byte
+ * frame could otherwise cost gigabytes. Windows (and single-segment content sizes) above
+ * max(maxBytes, 8 MiB) are refused.
+ */
+function checkZstdFrames(src: Buffer, maxBytes: number): void {
+  const limit = Math.max(maxBytes, ZSTD_USUAL_MAX_WINDOW);
+  const bad = (detail: string): never => {
+    throw new CodecError('CORRUPT', 'zstd', detail);
+  };
+  let p = 0;
+  while (p < src.length) {
+    if (p + 8 > src.length) bad('frame header truncated');
+    const magic = src.readUInt32LE(p);
+    if ((magic & 0xfffffff0) === 0x184d2a50) {
+      // skippable frame: magic, int32 size, payload
+      p += 8 + src.readUInt32LE(p + 4);
+      continue;
+    }
+    if (magic !== 0xfd2fb528) bad(`bad frame magic 0x${magic.toString(16)}`);
+    const fhd = src[p + 4]!;
+    const singleSegment = (fhd >>> 5) & 1;
+    const fcsFlag = fhd >>> 6;
+    const dictBytes = [0, 1, 2, 4][fhd & 3]!;
+    const checksum = (fhd >>> 2) & 1;
+    let q = p + 5;
+    let window = 0;
+    if (!singleSegment) {
+      const wd = src[q++]!;
+      const base = 2 ** (10 + (wd >>> 3));
+      window = base + (base / 8) * (wd & 7);
+    }
+    q += dictBytes;
+    const fcsBytes = fcsFlag === 0 ? singleSegment : 1 << fcsFlag;
+    if (q + fcsBytes > src.length) bad('frame header truncated');
+    let fcs = 0;
+    for (let i = fcsBytes - 1; i >= 0; i--) fcs = fcs * 256 + src[q + i]!;
+    if (fcsBytes === 2) fcs += 256;
+    q += fcsBytes;
+    if (singleSegment) window = fcs;
+    if (window > limit) tooLarge('zstd', maxBytes);
+    if (fcsFlag !== 0 && fcs > maxBytes) tooLarge('zstd', maxBytes);
+    for (;;) {
+      if (q + 3 > src.length) bad('block header truncated');
+      const bh = src[q]! | (src[q + 1]! << 8) | (src[q + 2]! << 16);
+      q += 3;
+      const type = (bh >>> 1) & 3;
+      if (type === 3) bad('reserved block type');
+      q += type === 1 ? 1 : bh >>> 3; // RLE blocks carry one byte
+      if (q > src.length) bad('block runs past the input');
+      if (bh & 1) break;
+    }
+    p = q + checksum * 4;
+  }
+}
+
 function zstdDecode(src: Buffer, maxBytes: number): Buffer {
   if (backend !== 'js' && typeof zlibZstd.zstdDecompressSync === 'function') {
     try {
@@ -266,6 +326,7 @@ function zstdDecode(src: Buffer, maxBytes: number): Buffer {
     }
   }
   // Node 20: @mongodb-js/zstd cannot stop at a limit, so the bounded pure-JS decoder runs.
+  checkZstdFrames(src, maxBytes);
   const { Decompress } = pureJs<Fzstd>('fzstd', 'zstd');
   const chunks: Uint8Array[] = [];
   let total = 0;
