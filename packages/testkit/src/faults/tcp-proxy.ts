@@ -186,7 +186,25 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
   const addr = server.address();
   const port = typeof addr === 'object' && addr !== null ? addr.port : 0;
 
-  return Object.assign(proxy, {
+  return {
+    get delayMs() {
+      return proxy.delayMs;
+    },
+    set delayMs(v: number) {
+      proxy.delayMs = v;
+    },
+    get blackhole() {
+      return proxy.blackhole;
+    },
+    set blackhole(v: boolean) {
+      proxy.blackhole = v;
+    },
+    get refuse() {
+      return proxy.refuse;
+    },
+    set refuse(v: boolean) {
+      proxy.refuse = v;
+    },
     host,
     port,
     address: `${host}:${port}`,
@@ -224,7 +242,7 @@ export async function startFaultProxy(options: FaultProxyOptions): Promise<Fault
       pairs.clear();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
-  });
+  };
 }
 
 function safeFrames(splitter: RawFrameSplitter, data: Buffer): Buffer[] {
