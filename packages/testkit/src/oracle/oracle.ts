@@ -1,6 +1,7 @@
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { OWNER_PROPERTY } from '../internal/reaper.js';
 
 /** Kafka's own exception, verbatim: the Java class name and its message. */
 export interface OracleJavaError {
@@ -149,7 +150,10 @@ interface Pending {
  */
 export async function startOracle(options: StartOracleOptions = {}): Promise<Oracle> {
   const libDir = options.libDir ?? (await defaultLibDir());
-  const child = spawn(options.java ?? 'java', ['-cp', `${libDir}/*`, ORACLE_SOURCE], {
+  // The owner mark lets the testkit's reaper and its no-JVM-left-behind check find this JVM;
+  // it also exits by itself when our end of its stdin closes.
+  const args = [`-D${OWNER_PROPERTY}=${process.pid}`, '-cp', `${libDir}/*`, ORACLE_SOURCE];
+  const child = spawn(options.java ?? 'java', args, {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const client = new OracleProcess(child);
