@@ -3,6 +3,7 @@
  * handful of times so CI proves the suites still run; its figures mean nothing.
  */
 import { Bench } from 'tinybench';
+import { runCodecSuite } from './codec-suite.js';
 import { runRecordsSuite } from './records-suite.js';
 
 const smoke = process.argv.includes('--smoke');
@@ -23,4 +24,5 @@ async function memcpyFloor(): Promise<void> {
 }
 
 await memcpyFloor();
+if (only === undefined || only === 'codec') await runCodecSuite(smoke);
 if (only === undefined || only === 'records') await runRecordsSuite(smoke);

@@ -110,6 +110,18 @@ export class Reader {
 
   /** Unsigned varint of at most 5 bytes and at most 2^32-1; longer or larger is rejected. */
   readUvarint(): number {
+    const p = this.pos;
+    if (p < this.end) {
+      const b0 = this.buf[p]!;
+      if (b0 < 0x80) {
+        this.pos = p + 1;
+        return b0;
+      }
+    }
+    return this.readUvarintSlow();
+  }
+
+  private readUvarintSlow(): number {
     const b = this.buf;
     let p = this.pos;
     let result = 0;

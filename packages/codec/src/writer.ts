@@ -131,6 +131,11 @@ export class Writer {
 
   /** Unsigned varint, 1 to 5 bytes, for values 0..2^32-1. */
   writeUvarint(v: number): void {
+    if (v >= 0 && v < 0x80 && (v | 0) === v) {
+      if (this.pos >= this.buf.length) this.ensure(1);
+      this.buf[this.pos++] = v;
+      return;
+    }
     if (!(v >= 0 && v <= 0xffffffff && Number.isInteger(v))) throw badValue('unsigned varint', v);
     this.ensure(5);
     const b = this.buf;

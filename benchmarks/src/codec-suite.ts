@@ -1,0 +1,395 @@
+/**
+ * Message codec suite (issue 3): decode a Metadata response of 1,000 topics x 10 partitions
+ * x RF 3, encode a Produce request (10 partitions x 100 records of 100 B), decode a ~1 MiB
+ * Fetch response; each against the memcpy of the same bytes (floor) and the peers' own
+ * protocol codecs (kafkajs, @platformatic/kafka; reached through their internal modules) on
+ * the same logical input, at the versions each peer speaks. Ratio = task time / first task
+ * time of its group: above 1 means slower than kafkats.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  createFetchResponse,
+  createFetchResponseFetchableTopicResponse,
+  createFetchResponsePartitionData,
+  createMetadataResponse,
+  createMetadataResponseBroker,
+  createMetadataResponsePartition,
+  createMetadataResponseTopic,
+  createProduceRequest,
+  createProduceRequestPartitionProduceData,
+  createProduceRequestTopicProduceData,
+  decodeFetchResponse,
+  decodeMetadataResponse,
+  decodeRecordBatches,
+  encodeFetchResponse,
+  encodeMetadataResponse,
+  encodeProduceRequest,
+  encodeRecordBatchSync,
+  type MetadataResponse,
+  Reader,
+  type RecordInput,
+  Writer,
+} from '@kafkats/codec';
+import { Bench } from 'tinybench';
+
+const require = createRequire(import.meta.url);
+
+type AsyncDecode = (b: Buffer) => Promise<unknown>;
+interface PlatformaticApi {
+  parseResponse(
+    correlationId: number,
+    apiKey: number,
+    apiVersion: number,
+    reader: unknown,
+  ): unknown;
+  createRequest(...args: unknown[]): { buffer: Buffer };
+}
+interface Peers {
+  kafkajs: {
+    metadataV6: AsyncDecode;
+    fetchV11: AsyncDecode;
+    produceV7: (r: unknown) => { encode(): Promise<{ buffer: Buffer }> };
+  };
+  platformatic: {
+    Reader: { from(b: Buffer): unknown };
+    metadataV12: PlatformaticApi;
+    fetchV17: PlatformaticApi;
+    produceV11: PlatformaticApi;
+  };
+}
+
+async function loadPeers(): Promise<Peers> {
+  const kjs = join(dirname(require.resolve('kafkajs')), 'src', 'protocol', 'requests');
+  const pf = dirname(require.resolve('@platformatic/kafka'));
+  const load = async <T>(p: string): Promise<T> =>
+    (await import(pathToFileURL(join(pf, p)).href)) as T;
+  return {
+    kafkajs: {
+      metadataV6: (require(join(kjs, 'metadata/v6/response.js')) as { decode: AsyncDecode }).decode,
+      fetchV11: (require(join(kjs, 'fetch/v11/response.js')) as { decode: AsyncDecode }).decode,
+      produceV7: require(join(kjs, 'produce/v7/request.js')) as Peers['kafkajs']['produceV7'],
+    },
+    platformatic: {
+      Reader: (await load<{ Reader: { from(b: Buffer): unknown } }>('protocol/reader.js')).Reader,
+      metadataV12: await load<PlatformaticApi>('apis/metadata/metadata-v12.js'),
+      fetchV17: await load<PlatformaticApi>('apis/consumer/fetch-v17.js'),
+      produceV11: await load<PlatformaticApi>('apis/producer/produce-v11.js'),
+    },
+  };
+}
+
+// ---- corpus ----
+
+/** "metadata-1k-10-rf3": 1,000 topics x 10 partitions, replicas and ISR of 3 out of 6 brokers. */
+function metadataCorpus(modern: boolean): MetadataResponse {
+  const brokers = [];
+  for (let b = 0; b < 6; b++) {
+    brokers.push(
+      createMetadataResponseBroker({
+        nodeId: b,
+        host: `broker-${b}.kafka.svc`,
+        port: 9092,
+        rack: `rack-${b % 3}`,
+      }),
+    );
+  }
+  const topics = [];
+  for (let t = 0; t < 1000; t++) {
+    const partitions = [];
+    for (let p = 0; p < 10; p++) {
+      const replicas = [(t + p) % 6, (t + p + 1) % 6, (t + p + 2) % 6];
+      partitions.push(
+        createMetadataResponsePartition({
+          partitionIndex: p,
+          leaderId: replicas[0]!,
+          leaderEpoch: modern ? 7 : -1,
+          replicaNodes: replicas,
+          isrNodes: [...replicas],
+        }),
+      );
+    }
+    const id = Buffer.alloc(16);
+    id.writeUInt32BE(t + 1, 12);
+    topics.push(
+      createMetadataResponseTopic({
+        name: `orders.region-${t % 7}.topic-${t}`,
+        topicId: modern ? id.toString('base64url') : 'AAAAAAAAAAAAAAAAAAAAAA',
+        partitions,
+      }),
+    );
+  }
+  return createMetadataResponse({ brokers, clusterId: 'kafkats-bench', controllerId: 1, topics });
+}
+
+/** 100-byte values, 16-byte keys, deterministic. */
+function recordsCorpus(n: number, seed: number): RecordInput[] {
+  const out: RecordInput[] = [];
+  for (let i = 0; i < n; i++) {
+    const value = Buffer.alloc(100, 97 + ((i + seed) % 26));
+    out.push({
+      key: Buffer.from(`key-${String(i).padStart(12, '0')}`),
+      value,
+      timestamp: 1_700_000_000_000 + i,
+    });
+  }
+  return out;
+}
+
+function encode(f: (w: Writer) => void): Buffer {
+  const w = new Writer(1 << 16);
+  f(w);
+  return Buffer.from(w.finish());
+}
+
+interface Row {
+  task: string;
+  'µs/op': string;
+  'ops/s': string;
+  'MB/s': string;
+  'vs kafkats': string;
+}
+
+async function runGroup(
+  title: string,
+  smoke: boolean,
+  bytes: number,
+  tasks: [string, () => unknown][],
+): Promise<Row[]> {
+  const bench = new Bench(
+    smoke ? { iterations: 3, time: 0, warmup: false } : { time: 500, warmupTime: 150 },
+  );
+  for (const [name, fn] of tasks) bench.add(name, fn);
+  await bench.run();
+  const means = bench.tasks.map((t) => {
+    const r = t.result;
+    if (r.state === 'errored') throw new Error(`${title} / ${t.name}: ${String(r.error)}`);
+    return r.state === 'completed' ? r.latency.mean : Number.NaN;
+  });
+  const ours = means[0]!;
+  return bench.tasks.map((t, i) => {
+    const ms = means[i]!;
+    return {
+      task: `${title}: ${t.name}`,
+      'µs/op': (ms * 1000).toFixed(1),
+      'ops/s': (1000 / ms).toFixed(0),
+      'MB/s': (bytes / 1e6 / (ms / 1000)).toFixed(0),
+      'vs kafkats': i === 0 ? '1.00' : (ms / ours).toFixed(2),
+    };
+  });
+}
+
+/** Runs the codec suite and prints its table. */
+export async function runCodecSuite(smoke: boolean): Promise<void> {
+  const peers = await loadPeers();
+  const rows: Row[] = [];
+
+  // ---- Metadata response: 1,000 topics x 10 partitions x RF 3 ----
+  const v12 = encode((w) => encodeMetadataResponse(w, metadataCorpus(true), 12));
+  const v6 = encode((w) => encodeMetadataResponse(w, metadataCorpus(false), 6));
+  const copyTarget = Buffer.alloc(Math.max(v12.length, v6.length));
+  rows.push(
+    ...(await runGroup(
+      `decode Metadata v12 ${(v12.length / 1024).toFixed(0)} KiB`,
+      smoke,
+      v12.length,
+      [
+        ['kafkats', () => decodeMetadataResponse(new Reader(v12), 12)],
+        [
+          '@platformatic/kafka',
+          () =>
+            peers.platformatic.metadataV12.parseResponse(
+              1,
+              3,
+              12,
+              peers.platformatic.Reader.from(v12),
+            ),
+        ],
+        ['memcpy (floor)', () => v12.copy(copyTarget)],
+      ],
+    )),
+  );
+  rows.push(
+    ...(await runGroup(
+      `decode Metadata v6 ${(v6.length / 1024).toFixed(0)} KiB`,
+      smoke,
+      v6.length,
+      [
+        ['kafkats', () => decodeMetadataResponse(new Reader(v6), 6)],
+        ['kafkajs', () => peers.kafkajs.metadataV6(v6)],
+        ['memcpy (floor)', () => v6.copy(copyTarget)],
+      ],
+    )),
+  );
+
+  // ---- Produce request: 1 topic x 10 partitions x 100 records of 100 B ----
+  const partitionsRecords = Array.from({ length: 10 }, (_, p) => recordsCorpus(100, p));
+  const batches = partitionsRecords.map((records) => encodeRecordBatchSync({ records }));
+  const produceBytes = encode((w) => encodeProduceRequest(w, produceRequest(batches), 11)).length;
+  const produceTarget = Buffer.alloc(produceBytes);
+  const produceSource = Buffer.alloc(produceBytes, 1);
+  const kjsTopicData = [
+    {
+      topic: 'orders',
+      partitions: partitionsRecords.map((records, partition) => ({
+        partition,
+        messages: records.map((r) => ({ key: r.key, value: r.value, timestamp: r.timestamp })),
+      })),
+    },
+  ];
+  const pfMessages = partitionsRecords.flatMap((records, partition) =>
+    records.map((r) => ({
+      topic: 'orders',
+      partition,
+      key: r.key,
+      value: r.value,
+      timestamp: BigInt(r.timestamp!),
+      headers: new Map(),
+    })),
+  );
+  rows.push(
+    ...(await runGroup(
+      `encode Produce (10 x 100 x 100 B) ${(produceBytes / 1024).toFixed(0)} KiB`,
+      smoke,
+      produceBytes,
+      [
+        [
+          'kafkats v11 (batches + request)',
+          () => {
+            const w = new Writer(1 << 17);
+            encodeProduceRequest(
+              w,
+              produceRequest(
+                partitionsRecords.map((records) => encodeRecordBatchSync({ records })),
+              ),
+              11,
+            );
+            return w.finish();
+          },
+        ],
+        [
+          'kafkats v11 (request around pre-built batches)',
+          () => {
+            const w = new Writer(1 << 17);
+            encodeProduceRequest(w, produceRequest(batches), 11);
+            return w.finish();
+          },
+        ],
+        [
+          'kafkajs v7 (batches + request)',
+          async () =>
+            (
+              await peers.kafkajs
+                .produceV7({ acks: -1, timeout: 30000, topicData: kjsTopicData })
+                .encode()
+            ).buffer,
+        ],
+        [
+          '@platformatic/kafka v11 (batches + request)',
+          () => peers.platformatic.produceV11.createRequest(-1, 30000, pfMessages, {}).buffer,
+        ],
+        ['memcpy (floor)', () => produceSource.copy(produceTarget)],
+      ],
+    )),
+  );
+
+  // ---- Fetch response: 1 topic x 8 partitions x one 1,000-record batch (~1 MiB) ----
+  const fetchBatches = Array.from({ length: 8 }, (_, p) =>
+    encodeRecordBatchSync({ baseOffset: BigInt(p * 1000), records: recordsCorpus(1000, p) }),
+  );
+  const fetch17 = encode((w) => encodeFetchResponse(w, fetchResponse(fetchBatches, true), 17));
+  const fetch11 = encode((w) => encodeFetchResponse(w, fetchResponse(fetchBatches, false), 11));
+  const fetchTarget = Buffer.alloc(fetch11.length + 64);
+  const countRecords = (body: ReturnType<typeof decodeFetchResponse>): number => {
+    let n = 0;
+    for (const t of body.responses) {
+      for (const p of t.partitions) {
+        if (p.records === null) continue;
+        for (const batch of decodeRecordBatches(p.records))
+          for (const r of batch.records()) n += r.value === null ? 0 : 1;
+      }
+    }
+    return n;
+  };
+  rows.push(
+    ...(await runGroup(
+      `decode Fetch v17 ${(fetch17.length / 1024).toFixed(0)} KiB`,
+      smoke,
+      fetch17.length,
+      [
+        [
+          'kafkats (message + every record)',
+          () => countRecords(decodeFetchResponse(new Reader(fetch17), 17)),
+        ],
+        ['kafkats (message, records as views)', () => decodeFetchResponse(new Reader(fetch17), 17)],
+        [
+          '@platformatic/kafka (message + every record)',
+          () =>
+            peers.platformatic.fetchV17.parseResponse(
+              1,
+              1,
+              17,
+              peers.platformatic.Reader.from(fetch17),
+            ),
+        ],
+        ['memcpy (floor)', () => fetch17.copy(fetchTarget)],
+      ],
+    )),
+  );
+  rows.push(
+    ...(await runGroup(
+      `decode Fetch v11 ${(fetch11.length / 1024).toFixed(0)} KiB`,
+      smoke,
+      fetch11.length,
+      [
+        [
+          'kafkats (message + every record)',
+          () => countRecords(decodeFetchResponse(new Reader(fetch11), 11)),
+        ],
+        ['kafkajs (message + every record)', () => peers.kafkajs.fetchV11(fetch11)],
+        ['memcpy (floor)', () => fetch11.copy(fetchTarget)],
+      ],
+    )),
+  );
+
+  console.log(
+    'suite: codec (ratio = task time / first task time of its group; above 1 = slower than kafkats)',
+  );
+  console.table(rows);
+}
+
+function produceRequest(batches: Buffer[]) {
+  return createProduceRequest({
+    acks: -1,
+    timeoutMs: 30000,
+    topicData: [
+      createProduceRequestTopicProduceData({
+        name: 'orders',
+        partitionData: batches.map((records, index) =>
+          createProduceRequestPartitionProduceData({ index, records }),
+        ),
+      }),
+    ],
+  });
+}
+
+function fetchResponse(batches: Buffer[], modern: boolean) {
+  return createFetchResponse({
+    responses: [
+      createFetchResponseFetchableTopicResponse({
+        topic: modern ? '' : 'orders',
+        topicId: modern ? 'AAAAAAAAAAAAAAAAAAAAAQ' : 'AAAAAAAAAAAAAAAAAAAAAA',
+        partitions: batches.map((records, partitionIndex) =>
+          createFetchResponsePartitionData({
+            partitionIndex,
+            highWatermark: 8000n,
+            lastStableOffset: 8000n,
+            logStartOffset: 0n,
+            records,
+          }),
+        ),
+      }),
+    ],
+  });
+}
