@@ -16,14 +16,21 @@ import type {
 import { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find-coordinator.js';
 import { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
 import { BrokerPool, type BrokerPoolOptions } from './pool.js';
+import { responseErrors } from './response-errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs, sleep } from './retry.js';
 import { type CoordinatorKind, routing } from './routing.js';
 import { keepNewerLeaderEpochs, MetadataSnapshot } from './snapshot.js';
+import { type WireConnectionOptions, wireConnectionFactory } from './wire-factory.js';
 
-/** How to build a {@link Cluster}. Every field but the factory has a default. */
+/** How to build a {@link Cluster}. Every field has a default. */
 export interface ClusterConfig {
-  /** Opens broker connections (the wire's BrokerConnection in production, a fake in tests). */
-  readonly connectionFactory: ConnectionFactory;
+  /**
+   * Opens broker connections. Default: {@link wireConnectionFactory} with `connection`
+   * (a wire `BrokerConnection` per broker); tests inject fakes.
+   */
+  readonly connectionFactory?: ConnectionFactory;
+  /** Options for every wire connection (TLS, SASL, timeouts) when no factory is given. */
+  readonly connection?: WireConnectionOptions;
   /**
    * Background full refresh period, ms. Default 30000: fresher than Java's 5 minutes because a
    * UI shows it, with invalidation on errors doing the real work. 0 turns it off.
@@ -45,9 +52,18 @@ export interface ClusterSendOptions extends SendOptions {
    * When true (the default), a non-zero top-level `errorCode` in the response is thrown as a
    * `ProtocolError`, so the retry rules apply to it. Pass false for APIs whose error response
    * carries data the caller needs (JoinGroup's MEMBER_ID_REQUIRED with the member id).
-   * Errors below the top level are never thrown: see `responseErrors`.
+   * Errors below the top level are not thrown unless `retryInnerMetadataErrors`; see
+   * `responseErrors`.
    */
   readonly checkTopLevelError?: boolean;
+  /**
+   * When true, an error inside the response that needs a metadata refresh (a partition's
+   * NOT_LEADER_OR_FOLLOWER, a topic's UNKNOWN_TOPIC_OR_PARTITION) fails the attempt like a
+   * top-level one: the dispatcher refreshes (the topic, for a leader target) and sends the
+   * whole request again. For idempotent reads such as ListOffsets; never for Produce, where
+   * the partitions that succeeded would be written twice. Default false.
+   */
+  readonly retryInnerMetadataErrors?: boolean;
 }
 
 type Target =
@@ -101,7 +117,11 @@ export class Cluster {
   lastRefreshError: Error | undefined;
 
   private constructor(bootstrap: readonly string[], config: ClusterConfig) {
-    this.#pool = new BrokerPool(bootstrap, config.connectionFactory, config.pool);
+    this.#pool = new BrokerPool(
+      bootstrap,
+      config.connectionFactory ?? wireConnectionFactory(config.connection),
+      config.pool,
+    );
     this.#policy = Object.freeze({ ...DEFAULT_RETRY_POLICY, ...config.retry });
     this.#maxStalenessMs = config.maxStalenessMs ?? 300_000;
     this.#random = config.random ?? Math.random;
@@ -136,7 +156,7 @@ export class Cluster {
    */
   static async connect(
     bootstrap: string | readonly string[],
-    config: ClusterConfig,
+    config: ClusterConfig = {},
   ): Promise<Cluster> {
     const list =
       typeof bootstrap === 'string' ? bootstrap.split(',').map((s) => s.trim()) : bootstrap;
@@ -349,6 +369,12 @@ export class Cluster {
             `${api.name} to ${describe(target)}${typeof message === 'string' ? ` (${message})` : ''}`,
           );
         }
+      }
+      if (options.retryInnerMetadataErrors === true) {
+        const stale = responseErrors(response, `${api.name} to ${describe(target)}`).find(
+          (e) => e.error.needsMetadataRefresh,
+        );
+        if (stale !== undefined) throw stale.error;
       }
       return response;
     });

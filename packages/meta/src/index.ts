@@ -29,3 +29,5 @@ export {
 } from './routing.js';
 export type { BrokerInfo, PartitionInfo, SnapshotInit, TopicInfo } from './snapshot.js';
 export { keepNewerLeaderEpochs, MetadataSnapshot, ZERO_UUID } from './snapshot.js';
+export type { WireConnectionOptions } from './wire-factory.js';
+export { wireConnectionFactory } from './wire-factory.js';

@@ -137,6 +137,36 @@ describe('the dispatcher', () => {
     expect(fake.sent.filter((s) => s.apiKey === 0).map((s) => s.node)).toEqual([1, 2]);
   });
 
+  it('with retryInnerMetadataErrors, a stale leader inside the answer refreshes the topic and re-sends', async () => {
+    const fake = new FakeCluster(3);
+    fake.topics.set('t', spreadTopic(3, 3, 1));
+    const cluster = await connect(fake);
+    fake.topics.get('t')!.partitions[0] = { leader: 3, leaderEpoch: 2, replicas: [1, 3] };
+    const inner = (node: number) => ({
+      errorCode: 0,
+      servedBy: node,
+      topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: node === 1 ? 6 : 0 }] }],
+    });
+    fake.intercept = (node, apiKey) => (apiKey === 2 ? inner(node.nodeId) : undefined);
+    const ListOffsetsApi = fakeApi(2, 'ListOffsets');
+    // Without the option the answer comes back as it is, error inside.
+    expect((await cluster.sendToLeader('t', 0, ListOffsetsApi, {})).servedBy).toBe(1);
+    const n = metadataRequests(fake).length;
+    const answer = await cluster.sendToLeader(
+      't',
+      0,
+      ListOffsetsApi,
+      {},
+      { retryInnerMetadataErrors: true },
+    );
+    expect(answer.servedBy).toBe(3);
+    expect(
+      metadataRequests(fake)
+        .slice(n)
+        .map((r) => r.topics?.map((t) => t.name)),
+    ).toEqual([['t']]);
+  });
+
   it('caps attempts for ordinary retriable errors', async () => {
     const fake = new FakeCluster(1);
     fake.topics.set('t', spreadTopic(1, 1));
