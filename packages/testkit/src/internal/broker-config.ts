@@ -175,3 +175,8 @@ export function renderToolLog4j2(level = 'WARN'): string {
     '',
   ].join('\n');
 }
+
+/** The apache/kafka image's env convention: KAFKA_ + upper case, '.' -> '_', '_' -> '__', '-' -> '___'. */
+export function kafkaEnvName(property: string): string {
+  return `KAFKA_${property.replace(/_/g, '__').replace(/-/g, '___').replace(/\./g, '_').toUpperCase()}`;
+}
