@@ -24,7 +24,7 @@ import {
 } from './broker-config.js';
 import { javaClientConfig } from './client-config.js';
 import { kafkaDist } from './dist.js';
-import { runKafkaTool } from './java.js';
+import { compileJava, run, toolJvmFlags } from './java.js';
 import {
   killGroup,
   type NodeProcess,
@@ -211,15 +211,27 @@ class JvmCluster implements KafkaCluster {
     );
   }
 
-  async format(node: NodeState): Promise<void> {
+  /** Formats every node's storage with Kafka's StorageTool, all in one JVM (java/FormatStorage.java). */
+  async formatAll(): Promise<void> {
     const dist = kafkaDist();
-    const args = ['format', '-t', this.clusterId, '-c', node.configFile];
-    if (this.security !== null) args.push(...scramFormatArgs(this.security.users));
-    const result = await runKafkaTool('kafka.tools.StorageTool', args);
+    const classes = await compileJava('FormatStorage');
+    const args: string[] = [];
+    for (const node of this.nodes) {
+      if (args.length > 0) args.push('--next-node');
+      args.push('format', '-t', this.clusterId, '-c', node.configFile);
+      if (this.security !== null) args.push(...scramFormatArgs(this.security.users));
+    }
+    const result = await run(
+      'java',
+      [...toolJvmFlags(), '-cp', `${classes}:${dist.classpath}`, 'FormatStorage', ...args],
+      {
+        timeoutMs: 120_000,
+      },
+    );
     if (result.status !== 0) {
       throw new TestkitError(
         TestkitErrorCode.ClusterStartFailed,
-        `formatting node ${node.layout.nodeId} with Kafka ${dist.version} StorageTool failed (exit ${result.status}): ${(result.stdout + result.stderr).slice(-2000)}`,
+        `formatting the storage of cluster ${this.clusterId} with Kafka ${dist.version} StorageTool failed (exit ${result.status}): ${(result.stdout + result.stderr).slice(-2000)}`,
       );
     }
   }
@@ -448,7 +460,7 @@ export async function startJvmCluster(options: StartClusterOptions = {}): Promis
     });
     try {
       for (const n of nodes) cluster.writeConfig(n);
-      await Promise.all(nodes.map((n) => cluster.format(n)));
+      await cluster.formatAll();
       for (const n of nodes) cluster.launch(n);
       await cluster.waitReady(timeoutMs);
       return cluster;
