@@ -12,6 +12,9 @@
 //   decode        item {name, version, hex}   -> {json, trailing} | {error}
 //   batch-build   item: a batch description   -> {hex} | {error}
 //   batch-decode  item {hex}                  -> {batches: [description...]} | {error}
+//   batch-marker  item {type: COMMIT|ABORT, baseOffset, timestamp, partitionLeaderEpoch,
+//                 producerId, producerEpoch, coordinatorEpoch} -> {hex} | {error}: the control
+//                 batch MemoryRecords.withEndTransactionMarker writes
 //   schemas       item {jar, prefix}          -> {files: [{path, text}]}: the message schemas
 //                 shipped in the named jar (e.g. "kafka-clients", "common/message/"), so the
 //                 suite reads the very schemas the oracle's classes were generated from
@@ -108,6 +111,7 @@ public class Oracle {
                 case "decode" -> decode(item);
                 case "batch-build" -> buildBatch(item);
                 case "batch-decode" -> decodeBatches(item);
+                case "batch-marker" -> buildMarker(item);
                 case "schemas" -> schemas(item);
                 default -> throw new IllegalArgumentException("unknown op " + op);
             };
@@ -376,6 +380,26 @@ public class Oracle {
                 headers.toArray(new Header[0]));
         }
         MemoryRecords records = builder.build();
+        ByteBuffer out = records.buffer();
+        byte[] bytes = new byte[out.remaining()];
+        out.duplicate().get(bytes);
+        ObjectNode result = NODES.objectNode();
+        result.put("hex", HEX.formatHex(bytes));
+        return result;
+    }
+
+    private static ObjectNode buildMarker(JsonNode d) {
+        org.apache.kafka.common.record.internal.EndTransactionMarker marker =
+            new org.apache.kafka.common.record.internal.EndTransactionMarker(
+                org.apache.kafka.common.record.internal.ControlRecordType.valueOf(d.path("type").asText()),
+                d.path("coordinatorEpoch").asInt());
+        MemoryRecords records = MemoryRecords.withEndTransactionMarker(
+            Long.parseLong(d.path("baseOffset").asText("0")),
+            Long.parseLong(d.path("timestamp").asText("0")),
+            d.path("partitionLeaderEpoch").asInt(-1),
+            Long.parseLong(d.path("producerId").asText("-1")),
+            (short) d.path("producerEpoch").asInt(-1),
+            marker);
         ByteBuffer out = records.buffer();
         byte[] bytes = new byte[out.remaining()];
         out.duplicate().get(bytes);

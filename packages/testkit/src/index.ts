@@ -61,6 +61,7 @@ export {
   type OracleDecodeResult,
   type OracleEncodeItem,
   type OracleEncodeResult,
+  type OracleEndTransactionMarker,
   OracleError,
   type OracleJavaError,
   type OracleRecord,

@@ -15,6 +15,7 @@ import {
   type CompressionCodec,
   decodeRecordBatches,
   encodeRecordBatch,
+  endTransactionMarker,
   type RecordBatchInput,
   type TimestampType,
 } from '../../src/index.js';
@@ -25,18 +26,16 @@ const CODECS: readonly CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4', 'z
 const TIMESTAMP_TYPES: readonly TimestampType[] = ['CreateTime', 'LogAppendTime'];
 
 const oracle = await startOracle();
-const tally = { passed: 0, total: CODECS.length * TIMESTAMP_TYPES.length * RUNS };
+const tally = { passed: 0, total: (CODECS.length * TIMESTAMP_TYPES.length + 1) * RUNS };
 /** Compressed batches whose bytes happen to equal Kafka's (reported, not required). */
-const identicalBytes = new Map<CompressionCodec, number>();
+const identicalBytes = new Map<string, { same: number; of: number }>();
 console.log(
   `conformance record batches: seed ${SEED}, ${RUNS} batches per (codec, timestamp type)`,
 );
 
 afterAll(async () => {
   writeTally('records', tally);
-  const identical = [...identicalBytes].map(
-    ([codec, n]) => `${codec} ${n}/${RUNS * TIMESTAMP_TYPES.length}`,
-  );
+  const identical = [...identicalBytes].map(([kind, n]) => `${kind} ${n.same}/${n.of}`);
   console.log(
     `conformance record batches: ${tally.passed}/${tally.total} cases; byte-identical to Kafka's: ${identical.join(', ')}`,
   );
@@ -184,6 +183,7 @@ for (const compression of CODECS) {
         for (let i = 0; i < cases.length; i++) {
           const problems = checkCase(
             compression,
+            compression,
             built[i],
             ours[i] as Buffer,
             kafkaReadsKafka[i],
@@ -209,6 +209,7 @@ type Answer<T> = T | { error: { class: string; message: string } } | undefined;
 
 function checkCase(
   compression: CompressionCodec,
+  kind: string,
   kafkaBuilt: Answer<{ hex: string }>,
   ours: Buffer,
   kafkaReadOfKafka: Answer<{ batches: OracleDecodedBatch[] }>,
@@ -224,7 +225,8 @@ function checkCase(
   const problems: string[] = [];
   const dump = [`  kafka: ${kafka.toString('hex')}`, `  ours:  ${ours.toString('hex')}`];
   const same = kafka.equals(ours);
-  identicalBytes.set(compression, (identicalBytes.get(compression) ?? 0) + (same ? 1 : 0));
+  const seen = identicalBytes.get(kind) ?? { same: 0, of: 0 };
+  identicalBytes.set(kind, { same: seen.same + (same ? 1 : 0), of: seen.of + 1 });
   if (compression === 'none' && !same) {
     problems.push(`  bytes differ at offset ${firstDifferingOffset(kafka, ours)}`);
   }
@@ -258,3 +260,68 @@ function checkCase(
   }
   return problems.length === 0 ? problems : [...problems, ...dump];
 }
+
+describe('transaction markers', () => {
+  test('COMMIT and ABORT control batches', async () => {
+    const label = 'records end-transaction markers';
+    const markers = fc.sample(
+      fc.record({
+        type: fc.constantFrom('COMMIT' as const, 'ABORT' as const),
+        baseOffset: int64(0n, 2n ** 62n),
+        timestamp: int64(0n, 2n ** 42n),
+        partitionLeaderEpoch: fc.integer({ min: -1, max: 2 ** 31 - 1 }),
+        producerId: int64(0n, 2n ** 63n - 1n),
+        producerEpoch: fc.integer({ min: 0, max: 32767 }),
+        coordinatorEpoch: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+      }),
+      { seed: caseSeed(label), numRuns: RUNS },
+    );
+    // A coordinator writes markers as a transactional control batch with no sequence.
+    const ours: Buffer[] = [];
+    for (const m of markers) {
+      ours.push(
+        await encodeRecordBatch({
+          baseOffset: m.baseOffset,
+          partitionLeaderEpoch: m.partitionLeaderEpoch,
+          producerId: m.producerId,
+          producerEpoch: m.producerEpoch,
+          baseSequence: -1,
+          transactional: true,
+          control: true,
+          records: [
+            {
+              ...endTransactionMarker(m.type, m.coordinatorEpoch),
+              timestamp: m.timestamp,
+              offsetDelta: 0,
+            },
+          ],
+        }),
+      );
+    }
+    const built = await oracle.buildEndTransactionMarkers(
+      markers.map((m) => ({
+        ...m,
+        baseOffset: m.baseOffset.toString(),
+        timestamp: m.timestamp.toString(),
+        producerId: m.producerId.toString(),
+      })),
+    );
+    const kafkaBytes = built.map((b) => Buffer.from('hex' in b ? b.hex : '', 'hex'));
+    const kafkaReadsKafka = await oracle.decodeBatches(kafkaBytes);
+    const kafkaReadsOurs = await oracle.decodeBatches(ours);
+    const failures: string[] = [];
+    for (let i = 0; i < markers.length; i++) {
+      const problems = checkCase(
+        'none',
+        'end-transaction markers',
+        built[i],
+        ours[i] as Buffer,
+        kafkaReadsKafka[i],
+        kafkaReadsOurs[i],
+      );
+      if (problems.length === 0) tally.passed++;
+      else failures.push([`${label} case #${i}:`, ...problems].join('\n'));
+    }
+    expect(failures.slice(0, 3).join('\n\n')).toBe('');
+  });
+});

@@ -52,6 +52,17 @@ export interface OracleBatchDescription {
   readonly records: readonly OracleRecord[];
 }
 
+/** A transaction marker for Kafka's `MemoryRecords.withEndTransactionMarker`; int64 as text. */
+export interface OracleEndTransactionMarker {
+  readonly type: 'COMMIT' | 'ABORT';
+  readonly baseOffset: string;
+  readonly timestamp: string;
+  readonly partitionLeaderEpoch: number;
+  readonly producerId: string;
+  readonly producerEpoch: number;
+  readonly coordinatorEpoch: number;
+}
+
 /** A batch as Kafka's `RecordBatch` reports it after `ensureValid()` (CRC checked). */
 export interface OracleDecodedBatch {
   readonly magic: number;
@@ -115,13 +126,17 @@ export interface Oracle {
   buildBatches(
     batches: readonly OracleBatchDescription[],
   ): Promise<({ readonly hex: string } | { readonly error: OracleJavaError })[]>;
+  /** The control batch `MemoryRecords.withEndTransactionMarker` writes for each marker. */
+  buildEndTransactionMarkers(
+    markers: readonly OracleEndTransactionMarker[],
+  ): Promise<({ readonly hex: string } | { readonly error: OracleJavaError })[]>;
   /** Kafka's reading of each byte string as record batches (CRC checked), or its exception. */
   decodeBatches(
     data: readonly Uint8Array[],
   ): Promise<({ readonly batches: OracleDecodedBatch[] } | { readonly error: OracleJavaError })[]>;
   /** The `*.json` schema files directly under `prefix` in the jar whose name starts with `jar`. */
   schemas(jar: string, prefix: string): Promise<OracleSchemaFile[]>;
-  /** Ends the JVM; pending requests fail with `ERR_ORACLE_CLOSED`. */
+  /** Ends the JVM; pending and later requests fail with `ERR_ORACLE_EXITED`. */
   close(): Promise<void>;
 }
 
@@ -239,6 +254,15 @@ class OracleProcess implements Oracle {
     return this.call(
       'batch-build',
       batches.map((b) => JSON.stringify(b)),
+    ) as Promise<({ readonly hex: string } | { readonly error: OracleJavaError })[]>;
+  }
+
+  buildEndTransactionMarkers(
+    markers: readonly OracleEndTransactionMarker[],
+  ): Promise<({ readonly hex: string } | { readonly error: OracleJavaError })[]> {
+    return this.call(
+      'batch-marker',
+      markers.map((m) => JSON.stringify(m)),
     ) as Promise<({ readonly hex: string } | { readonly error: OracleJavaError })[]>;
   }
 
