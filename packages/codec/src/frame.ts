@@ -20,23 +20,50 @@ export function encodeRequestFrame<Req>(
   request: Req,
 ): Buffer {
   const w = new Writer(256);
-  w.pos = 4;
-  const headerVersion = api.requestHeaderVersion(version);
-  if (headerVersion === 0) {
-    // Request header v0 (ControlledShutdown v0 only) is not in RequestHeader.json's range.
-    w.writeInt16(api.apiKey);
-    w.writeInt16(version);
-    w.writeInt32(correlationId);
-  } else {
-    encodeRequestHeader(
-      w,
-      { requestApiKey: api.apiKey, requestApiVersion: version, correlationId, clientId },
-      headerVersion,
-    );
-  }
-  api.encodeRequest(w, request, version);
-  w.buf.writeInt32BE(w.pos - 4, 0);
+  writeRequestFrame(w, api, version, correlationId, clientId, request);
   return w.finish();
+}
+
+/**
+ * Appends one request frame (as `encodeRequestFrame` lays it out) to `w`, so a burst of
+ * requests can be framed into one buffer and written with one socket write. On error the
+ * writer is left where it was before the call.
+ *
+ * @returns the frame's offset in `w`'s buffer
+ * @throws CodecError UNSUPPORTED_VERSION or any error the request's encoder throws
+ */
+export function writeRequestFrame<Req>(
+  w: Writer,
+  api: ApiDescriptor<Req, unknown>,
+  version: number,
+  correlationId: number,
+  clientId: string | null,
+  request: Req,
+): number {
+  const start = w.pos;
+  try {
+    w.ensure(4);
+    w.pos = start + 4;
+    const headerVersion = api.requestHeaderVersion(version);
+    if (headerVersion === 0) {
+      // Request header v0 (ControlledShutdown v0 only) is not in RequestHeader.json's range.
+      w.writeInt16(api.apiKey);
+      w.writeInt16(version);
+      w.writeInt32(correlationId);
+    } else {
+      encodeRequestHeader(
+        w,
+        { requestApiKey: api.apiKey, requestApiVersion: version, correlationId, clientId },
+        headerVersion,
+      );
+    }
+    api.encodeRequest(w, request, version);
+  } catch (e) {
+    w.pos = start;
+    throw e;
+  }
+  w.buf.writeInt32BE(w.pos - start - 4, start);
+  return start;
 }
 
 /**

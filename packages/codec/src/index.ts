@@ -1,6 +1,11 @@
 export type { CodecErrorReason } from './errors.js';
 export { CodecError, KafkaError } from './errors.js';
-export { decodeResponseFrame, encodeRequestFrame, readResponseCorrelationId } from './frame.js';
+export {
+  decodeResponseFrame,
+  encodeRequestFrame,
+  readResponseCorrelationId,
+  writeRequestFrame,
+} from './frame.js';
 export type { BrokerErrorInfo, ErrorName } from './gen/errors.js';
 export { BROKER_ERRORS, BROKER_ERRORS_SOURCE, ErrorCode } from './gen/errors.js';
 export type {

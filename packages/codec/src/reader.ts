@@ -39,6 +39,7 @@ export class Reader {
     if (this.pos + n > this.end) throw truncated(n, this.end - this.pos);
   }
 
+  /** Reads an int8. @throws CodecError TRUNCATED */
   readInt8(): number {
     const p = this.pos;
     if (p + 1 > this.end) throw truncated(1, this.end - p);
@@ -54,6 +55,7 @@ export class Reader {
     return this.buf[p] !== 0;
   }
 
+  /** Reads a big-endian int16. @throws CodecError TRUNCATED */
   readInt16(): number {
     const p = this.pos;
     if (p + 2 > this.end) throw truncated(2, this.end - p);
@@ -62,6 +64,7 @@ export class Reader {
     return (((b[p]! << 8) | b[p + 1]!) << 16) >> 16;
   }
 
+  /** Reads a big-endian uint16. @throws CodecError TRUNCATED */
   readUint16(): number {
     const p = this.pos;
     if (p + 2 > this.end) throw truncated(2, this.end - p);
@@ -70,6 +73,7 @@ export class Reader {
     return (b[p]! << 8) | b[p + 1]!;
   }
 
+  /** Reads a big-endian int32. @throws CodecError TRUNCATED */
   readInt32(): number {
     const p = this.pos;
     if (p + 4 > this.end) throw truncated(4, this.end - p);
@@ -78,6 +82,7 @@ export class Reader {
     return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
   }
 
+  /** Reads a big-endian uint32. @throws CodecError TRUNCATED */
   readUint32(): number {
     const p = this.pos;
     if (p + 4 > this.end) throw truncated(4, this.end - p);
@@ -86,6 +91,7 @@ export class Reader {
     return ((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) >>> 0;
   }
 
+  /** Reads a big-endian int64 as a bigint. @throws CodecError TRUNCATED */
   readInt64(): bigint {
     const p = this.pos;
     if (p + 8 > this.end) throw truncated(8, this.end - p);
@@ -93,6 +99,7 @@ export class Reader {
     return this.buf.readBigInt64BE(p);
   }
 
+  /** Reads a big-endian IEEE-754 double. @throws CodecError TRUNCATED */
   readFloat64(): number {
     const p = this.pos;
     if (p + 8 > this.end) throw truncated(8, this.end - p);

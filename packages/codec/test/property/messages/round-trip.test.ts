@@ -3,10 +3,16 @@
 // arbitraries are generated from the schemas (test/support/gen/arbitraries.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Reader, Writer } from '../../../src/index.js';
+import {
+  decodeMetadataRecordValue,
+  encodeMetadataRecordValue,
+  type MetadataRecord,
+  Reader,
+  Writer,
+} from '../../../src/index.js';
 import { MESSAGE_CODECS } from '../../support/gen/arbitraries.js';
 
-const RUNS = 12;
+const RUNS = 25;
 
 describe('every message and version round-trips', () => {
   for (const c of MESSAGE_CODECS) {
@@ -30,4 +36,24 @@ describe('every message and version round-trips', () => {
       }
     });
   }
+});
+
+describe('metadata record values round-trip through the serde framing', () => {
+  it('every record type', () => {
+    const records = MESSAGE_CODECS.filter((c) => c.type === 'metadata');
+    expect(records.map((c) => c.apiKey).sort()).toEqual([0, 1, 2, 3]);
+    for (const c of records) {
+      fc.assert(
+        fc.property(c.arbitrary(0), (record) => {
+          const value = { apiKey: c.apiKey, version: 0, record } as MetadataRecord;
+          const bytes = encodeMetadataRecordValue(value);
+          expect(bytes.subarray(0, 3).toString('hex')).toBe(`010${c.apiKey}00`);
+          const back = decodeMetadataRecordValue(bytes);
+          expect(back).toEqual(value);
+          expect(encodeMetadataRecordValue(back).equals(bytes)).toBe(true);
+        }),
+        { numRuns: 100 },
+      );
+    }
+  });
 });

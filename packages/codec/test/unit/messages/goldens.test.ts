@@ -23,6 +23,7 @@ import {
   Reader,
   readResponseCorrelationId,
   Writer,
+  writeRequestFrame,
 } from '../../../src/index.js';
 
 const hex = (s: string): Buffer => Buffer.from(s.replace(/[\s|]/g, ''), 'hex');
@@ -246,5 +247,27 @@ describe('metadata record goldens (kafka-facts A.2)', () => {
     expect(() =>
       decodeMetadataRecordValue(Buffer.from(`0100${'01'}${golden.slice(6)}`, 'hex')),
     ).toThrow(expect.objectContaining({ code: 'ERR_KAFKA_CODEC_UNSUPPORTED_VERSION' }));
+  });
+});
+
+describe('writeRequestFrame', () => {
+  it('appends frames back to back, identical to encodeRequestFrame, and rolls back on error', () => {
+    const w = new Writer(8);
+    const a = createMetadataRequest({ topics: null, allowAutoTopicCreation: false });
+    const first = writeRequestFrame(w, MetadataApi, 8, 3, 'c', a);
+    const second = writeRequestFrame(w, MetadataApi, 12, 4, 'c', createMetadataRequest());
+    expect(first).toBe(0);
+    const both = Buffer.from(w.finish());
+    const one = encodeRequestFrame(MetadataApi, 8, 3, 'c', a);
+    expect(both.subarray(0, second).equals(one)).toBe(true);
+    expect(
+      both
+        .subarray(second)
+        .equals(encodeRequestFrame(MetadataApi, 12, 4, 'c', createMetadataRequest())),
+    ).toBe(true);
+    expect(() => writeRequestFrame(w, MetadataApi, 3, 5, 'c', a)).toThrow(
+      /MetadataRequest v3 \.allowAutoTopicCreation/,
+    );
+    expect(w.pos).toBe(both.length);
   });
 });
