@@ -240,6 +240,15 @@ function lz4CompressBlock(chunk: Buffer): Buffer | null {
 }
 
 // ---- gzip
+/**
+ * Java's GZIPOutputStream writes OS byte 0xff ("unknown") where zlib writes 0x03 (Unix);
+ * with it patched, our gzip batches are byte-identical to the Java producer's.
+ */
+function javaGzipHeader(out: Buffer): Buffer {
+  out[9] = 0xff; // RFC 1952 header byte 9: OS
+  return out;
+}
+
 function gzipDecode(data: Buffer, maxBytes: number): Buffer {
   try {
     // zlib stops inflating at maxOutputLength instead of growing without bound.
@@ -365,7 +374,7 @@ export function compressSync(codec: CompressionCodec, data: Buffer): Buffer {
     case 'none':
       return data;
     case 'gzip':
-      return zlib.gzipSync(data);
+      return javaGzipHeader(zlib.gzipSync(data));
     case 'snappy':
       return snappyEncode(data);
     case 'lz4':
@@ -383,7 +392,7 @@ export function compressSync(codec: CompressionCodec, data: Buffer): Buffer {
 export async function compress(codec: CompressionCodec, data: Buffer): Promise<Buffer> {
   if (codec === 'gzip') {
     return new Promise((resolve, reject) => {
-      zlib.gzip(data, (err, out) => (err ? reject(err) : resolve(out)));
+      zlib.gzip(data, (err, out) => (err ? reject(err) : resolve(javaGzipHeader(out))));
     });
   }
   if (codec === 'zstd') {
