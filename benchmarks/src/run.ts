@@ -5,6 +5,7 @@
 import { Bench } from 'tinybench';
 import { runCodecSuite } from './codec-suite.js';
 import { runRecordsSuite } from './records-suite.js';
+import { runWireSuite } from './wire-suite.js';
 
 const smoke = process.argv.includes('--smoke');
 /** `--suite <name>` runs one suite (plus the floor). */
@@ -26,3 +27,4 @@ async function memcpyFloor(): Promise<void> {
 await memcpyFloor();
 if (only === undefined || only === 'codec') await runCodecSuite(smoke);
 if (only === undefined || only === 'records') await runRecordsSuite(smoke);
+if (only === undefined || only === 'wire') await runWireSuite(smoke);
