@@ -18,6 +18,9 @@
 //   schemas       item {jar, prefix}          -> {files: [{path, text}]}: the message schemas
 //                 shipped in the named jar (e.g. "kafka-clients", "common/message/"), so the
 //                 suite reads the very schemas the oracle's classes were generated from
+//   api-keys      item {}                     -> {apis: [{apiKey, name, oldest, latest,
+//                 latestVersionUnstable, listeners, headers: [{version, request, response}]}]}
+//                 from Kafka's ApiMessageType (the facts behind its ApiKeys)
 //   ping                                      -> {"id": n, "pong": true}
 //
 // JSON conventions on this pipe (both directions), layered over Kafka's JsonConverter format:
@@ -113,6 +116,7 @@ public class Oracle {
                 case "batch-decode" -> decodeBatches(item);
                 case "batch-marker" -> buildMarker(item);
                 case "schemas" -> schemas(item);
+                case "api-keys" -> apiKeys();
                 default -> throw new IllegalArgumentException("unknown op " + op);
             };
         } catch (Throwable t) {
@@ -347,6 +351,31 @@ public class Oracle {
                     f.put("path", name);
                     f.put("text", new String(file.getInputStream(entry).readAllBytes(), StandardCharsets.UTF_8));
                 }
+            }
+        }
+        return result;
+    }
+
+    private static ObjectNode apiKeys() {
+        ObjectNode result = NODES.objectNode();
+        ArrayNode apis = result.putArray("apis");
+        for (org.apache.kafka.common.message.ApiMessageType type : org.apache.kafka.common.message.ApiMessageType.values()) {
+            ObjectNode api = apis.addObject();
+            api.put("apiKey", type.apiKey());
+            api.put("name", type.name);
+            short oldest = type.lowestSupportedVersion();
+            short latest = type.highestSupportedVersion(true);
+            api.put("oldest", oldest);
+            api.put("latest", latest);
+            api.put("latestVersionUnstable", type.latestVersionUnstable());
+            ArrayNode listeners = api.putArray("listeners");
+            for (Object listener : type.listeners()) listeners.add(listener.toString());
+            ArrayNode headers = api.putArray("headers");
+            for (short v = oldest; v >= 0 && v <= latest; v++) {
+                ObjectNode h = headers.addObject();
+                h.put("version", v);
+                h.put("request", type.requestHeaderVersion(v));
+                h.put("response", type.responseHeaderVersion(v));
             }
         }
         return result;

@@ -55,6 +55,7 @@ export {
 // Conformance oracle (issue 5): Kafka's own serializers over a JSON-lines pipe.
 export {
   type Oracle,
+  type OracleApi,
   type OracleBatchDescription,
   type OracleDecodedBatch,
   type OracleDecodeItem,

@@ -82,6 +82,24 @@ export interface OracleDecodedBatch {
   readonly records: readonly OracleRecord[];
 }
 
+/** One API as Kafka's `ApiMessageType` describes it (retired APIs have `oldest > latest`). */
+export interface OracleApi {
+  readonly apiKey: number;
+  readonly name: string;
+  readonly oldest: number;
+  /** Highest version, unstable ones included. */
+  readonly latest: number;
+  readonly latestVersionUnstable: boolean;
+  /** Kafka's listener enum names: `BROKER`, `CONTROLLER`, `ZK_BROKER`. */
+  readonly listeners: readonly string[];
+  /** Request and response header version for each version from `oldest` to `latest`. */
+  readonly headers: readonly {
+    readonly version: number;
+    readonly request: number;
+    readonly response: number;
+  }[];
+}
+
 /** A message schema file shipped inside one of the pinned jars. */
 export interface OracleSchemaFile {
   readonly path: string;
@@ -136,6 +154,8 @@ export interface Oracle {
   ): Promise<({ readonly batches: OracleDecodedBatch[] } | { readonly error: OracleJavaError })[]>;
   /** The `*.json` schema files directly under `prefix` in the jar whose name starts with `jar`. */
   schemas(jar: string, prefix: string): Promise<OracleSchemaFile[]>;
+  /** Every API of Kafka's `ApiMessageType`, retired ones included. */
+  apiKeys(): Promise<OracleApi[]>;
   /** Ends the JVM; pending and later requests fail with `ERR_ORACLE_EXITED`. */
   close(): Promise<void>;
 }
@@ -289,6 +309,17 @@ class OracleProcess implements Oracle {
       );
     }
     return result.files;
+  }
+
+  async apiKeys(): Promise<OracleApi[]> {
+    const [result] = (await this.call('api-keys', ['{}'])) as (
+      | { apis: OracleApi[] }
+      | { error: OracleJavaError }
+    )[];
+    if (result === undefined || 'error' in result) {
+      throw new OracleError('ERR_ORACLE_REQUEST', `api-keys: ${JSON.stringify(result)}`);
+    }
+    return result.apis;
   }
 
   /** Sends one request line whose items are already JSON text; resolves with the results. */
