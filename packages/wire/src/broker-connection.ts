@@ -433,7 +433,11 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     const epoch = ++this.epoch;
     try {
       const socket = await this.openSocket(epoch);
-      if (epoch !== this.epoch) throw this.closedError();
+      if (epoch !== this.epoch) {
+        // Closed while the connect was under way: do not leak the new socket.
+        socket.destroy();
+        throw this.closedError();
+      }
       this.attachSocket(socket, epoch);
       this.setState('negotiating');
       const caps = await this.negotiateApiVersions(epoch);
@@ -578,16 +582,21 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
           ...(tls.passphrase === undefined ? {} : { passphrase: tls.passphrase }),
           rejectUnauthorized: tls.rejectUnauthorized ?? true,
         });
-        socket.once('connect', () => {
-          tcpUp = true;
-        });
       }
-      const timer = setTimeout(() => {
-        fail(new Error(`connect timed out after ${this.setupTimeoutMs} ms`));
-      }, this.setupTimeoutMs);
-      const fail = (err: Error) => {
+      const onTcp = () => {
+        tcpUp = true;
+      };
+      const readyEvent = tls === null ? 'connect' : 'secureConnect';
+      // Only our own listeners come off: Node's sockets keep internal ones (e.g. on 'end').
+      const detach = () => {
         clearTimeout(timer);
-        socket.removeAllListeners();
+        socket.off('connect', onTcp);
+        socket.off('error', onError);
+        socket.off('close', onClose);
+        socket.off(readyEvent, onReady);
+      };
+      const fail = (err: Error) => {
+        detach();
         socket.on('error', () => {});
         socket.destroy();
         const code = (err as NodeJS.ErrnoException).code ?? '';
@@ -604,13 +613,19 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
           reject(err);
         }
       };
-      socket.once('error', fail);
-      socket.once('close', () => fail(new Error('connection closed during connect')));
-      socket.once(tls === null ? 'connect' : 'secureConnect', () => {
-        clearTimeout(timer);
-        socket.removeAllListeners();
+      const onError = (err: Error) => fail(err);
+      const onClose = () => fail(new Error('connection closed during connect'));
+      const onReady = () => {
+        detach();
         resolve(socket);
-      });
+      };
+      const timer = setTimeout(() => {
+        fail(new Error(`connect timed out after ${this.setupTimeoutMs} ms`));
+      }, this.setupTimeoutMs);
+      if (tls !== null) socket.once('connect', onTcp);
+      socket.once('error', onError);
+      socket.once('close', onClose);
+      socket.once(readyEvent, onReady);
     });
   }
 

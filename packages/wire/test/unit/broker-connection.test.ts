@@ -8,7 +8,7 @@ import {
   type SaslAuthenticateRequest,
   SaslHandshakeApi,
 } from '@kafkats/codec';
-import type { FakeBroker } from '@kafkats/testkit';
+import { type FakeBroker, startFaultProxy } from '@kafkats/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
@@ -471,6 +471,47 @@ describe('BrokerConnection: failures', () => {
     expect(broker.connectionsAccepted).toBe(1);
     await c.send(MetadataApi, metadataRequest());
     expect(c.state).toBe('ready');
+  });
+});
+
+describe('BrokerConnection: close', () => {
+  it('close() while negotiating fails queued requests with a non-retriable CLOSED', async () => {
+    const broker = await track(startCodecBroker(() => {}));
+    broker.setHandler(() => {}); // never answers ApiVersions
+    const c = connectionTo(broker);
+    const pending = c.send(MetadataApi, metadataRequest()).catch((e: unknown) => e);
+    while (c.state !== 'negotiating') await new Promise((r) => setTimeout(r, 5));
+    await c.close();
+    expect(await pending).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_CLOSED', retriable: false });
+    expect(c.state).toBe('closed');
+    await expect(c.send(MetadataApi, metadataRequest())).rejects.toMatchObject({
+      code: 'ERR_KAFKA_CONNECTION_CLOSED',
+    });
+  });
+
+  it('close() while resolving leaves no socket behind', async () => {
+    const broker = await answeringBroker();
+    const proxy = await track(
+      startFaultProxy({ target: { host: broker.host, port: broker.port } }),
+    );
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const c = new BrokerConnection({
+      host: 'slow-dns.test',
+      port: proxy.port,
+      resolver: async () => {
+        await gate;
+        return [{ address: '127.0.0.1', family: 4 }];
+      },
+    });
+    const attempt = c.connect().catch((e: unknown) => e);
+    await c.close();
+    release();
+    expect(await attempt).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_CLOSED' });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(proxy.activeConnections).toBe(0);
   });
 });
 
