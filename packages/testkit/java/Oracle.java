@@ -10,7 +10,7 @@
 // Ops:
 //   encode        item {name, version, json}  -> {hex} | {error}
 //   decode        item {name, version, hex}   -> {json, trailing} | {error}
-//   batch-build   item: a batch description   -> {hex} | {error}
+//   batch-build   item: a batch description   -> {hex} | {error}  ("magic" 0 or 1: legacy)
 //   batch-decode  item {hex}                  -> {batches: [description...]} | {error}
 //   batch-marker  item {type: COMMIT|ABORT, baseOffset, timestamp, partitionLeaderEpoch,
 //                 producerId, producerEpoch, coordinatorEpoch} -> {hex} | {error}: the control
@@ -397,7 +397,8 @@ public class Oracle {
         boolean control = d.path("isControl").asBoolean(false);
         int partitionLeaderEpoch = d.path("partitionLeaderEpoch").asInt(-1);
         ByteBuffer buffer = ByteBuffer.allocate(1024);
-        MemoryRecordsBuilder builder = new MemoryRecordsBuilder(buffer, RecordBatch.MAGIC_VALUE_V2, compression,
+        byte magic = (byte) d.path("magic").asInt(RecordBatch.MAGIC_VALUE_V2);
+        MemoryRecordsBuilder builder = new MemoryRecordsBuilder(buffer, magic, compression,
             timestampType, baseOffset, logAppendTime, producerId, producerEpoch, baseSequence, transactional,
             control, partitionLeaderEpoch, buffer.capacity());
         for (JsonNode r : d.path("records")) {

@@ -26,7 +26,11 @@ const CODECS: readonly CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4', 'z
 const TIMESTAMP_TYPES: readonly TimestampType[] = ['CreateTime', 'LogAppendTime'];
 
 const oracle = await startOracle();
-const tally = { passed: 0, total: (CODECS.length * TIMESTAMP_TYPES.length + 1) * RUNS };
+const LEGACY_CODECS: readonly CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4'];
+const tally = {
+  passed: 0,
+  total: (CODECS.length * TIMESTAMP_TYPES.length + 1 + 2 * LEGACY_CODECS.length) * RUNS,
+};
 /** Compressed batches whose bytes happen to equal Kafka's (reported, not required). */
 const identicalBytes = new Map<string, { same: number; of: number }>();
 console.log(
@@ -324,4 +328,73 @@ describe('transaction markers', () => {
     }
     expect(failures.slice(0, 3).join('\n\n')).toBe('');
   });
+});
+
+// Legacy message sets (magic 0 and 1) are only read, never written, by our codec: Kafka's
+// builder writes them (still able to in 4.4) and both readers must see the same records. zstd
+// never existed for them; lz4 under magic 0 carries Kafka's old, wrong frame-header checksum.
+describe('legacy message sets', () => {
+  for (const magic of [0, 1]) {
+    for (const compression of LEGACY_CODECS) {
+      test(`magic ${magic}, ${compression}`, async () => {
+        const label = `records legacy v${magic} ${compression}`;
+        const batches = fc.sample(
+          fc.record({
+            baseOffset: int64(0n, 2n ** 62n),
+            logAppendTime: fc.option(int64(0n, 2n ** 42n), { nil: null }),
+            records: fc.array(
+              fc.record({ key: bytesOrNull, value: bytesOrNull, timestamp: int64(0n, 2n ** 42n) }),
+              { minLength: 1, maxLength: 6 },
+            ),
+          }),
+          { seed: caseSeed(label), numRuns: RUNS },
+        );
+        const built = await oracle.buildBatches(
+          batches.map((b) => ({
+            magic,
+            compression,
+            timestampType: magic === 1 && b.logAppendTime !== null ? 'LogAppendTime' : 'CreateTime',
+            baseOffset: b.baseOffset.toString(),
+            logAppendTime: b.logAppendTime === null ? '-1' : b.logAppendTime.toString(),
+            producerId: '-1',
+            producerEpoch: -1,
+            baseSequence: -1,
+            isTransactional: false,
+            partitionLeaderEpoch: -1,
+            records: b.records.map((r, i) => ({
+              offsetDelta: i,
+              timestamp: r.timestamp.toString(),
+              key: base64(r.key),
+              value: base64(r.value),
+              headers: [],
+            })),
+          })),
+        );
+        const kafkaBytes = built.map((b) => Buffer.from('hex' in b ? b.hex : '', 'hex'));
+        const readings = await oracle.decodeBatches(kafkaBytes);
+        const failures: string[] = [];
+        for (let i = 0; i < batches.length; i++) {
+          const b = built[i];
+          const k = readings[i];
+          const bytes = kafkaBytes[i] as Buffer;
+          let problem: string | null;
+          if (b === undefined || 'error' in b)
+            problem = `Kafka's builder refused it: ${JSON.stringify(b)}`;
+          else if (k === undefined || 'error' in k)
+            problem = `Kafka cannot read its bytes: ${JSON.stringify(k)}`;
+          else {
+            try {
+              const d = compareAlong(k.batches, k.batches, ourView(bytes));
+              problem = d ? `Kafka's reading vs ours: ${d}` : null;
+            } catch (error) {
+              problem = `we cannot decode Kafka's bytes: ${(error as Error).message}`;
+            }
+          }
+          if (problem === null) tally.passed++;
+          else failures.push(`${label} case #${i}: ${problem}\n  kafka: ${bytes.toString('hex')}`);
+        }
+        expect(failures.slice(0, 3).join('\n\n')).toBe('');
+      });
+    }
+  }
 });

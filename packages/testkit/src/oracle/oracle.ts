@@ -39,6 +39,8 @@ export interface OracleRecord {
  * `LogAppendTime`. int64 fields are decimal strings.
  */
 export interface OracleBatchDescription {
+  /** 2 (default); 0 or 1 build a legacy message set (no headers, producer fields or zstd). */
+  readonly magic?: number;
   readonly compression: string;
   readonly timestampType?: string;
   readonly baseOffset: string;
@@ -71,7 +73,8 @@ export interface OracleDecodedBatch {
   readonly partitionLeaderEpoch: number;
   readonly compression: string;
   readonly timestampType: string;
-  readonly baseTimestamp: string;
+  /** v2 batches only. */
+  readonly baseTimestamp?: string;
   readonly maxTimestamp: string;
   readonly producerId: string;
   readonly producerEpoch: number;
