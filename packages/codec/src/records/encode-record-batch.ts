@@ -156,14 +156,14 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
       body[pos++] = 1; // zig-zag -1: null
     } else {
       pos = writeVarint(body, pos, key.length);
-      pos += key.copy(body, pos);
+      pos = put(body, pos, key);
     }
     const value = r.value;
     if (value === null) {
       body[pos++] = 1;
     } else {
       pos = writeVarint(body, pos, value.length);
-      pos += value.copy(body, pos);
+      pos = put(body, pos, value);
     }
     const headers = r.headers ?? EMPTY_HEADERS;
     pos = writeVarint(body, pos, headers.length);
@@ -175,7 +175,7 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
         body[pos++] = 1;
       } else {
         pos = writeVarint(body, pos, hd.value.length);
-        pos += hd.value.copy(body, pos);
+        pos = put(body, pos, hd.value);
       }
     }
   }
@@ -185,6 +185,20 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
     maxTimestamp: BigInt(max),
     lastOffsetDelta,
   };
+}
+
+/**
+ * Copies `src` into `dst` at `pos`. Short fields are copied by a loop: below ~32 bytes a
+ * typed-array `set` costs more in call overhead than the bytes it moves.
+ */
+function put(dst: Buffer, pos: number, src: Buffer): number {
+  const n = src.length;
+  if (n < 32) {
+    for (let i = 0; i < n; i++) dst[pos + i] = src[i]!;
+  } else {
+    dst.set(src, pos);
+  }
+  return pos + n;
 }
 
 function checkInt(v: number, min: number, max: number, what: string): number {
