@@ -366,7 +366,7 @@ function readValue(fl: FieldLayout, assign: boolean, imports: Imports): string {
     const loop = `const b${fl.index}: ${elTs}[] = [];\nfor (ix = 0; ix < n${fl.index}; ix++) b${fl.index}.push(${el});\nix = -1;`;
     if (fl.nullable) {
       const head = assign ? '' : `let ${x}: ${elTs}[] | null = null;\n`;
-      const tail = assign ? `else ${x} = null;` : '';
+      const tail = assign ? ` else ${x} = null;` : '';
       return `${head}const n${fl.index} = ${len};\nif (n${fl.index} >= 0) {\n${loop}\n${x} = b${fl.index};\n}${tail}`;
     }
     return `const n${fl.index} = ${len};\n${loop}\n${decl} b${fl.index};`;

@@ -293,7 +293,7 @@ function d_BrokerHeartbeatRequest_v2(r: Reader): BrokerHeartbeatRequest {
           for (ix = 0; ix < n6; ix++) b6.push(r.readUuid());
           ix = -1;
           x6 = b6;
-        }else x6 = null;
+        } else x6 = null;
         r.expectAt(end);
         f = -1;
       } else {
