@@ -364,17 +364,37 @@ function zstdDecode(src: Buffer, maxBytes: number): Buffer {
 }
 
 /**
+ * Checks a compression level against Kafka's ranges (KIP-390): gzip 1-9 (default 6, Java's
+ * Deflater default), zstd -131072..22 (default 3). snappy has no levels; lz4's block
+ * compressor here has one (Kafka's default level 9 uses lz4-java's high-compression mode,
+ * which neither native nor pure-JS backend offers), so a level for either is refused.
+ */
+function levelFor(codec: CompressionCodec, level: number | undefined): number | undefined {
+  if (level === undefined) return undefined;
+  const ok =
+    Number.isInteger(level) &&
+    ((codec === 'gzip' && level >= 1 && level <= 9) ||
+      (codec === 'zstd' && level >= -131072 && level <= 22));
+  if (!ok)
+    throw new CodecError('INVALID_VALUE', codec, `compression level ${level} is not supported`);
+  return level;
+}
+
+/**
  * Compresses `data` synchronously with `codec` in Kafka's framing for it.
  *
+ * @param level gzip 1-9 (default 6); other codecs refuse a level here
  * @throws CodecError `UNSUPPORTED` for zstd (its compressor is async only: use
- *   {@link compress}) or when no implementation of the codec can load
+ *   {@link compress}) or when no implementation of the codec can load; `INVALID_VALUE` for
+ *   a level the codec does not take
  */
-export function compressSync(codec: CompressionCodec, data: Buffer): Buffer {
+export function compressSync(codec: CompressionCodec, data: Buffer, level?: number): Buffer {
+  const lvl = levelFor(codec, level);
   switch (codec) {
     case 'none':
       return data;
     case 'gzip':
-      return javaGzipHeader(zlib.gzipSync(data));
+      return javaGzipHeader(zlib.gzipSync(data, lvl === undefined ? {} : { level: lvl }));
     case 'snappy':
       return snappyEncode(data);
     case 'lz4':
@@ -387,12 +407,21 @@ export function compressSync(codec: CompressionCodec, data: Buffer): Buffer {
 /**
  * Compresses `data` with `codec`; gzip and zstd run off the main thread.
  *
- * @throws CodecError `UNSUPPORTED` when no implementation of the codec can load
+ * @param level gzip 1-9 (default 6), zstd -131072..22 (default 3); snappy and lz4 refuse one
+ * @throws CodecError `UNSUPPORTED` when no implementation of the codec can load,
+ *   `INVALID_VALUE` for a level the codec does not take
  */
-export async function compress(codec: CompressionCodec, data: Buffer): Promise<Buffer> {
+export async function compress(
+  codec: CompressionCodec,
+  data: Buffer,
+  level?: number,
+): Promise<Buffer> {
+  const lvl = levelFor(codec, level);
   if (codec === 'gzip') {
     return new Promise((resolve, reject) => {
-      zlib.gzip(data, (err, out) => (err ? reject(err) : resolve(javaGzipHeader(out))));
+      zlib.gzip(data, lvl === undefined ? {} : { level: lvl }, (err, out) =>
+        err ? reject(err) : resolve(javaGzipHeader(out)),
+      );
     });
   }
   if (codec === 'zstd') {
@@ -401,7 +430,7 @@ export async function compress(codec: CompressionCodec, data: Buffer): Promise<B
       throw new CodecError('UNSUPPORTED', 'zstd', 'zstd compression needs @mongodb-js/zstd');
     }
     // Level 3 is zstd's (and Kafka's) default.
-    return n.compress(data, 3);
+    return n.compress(data, lvl ?? 3);
   }
   return compressSync(codec, data);
 }

@@ -51,6 +51,11 @@ export interface RecordBatchInput {
   readonly control?: boolean;
   /** Default `none`. */
   readonly compression?: CompressionCodec;
+  /**
+   * Codec level (KIP-390): gzip 1-9 (default 6), zstd -131072..22 (default 3). snappy and
+   * lz4 take none; a level for them is `INVALID_VALUE`.
+   */
+  readonly compressionLevel?: number;
   /** Attributes bit 3. Default `CreateTime`. */
   readonly timestampType?: TimestampType;
   /** With `LogAppendTime`: the batch's max timestamp (ms). Default the largest record's. */
@@ -254,12 +259,14 @@ function writeHeader(
 export function encodeRecordBatchSync(input: RecordBatchInput): Buffer {
   const codec = input.compression ?? 'none';
   if (codec === 'none') {
+    if (input.compressionLevel !== undefined)
+      bad('an uncompressed batch takes no compression level');
     const p = encodeRecords(input, RECORD_BATCH_OVERHEAD);
     writeHeader(p.body, input, p, codec);
     return p.body;
   }
   const p = encodeRecords(input, 0);
-  return assemble(input, p, codec, compressSync(codec, p.body));
+  return assemble(input, p, codec, compressSync(codec, p.body, input.compressionLevel));
 }
 
 /**
@@ -273,7 +280,7 @@ export async function encodeRecordBatch(input: RecordBatchInput): Promise<Buffer
   const codec = input.compression ?? 'none';
   if (codec === 'none') return encodeRecordBatchSync(input);
   const p = encodeRecords(input, 0);
-  return assemble(input, p, codec, await compress(codec, p.body));
+  return assemble(input, p, codec, await compress(codec, p.body, input.compressionLevel));
 }
 
 function assemble(

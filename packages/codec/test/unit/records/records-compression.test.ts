@@ -7,6 +7,7 @@ import {
   compressSync,
   decodeRecordBatches,
   decompress,
+  encodeRecordBatchSync,
   setCompressionBackend,
 } from '../../../src/index.js';
 
@@ -36,6 +37,37 @@ describe('compression backends', () => {
       }
     });
   }
+
+  it('compression levels follow Kafka (KIP-390): gzip 1-9, zstd up to 22, none for the rest', async () => {
+    const fast = await compress('gzip', text, 1);
+    const best = await compress('gzip', text, 9);
+    expect(fast.length).toBeGreaterThan(best.length);
+    expect(decompress('gzip', fast, 1 << 20).equals(text)).toBe(true);
+    const z19 = await compress('zstd', text, 19);
+    expect(decompress('zstd', z19, 1 << 20).equals(text)).toBe(true);
+    for (const [codec, level] of [
+      ['gzip', 0],
+      ['gzip', 10],
+      ['zstd', 23],
+      ['lz4', 9],
+      ['snappy', 1],
+    ] as [CompressionCodec, number][]) {
+      await expect(compress(codec, text, level)).rejects.toMatchObject({
+        code: 'ERR_KAFKA_CODEC_INVALID_VALUE',
+      });
+    }
+    expect(() =>
+      encodeRecordBatchSync({ compressionLevel: 1, records: [{ value: null }] }),
+    ).toThrow(expect.objectContaining({ code: 'ERR_KAFKA_CODEC_INVALID_VALUE' }));
+    const batch = encodeRecordBatchSync({
+      compression: 'gzip',
+      compressionLevel: 1,
+      records: [{ value: text }],
+    });
+    expect([...decodeRecordBatches(batch)][0]!.records().next().value!.value!.equals(text)).toBe(
+      true,
+    );
+  });
 
   it('zstd compression without the native module is UNSUPPORTED, not silent', async () => {
     setCompressionBackend('js');
