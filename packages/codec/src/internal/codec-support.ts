@@ -32,11 +32,12 @@ function prepend(e: unknown, seg: string): CodecError {
 }
 
 /** The error for a version outside the message's valid range. */
-export function unsupportedVersion(name: string, version: number, valid: string): CodecError {
+export function unsupportedVersion(_name: string, _version: number, valid: string): CodecError {
+  // atTop adds `<Message> v<version>` as the path on the way out.
   return new CodecError(
     'UNSUPPORTED_VERSION',
     '',
-    `${name} has no version ${version} (valid ${valid})`,
+    `not a version of this message (valid ${valid})`,
   );
 }
 

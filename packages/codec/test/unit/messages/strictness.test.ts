@@ -145,3 +145,10 @@ describe('null and version checks', () => {
     expect(tagged.pos - plain.pos).toBe(4);
   });
 });
+
+describe('error messages', () => {
+  it('UNSUPPORTED_VERSION names the message, the version and the valid range once', () => {
+    const e = codecError(() => encodeMetadataRequest(new Writer(), createMetadataRequest(), 99));
+    expect(e.message).toBe('MetadataRequest v99: not a version of this message (valid 0-13)');
+  });
+});
