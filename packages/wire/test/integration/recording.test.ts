@@ -1,7 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiVersionsApi, apiDescriptor, decodeResponseFrame, MetadataApi } from '@kafkats/codec';
+import {
+  ApiVersionsApi,
+  apiDescriptor,
+  createMetadataRequestTopic,
+  decodeResponseFrame,
+  MetadataApi,
+} from '@kafkats/codec';
 import {
   loadRecording,
   type Recording,
@@ -13,7 +20,8 @@ import { describe, expect, it } from 'vitest';
 import { BrokerConnection, parseBrokerAddress } from '../../src/index.js';
 
 /**
- * Records a real conversation (ApiVersions, Metadata for all topics and for none) through
+ * Records a real conversation (ApiVersions, Metadata for no topics, for one topic of 3
+ * partitions x RF 3 created by Kafka's Java admin, and for a missing topic) through
  * the fault proxy. The committed fixture `fixtures/recordings/api-versions-metadata.msgpack`
  * was written by this test with KAFKATS_RECORD=1; without it the recording goes to a temp
  * directory and is only checked.
@@ -23,6 +31,8 @@ describe('recording a real session through the proxy', () => {
     const cluster = sharedCluster();
     const first = cluster.listeners.PLAINTEXT?.split(',')[0];
     if (first === undefined) throw new Error('no PLAINTEXT listener');
+    const topic = `recorded-${randomUUID().slice(0, 8)}`;
+    await cluster.admin.createTopic(topic, { partitions: 3, replicationFactor: 3 });
     const proxy = await startFaultProxy({ target: parseBrokerAddress(first), record: true });
     const c = new BrokerConnection({
       host: proxy.host,
@@ -31,14 +41,18 @@ describe('recording a real session through the proxy', () => {
       clientId: 'kafkats-recorder',
     });
     try {
-      await c.send(
-        MetadataApi,
-        MetadataApi.createRequest({ topics: null, allowAutoTopicCreation: false }),
-      );
+      const named = (name: string) =>
+        MetadataApi.createRequest({
+          topics: [createMetadataRequestTopic({ name })],
+          allowAutoTopicCreation: false,
+        });
       await c.send(
         MetadataApi,
         MetadataApi.createRequest({ topics: [], allowAutoTopicCreation: false }),
       );
+      const res = await c.send(MetadataApi, named(topic));
+      expect(res.topics[0]?.partitions).toHaveLength(3);
+      await c.send(MetadataApi, named(`${topic}-missing`));
     } finally {
       await c.close();
       await proxy.close();
@@ -46,6 +60,7 @@ describe('recording a real session through the proxy', () => {
     const exchanges = proxy.recording();
     expect(exchanges.map((e) => e.apiKey)).toEqual([
       ApiVersionsApi.apiKey,
+      MetadataApi.apiKey,
       MetadataApi.apiKey,
       MetadataApi.apiKey,
     ]);
@@ -63,8 +78,7 @@ describe('recording a real session through the proxy', () => {
       formatVersion: 1,
       kafkaVersion,
       recordedAt: new Date().toISOString(),
-      description:
-        'BrokerConnection against a 3-node KRaft cluster (testkit): ApiVersions, Metadata all topics, Metadata no topics',
+      description: `BrokerConnection against a 3-node KRaft cluster (testkit): ApiVersions; Metadata for no topics; for ${topic} (3 partitions, RF 3); for ${topic}-missing (UNKNOWN_TOPIC_OR_PARTITION)`,
       exchanges,
     };
     const dir =
@@ -79,6 +93,6 @@ describe('recording a real session through the proxy', () => {
       back.exchanges.map((e) =>
         e.request.equals(exchanges[back.exchanges.indexOf(e)]?.request ?? Buffer.alloc(0)),
       ),
-    ).toEqual([true, true, true]);
+    ).toEqual([true, true, true, true]);
   });
 });

@@ -21,19 +21,28 @@ describe('replaying a recorded Kafka session (no cluster)', () => {
       // The recording was made at the version we negotiate today; a codec upgrade shows here.
       expect(c.negotiatedVersion(MetadataApi)).toBe(recordedMetadata?.apiVersion);
       expect(caps.apiKeys().length).toBeGreaterThan(40);
-      const all = await c.send(
-        MetadataApi,
-        MetadataApi.createRequest({ topics: null, allowAutoTopicCreation: false }),
-      );
-      expect(all.brokers.map((b) => b.nodeId).sort()).toEqual([1, 2, 3]);
-      expect(all.clusterId).toMatch(/^[A-Za-z0-9_-]{22}$/);
-      const again = await c.send(
+      // Replayed in order: Metadata for no topics, for the 3-partition topic, for a missing one.
+      const none = await c.send(
         MetadataApi,
         MetadataApi.createRequest({ topics: [], allowAutoTopicCreation: false }),
       );
-      expect(again.brokers).toHaveLength(3);
-      expect(again.topics).toEqual([]);
-      expect(broker.requests.map((r) => r.apiKey)).toEqual([18, 3, 3]);
+      expect(none.brokers.map((b) => b.nodeId).sort()).toEqual([1, 2, 3]);
+      expect(none.clusterId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(none.topics).toEqual([]);
+      const one = await c.send(
+        MetadataApi,
+        MetadataApi.createRequest({ topics: [], allowAutoTopicCreation: false }),
+      );
+      const topic = one.topics[0];
+      expect(topic?.errorCode).toBe(0);
+      expect(topic?.partitions.map((p) => p.replicaNodes.length)).toEqual([3, 3, 3]);
+      for (const p of topic?.partitions ?? []) expect(p.replicaNodes).toContain(p.leaderId);
+      const missing = await c.send(
+        MetadataApi,
+        MetadataApi.createRequest({ topics: [], allowAutoTopicCreation: false }),
+      );
+      expect(missing.topics[0]?.errorCode).toBe(3); // UNKNOWN_TOPIC_OR_PARTITION
+      expect(broker.requests.map((r) => r.apiKey)).toEqual([18, 3, 3, 3]);
     } finally {
       await c.close();
       await broker.close();
