@@ -22,6 +22,7 @@ import {
   renderLog4j2,
   type SecurityMaterial,
 } from './broker-config.js';
+import { brokerArchivePath, createArchiveFlags, publishArchive, useArchiveFlags } from './cds.js';
 import { javaClientConfig } from './client-config.js';
 import { kafkaDist } from './dist.js';
 import { compileJava, run, toolJvmFlags } from './java.js';
@@ -85,6 +86,8 @@ interface NodeState {
   configFile: string;
   logFile: string;
   process: NodeProcess | null;
+  /** Set while this node's JVM will write the CDS archive on a graceful exit. */
+  archiveTmp?: string | undefined;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -238,7 +241,7 @@ class JvmCluster implements KafkaCluster {
 
   launch(node: NodeState): void {
     const dist = kafkaDist();
-    const args = [
+    const args: string[] = [
       '-Xms128m',
       `-Xmx${this.heapMb}m`,
       '-XX:+UseSerialGC',
@@ -253,6 +256,19 @@ class JvmCluster implements KafkaCluster {
       'kafka.Kafka',
       node.configFile,
     ];
+    const archive = brokerArchivePath();
+    let cds = useArchiveFlags(archive);
+    // The first node of a non-detached cluster on a machine without an archive writes one;
+    // stop() and stopNode() give it a graceful exit so it can.
+    if (
+      cds.length === 0 &&
+      this.owner !== 0 &&
+      !this.nodes.some((n) => n.archiveTmp !== undefined)
+    ) {
+      node.archiveTmp = `${archive}.tmp-${process.pid}-${node.layout.nodeId}`;
+      cds = createArchiveFlags(node.archiveTmp);
+    }
+    args.unshift(...cds);
     writeFileSync(
       node.logFile,
       `--- starting node ${node.layout.nodeId} at ${new Date().toISOString()}\n`,
@@ -324,6 +340,14 @@ class JvmCluster implements KafkaCluster {
     if (node.process === null) return;
     await stopSupervised(node.process, options.signal ?? 'SIGTERM');
     node.process = null;
+    this.settleArchive(node);
+  }
+
+  /** After the archiving node exited: publish its archive if it wrote one; never retry. */
+  private settleArchive(node: NodeState): void {
+    if (node.archiveTmp === undefined) return;
+    publishArchive(node.archiveTmp, brokerArchivePath());
+    node.archiveTmp = undefined;
   }
 
   async startNode(nodeId: number): Promise<void> {
@@ -353,6 +377,15 @@ class JvmCluster implements KafkaCluster {
     if (this.stopped) return;
     this.stopped = true;
     await Promise.all(this.admins.map((a) => a.close()));
+    // The node writing the CDS archive first, gracefully, while its peers still answer (a
+    // controlled shutdown needs the quorum); then the rest are killed.
+    for (const n of this.nodes) {
+      if (n.archiveTmp !== undefined && n.process?.isRunning()) {
+        await stopSupervised(n.process, 'SIGTERM', 60_000);
+        n.process = null;
+      }
+      this.settleArchive(n);
+    }
     await Promise.all(
       this.nodes.map(async (n) => {
         if (n.process !== null) await stopSupervised(n.process, 'SIGKILL');
@@ -373,6 +406,10 @@ class JvmCluster implements KafkaCluster {
         n.process === null ? undefined : stopSupervised(n.process, 'SIGKILL'),
       ),
     );
+    for (const n of this.nodes) {
+      if (n.archiveTmp !== undefined) rmSync(n.archiveTmp, { force: true });
+      n.archiveTmp = undefined;
+    }
     this.unhook();
     releasePorts(this.ports);
   }
