@@ -58,7 +58,8 @@ export function checkLayers(root) {
       if (existsSync(join(pkgDir, name, 'package.json'))) units.push([name, join(pkgDir, name)]);
     }
   }
-  if (existsSync(join(root, 'benchmarks', 'package.json'))) units.push(['benchmarks', join(root, 'benchmarks')]);
+  if (existsSync(join(root, 'benchmarks', 'package.json')))
+    units.push(['benchmarks', join(root, 'benchmarks')]);
 
   for (const [name, dir] of units) {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -85,7 +86,9 @@ export function checkLayers(root) {
           const verdict = allowed(name, to, area);
           if (!verdict) violations.push(`${where}: ${name} may not import ${spec}`);
           else if (verdict !== 'self' && rest.length > 0 && rest.join('/') !== 'package.json') {
-            violations.push(`${where}: ${spec} is a deep import; use the public entry @kafkats/${to}`);
+            violations.push(
+              `${where}: ${spec} is a deep import; use the public entry @kafkats/${to}`,
+            );
           }
         } else if (spec.startsWith('.')) {
           const target = resolve(dirname(file), spec);

@@ -39,7 +39,9 @@ describe('check-layers', () => {
       'packages/meta/package.json': pkg('meta'),
       'packages/wire/src/conn.ts': "import { Cluster } from '@kafkats/meta';\n",
     });
-    expect(checkLayers(root)).toEqual(['packages/wire/src/conn.ts:1: wire may not import @kafkats/meta']);
+    expect(checkLayers(root)).toEqual([
+      'packages/wire/src/conn.ts:1: wire may not import @kafkats/meta',
+    ]);
   });
 
   it('fails on a deep import, a relative escape, tooling in src and an undeclared layer', () => {
@@ -64,7 +66,8 @@ describe('check-layers', () => {
   it('lets tests use the testkit but not library source', () => {
     const root = fakeRepo({
       'packages/meta/package.json': pkg('meta'),
-      'packages/meta/test/integration/x.test.ts': "import { startCluster } from '@kafkats/testkit';\n",
+      'packages/meta/test/integration/x.test.ts':
+        "import { startCluster } from '@kafkats/testkit';\n",
     });
     expect(checkLayers(root)).toEqual([]);
   });
