@@ -69,7 +69,10 @@ export interface BrokerConnectionOptions {
   readonly nodeId?: number;
   /** Request header ClientId; default `'kafkats'`. */
   readonly clientId?: string;
-  /** ApiVersions v3+ ClientSoftwareName (`[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?`); default `'kafkats'`. */
+  /**
+   * ApiVersions v3+ ClientSoftwareName, `[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?`; default
+   * `'kafkats'`. The constructor throws TypeError on anything else.
+   */
   readonly clientSoftwareName?: string;
   /** ApiVersions v3+ ClientSoftwareVersion; default the @kafkats/wire version. */
   readonly clientSoftwareVersion?: string;
@@ -146,6 +149,8 @@ export interface ConnectionStats {
 
 const WIRE_VERSION = '0.1.0';
 const UNSUPPORTED_VERSION = 35;
+/** ApiVersionsRequest v3+ software name/version rule (KIP-511, ApiVersionsRequest.isValid). */
+const SOFTWARE_FIELD = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 
 /** Per-slot record; rewritten for every request, never reallocated. */
 interface Waiter {
@@ -246,6 +251,16 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.clientId = options.clientId ?? 'kafkats';
     this.softwareName = options.clientSoftwareName ?? 'kafkats';
     this.softwareVersion = options.clientSoftwareVersion ?? WIRE_VERSION;
+    // Brokers refuse ApiVersions with other characters (INVALID_REQUEST), which would
+    // otherwise look like a flaky broker and be retried forever.
+    for (const [field, value] of [
+      ['clientSoftwareName', this.softwareName],
+      ['clientSoftwareVersion', this.softwareVersion],
+    ] as const) {
+      if (!SOFTWARE_FIELD.test(value)) {
+        throw new TypeError(`${field} "${value}" must match ${SOFTWARE_FIELD.source}`);
+      }
+    }
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.setupTimeoutMs = options.connectionSetupTimeoutMs ?? 10_000;
     this.maxQueued = Math.max(0, options.maxQueuedRequests ?? 1024);
@@ -387,7 +402,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       this.armTimer(deadlineMs);
       if (this.currentState === 'idle') {
         this.startConnect().catch(() => {
-          // Failures reach the queued requests through failAttempt.
+          // A failed attempt backs off and retries; queued requests wait for it or time out.
         });
       }
     });

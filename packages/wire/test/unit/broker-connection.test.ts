@@ -167,6 +167,17 @@ describe('BrokerConnection: connect and negotiate', () => {
     expect(broker.requests.map((r) => `${r.apiKey}v${r.apiVersion}`).slice(1)).toEqual(['3v5']);
   });
 
+  it('refuses client software names the broker would reject (KIP-511 rule)', () => {
+    const make = (o: Partial<BrokerConnectionOptions>) => () =>
+      new BrokerConnection({ host: '127.0.0.1', port: 1, ...o });
+    expect(make({ clientSoftwareName: 'kafka ts' })).toThrow(TypeError);
+    expect(make({ clientSoftwareName: '-kafkats' })).toThrow(/clientSoftwareName/);
+    expect(make({ clientSoftwareVersion: '1.0 beta' })).toThrow(/clientSoftwareVersion/);
+    expect(
+      make({ clientSoftwareName: 'kafkats-cli', clientSoftwareVersion: '1.2.3' }),
+    ).not.toThrow();
+  });
+
   it('renegotiates on every connection (a broker rolled back between two)', async () => {
     let metadataMax = 12;
     const broker = await track(startCodecBroker(() => {}));
