@@ -9,7 +9,7 @@ import {
   SaslHandshakeApi,
 } from '@kafkats/codec';
 import { type FakeBroker, startFaultProxy } from '@kafkats/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   AuthenticationError,
   BackpressureError,
@@ -250,12 +250,15 @@ describe('BrokerConnection: pipeline, coalescing, back-pressure', () => {
         }),
       );
     }
-    await new Promise((r) => setTimeout(r, 50));
+    // Every refusal is immediate; the 4 sent requests reach the broker shortly.
+    await vi.waitFor(() => expect(outcomes.backpressure).toBe(10_000 - 14), { timeout: 10_000 });
+    await vi.waitFor(
+      () => expect(broker.requests.filter((r) => r.apiKey === MetadataApi.apiKey)).toHaveLength(4),
+      { timeout: 10_000 },
+    );
     expect(c.inFlight).toBe(4);
     expect(c.queued).toBe(10);
-    expect(outcomes.backpressure).toBe(10_000 - 14);
     expect(c.stats.backpressureRejections).toBe(10_000 - 14);
-    expect(broker.requests.filter((r) => r.apiKey === MetadataApi.apiKey)).toHaveLength(4);
     await c.close();
     await Promise.all(pending);
     expect(outcomes.other).toBe(14);
@@ -285,9 +288,15 @@ describe('BrokerConnection: pipeline, coalescing, back-pressure', () => {
     const res = await c.send(ProduceApi, ProduceApi.createRequest({ acks: 0, timeoutMs: 1000 }));
     expect(res.responses).toEqual([]);
     expect(c.inFlight).toBe(1);
-    await new Promise((r) => setTimeout(r, 20));
-    const produce = broker.requests.find((r) => r.apiKey === ProduceApi.apiKey);
-    expect(produce?.correlationId).toBeGreaterThanOrEqual(2 ** 30);
+    const produce = await vi.waitFor(
+      () => {
+        const found = broker.requests.find((r) => r.apiKey === ProduceApi.apiKey);
+        if (found === undefined) throw new Error('Produce not received yet');
+        return found;
+      },
+      { timeout: 10_000 },
+    );
+    expect(produce.correlationId).toBeGreaterThanOrEqual(2 ** 30);
     await c.close();
     expect(await stalled).toBe('failed');
   });
@@ -321,9 +330,9 @@ describe('BrokerConnection: timeouts and late responses', () => {
         reply(MetadataApi, MetadataApi.createResponse({ clusterId: 'fresh' }));
       }),
     );
-    const c = connectionTo(broker, { requestTimeoutMs: 100 });
+    const c = connectionTo(broker);
     await c.connect();
-    const first = c.send(MetadataApi, metadataRequest());
+    const first = c.send(MetadataApi, metadataRequest(), { timeoutMs: 100 });
     await expect(first).rejects.toBeInstanceOf(RequestTimeoutError);
     await expect(first).rejects.toMatchObject({
       code: 'ERR_KAFKA_REQUEST_TIMEOUT',
@@ -340,15 +349,14 @@ describe('BrokerConnection: timeouts and late responses', () => {
 
   it('recycles the connection when a tombstone never gets its late response', async () => {
     const broker = await track(startCodecBroker(() => {}));
-    const c = connectionTo(broker, { requestTimeoutMs: 50 });
+    const c = connectionTo(broker);
     await c.connect();
     const disconnects: DisconnectEvent[] = [];
     c.on('disconnect', (e) => disconnects.push(e));
-    await expect(c.send(MetadataApi, metadataRequest())).rejects.toBeInstanceOf(
+    await expect(c.send(MetadataApi, metadataRequest(), { timeoutMs: 50 })).rejects.toBeInstanceOf(
       RequestTimeoutError,
     );
-    await new Promise((r) => setTimeout(r, 200));
-    expect(disconnects).toHaveLength(1);
+    await vi.waitFor(() => expect(disconnects).toHaveLength(1), { timeout: 10_000 });
     expect(disconnects[0]?.error.message).toMatch(/recycling/);
     expect(c.inFlight).toBe(0);
   });
@@ -522,7 +530,7 @@ describe('BrokerConnection: close', () => {
     release();
     expect(await attempt).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_CLOSED' });
     await new Promise((r) => setTimeout(r, 100));
-    expect(proxy.activeConnections).toBe(0);
+    await vi.waitFor(() => expect(proxy.activeConnections).toBe(0), { timeout: 10_000 });
   });
 });
 

@@ -194,10 +194,10 @@ describe('faults through the TCP proxy', () => {
   });
 
   it('a black hole ends in a request timeout, not a hang', async () => {
-    const { proxy, c } = await proxied({ requestTimeoutMs: 200 });
+    const { proxy, c } = await proxied();
     await c.connect();
     proxy.blackhole = true;
-    await expect(c.send(MetadataApi, metadataRequest())).rejects.toBeInstanceOf(
+    await expect(c.send(MetadataApi, metadataRequest(), { timeoutMs: 200 })).rejects.toBeInstanceOf(
       RequestTimeoutError,
     );
   });
