@@ -18,6 +18,9 @@
 //   schemas       item {jar, prefix}          -> {files: [{path, text}]}: the message schemas
 //                 shipped in the named jar (e.g. "kafka-clients", "common/message/"), so the
 //                 suite reads the very schemas the oracle's classes were generated from
+//   frame         item {name, apiKey, version, correlationId, clientId, json, response?: bool}
+//                 -> {hex}: header + body as Kafka's RequestUtils.serialize writes them (no size
+//                 prefix), with the header version Kafka's ApiKeys picks for that API version
 //   api-keys      item {}                     -> {apis: [{apiKey, name, oldest, latest,
 //                 latestVersionUnstable, listeners, headers: [{version, request, response}]}]}
 //                 from Kafka's ApiMessageType (the facts behind its ApiKeys)
@@ -117,6 +120,7 @@ public class Oracle {
                 case "batch-marker" -> buildMarker(item);
                 case "schemas" -> schemas(item);
                 case "api-keys" -> apiKeys();
+                case "frame" -> frame(item);
                 default -> throw new IllegalArgumentException("unknown op " + op);
             };
         } catch (Throwable t) {
@@ -353,6 +357,36 @@ public class Oracle {
                 }
             }
         }
+        return result;
+    }
+
+    private static ObjectNode frame(JsonNode item) throws Throwable {
+        Kind k = kind(item.path("name").asText());
+        short version = (short) item.path("version").asInt();
+        org.apache.kafka.common.protocol.ApiKeys api = org.apache.kafka.common.protocol.ApiKeys.forId(item.path("apiKey").asInt());
+        JsonNode json = toKafkaJson(item.get("json"));
+        Message body = (Message) invoke(k.read, null, json, version);
+        attachUnknownTaggedFields(body, json);
+        Message header;
+        short headerVersion;
+        if (item.path("response").asBoolean(false)) {
+            header = new org.apache.kafka.common.message.ResponseHeaderData()
+                .setCorrelationId(item.path("correlationId").asInt());
+            headerVersion = api.responseHeaderVersion(version);
+        } else {
+            JsonNode clientId = item.get("clientId");
+            header = new org.apache.kafka.common.message.RequestHeaderData()
+                .setRequestApiKey(api.id)
+                .setRequestApiVersion(version)
+                .setCorrelationId(item.path("correlationId").asInt())
+                .setClientId(clientId == null || clientId.isNull() ? null : clientId.asText());
+            headerVersion = api.requestHeaderVersion(version);
+        }
+        ByteBuffer buffer = org.apache.kafka.common.requests.RequestUtils.serialize(header, headerVersion, body, version);
+        byte[] bytes = new byte[buffer.remaining()];
+        buffer.duplicate().get(bytes);
+        ObjectNode result = NODES.objectNode();
+        result.put("hex", HEX.formatHex(bytes));
         return result;
     }
 

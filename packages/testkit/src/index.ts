@@ -64,6 +64,7 @@ export {
   type OracleEncodeResult,
   type OracleEndTransactionMarker,
   OracleError,
+  type OracleFrameItem,
   type OracleJavaError,
   type OracleRecord,
   type OracleSchemaFile,

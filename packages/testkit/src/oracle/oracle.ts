@@ -116,6 +116,23 @@ export interface OracleEncodeItem {
   readonly json: string;
 }
 
+/**
+ * A frame request: Kafka writes header + body (no size prefix) with `RequestUtils.serialize`,
+ * choosing the header version its `ApiKeys` gives `version`; `response` asks for a response
+ * header (correlation id only) instead of a request header.
+ */
+export interface OracleFrameItem {
+  /** The body's message name, e.g. `MetadataRequest`. */
+  readonly name: string;
+  readonly apiKey: number;
+  readonly version: number;
+  readonly correlationId: number;
+  readonly clientId: string | null;
+  /** The body as JSON text, in the pipe conventions of {@link OracleEncodeItem}. */
+  readonly json: string;
+  readonly response?: boolean;
+}
+
 /** A decode request: Kafka parses `bytes` with the generated reader at `version`. */
 export interface OracleDecodeItem {
   readonly name: string;
@@ -159,6 +176,8 @@ export interface Oracle {
   schemas(jar: string, prefix: string): Promise<OracleSchemaFile[]>;
   /** Every API of Kafka's `ApiMessageType`, retired ones included. */
   apiKeys(): Promise<OracleApi[]>;
+  /** Header + body as Kafka frames them (no size prefix), or Kafka's exception. */
+  frames(items: readonly OracleFrameItem[]): Promise<OracleEncodeResult[]>;
   /** Ends the JVM; pending and later requests fail with `ERR_ORACLE_EXITED`. */
   close(): Promise<void>;
 }
@@ -312,6 +331,16 @@ class OracleProcess implements Oracle {
       );
     }
     return result.files;
+  }
+
+  frames(items: readonly OracleFrameItem[]): Promise<OracleEncodeResult[]> {
+    const texts = items.map(
+      (i) =>
+        `{"name":${JSON.stringify(i.name)},"apiKey":${i.apiKey | 0},"version":${i.version | 0},` +
+        `"correlationId":${i.correlationId | 0},"clientId":${JSON.stringify(i.clientId)},` +
+        `"response":${i.response === true},"json":${i.json}}`,
+    );
+    return this.call('frame', texts) as Promise<OracleEncodeResult[]>;
   }
 
   async apiKeys(): Promise<OracleApi[]> {
