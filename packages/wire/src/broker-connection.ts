@@ -213,8 +213,9 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   private readonly maxQueued: number;
   private readonly rejectWhenFull: boolean;
   private readonly resolver: Resolver;
-  private readonly tls: TlsOptions | null;
-  private readonly sasl: SaslOptions | undefined;
+  // JS-private: util.inspect and JSON never show them, so credentials and keys stay out of logs.
+  readonly #tls: TlsOptions | null;
+  readonly #sasl: SaslOptions | undefined;
   private readonly random: () => number;
   private readonly backoff: ReconnectBackoff;
   private readonly ring: RequestPipeline<Waiter>;
@@ -266,8 +267,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.maxQueued = Math.max(0, options.maxQueuedRequests ?? 1024);
     this.rejectWhenFull = options.queuePolicy === 'reject';
     this.resolver = options.resolver ?? systemResolver;
-    this.tls = options.tls === true ? {} : options.tls ? options.tls : null;
-    this.sasl = options.sasl;
+    this.#tls = options.tls === true ? {} : options.tls ? options.tls : null;
+    this.#sasl = options.sasl;
     this.random = options.random ?? Math.random;
     this.backoff = new ReconnectBackoff(
       options.reconnectBackoffMs ?? 50,
@@ -457,8 +458,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       this.setState('negotiating');
       const caps = await this.negotiateApiVersions(epoch);
       this.caps = caps;
-      if (this.sasl !== undefined) {
-        const lifetimeMs = await authenticateSasl(this.sasl, {
+      if (this.#sasl !== undefined) {
+        const lifetimeMs = await authenticateSasl(this.#sasl, {
           broker: this.name,
           capabilities: caps,
           exchange: (api, request, version) => this.internalRequest(api, request, version, epoch),
@@ -578,7 +579,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   /** One TCP (+TLS) connect with the setup timeout; resolves once the socket can carry requests. */
   private openOne(a: ResolvedAddress): Promise<Socket> {
     return new Promise<Socket>((resolve, reject) => {
-      const tls = this.tls;
+      const tls = this.#tls;
       let socket: Socket;
       let tcpUp = false;
       if (tls === null) {
@@ -1100,7 +1101,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
 
   /** Runs once the ring is empty: new requests wait in the queue until SASL is done again. */
   private runReauth(): void {
-    const sasl = this.sasl;
+    const sasl = this.#sasl;
     const caps = this.caps;
     if (sasl === undefined || caps === null) return;
     this.reauthDue = false;

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import {
   ApiVersionsApi,
   type ApiVersionsRequest,
@@ -438,6 +439,19 @@ describe('BrokerConnection: failures', () => {
     expect(broker.connectionsAccepted).toBe(1);
     expect(broker.requests.filter((r) => r.apiKey === SaslAuthenticateApi.apiKey)).toHaveLength(1);
     await expect(c.send(MetadataApi, metadataRequest())).rejects.toBe(err);
+  });
+
+  it('keeps credentials out of util.inspect (a logged connection leaks nothing)', () => {
+    const c = new BrokerConnection({
+      host: '127.0.0.1',
+      port: 1,
+      sasl: { mechanism: 'SCRAM-SHA-512', username: 'alice', password: 'pa55-secret' },
+      tls: { key: 'PRIVATE-KEY-PEM', passphrase: 'key-pass' },
+    });
+    const shown = inspect(c, { depth: 10, showHidden: true }) + JSON.stringify(c);
+    expect(shown).not.toContain('pa55-secret');
+    expect(shown).not.toContain('PRIVATE-KEY-PEM');
+    expect(shown).not.toContain('key-pass');
   });
 
   it('refuses a mechanism the broker does not enable', async () => {
