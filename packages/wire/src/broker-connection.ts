@@ -532,7 +532,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         this.setState('idle');
       }
     }, delay);
-    this.backoffTimer.unref?.();
+    // Left referenced: with no socket during the backoff, an unref'd timer would let a script
+    // awaiting a queued request exit before the broker came back.
   }
 
   private async openSocket(epoch: number): Promise<Socket> {
