@@ -1,0 +1,371 @@
+// Acceptance tests for @kafkats/meta against real Apache Kafka (issue 7). The second,
+// independent client is Kafka's own Java admin from the testkit; connections are the wire's.
+import { randomUUID } from 'node:crypto';
+import {
+  createListOffsetsRequest,
+  ErrorCode,
+  ListOffsetsApi,
+  type ListOffsetsResponse,
+  MetadataApi,
+  ProtocolError,
+} from '@kafkats/codec';
+import { type KafkaCluster, sharedCluster, startCluster, startFaultProxy } from '@kafkats/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BrokerPool,
+  buildMetadataRequest,
+  Cluster,
+  type ConnectionFactory,
+  type MetaConnection,
+  responseErrors,
+  wireConnectionFactory,
+} from '../../src/index.js';
+
+const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+interface Sent {
+  nodeId: number | undefined;
+  apiKey: number;
+  request: unknown;
+  /** The error name when the send failed. */
+  failed?: string;
+  /** Error names found inside a successful response. */
+  inner?: string[];
+}
+
+/** The real wire factory, with every socket opened and every request sent recorded. */
+function spyFactory(inner: ConnectionFactory = wireConnectionFactory()) {
+  const connects: string[] = [];
+  const sent: Sent[] = [];
+  const factory: ConnectionFactory = async (target) => {
+    connects.push(target.label);
+    const c = await inner(target);
+    const wrapped: MetaConnection = {
+      get closed() {
+        return c.closed;
+      },
+      negotiatedVersion: (k) => c.negotiatedVersion(k),
+      onClose: (l) => c.onClose(l),
+      close: () => c.close(),
+      send: async (api, request, options) => {
+        const entry: Sent = { nodeId: target.nodeId, apiKey: api.apiKey, request };
+        sent.push(entry);
+        try {
+          const response = await c.send(api, request, options);
+          entry.inner = responseErrors(response).map((e) => e.error.errorName);
+          return response;
+        } catch (error) {
+          entry.failed = error instanceof ProtocolError ? error.errorName : String(error);
+          throw error;
+        }
+      },
+    };
+    return wrapped;
+  };
+  return { factory, connects, sent };
+}
+
+const listOffsets = (topic: string, partition: number) =>
+  createListOffsetsRequest({
+    replicaId: -1,
+    topics: [
+      {
+        name: topic,
+        partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n }],
+      },
+    ],
+  } as never);
+
+function partitionError(response: ListOffsetsResponse): number {
+  return response.topics[0]?.partitions[0]?.errorCode ?? -999;
+}
+
+describe('against the shared 3-node cluster', () => {
+  const shared = sharedCluster();
+  let cluster: Cluster;
+
+  beforeAll(async () => {
+    cluster = await Cluster.connect(shared.bootstrap, { refreshIntervalMs: 0 });
+  });
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  it('resolves every partition of a 6-partition RF=3 topic to a leader inside its replica set, spread over the brokers', async () => {
+    const topic = unique('meta-spread');
+    const java = await shared.admin.createTopic(topic, { partitions: 6, replicationFactor: 3 });
+    const snapshot = await cluster.refreshTopics([topic]);
+    const info = snapshot.topic(topic);
+    expect(info?.errorCode).toBe(0);
+    expect(info?.topicId).toBe(java.topicId);
+    expect(info?.partitions.length).toBe(6);
+    const leaders = new Set<number>();
+    for (const p of info?.partitions ?? []) {
+      expect(p.leader).toBeDefined();
+      expect(p.replicas).toContain(p.leader);
+      expect(p.replicas.length).toBe(3);
+      leaders.add(p.leader as number);
+      // The Java admin, asked independently, agrees on the replica set.
+      expect([...p.replicas].sort()).toEqual(
+        [...(java.partitions[p.partition]?.replicas ?? [])].sort(),
+      );
+    }
+    expect(leaders.size).toBeGreaterThan(1);
+    // And a leader-routed request for every partition is answered without error by its leader
+    // (a broker that has not yet heard it leads a brand-new partition says NOT_LEADER_OR_FOLLOWER
+    // inside the answer; ListOffsets is a read, so the dispatcher may re-ask).
+    for (let partition = 0; partition < 6; partition++) {
+      const response = await cluster.sendToLeader(
+        topic,
+        partition,
+        ListOffsetsApi,
+        listOffsets(topic, partition),
+        {
+          retryInnerMetadataErrors: true,
+        },
+      );
+      expect(partitionError(response)).toBe(ErrorCode.NONE);
+    }
+  });
+
+  it('sees a held snapshot unchanged, and every snapshot consistent, while refreshes land', async () => {
+    const topics = [unique('meta-reader-a'), unique('meta-reader-b')];
+    let stop = false;
+    let checked = 0;
+    const reader = (async () => {
+      while (!stop) {
+        const held = cluster.snapshot();
+        const before = JSON.stringify(held);
+        const nodes = new Set(held.brokers.map((b) => b.nodeId));
+        for (const t of held.topics) {
+          for (const p of t.partitions)
+            if (p.leader !== undefined) expect(nodes.has(p.leader)).toBe(true);
+        }
+        await new Promise((r) => setTimeout(r, 1));
+        // A refresh may have landed meanwhile; the snapshot we hold did not move.
+        expect(JSON.stringify(held)).toBe(before);
+        expect(Object.isFrozen(held.topics)).toBe(true);
+        checked++;
+      }
+    })();
+    const refreshes = (async () => {
+      for (let i = 0; i < 10; i++) await cluster.refresh();
+    })();
+    for (const t of topics)
+      await shared.admin.createTopic(t, { partitions: 3, replicationFactor: 2 });
+    await refreshes;
+    await cluster.refreshTopics(topics);
+    stop = true;
+    await reader;
+    expect(checked).toBeGreaterThan(5);
+    for (const t of topics) expect(cluster.snapshot().topic(t)?.partitions.length).toBe(3);
+  });
+
+  it('routes Metadata anywhere and refuses to route a leader API without its partition', async () => {
+    const version = (await cluster.negotiatedFor(MetadataApi.apiKey)) ?? 0;
+    expect(version).toBeGreaterThanOrEqual(12);
+    const response = await cluster.sendRouted(MetadataApi, buildMetadataRequest(null, version));
+    expect(response.brokers.length).toBe(3);
+    await expect(cluster.sendRouted(ListOffsetsApi, listOffsets('x', 0))).rejects.toMatchObject({
+      code: 'ERR_KAFKA_ROUTING_NEEDS_TARGET',
+    });
+  });
+
+  it('opens one socket for twenty concurrent callers (counted at a TCP proxy)', async () => {
+    const first = shared.brokers[0];
+    if (first === undefined) throw new Error('no broker');
+    const proxy = await startFaultProxy({ target: { host: first.host, port: first.port } });
+    const pool = new BrokerPool([proxy.address], wireConnectionFactory());
+    try {
+      const connections = await Promise.all(
+        Array.from({ length: 20 }, () => pool.get({ bootstrap: proxy.address })),
+      );
+      expect(new Set(connections).size).toBe(1);
+      const answers = await Promise.all(
+        connections.map((c) =>
+          c.send(
+            MetadataApi,
+            buildMetadataRequest(null, c.negotiatedVersion(MetadataApi.apiKey) ?? 0),
+          ),
+        ),
+      );
+      expect(answers.every((a) => a.brokers.length === 3)).toBe(true);
+      expect(proxy.connectionsAccepted).toBe(1);
+    } finally {
+      await pool.close();
+      await proxy.close();
+    }
+  });
+});
+
+describe('against a private 3-node cluster with auto.create.topics.enable=true', () => {
+  let kafka: KafkaCluster;
+
+  beforeAll(async () => {
+    kafka = await startCluster({
+      nodes: 3,
+      brokerConfig: {
+        'auto.create.topics.enable': 'true',
+        // No preferred-leader rebalance during the test: a restarted broker stays a follower.
+        'auto.leader.rebalance.enable': 'false',
+      },
+    });
+  });
+  afterAll(async () => {
+    await kafka?.stop();
+  });
+
+  it('finds the group coordinator on the first lookup against the fresh cluster', async () => {
+    const cluster = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
+    try {
+      // __consumer_offsets does not exist yet: the broker answers COORDINATOR_NOT_AVAILABLE
+      // until it is created and has leaders, which the lookup waits out.
+      const node = await cluster.coordinator('group', unique('fresh-group'));
+      expect(kafka.brokers.map((b) => b.nodeId)).toContain(node);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it('reports UNKNOWN_TOPIC_OR_PARTITION for a missing topic and the Java admin confirms it was not created', async () => {
+    const cluster = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
+    const topic = unique('meta-typo');
+    try {
+      const snapshot = await cluster.refreshTopics([topic]);
+      expect(snapshot.topic(topic)?.errorCode).toBe(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+      await expect(cluster.leaderFor(topic, 0)).rejects.toMatchObject({
+        errorName: 'UNKNOWN_TOPIC_OR_PARTITION',
+      });
+      // Control: the same broker does create a topic for a request that allows it, so only our
+      // `false` kept the first one away.
+      const control = unique('meta-control');
+      const broker = kafka.brokers[0];
+      if (broker === undefined) throw new Error('no broker');
+      const c = await wireConnectionFactory()({
+        host: broker.host,
+        port: broker.port,
+        label: 'control',
+      });
+      try {
+        const v = c.negotiatedVersion(MetadataApi.apiKey) ?? 12;
+        const request = buildMetadataRequest([control], v);
+        request.allowAutoTopicCreation = true;
+        await c.send(MetadataApi, request);
+      } finally {
+        await c.close();
+      }
+      // The Java admin's listing that shows the control topic (asked for after ours) must
+      // not show ours.
+      let listing: string[] = [];
+      const deadline = Date.now() + 60_000;
+      while (!listing.includes(control) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        listing = await kafka.admin.listTopics();
+      }
+      expect(listing).toContain(control);
+      expect(listing).not.toContain(topic);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it('a send to the old leader gets NOT_LEADER_OR_FOLLOWER, refreshes only that topic, and succeeds on the new leader', async () => {
+    const topic = unique('meta-moved');
+    const other = unique('meta-bystander');
+    await kafka.admin.createTopic(topic, { partitions: 1, replicationFactor: 3 });
+    await kafka.admin.createTopic(other, { partitions: 1, replicationFactor: 3 });
+    const spy = spyFactory();
+    const cluster = await Cluster.connect(kafka.bootstrap, {
+      refreshIntervalMs: 0,
+      connectionFactory: spy.factory,
+    });
+    try {
+      // The first snapshot came through a bootstrap connection; no node connection exists yet.
+      const oldLeader = cluster.snapshot().leaderFor(topic, 0);
+      if (oldLeader === undefined) throw new Error('no leader');
+      // Move leadership away and bring the old leader back as a follower. Our snapshot still
+      // names it, and we hold no node connection to it that could have told us it went away.
+      await kafka.stopNode(oldLeader);
+      await kafka.startNode(oldLeader);
+      const java = await kafka.admin.describeTopic(topic);
+      const newLeader = java.partitions[0]?.leader;
+      expect(newLeader).not.toBe(oldLeader);
+      expect(cluster.snapshot().leaderFor(topic, 0)).toBe(oldLeader);
+
+      const before = spy.sent.length;
+      // ListOffsets carries the error per partition; it is an idempotent read, so the
+      // dispatcher may treat a stale-leader error inside the answer as the attempt's failure.
+      const response = await cluster.sendToLeader(topic, 0, ListOffsetsApi, listOffsets(topic, 0), {
+        retryInnerMetadataErrors: true,
+      });
+      expect(partitionError(response)).toBe(ErrorCode.NONE);
+      const after = spy.sent.slice(before);
+      const offsets = after.filter((s) => s.apiKey === ListOffsetsApi.apiKey);
+      expect(offsets.map((s) => s.nodeId)).toEqual([oldLeader, newLeader]);
+      // The old leader answered, with the error inside a successful response.
+      expect(offsets[0]?.failed).toBeUndefined();
+      expect(offsets[0]?.inner).toEqual(['NOT_LEADER_OR_FOLLOWER']);
+      expect(offsets[1]?.inner).toEqual([]);
+      const refreshes = after.filter((s) => s.apiKey === MetadataApi.apiKey);
+      expect(
+        refreshes.map((s) =>
+          (s.request as { topics: { name: string }[] | null }).topics?.map((t) => t.name),
+        ),
+      ).toEqual([[topic]]);
+      expect(cluster.snapshot().leaderFor(topic, 0)).toBe(newLeader);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it('recovers through the bootstrap address after every broker restarts on a new port', async () => {
+    const first = kafka.brokers[0];
+    if (first === undefined) throw new Error('no broker');
+    // The stable bootstrap address a load balancer or Kubernetes service would give.
+    const proxy = await startFaultProxy({ target: { host: first.host, port: first.port } });
+    const spy = spyFactory();
+    const cluster = await Cluster.connect([proxy.address], {
+      refreshIntervalMs: 0,
+      connectionFactory: spy.factory,
+    });
+    try {
+      const topic = unique('meta-roll');
+      await kafka.admin.createTopic(topic, { partitions: 3, replicationFactor: 3 });
+      await cluster.refreshTopics([topic]);
+      await cluster.sendToLeader(topic, 0, ListOffsetsApi, listOffsets(topic, 0));
+      const oldPorts = new Set(cluster.snapshot().brokers.map((b) => b.port));
+      for (const b of [...kafka.brokers]) await kafka.restartNode(b.nodeId);
+      const moved = kafka.brokers[0];
+      if (moved === undefined) throw new Error('no broker');
+      proxy.retarget({ host: moved.host, port: moved.port });
+      expect(kafka.brokers.every((b) => !oldPorts.has(b.port))).toBe(true);
+
+      // Every address the pool learnt is dead now; only the bootstrap address leads back.
+      const snapshot = await retry(() => cluster.refresh());
+      expect(new Set(snapshot.brokers.map((b) => b.port))).toEqual(
+        new Set(kafka.brokers.map((b) => b.port)),
+      );
+      const response = await cluster.sendToLeader(topic, 0, ListOffsetsApi, listOffsets(topic, 0));
+      expect(partitionError(response)).toBe(ErrorCode.NONE);
+      expect(spy.connects.filter((l) => l.startsWith('bootstrap')).length).toBeGreaterThan(1);
+    } finally {
+      await cluster.close();
+      await proxy.close();
+    }
+    // Three sequential broker restarts on two cores take minutes, not the default two.
+  }, 480_000);
+});
+
+/** The caller-level retry an application would do around a refresh while the cluster settles. */
+async function retry<T>(fn: () => Promise<T>, attempts = 20): Promise<T> {
+  let last: unknown;
+  for (let i = 0; i < attempts; i++) {
+    try {
+      return await fn();
+    } catch (error) {
+      last = error;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  throw last;
+}
