@@ -193,6 +193,7 @@ export class Writer {
       return;
     }
     if (typeof v !== 'string') throw badValue('string', v);
+    if (!v.isWellFormed()) v = javaUtf8(v);
     const n = Buffer.byteLength(v, 'utf8');
     if (n > 0x7fff) throw tooLong('string', n, 0x7fff);
     this.writeInt16(n);
@@ -207,6 +208,7 @@ export class Writer {
       return;
     }
     if (typeof v !== 'string') throw badValue('string', v);
+    if (!v.isWellFormed()) v = javaUtf8(v);
     const n = Buffer.byteLength(v, 'utf8');
     if (n > 0x7fff) throw tooLong('string', n, 0x7fff);
     this.writeUvarint(n + 1);
@@ -284,3 +286,14 @@ function tooLong(type: string, n: number, max: number): CodecError {
 
 /** A shared empty Buffer (never written to). */
 export const EMPTY_BUFFER: Buffer = EMPTY;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A string with unpaired surrogates as Java's `String.getBytes(UTF_8)` sees it: each lone
+ * surrogate becomes `?`. Node would write U+FFFD (3 bytes) instead, and the bytes would differ
+ * from Kafka's own clients for the same string.
+ */
+function javaUtf8(v: string): string {
+  return v.replace(LONE_SURROGATE, '?');
+}

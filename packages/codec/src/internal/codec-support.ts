@@ -110,12 +110,27 @@ export function writeUnknownTagged(
 ): number {
   while (u < uk.length && (below < 0 || uk[u]!.tag < below)) {
     const t = uk[u]!;
+    // Kafka's RawTaggedFieldWriter refuses a repeated tag, a tag that collides with a tag the
+    // schema defines, and 2^31-1 (its end-of-fields sentinel); so do we, rather than write a
+    // section a Java reader would misread.
+    if (t.tag === MAX_TAG || (u > 0 && uk[u - 1]!.tag === t.tag)) throw badUnknownTag(t.tag);
     w.writeUvarint(t.tag);
     w.writeUvarint(t.data.length);
     w.writeRaw(t.data);
     u++;
   }
+  if (below >= 0 && u < uk.length && uk[u]!.tag === below) throw badUnknownTag(below);
   return u;
+}
+
+const MAX_TAG = 0x7fffffff;
+
+function badUnknownTag(tag: number): CodecError {
+  return new CodecError(
+    'INVALID_VALUE',
+    '',
+    `unknown tagged field ${tag} repeats a tag, collides with a defined tag or uses the reserved tag 2147483647`,
+  );
 }
 
 /** The tagged-field section of a struct that has no known tagged fields at this version. */

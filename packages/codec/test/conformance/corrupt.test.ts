@@ -6,7 +6,7 @@
 //   refuse it (INVALID_LENGTH);
 // - deliberate: Kafka ignores the declared size of a known tagged field, we refuse a field
 //   whose content does not fill exactly its declared size;
-// - open: an ill-formed UTF-8 sequence (e.g. an encoded surrogate, ED B3 AF) becomes one U+FFFD
+// - deliberate: an ill-formed UTF-8 sequence (e.g. an encoded surrogate, ED B3 AF) becomes one U+FFFD
 //   in Java and one per byte in Node's decoder.
 import { startOracle } from '@kafkats/testkit';
 import fc from 'fast-check';
