@@ -31,21 +31,18 @@ export class KafkaError extends Error {
    *
    * @param code a non-zero int16 error code from a response
    * @param context what it was about (`Metadata v12 from broker 1, topic orders`)
-   * @throws KafkaError `ERR_KAFKA_BROKER_ERROR_NONE` for code 0, which is not an error
+   * @throws KafkaError `ERR_KAFKA_ERROR_CODE_NONE` for code 0, which is not an error
    */
   static fromCode(code: number, context = ''): ProtocolError {
     if (code === 0) {
       throw new KafkaError(
-        'ERR_KAFKA_BROKER_ERROR_NONE',
+        'ERR_KAFKA_ERROR_CODE_NONE',
         `${context}: error code 0 (NONE) is not an error`,
       );
     }
     if (protocolErrorFactory === undefined) {
       // Only reachable by importing errors.ts without the package entry (a deep import).
-      throw new KafkaError(
-        'ERR_KAFKA_BROKER_ERROR_TABLE_MISSING',
-        'protocol-error.js was not loaded',
-      );
+      throw new KafkaError('ERR_KAFKA_ERROR_TABLE_MISSING', 'protocol-error.js was not loaded');
     }
     return protocolErrorFactory(code, context);
   }

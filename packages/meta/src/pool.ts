@@ -115,7 +115,7 @@ export class BrokerPool {
   /**
    * The connection to an endpoint, opened if needed.
    *
-   * @throws KafkaError `ERR_KAFKA_BROKER_UNKNOWN` (retriable: metadata may learn it) for a node
+   * @throws KafkaError `ERR_KAFKA_POOL_UNKNOWN_NODE` (retriable: metadata may learn it) for a node
    *   id without a known address; the factory's error (a retriable connection error) when the
    *   connect fails; `ERR_KAFKA_POOL_CLOSED` after close()
    */
@@ -129,7 +129,7 @@ export class BrokerPool {
       if (address === undefined) {
         return Promise.reject(
           new KafkaError(
-            'ERR_KAFKA_BROKER_UNKNOWN',
+            'ERR_KAFKA_POOL_UNKNOWN_NODE',
             `broker ${endpoint.nodeId} is not in the metadata`,
             {
               retriable: true,

@@ -67,7 +67,7 @@ describe('KafkaError.fromCode', () => {
 
   it('refuses code 0, which is not an error', () => {
     expect(() => KafkaError.fromCode(0, 'x')).toThrow(
-      expect.objectContaining({ code: 'ERR_KAFKA_BROKER_ERROR_NONE' }),
+      expect.objectContaining({ code: 'ERR_KAFKA_ERROR_CODE_NONE' }),
     );
     expect(protocolErrorOrNull(0)).toBeNull();
     expect(protocolErrorOrNull(15)?.errorName).toBe('COORDINATOR_NOT_AVAILABLE');

@@ -83,7 +83,7 @@ describe('BrokerPool', () => {
     const fake = new FakeCluster(1);
     const pool = new BrokerPool(fake.bootstrap(), fake.factory);
     await expect(pool.get({ nodeId: 7 })).rejects.toMatchObject({
-      code: 'ERR_KAFKA_BROKER_UNKNOWN',
+      code: 'ERR_KAFKA_POOL_UNKNOWN_NODE',
       retriable: true,
     });
     await pool.close();
