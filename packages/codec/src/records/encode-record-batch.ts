@@ -85,6 +85,18 @@ function toMs(t: bigint | number, what: string): number {
   return n;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Java's `String.getBytes(UTF_8)` writes a lone UTF-16 surrogate as `?`, Node's encoder as
+ * U+FFFD: header keys follow Java so a batch has the bytes the Java producer would write.
+ */
+function javaUtf8(s: string): string {
+  return (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+    ? s
+    : s.replace(LONE_SURROGATE, '?');
+}
+
 /** The records section (after `room` header bytes) and what the header needs from it. */
 interface Prepared {
   readonly body: Buffer;
@@ -118,6 +130,7 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
   const sizes = new Array<number>(n);
   const timestamps = new Array<number>(n);
   const keyLens: number[] = [];
+  const fixedKeys = new Map<RecordHeaderInput, string>();
   let total = 0;
   for (let i = 0; i < n; i++) {
     const r = records[i]!;
@@ -138,8 +151,10 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
     size += sizeOfVarint(headers.length);
     for (let h = 0; h < headers.length; h++) {
       const hd = headers[h]!;
-      const kl = Buffer.byteLength(hd.key, 'utf8');
+      const key = javaUtf8(hd.key);
+      const kl = Buffer.byteLength(key, 'utf8');
       keyLens.push(kl);
+      if (key !== hd.key) fixedKeys.set(hd, key);
       size += sizeOfVarint(kl) + kl;
       size += hd.value === null ? 1 : sizeOfVarint(hd.value.length) + hd.value.length;
     }
@@ -175,7 +190,7 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
     for (let h = 0; h < headers.length; h++) {
       const hd = headers[h]!;
       pos = writeVarint(body, pos, keyLens[k++]!);
-      pos += body.write(hd.key, pos, 'utf8');
+      pos += body.write(fixedKeys.get(hd) ?? hd.key, pos, 'utf8');
       if (hd.value === null) {
         body[pos++] = 1;
       } else {

@@ -161,6 +161,23 @@ describe('encodeRecordBatch / decodeRecordBatches', () => {
     expect(it.partialBatchBytes).toBe(0);
   });
 
+  it('writes a lone surrogate in a header key as Java does (?), pairs untouched', () => {
+    const buf = encodeRecordBatchSync({
+      records: [
+        {
+          value: null,
+          timestamp: 0,
+          headers: [
+            { key: 'a\ud800b', value: null },
+            { key: '😀', value: null },
+          ],
+        },
+      ],
+    });
+    const keys = [...batches(buf)[0]!.records()][0]!.headers.map((h) => h.key);
+    expect(keys).toEqual(['a?b', '😀']);
+  });
+
   it('decodes negative and huge timestamp deltas', () => {
     const buf = encodeRecordBatchSync({
       records: [
