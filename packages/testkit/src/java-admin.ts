@@ -486,7 +486,7 @@ export class JavaAdmin {
     this.closed = true;
     const child =
       this.child ?? (this.starting === null ? null : await this.starting.catch(() => null));
-    if (child === null || child.exitCode !== null) return;
+    if (child === null || child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
       child.once('exit', () => {

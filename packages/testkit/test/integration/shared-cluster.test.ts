@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sharedCluster } from '../../src/index.js';
+import { runKafkaTool, sharedCluster } from '../../src/index.js';
 
 const topicName = (label: string) => `testkit-${label}-${randomUUID().slice(0, 8)}`;
 
@@ -78,6 +78,23 @@ describe("the shared 3-node cluster, asserted through Kafka's own Java admin", (
       { partition: 0, offset: 1n, timestamp: -1n },
       { partition: 1, offset: 2n, timestamp: -1n },
     ]);
+  });
+
+  it("runs Kafka's console tools against it (TopicCommand sees the Java admin's topic)", async () => {
+    const cluster = sharedCluster();
+    const name = topicName('tool');
+    await cluster.admin.createTopic(name, { partitions: 2, replicationFactor: 2 });
+    const listed = await runKafkaTool('org.apache.kafka.tools.TopicCommand', [
+      '--bootstrap-server',
+      cluster.bootstrap,
+      '--describe',
+      '--topic',
+      name,
+    ]);
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain(`Topic: ${name}`);
+    expect(listed.stdout).toContain('PartitionCount: 2');
+    expect(listed.stdout).toContain('ReplicationFactor: 2');
   });
 
   it('reports a Kafka exception as a typed JavaAdminError', async () => {
