@@ -74,6 +74,7 @@ describe('record batch round trip (fast-check)', () => {
         expect(b.isControl).toBe(input.control);
         expect(b.compression).toBe(input.compression);
         expect(b.timestampType).toBe(input.timestampType);
+        // biome-ignore lint/complexity/useMathMinMax: bigint timestamps; Math.max takes numbers only
         const max = input.records.reduce((m, r) => (tsOf(r) > m ? tsOf(r) : m), -1n);
         expect(b.maxTimestamp).toBe(max);
         const out = [...b.records()];
