@@ -48,6 +48,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
@@ -225,7 +226,7 @@ public class JavaAdmin {
         admin().deleteTopics(List.of(a.path("name").asText())).all().get();
         return JSON.nullNode();
       case "describeCluster":
-        return describeCluster();
+        return describeCluster(a.path("timeoutMs").asInt(0));
       case "createPartitions":
         admin().createPartitions(Map.of(a.path("name").asText(), NewPartitions.increaseTo(a.path("totalCount").asInt())))
             .all().get();
@@ -334,8 +335,10 @@ public class JavaAdmin {
     return out;
   }
 
-  private static JsonNode describeCluster() throws Exception {
-    DescribeClusterResult r = admin().describeCluster();
+  private static JsonNode describeCluster(int timeoutMs) throws Exception {
+    DescribeClusterOptions options = new DescribeClusterOptions();
+    if (timeoutMs > 0) options.timeoutMs(timeoutMs);
+    DescribeClusterResult r = admin().describeCluster(options);
     ObjectNode out = JSON.createObjectNode();
     out.put("clusterId", r.clusterId().get());
     Node controller = r.controller().get();

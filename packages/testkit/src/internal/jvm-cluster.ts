@@ -90,6 +90,9 @@ interface NodeState {
   archiveTmp?: string | undefined;
 }
 
+/** Log lines after which a starting broker will not recover. */
+const FATAL = /Encountered fatal fault|Exiting Kafka due to fatal exception/;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 class JvmCluster implements KafkaCluster {
@@ -286,31 +289,64 @@ class JvmCluster implements KafkaCluster {
   async waitReady(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last = 'no answer yet';
-    for (;;) {
-      for (const n of this.nodes) {
-        if (n.process !== null && !n.process.isRunning()) {
-          throw this.startError(`node ${n.layout.nodeId} exited during start-up`);
+    // A node that dies (or logs a fatal fault, after which it can take many seconds to exit)
+    // fails the wait at once, even while a describeCluster attempt is still out.
+    let fail: (error: TestkitError) => void = () => {};
+    const failed = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    failed.catch(() => {});
+    const watch = setInterval(() => {
+      const problem = this.startProblem();
+      if (problem !== null) fail(this.startError(problem));
+    }, 250);
+    try {
+      for (;;) {
+        const problem = this.startProblem();
+        if (problem !== null) throw this.startError(problem);
+        const expected = this.nodes
+          .filter((n) => n.process !== null)
+          .map((n) => `${n.layout.nodeId}@${n.layout.ports.PLAINTEXT}`)
+          .join(',');
+        try {
+          // Short per-attempt deadline, so a stalled attempt does not hold up the next.
+          const described = await Promise.race([
+            this.admin.request<{ nodes: { id: number; port: number }[] }>(
+              'describeCluster',
+              { timeoutMs: 3000 },
+              10_000,
+            ),
+            failed,
+          ]);
+          const seen = described.nodes.map((n) => `${n.id}@${n.port}`).join(',');
+          if (seen === expected) return;
+          last = `registered ${seen || 'none'}, want ${expected}`;
+        } catch (error) {
+          if (error instanceof TestkitError && error.code === TestkitErrorCode.ClusterStartFailed)
+            throw error;
+          last = (error as Error).message.split('\n')[0] ?? String(error);
         }
+        if (Date.now() > deadline)
+          throw this.startError(`not ready after ${timeoutMs} ms (${last})`);
+        await sleep(300);
       }
-      const expected = this.nodes
-        .filter((n) => n.process !== null)
-        .map((n) => `${n.layout.nodeId}@${n.layout.ports.PLAINTEXT}`)
-        .join(',');
-      try {
-        const described = await this.admin.request<{ nodes: { id: number; port: number }[] }>(
-          'describeCluster',
-          {},
-          15_000,
-        );
-        const seen = described.nodes.map((n) => `${n.id}@${n.port}`).join(',');
-        if (seen === expected) return;
-        last = `registered ${seen || 'none'}, want ${expected}`;
-      } catch (error) {
-        last = (error as Error).message.split('\n')[0] ?? String(error);
-      }
-      if (Date.now() > deadline) throw this.startError(`not ready after ${timeoutMs} ms (${last})`);
-      await sleep(300);
+    } finally {
+      clearInterval(watch);
     }
+  }
+
+  /** Why a starting node cannot become ready, or null. */
+  private startProblem(): string | null {
+    for (const n of this.nodes) {
+      if (n.process === null) continue;
+      if (!n.process.isRunning()) return `node ${n.layout.nodeId} exited during start-up`;
+      // Only this start's lines: the log file keeps earlier runs of the node.
+      const tail = tailFile(n.logFile, 400);
+      if (FATAL.test(tail.slice(Math.max(0, tail.lastIndexOf('--- starting node'))))) {
+        return `node ${n.layout.nodeId} exited during start-up (fatal fault in its log)`;
+      }
+    }
+    return null;
   }
 
   startError(reason: string): TestkitError {
