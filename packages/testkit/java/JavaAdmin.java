@@ -243,6 +243,8 @@ public class JavaAdmin {
         return listReassignments();
       case "listOffsets":
         return listOffsets(a);
+      case "describeProducers":
+        return describeProducers(a);
       case "createAcls":
         return createAcls(a);
       case "deleteAcls":
@@ -462,6 +464,33 @@ public class JavaAdmin {
       n.put("partition", tp.partition());
       n.put("offset", Long.toString(info.offset()));
       n.put("timestamp", Long.toString(info.timestamp()));
+    }
+    return out;
+  }
+
+  private static JsonNode describeProducers(JsonNode a) throws Exception {
+    var result = admin().describeProducers(partitions(a)).all().get();
+    List<TopicPartition> keys = new ArrayList<>(result.keySet());
+    keys.sort((x, y) -> Integer.compare(x.partition(), y.partition()));
+    ArrayNode out = JSON.createArrayNode();
+    for (TopicPartition tp : keys) {
+      ObjectNode n = out.addObject();
+      n.put("partition", tp.partition());
+      ArrayNode producers = n.putArray("producers");
+      for (var state : result.get(tp).activeProducers()) {
+        ObjectNode ps = producers.addObject();
+        ps.put("producerId", Long.toString(state.producerId()));
+        ps.put("producerEpoch", state.producerEpoch());
+        ps.put("lastSequence", state.lastSequence());
+        ps.put("lastTimestamp", Long.toString(state.lastTimestamp()));
+        if (state.coordinatorEpoch().isPresent()) ps.put("coordinatorEpoch", state.coordinatorEpoch().getAsInt());
+        else ps.putNull("coordinatorEpoch");
+        if (state.currentTransactionStartOffset().isPresent()) {
+          ps.put("currentTransactionStartOffset", Long.toString(state.currentTransactionStartOffset().getAsLong()));
+        } else {
+          ps.putNull("currentTransactionStartOffset");
+        }
+      }
     }
     return out;
   }

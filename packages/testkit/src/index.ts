@@ -51,6 +51,7 @@ export {
   type ProducedRecord,
   type ProduceOptions,
   type ProduceRecord,
+  type ProducerState,
 } from './java-admin.js';
 // Conformance oracle (issue 5): Kafka's own serializers over a JSON-lines pipe.
 export {

@@ -54,6 +54,17 @@ export interface ConsumedRecord {
   leaderEpoch: number | null;
 }
 
+/** One active producer on a partition, as the leader reports it (DescribeProducers). */
+export interface ProducerState {
+  producerId: bigint;
+  producerEpoch: number;
+  /** Sequence number of the last batch's last record; -1 when none. */
+  lastSequence: number;
+  lastTimestamp: bigint;
+  coordinatorEpoch: number | null;
+  currentTransactionStartOffset: bigint | null;
+}
+
 /** Options of {@link JavaAdmin.produce}. */
 export interface ProduceOptions {
   compression?: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
@@ -388,6 +399,41 @@ export class JavaAdmin {
       partition: r.partition,
       offset: BigInt(r.offset),
       timestamp: BigInt(r.timestamp),
+    }));
+  }
+
+  /**
+   * DescribeProducers (KIP-664): the idempotent/transactional producer state each partition
+   * leader keeps, to check producer ids, epochs and sequences from outside our own client.
+   */
+  async describeProducers(
+    topic: string,
+    options: { partitions?: readonly number[] } = {},
+  ): Promise<{ partition: number; producers: ProducerState[] }[]> {
+    const raw = await this.request<
+      {
+        partition: number;
+        producers: {
+          producerId: string;
+          producerEpoch: number;
+          lastSequence: number;
+          lastTimestamp: string;
+          coordinatorEpoch: number | null;
+          currentTransactionStartOffset: string | null;
+        }[];
+      }[]
+    >('describeProducers', { topic, ...options });
+    return raw.map((p) => ({
+      partition: p.partition,
+      producers: p.producers.map((s) => ({
+        producerId: BigInt(s.producerId),
+        producerEpoch: s.producerEpoch,
+        lastSequence: s.lastSequence,
+        lastTimestamp: BigInt(s.lastTimestamp),
+        coordinatorEpoch: s.coordinatorEpoch,
+        currentTransactionStartOffset:
+          s.currentTransactionStartOffset === null ? null : BigInt(s.currentTransactionStartOffset),
+      })),
     }));
   }
 

@@ -97,6 +97,22 @@ describe("the shared 3-node cluster, asserted through Kafka's own Java admin", (
     expect(listed.stdout).toContain('ReplicationFactor: 2');
   });
 
+  it("reads an idempotent producer's state back with DescribeProducers", async () => {
+    const { admin } = sharedCluster();
+    const name = topicName('producers');
+    await admin.createTopic(name, { partitions: 1, replicationFactor: 3 });
+    await admin.produce(name, [{ value: 'a' }, { value: 'b' }, { value: 'c' }], {
+      idempotent: true,
+    });
+    const [partition] = await admin.describeProducers(name);
+    expect(partition?.partition).toBe(0);
+    expect(partition?.producers).toHaveLength(1);
+    const state = partition?.producers[0];
+    expect(state?.producerId).toBeGreaterThanOrEqual(0n);
+    expect(state?.lastSequence).toBe(2);
+    expect(state?.currentTransactionStartOffset).toBeNull();
+  });
+
   it('reports a Kafka exception as a typed JavaAdminError', async () => {
     const { admin } = sharedCluster();
     await expect(admin.describeTopic(topicName('missing'))).rejects.toMatchObject({
