@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type KafkaCluster, sharedCluster, startCluster } from '../../src/index.js';
 
@@ -93,13 +96,22 @@ describe('ACLs with StandardAuthorizer over SASL_SSL', () => {
 describe('a cluster that cannot start', () => {
   it('throws ERR_KAFKA_TESTKIT_CLUSTER_START_FAILED with the broker log tail', async () => {
     // StorageTool accepts the name (a plain string setting); the broker fails to load the class.
-    const failure = startCluster({
-      nodes: 1,
-      brokerConfig: { 'authorizer.class.name': 'no.such.Authorizer' },
-    });
-    await expect(failure).rejects.toMatchObject({ code: 'ERR_KAFKA_TESTKIT_CLUSTER_START_FAILED' });
-    await expect(failure).rejects.toThrow(
-      /node 1 exited during start-up[\s\S]*node 1 log tail[\s\S]*no\.such\.Authorizer/,
-    );
+    // A failed start keeps its directory as evidence; this one is expected, so it goes.
+    const baseDir = mkdtempSync(join(tmpdir(), 'kafkats-failing-start-'));
+    try {
+      const failure = startCluster({
+        nodes: 1,
+        baseDir,
+        brokerConfig: { 'authorizer.class.name': 'no.such.Authorizer' },
+      });
+      await expect(failure).rejects.toMatchObject({
+        code: 'ERR_KAFKA_TESTKIT_CLUSTER_START_FAILED',
+      });
+      await expect(failure).rejects.toThrow(
+        /node 1 exited during start-up[\s\S]*node 1 log tail[\s\S]*no\.such\.Authorizer/,
+      );
+    } finally {
+      rmSync(baseDir, { recursive: true, force: true });
+    }
   });
 });
