@@ -115,7 +115,11 @@ export interface KafkaCluster {
   readonly brokers: readonly BrokerEndpoint[];
   readonly security: ClusterSecurity | null;
   readonly baseDir: string;
-  /** Kafka's own Java admin on PLAINTEXT, started lazily on first use of a method, closed by `stop()`. */
+  /**
+   * Kafka's own Java admin on PLAINTEXT, started lazily on first use of a method, closed by
+   * `stop()`. Bound to the current bootstrap: after `restartNode` moved a port, the next read of
+   * `admin` gives a new one (earlier ones stay usable until `stop()`).
+   */
   readonly admin: JavaAdmin;
   /** A further Java admin, e.g. as a SASL user on SASL_SSL; closed by `stop()`. */
   javaAdmin(options?: JavaAdminOptions): JavaAdmin;

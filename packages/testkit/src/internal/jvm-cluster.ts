@@ -100,7 +100,7 @@ class JvmCluster implements KafkaCluster {
   readonly clusterId: string;
   readonly security: ClusterSecurity | null;
   readonly baseDir: string;
-  readonly admin: JavaAdmin;
+  private currentAdmin: JavaAdmin | null = null;
   private readonly nodes: NodeState[];
   private readonly listeners: ListenerName[];
   private readonly material: SecurityMaterial | null;
@@ -137,7 +137,6 @@ class JvmCluster implements KafkaCluster {
     this.heapMb = args.heapMb;
     this.owner = args.owner;
     for (const p of args.ports) this.ports.add(p);
-    this.admin = this.javaAdmin();
     this.unhook =
       args.owner === 0
         ? () => {}
@@ -160,6 +159,16 @@ class JvmCluster implements KafkaCluster {
 
   get bootstrap(): string {
     return this.bootstrapFor('PLAINTEXT');
+  }
+
+  // Bound to the current addresses: once restartNode has moved every broker, an admin that
+  // bootstrapped from the old ones can never find the cluster again. Earlier admins stay open
+  // (a test may hold one) until stop().
+  get admin(): JavaAdmin {
+    if (this.currentAdmin === null || this.currentAdmin.bootstrap !== this.bootstrap) {
+      this.currentAdmin = this.javaAdmin();
+    }
+    return this.currentAdmin;
   }
 
   private bootstrapFor(listener: ListenerName): string {

@@ -76,6 +76,16 @@ describe('stopNode, startNode and restartNode on a private 3-node cluster', () =
     expect((await registered()).map((n) => n.split('@')[0])).toEqual(['1', '2', '3']);
   });
 
+  it('rolls every node onto a new port; the cluster admin follows the new addresses', async () => {
+    // Regression: readiness used an admin bootstrapped from the first addresses, which can
+    // never reach the cluster again once every broker has moved (seen by the meta tests).
+    const before = new Set(cluster.brokers.map((b) => b.port));
+    for (const nodeId of [1, 2, 3]) await cluster.restartNode(nodeId);
+    expect(cluster.brokers.filter((b) => before.has(b.port))).toEqual([]);
+    expect(cluster.admin.bootstrap).toBe(cluster.bootstrap);
+    expect(await registered()).toEqual(cluster.brokers.map((b) => `${b.nodeId}@${b.port}`));
+  });
+
   it('rejects an unknown node id with a typed error', async () => {
     await expect(cluster.stopNode(7)).rejects.toMatchObject({
       code: 'ERR_KAFKA_TESTKIT_CLUSTER_STATE',
