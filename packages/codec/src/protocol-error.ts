@@ -79,4 +79,6 @@ export function protocolErrorOrNull(code: number, context = ''): ProtocolError |
   return code === 0 ? null : new ProtocolError(code, context);
 }
 
+// The one side effect in the codec (declared in package.json `sideEffects`, so bundlers keep it):
+// errors.ts cannot import this module without a cycle, so KafkaError.fromCode is wired here.
 registerProtocolErrorFactory((code, context) => new ProtocolError(code, context));
