@@ -567,13 +567,22 @@ public class JavaAdmin {
     long timeoutMs = a.path("timeoutMs").asLong(30_000);
     extra.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(500, Math.min(15_000, timeoutMs / 2))));
     extra.putAll(stringMap(a.get("configs")));
-    if (extra.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
-      throw new IllegalArgumentException("transactional produce is not supported by this helper");
+    // One transaction around the whole call when a transactional id is given: committed, or
+    // aborted on request (so tests can see aborted data and the control batches that mark it).
+    String transactionalId = a.hasNonNull("transactionalId") ? a.get("transactionalId").asText() : null;
+    if (transactionalId != null) extra.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+    else if (extra.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
+      throw new IllegalArgumentException("pass transactionalId, not a transactional.id config");
     }
+    boolean abort = a.path("abort").asBoolean(false);
     Properties p = props(extra);
     p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+      if (transactionalId != null) {
+        producer.initTransactions();
+        producer.beginTransaction();
+      }
       List<Future<RecordMetadata>> futures = new ArrayList<>();
       for (JsonNode r : a.path("records")) {
         List<Header> headers = new ArrayList<>();
@@ -583,6 +592,10 @@ public class JavaAdmin {
         futures.add(producer.send(new ProducerRecord<>(topic, partition, timestamp, bytes(r.get("key")), bytes(r.get("value")), headers)));
       }
       producer.flush();
+      if (transactionalId != null) {
+        if (abort) producer.abortTransaction();
+        else producer.commitTransaction();
+      }
       ArrayNode out = JSON.createArrayNode();
       for (Future<RecordMetadata> f : futures) {
         RecordMetadata m = f.get();

@@ -75,8 +75,12 @@ export interface ProduceOptions {
   lingerMs?: number;
   /** Delivery and max-block timeout in ms, default 30000. */
   timeoutMs?: number;
-  /** Further producer properties (not transactional.id). */
+  /** Further producer properties (not transactional.id: use `transactionalId`). */
   configs?: Readonly<Record<string, string>>;
+  /** Wrap the whole call in one transaction of this transactional id (committed unless `abort`). */
+  transactionalId?: string;
+  /** With `transactionalId`: abort instead of commit. */
+  abort?: boolean;
 }
 
 /** Options of {@link JavaAdmin.consume}. Assign mode, no group, nothing committed. */
@@ -475,6 +479,8 @@ export class JavaAdmin {
     if (options.lingerMs !== undefined) args.lingerMs = String(options.lingerMs);
     if (options.timeoutMs !== undefined) args.timeoutMs = String(options.timeoutMs);
     if (options.configs !== undefined) args.configs = options.configs;
+    if (options.transactionalId !== undefined) args.transactionalId = options.transactionalId;
+    if (options.abort !== undefined) args.abort = options.abort;
     const raw = await this.request<{ partition: number; offset: string; timestamp: string }[]>(
       'produce',
       args,

@@ -113,6 +113,34 @@ describe("the shared 3-node cluster, asserted through Kafka's own Java admin", (
     expect(state?.currentTransactionStartOffset).toBeNull();
   });
 
+  it('produces committed and aborted transactions that read_committed tells apart', async () => {
+    const { admin } = sharedCluster();
+    const name = topicName('txn');
+    await admin.createTopic(name, { partitions: 1, replicationFactor: 3 });
+    const transactionalId = `${name}-tx`;
+    await admin.produce(name, [{ value: 'aborted' }], { transactionalId, abort: true });
+    await admin.produce(name, [{ value: 'committed' }], { transactionalId });
+    const committed = await admin.consume(name, {
+      partition: 0,
+      isolationLevel: 'read_committed',
+      maxRecords: 1,
+      timeoutMs: 20_000,
+    });
+    expect(committed.map((r) => r.value?.toString())).toEqual(['committed']);
+    // Aborted data stays in the log: offsets 0 (aborted), 1 (abort marker), 2, 3 (commit marker).
+    const everything = await admin.consume(name, {
+      partition: 0,
+      maxRecords: 2,
+      timeoutMs: 20_000,
+    });
+    expect(everything.map((r) => `${r.offset}:${r.value?.toString()}`)).toEqual([
+      '0:aborted',
+      '2:committed',
+    ]);
+    const [end] = await admin.listOffsets(name, 'latest');
+    expect(end?.offset).toBe(4n);
+  });
+
   it('reports a Kafka exception as a typed JavaAdminError', async () => {
     const { admin } = sharedCluster();
     await expect(admin.describeTopic(topicName('missing'))).rejects.toMatchObject({
