@@ -205,3 +205,33 @@ describe('compression codecs', () => {
     });
   }
 });
+
+describe('huge headers', () => {
+  // One header larger than a snappy (32 KiB) and an lz4 (64 KiB) block, a 20,000-character
+  // multi-byte key, and 2,000 small headers: each must come back intact with every codec.
+  const bigValue = Buffer.alloc(1 << 20);
+  for (let i = 0; i < bigValue.length; i++) bigValue[i] = (i * 131 + (i >>> 9)) & 0xff;
+  const bigKey = 'ключ-'.repeat(4000);
+  const many = Array.from({ length: 2000 }, (_, i) => ({
+    key: `h${i}`,
+    value: i % 7 === 0 ? null : Buffer.from([i & 0xff, i >>> 8]),
+  }));
+  for (const codec of COMPRESSION_CODECS) {
+    it(`${codec}: a 1 MiB header value, a 20,000-char key and 2,000 headers round-trip`, async () => {
+      const buf = await encodeRecordBatch({
+        compression: codec,
+        records: [
+          { value: Buffer.from('a'), timestamp: 1, headers: [{ key: bigKey, value: bigValue }] },
+          { key: Buffer.from('k'), value: null, timestamp: 2, headers: many },
+        ],
+      });
+      const [b] = batches(buf);
+      const [r0, r1] = [...b!.records()];
+      expect(r0!.headers.length).toBe(1);
+      expect(r0!.headers[0]!.key).toBe(bigKey);
+      expect(r0!.headers[0]!.value!.equals(bigValue)).toBe(true);
+      expect(r1!.headerCount).toBe(2000);
+      expect(r1!.headers).toEqual(many);
+    });
+  }
+});
