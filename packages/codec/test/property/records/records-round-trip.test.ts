@@ -50,6 +50,20 @@ const batchArb: fc.Arbitrary<RecordBatchInput> = fc.record({
   records: fc.array(recordArb, { minLength: 1, maxLength: 30 }),
 });
 
+/** Attributes bit 6 (KIP-534) as well: absent, or a horizon near or far from the records. */
+const batchWithHorizonArb: fc.Arbitrary<RecordBatchInput> = fc
+  .tuple(
+    batchArb,
+    fc.option(
+      fc.oneof(
+        fc.bigInt({ min: BigInt(BASE_TS) - 100_000n, max: BigInt(BASE_TS) + 100_000n }),
+        fc.bigInt({ min: -(2n ** 50n), max: 2n ** 50n }),
+      ),
+      { nil: undefined },
+    ),
+  )
+  .map(([b, deleteHorizonMs]) => (deleteHorizonMs === undefined ? b : { ...b, deleteHorizonMs }));
+
 function tsOf(r: RecordInput): bigint {
   return BigInt(r.timestamp ?? 0);
 }
@@ -57,7 +71,7 @@ function tsOf(r: RecordInput): bigint {
 describe('record batch round trip (fast-check)', () => {
   it('every attribute combination and codec decodes to what was encoded', async () => {
     await fc.assert(
-      fc.asyncProperty(batchArb, async (input) => {
+      fc.asyncProperty(batchWithHorizonArb, async (input) => {
         const buf = await encodeRecordBatch(input);
         const it = decodeRecordBatches(buf);
         const batches = [...it];
@@ -74,6 +88,10 @@ describe('record batch round trip (fast-check)', () => {
         expect(b.isControl).toBe(input.control);
         expect(b.compression).toBe(input.compression);
         expect(b.timestampType).toBe(input.timestampType);
+        expect(b.deleteHorizonMs).toBe(input.deleteHorizonMs ?? null);
+        if (input.deleteHorizonMs !== undefined) {
+          expect(b.baseTimestamp).toBe(input.deleteHorizonMs);
+        }
         // biome-ignore lint/complexity/useMathMinMax: bigint timestamps; Math.max takes numbers only
         const max = input.records.reduce((m, r) => (tsOf(r) > m ? tsOf(r) : m), -1n);
         expect(b.maxTimestamp).toBe(max);
