@@ -98,6 +98,26 @@ describe('Cluster.connect and refresh', () => {
     expect(metadataRequests(fake).length).toBe(n + 3);
   });
 
+  it('does not keep the process alive with its background timer', async () => {
+    const real = globalThis.setInterval;
+    const timers: ReturnType<typeof setInterval>[] = [];
+    const spy = vi.spyOn(globalThis, 'setInterval').mockImplementation(((
+      ...args: Parameters<typeof setInterval>
+    ) => {
+      const timer = real(...args);
+      timers.push(timer);
+      return timer;
+    }) as typeof setInterval);
+    try {
+      const fake = new FakeCluster(1);
+      await connect(fake, { refreshIntervalMs: 30_000 });
+      expect(timers.length).toBe(1);
+      expect(timers[0]?.hasRef()).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('fails connect with the connection error when no bootstrap broker answers', async () => {
     const fake = new FakeCluster(2);
     for (const b of fake.brokers) b.up = false;

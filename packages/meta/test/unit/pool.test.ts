@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BrokerPool } from '../../src/index.js';
 import { FakeCluster } from './fake-cluster.js';
 
@@ -105,6 +105,59 @@ describe('BrokerPool', () => {
     expect(second).not.toBe(first);
     expect(fake.connects.length).toBe(2);
     await pool.close();
+  });
+
+  describe('reconnect backoff', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    const failingPool = () => {
+      const fake = new FakeCluster(1);
+      const pool = new BrokerPool(fake.bootstrap(), fake.factory, {
+        reconnectBackoffMs: 1_000,
+        reconnectBackoffMaxMs: 4_000,
+      });
+      learn(pool, fake);
+      fake.broker(1).up = false;
+      return { fake, pool };
+    };
+
+    it('waits out a jittered delay after a failed connect before dialling again', async () => {
+      vi.useFakeTimers();
+      const { fake, pool } = failingPool();
+      await expect(pool.get({ nodeId: 1 })).rejects.toBeDefined();
+      expect(fake.connects.length).toBe(1);
+      fake.broker(1).up = true;
+      const next = pool.get({ nodeId: 1 });
+      // 1000 ms +/- 20% jitter: nothing is dialled before 800 ms, the dial is made by 1200 ms.
+      await vi.advanceTimersByTimeAsync(790);
+      expect(fake.connects.length).toBe(1);
+      await vi.advanceTimersByTimeAsync(420);
+      expect(fake.connects.length).toBe(2);
+      expect((await next).closed).toBe(false);
+      await pool.close();
+    });
+
+    it('caps the delay however many connects failed', async () => {
+      vi.useFakeTimers();
+      const { fake, pool } = failingPool();
+      for (let i = 0; i < 8; i++) {
+        const attempt = pool.get({ nodeId: 1 }).catch(() => undefined);
+        await vi.advanceTimersByTimeAsync(4_000);
+        // Uncapped, the delay would outgrow 4000 ms by the fourth failure and this dial not happen.
+        expect(fake.connects.length).toBe(i + 1);
+        await attempt;
+      }
+      expect(fake.connects.length).toBe(8);
+      fake.broker(1).up = true;
+      const next = pool.get({ nodeId: 1 });
+      // 1000 * 2^7 uncapped; the cap is 4000 ms, jitter included.
+      await vi.advanceTimersByTimeAsync(4_000);
+      expect(fake.connects.length).toBe(9);
+      expect((await next).closed).toBe(false);
+      await pool.close();
+    });
   });
 
   it.each(['', 'host', 'host:0', 'host:70000', ':9092'])(
