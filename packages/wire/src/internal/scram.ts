@@ -25,7 +25,9 @@ function pbkdf2Async(
 ): Promise<Buffer> {
   const keyLength = hash === 'sha256' ? 32 : 64;
   return new Promise((resolve, reject) => {
-    pbkdf2(password.normalize('NFKC'), salt, iterations, keyLength, hash, (err, key) =>
+    // Raw UTF-8, no SASLprep/NFKC: Kafka's ScramFormatter.normalize is just getBytes(UTF_8),
+    // and the broker's stored credential was salted that way.
+    pbkdf2(Buffer.from(password, 'utf8'), salt, iterations, keyLength, hash, (err, key) =>
       err ? reject(err) : resolve(key),
     );
   });
