@@ -10,9 +10,11 @@ import { sharedCluster } from '@kafkats/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   type CompressionCodec,
+  decodeControlRecord,
   decodeRecordBatches,
   encodeRecordBatch,
   type KafkaRecord,
+  type RecordBatch,
 } from '../../../src/index.js';
 import { MiniKafka } from './kafka-wire.js';
 
@@ -188,4 +190,78 @@ describe('we write, Kafka reads', () => {
       );
     });
   }
+});
+
+describe("Kafka's transactions: data and control batches", () => {
+  it('committed and aborted transactions come back as transactional data batches and COMMIT/ABORT markers', async () => {
+    const cluster = sharedCluster();
+    const topic = topicName('txn');
+    await cluster.admin.createTopic(topic, {
+      partitions: 1,
+      replicationFactor: 3,
+      waitForLeaders: true,
+    });
+    const transactionalId = `${topic}-tx`;
+    const committed = corpus(20, 'txn-commit');
+    const aborted = corpus(10, 'txn-abort');
+    const onP0 = (rs: Sent[]) => rs.map((r) => ({ ...r, partition: 0 }));
+    await cluster.admin.produce(topic, onP0(committed), { compression: 'lz4', transactionalId });
+    await cluster.admin.produce(topic, onP0(aborted), {
+      compression: 'zstd',
+      transactionalId,
+      abort: true,
+    });
+    // Log: 0-19 committed data, 20 COMMIT marker, 21-30 aborted data, 31 ABORT marker.
+    const client = await leaderClient(topic);
+    const batches: RecordBatch[] = [];
+    let offset = 0n;
+    for (let fetches = 0; offset < 32n; fetches++) {
+      expect(fetches).toBeLessThan(100);
+      const res = await client.fetch(topic, 0, offset, 1 << 20);
+      if (NOT_READY.has(res.errorCode) && fetches < 50) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      expect(res.errorCode).toBe(0);
+      for (const b of decodeRecordBatches(res.records ?? Buffer.alloc(0))) {
+        batches.push(b);
+        offset = b.lastOffset + 1n;
+      }
+    }
+    expect(offset).toBe(32n);
+    const controls = batches.filter((b) => b.isControl);
+    expect(controls.map((b) => b.baseOffset)).toEqual([20n, 31n]);
+    const markers = controls.map((b) => {
+      expect(b.isTransactional).toBe(true);
+      expect(b.recordCount).toBe(1);
+      const recs = [...b.records()];
+      expect(recs.length).toBe(1);
+      return decodeControlRecord(recs[0]!);
+    });
+    expect(markers.map((m) => m.typeName)).toEqual(['COMMIT', 'ABORT']);
+    for (const m of markers) expect(m.coordinatorEpoch).toBeGreaterThanOrEqual(0);
+    const data = batches.filter((b) => !b.isControl);
+    expect(data.length).toBeGreaterThan(0);
+    for (const b of data) {
+      expect(b.isTransactional).toBe(true);
+      expect(b.producerId).toBeGreaterThanOrEqual(0n);
+      // Each marker closes the transaction of the same producer id; with transactions v2
+      // (KIP-890) the coordinator writes it under the next epoch, so the epoch may be higher.
+      const marker = controls.find((c) => c.baseOffset > b.lastOffset)!;
+      expect(marker.producerId).toBe(b.producerId);
+      expect(marker.producerEpoch).toBeGreaterThanOrEqual(b.producerEpoch);
+      expect(b.compression).toBe(b.baseOffset < 20n ? 'lz4' : 'zstd');
+    }
+    const records = data.flatMap((b) => [...b.records()]);
+    expect(records.map((r) => r.offset)).toEqual([
+      ...Array.from({ length: 20 }, (_, i) => BigInt(i)),
+      ...Array.from({ length: 10 }, (_, i) => BigInt(21 + i)),
+    ]);
+    records.forEach((r, i) => {
+      expectSame(r, i < 20 ? committed[i]! : aborted[i - 20]!);
+    });
+    console.log(
+      `[records] Kafka transactions -> kafkats: ${data.length} transactional data batches (epochs ${data.map((b) => b.producerEpoch).join(',')}), markers ${controls.map((c, i) => `${markers[i]!.typeName} at ${c.baseOffset} (producer epoch ${c.producerEpoch}, coordinator epoch ${markers[i]!.coordinatorEpoch})`).join(', ')}`,
+    );
+  });
 });
