@@ -3,8 +3,10 @@
  * x RF 3, encode a Produce request (10 partitions x 100 records of 100 B), decode a ~1 MiB
  * Fetch response; each against the memcpy of the same bytes (floor) and the peers' own
  * protocol codecs (kafkajs, @platformatic/kafka; reached through their internal modules) on
- * the same logical input, at the versions each peer speaks. Ratio = task time / first task
- * time of its group: above 1 means slower than kafkats.
+ * the same logical input, at the versions each peer speaks (checked before timing: every
+ * task must read or write the same topics, partitions and records). "vs kafkats" = task time
+ * / first task time of its group (above 1 = slower than kafkats); "vs floor" = task time /
+ * memcpy time of the same bytes.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -22,6 +24,7 @@ import {
   createProduceRequestTopicProduceData,
   decodeFetchResponse,
   decodeMetadataResponse,
+  decodeProduceRequest,
   decodeRecordBatches,
   encodeFetchResponse,
   encodeMetadataResponse,
@@ -143,12 +146,27 @@ function encode(f: (w: Writer) => void): Buffer {
   return Buffer.from(w.finish());
 }
 
+const FLOOR = 'memcpy (floor)';
+
+/**
+ * Fails the run (smoke included) when a task did not read or write the logical input the
+ * comparison claims: a peer that quietly decodes less would otherwise look fast.
+ */
+function expectSame(what: string, got: unknown, want: unknown): void {
+  if (JSON.stringify(got) !== JSON.stringify(want)) {
+    throw new Error(
+      `codec suite: ${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`,
+    );
+  }
+}
+
 interface Row {
   task: string;
   'µs/op': string;
   'ops/s': string;
   'MB/s': string;
   'vs kafkats': string;
+  'vs floor': string;
 }
 
 async function runGroup(
@@ -168,6 +186,9 @@ async function runGroup(
     return r.state === 'completed' ? r.latency.mean : Number.NaN;
   });
   const ours = means[0]!;
+  // The floor's own ratio to kafkats rounds to 0.00; the reader wants the converse, how many
+  // memcpys of the same bytes each task costs.
+  const floor = means[bench.tasks.findIndex((t) => t.name === FLOOR)];
   return bench.tasks.map((t, i) => {
     const ms = means[i]!;
     return {
@@ -176,6 +197,7 @@ async function runGroup(
       'ops/s': (1000 / ms).toFixed(0),
       'MB/s': (bytes / 1e6 / (ms / 1000)).toFixed(0),
       'vs kafkats': i === 0 ? '1.00' : (ms / ours).toFixed(2),
+      'vs floor': floor === undefined ? '-' : (ms / floor).toFixed(1),
     };
   });
 }
@@ -189,6 +211,52 @@ export async function runCodecSuite(smoke: boolean): Promise<void> {
   const v12 = encode((w) => encodeMetadataResponse(w, metadataCorpus(true), 12));
   const v6 = encode((w) => encodeMetadataResponse(w, metadataCorpus(false), 6));
   const copyTarget = Buffer.alloc(Math.max(v12.length, v6.length));
+  // [topics, partitions, replicas] each decoder reads from the same response bytes.
+  type Topics = { partitions: { replicaNodes: unknown[] }[] }[];
+  const metadataShape = (topics: Topics): number[] => [
+    topics.length,
+    topics.reduce((n, t) => n + t.partitions.length, 0),
+    topics.reduce((n, t) => n + t.partitions.reduce((m, p) => m + p.replicaNodes.length, 0), 0),
+  ];
+  const metadataWant = [1000, 10_000, 30_000];
+  expectSame(
+    'kafkats Metadata v12',
+    metadataShape(decodeMetadataResponse(new Reader(v12), 12).topics),
+    metadataWant,
+  );
+  expectSame(
+    'kafkats Metadata v6',
+    metadataShape(decodeMetadataResponse(new Reader(v6), 6).topics),
+    metadataWant,
+  );
+  expectSame(
+    '@platformatic/kafka Metadata v12',
+    metadataShape(
+      (
+        peers.platformatic.metadataV12.parseResponse(
+          1,
+          3,
+          12,
+          peers.platformatic.Reader.from(v12),
+        ) as {
+          topics: Topics;
+        }
+      ).topics,
+    ),
+    metadataWant,
+  );
+  const kjsMetadata = (await peers.kafkajs.metadataV6(v6)) as {
+    topicMetadata: { partitionMetadata: { replicas: unknown[] }[] }[];
+  };
+  expectSame(
+    'kafkajs Metadata v6',
+    metadataShape(
+      kjsMetadata.topicMetadata.map((t) => ({
+        partitions: t.partitionMetadata.map((p) => ({ replicaNodes: p.replicas })),
+      })),
+    ),
+    metadataWant,
+  );
   rows.push(
     ...(await runGroup(
       `decode Metadata v12 ${(v12.length / 1024).toFixed(0)} KiB`,
@@ -206,7 +274,7 @@ export async function runCodecSuite(smoke: boolean): Promise<void> {
               peers.platformatic.Reader.from(v12),
             ),
         ],
-        ['memcpy (floor)', () => v12.copy(copyTarget)],
+        [FLOOR, () => v12.copy(copyTarget)],
       ],
     )),
   );
@@ -218,7 +286,7 @@ export async function runCodecSuite(smoke: boolean): Promise<void> {
       [
         ['kafkats', () => decodeMetadataResponse(new Reader(v6), 6)],
         ['kafkajs', () => peers.kafkajs.metadataV6(v6)],
-        ['memcpy (floor)', () => v6.copy(copyTarget)],
+        [FLOOR, () => v6.copy(copyTarget)],
       ],
     )),
   );
@@ -247,6 +315,38 @@ export async function runCodecSuite(smoke: boolean): Promise<void> {
       timestamp: BigInt(r.timestamp!),
       headers: new Map(),
     })),
+  );
+  // Every encoder's bytes, read back by our decoder: [partitions, records].
+  const produceShape = (bytes: Buffer, version: number): number[] => {
+    const req = decodeProduceRequest(new Reader(bytes), version);
+    let partitions = 0;
+    let records = 0;
+    for (const t of req.topicData) {
+      for (const p of t.partitionData) {
+        partitions++;
+        if (p.records === null) continue;
+        for (const batch of decodeRecordBatches(p.records)) records += [...batch.records()].length;
+      }
+    }
+    return [partitions, records];
+  };
+  const produceWant = [10, 1000];
+  expectSame(
+    'kafkats Produce v11',
+    produceShape(
+      encode((w) => encodeProduceRequest(w, produceRequest(batches), 11)),
+      11,
+    ),
+    produceWant,
+  );
+  const kjsProduce = await peers.kafkajs
+    .produceV7({ acks: -1, timeout: 30000, topicData: kjsTopicData })
+    .encode();
+  expectSame('kafkajs Produce v7', produceShape(kjsProduce.buffer, 7), produceWant);
+  expectSame(
+    '@platformatic/kafka Produce v11',
+    produceShape(peers.platformatic.produceV11.createRequest(-1, 30000, pfMessages, {}).buffer, 11),
+    produceWant,
   );
   rows.push(
     ...(await runGroup(
@@ -289,7 +389,7 @@ export async function runCodecSuite(smoke: boolean): Promise<void> {
           '@platformatic/kafka v11 (batches + request)',
           () => peers.platformatic.produceV11.createRequest(-1, 30000, pfMessages, {}).buffer,
         ],
-        ['memcpy (floor)', () => produceSource.copy(produceTarget)],
+        [FLOOR, () => produceSource.copy(produceTarget)],
       ],
     )),
   );
@@ -312,6 +412,38 @@ export async function runCodecSuite(smoke: boolean): Promise<void> {
     }
     return n;
   };
+  const fetchWant = 8000;
+  expectSame(
+    'kafkats Fetch v17',
+    countRecords(decodeFetchResponse(new Reader(fetch17), 17)),
+    fetchWant,
+  );
+  expectSame(
+    'kafkats Fetch v11',
+    countRecords(decodeFetchResponse(new Reader(fetch11), 11)),
+    fetchWant,
+  );
+  const pfFetch = peers.platformatic.fetchV17.parseResponse(
+    1,
+    1,
+    17,
+    peers.platformatic.Reader.from(fetch17),
+  ) as { responses: { partitions: { records: { records: unknown[] }[] | null }[] }[] };
+  expectSame(
+    '@platformatic/kafka Fetch v17',
+    pfFetch.responses
+      .flatMap((t) => t.partitions)
+      .reduce((n, p) => n + (p.records ?? []).reduce((m, b) => m + b.records.length, 0), 0),
+    fetchWant,
+  );
+  const kjsFetch = (await peers.kafkajs.fetchV11(fetch11)) as {
+    responses: { partitions: { messages: unknown[] }[] }[];
+  };
+  expectSame(
+    'kafkajs Fetch v11',
+    kjsFetch.responses.flatMap((t) => t.partitions).reduce((n, p) => n + p.messages.length, 0),
+    fetchWant,
+  );
   rows.push(
     ...(await runGroup(
       `decode Fetch v17 ${(fetch17.length / 1024).toFixed(0)} KiB`,
@@ -333,7 +465,7 @@ export async function runCodecSuite(smoke: boolean): Promise<void> {
               peers.platformatic.Reader.from(fetch17),
             ),
         ],
-        ['memcpy (floor)', () => fetch17.copy(fetchTarget)],
+        [FLOOR, () => fetch17.copy(fetchTarget)],
       ],
     )),
   );
@@ -348,13 +480,13 @@ export async function runCodecSuite(smoke: boolean): Promise<void> {
           () => countRecords(decodeFetchResponse(new Reader(fetch11), 11)),
         ],
         ['kafkajs (message + every record)', () => peers.kafkajs.fetchV11(fetch11)],
-        ['memcpy (floor)', () => fetch11.copy(fetchTarget)],
+        [FLOOR, () => fetch11.copy(fetchTarget)],
       ],
     )),
   );
 
   console.log(
-    'suite: codec (ratio = task time / first task time of its group; above 1 = slower than kafkats)',
+    'suite: codec (vs kafkats = task time / first task time of its group, above 1 = slower than kafkats; vs floor = task time / memcpy of the same bytes)',
   );
   console.table(rows);
 }
