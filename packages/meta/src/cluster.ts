@@ -398,7 +398,12 @@ export class Cluster {
       if (delay > 0) await sleep(Math.min(delay, Math.max(0, deadline - Date.now())));
       let error: Error;
       try {
-        return await once(deadline);
+        return await byDeadline(
+          once(deadline),
+          deadline,
+          () =>
+            `${what} to ${describe(target)}: no success within ${this.#policy.operationTimeoutMs} ms (attempt ${attempt} still in flight)`,
+        );
       } catch (thrown) {
         error = asError(thrown);
       }
@@ -575,6 +580,31 @@ export class Cluster {
     this.#coordinators.set(cacheKey, answer.nodeId);
     return answer.nodeId;
   }
+}
+
+/**
+ * `work`, or a rejection with `ERR_KAFKA_OPERATION_TIMEOUT` at `deadline` if it is still
+ * pending then. A connect to a broker that does not answer is bounded only by the connection's
+ * own timeout (and the pool shares it with later callers, so it is left running); without this
+ * it could hold the operation past the deadline the caller was promised.
+ */
+function byDeadline<T>(work: Promise<T>, deadline: number, message: () => string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new KafkaError('ERR_KAFKA_OPERATION_TIMEOUT', message())),
+      Math.max(0, deadline - Date.now()),
+    );
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 function throwTopLevel(code: number | undefined, context: string): void {

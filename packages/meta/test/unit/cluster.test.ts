@@ -295,6 +295,27 @@ describe('the dispatcher', () => {
     expect(lookups).toBe(100_000 - fake.findCoordinatorErrors.length);
     expect(lookups).toBeLessThan(20);
   });
+
+  it('ends the operation at its deadline even while a connect to the leader hangs', async () => {
+    vi.useFakeTimers();
+    const fake = new FakeCluster(3);
+    fake.topics.set('t', spreadTopic(3, 3));
+    const cluster = await connect(fake, { retry: { operationTimeoutMs: 5_000 } });
+    fake.broker(1).connectGate = new Promise(() => {}); // the leader of t-0 never answers
+    let outcome = 'pending';
+    void cluster.sendToLeader('t', 0, ProduceApi, {}).then(
+      () => {
+        outcome = 'resolved';
+      },
+      (e: KafkaError) => {
+        outcome = e.code;
+      },
+    );
+    await vi.advanceTimersByTimeAsync(4_900);
+    expect(outcome).toBe('pending');
+    await vi.advanceTimersByTimeAsync(200);
+    expect(outcome).toBe('ERR_KAFKA_OPERATION_TIMEOUT');
+  });
 });
 
 describe('coordinators', () => {
