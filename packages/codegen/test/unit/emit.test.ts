@@ -88,3 +88,61 @@ describe('emit', () => {
     expect(kebab('KRaftVersionRecord')).toBe('k-raft-version-record');
   });
 });
+
+describe('emit: ignorable, mapKey, zeroCopy', () => {
+  const spec = validateMessage('clients/TinyRequest.json', {
+    apiKey: 91,
+    type: 'request',
+    name: 'TinyRequest',
+    validVersions: '0-1',
+    flexibleVersions: 'none',
+    fields: [
+      { name: 'Hint', type: 'int32', versions: '1+', ignorable: true },
+      { name: 'Strict', type: 'int32', versions: '1+' },
+      {
+        name: 'Items',
+        type: '[]TinyItem',
+        versions: '0+',
+        fields: [
+          { name: 'Name', type: 'string', versions: '0+', mapKey: true },
+          { name: 'Blob', type: 'bytes', versions: '0+', zeroCopy: true },
+        ],
+      },
+    ],
+  });
+  const tinyResponse = validateMessage('clients/TinyResponse.json', {
+    apiKey: 91,
+    type: 'response',
+    name: 'TinyResponse',
+    validVersions: '0-1',
+    flexibleVersions: 'none',
+    fields: [],
+  });
+  const content = generate([spec, tinyResponse], '9.9.9').files.find(
+    (f) => f.path === 'src/gen/messages/tiny.ts',
+  )!.content;
+
+  it('validate keeps the flags', () => {
+    expect(spec.fields.map((f) => f.ignorable)).toEqual([true, false, false]);
+    const item = spec.fields[2]!.fields!;
+    expect(item.map((f) => [f.mapKey, f.zeroCopy])).toEqual([
+      [true, false],
+      [false, true],
+    ]);
+  });
+
+  it('an ignorable field is dropped where the version lacks it; a strict one is checked', () => {
+    const v0 = content.slice(
+      content.indexOf('function e_TinyRequest_v0('),
+      content.indexOf('function d_TinyRequest_v0('),
+    );
+    expect(v0).toContain('if (m.strict !== 0) throw notInVersion();');
+    expect(v0).not.toContain('m.hint');
+    expect(content).toContain('dropped silently where the version lacks it');
+  });
+
+  it('doc comments state mapKey and zero-copy views', () => {
+    expect(content).toContain('part of the element key');
+    expect(content).toContain('decoded as a view into the input');
+  });
+});
