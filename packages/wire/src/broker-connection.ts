@@ -821,7 +821,10 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         reject(err);
         return;
       }
-      this.writer.enqueue(frame, () => resolve(api.createResponse()));
+      // Settles either way: written (resolve) or dropped with the socket (the teardown error).
+      this.writer.enqueue(frame, (dropped) =>
+        dropped === null ? resolve(api.createResponse()) : reject(dropped),
+      );
       return;
     }
     const slot = this.ring.acquire();
@@ -917,6 +920,12 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     }
     if (this.queueHead === this.queue.length) {
       this.queue = [];
+      this.queueHead = 0;
+    } else if (this.queue.length - this.queueHead > 2 * this.queueLive + 64) {
+      // Dead entries behind a live head (short timeouts queued after a long one) would pile
+      // up with their requests for as long as the head waits: memory must follow
+      // maxQueuedRequests, not the number of sends that timed out.
+      this.queue = this.queue.slice(this.queueHead).filter((q) => q.live);
       this.queueHead = 0;
     }
   }
@@ -1033,7 +1042,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       this.timerDueMs = Number.POSITIVE_INFINITY;
     }
     this.reader.stop();
-    this.writer.attach(null);
+    this.writer.attach(null, error);
     const socket = this.socket;
     this.socket = null;
     if (socket !== null) {

@@ -23,19 +23,27 @@ export class CoalescingWriter {
   private queue: Buffer[] = [];
   private queuedBytes = 0;
   private scheduled = false;
-  private afterFlush: (() => void)[] = [];
+  private afterFlush: ((dropped: unknown) => void)[] = [];
   private readonly flushBound = () => this.flush();
 
-  /** Points the writer at a new socket; frames still queued for the old one are dropped. */
-  attach(sink: WritableSink | null): void {
+  /**
+   * Points the writer at a new socket; frames still queued for the old one are dropped and
+   * their `onWritten` callbacks get `dropError` (an acks=0 send must settle, not hang).
+   */
+  attach(sink: WritableSink | null, dropError: unknown = new Error('connection closed')): void {
+    const dropped = this.afterFlush;
     this.sink = sink;
     this.queue = [];
     this.queuedBytes = 0;
     this.afterFlush = [];
+    for (let i = 0; i < dropped.length; i++) (dropped[i] as (e: unknown) => void)(dropError);
   }
 
-  /** Queues one frame; `onWritten` runs once it has been handed to the socket (acks=0). */
-  enqueue(frame: Buffer, onWritten?: () => void): void {
+  /**
+   * Queues one frame; `onWritten(null)` runs once it has been handed to the socket, or
+   * `onWritten(error)` when the socket went away first (acks=0).
+   */
+  enqueue(frame: Buffer, onWritten?: (dropped: unknown) => void): void {
     this.queue.push(frame);
     this.queuedBytes += frame.length;
     if (onWritten !== undefined) this.afterFlush.push(onWritten);
@@ -68,7 +76,7 @@ export class CoalescingWriter {
     if (this.afterFlush.length > 0) {
       const callbacks = this.afterFlush;
       this.afterFlush = [];
-      for (let i = 0; i < callbacks.length; i++) (callbacks[i] as () => void)();
+      for (let i = 0; i < callbacks.length; i++) (callbacks[i] as (e: unknown) => void)(null);
     }
   }
 }

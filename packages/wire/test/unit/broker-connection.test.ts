@@ -303,6 +303,56 @@ describe('BrokerConnection: pipeline, coalescing, back-pressure', () => {
   });
 });
 
+describe('BrokerConnection: review fixes (issue 6)', () => {
+  // An acks=0 Produce settles when its frame is handed to the socket. A close() in the same
+  // tick dropped the queued frame together with its callback, and the caller's promise never
+  // settled: the send must fail with the teardown's error instead.
+  it('close() right after an acks=0 Produce rejects it instead of leaving it pending', async () => {
+    const broker = await track(startCodecBroker(() => {}));
+    const c = connectionTo(broker);
+    await c.connect();
+    const produce = c.send(ProduceApi, ProduceApi.createRequest({ acks: 0, timeoutMs: 1000 })).then(
+      () => 'resolved',
+      (e: unknown) => e,
+    );
+    await c.close();
+    expect(await produce).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_CLOSED', retriable: false });
+    expect(broker.requests.some((r) => r.apiKey === ProduceApi.apiKey)).toBe(false);
+  });
+
+  // Requests with short timeouts queued behind one with a long timeout time out and are
+  // marked dead, but stayed in the queue array (each holding its request) until the head
+  // moved: a stalled broker and a steady trickle of short sends grew memory without bound.
+  it('timed-out queued requests behind a long-waiting head do not pile up', async () => {
+    const broker = await track(startCodecBroker(() => {})); // never answers Metadata
+    const c = connectionTo(broker, {
+      maxInFlight: 1,
+      maxQueuedRequests: 4,
+      requestTimeoutMs: 3_600_000,
+    });
+    await c.connect();
+    const settled: Promise<unknown>[] = [];
+    settled.push(c.send(MetadataApi, metadataRequest()).catch(() => {})); // in flight
+    settled.push(c.send(MetadataApi, metadataRequest()).catch(() => {})); // queued, 1 h
+    let timedOut = 0;
+    for (let round = 0; round < 100; round++) {
+      const batch = [1, 2, 3].map(() =>
+        c.send(MetadataApi, metadataRequest(), { timeoutMs: 1 }).catch((e: unknown) => {
+          if (e instanceof RequestTimeoutError) timedOut++;
+        }),
+      );
+      await Promise.all(batch);
+    }
+    expect(timedOut).toBe(300);
+    expect(c.queued).toBe(1);
+    // The private queue array is what holds the memory; it stays near maxQueuedRequests.
+    const backing = (c as unknown as { queue: unknown[] }).queue;
+    expect(backing.length).toBeLessThanOrEqual(2 * 4 + 64 + 1);
+    await c.close();
+    await Promise.all(settled);
+  });
+});
+
 describe('BrokerConnection: timeouts and late responses', () => {
   it('discards a late response to a timed-out request whole and parses the next one', async () => {
     const held: { id: number; version: number; write: (b: Buffer) => void }[] = [];
