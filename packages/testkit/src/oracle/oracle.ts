@@ -140,9 +140,13 @@ export interface OracleDecodeItem {
   readonly bytes: Uint8Array;
 }
 
-/** The oracle process failed (could not start, died, or answered something unreadable). */
+/**
+ * The oracle process failed (could not start, died, or answered something unreadable). Never
+ * retriable: like every testkit error, a harness failure is final.
+ */
 export class OracleError extends Error {
   readonly code: string;
+  readonly retriable = false;
   constructor(code: string, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'OracleError';

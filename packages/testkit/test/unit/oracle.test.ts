@@ -158,6 +158,7 @@ describe('startOracle', () => {
       own.encode([{ name: 'MetadataRequest', version: 0, json: '{"topics":[]}' }]),
     ).rejects.toMatchObject({
       code: 'ERR_ORACLE_EXITED',
+      retriable: false,
     });
   }, 60_000);
 });
