@@ -41,6 +41,7 @@ const steps = [
   // Regenerates the codec from the pinned schemas in memory and fails on any difference.
   ['generated code is fresh', 'npm', ['run', 'codegen:check']],
   ['generated error table is current', 'npm', ['run', 'codegen:errors:check']],
+  ['typecheck tests (src + test per package)', 'node', ['scripts/typecheck-tests.mjs']],
   ['lint', 'npx', ['biome', 'check', '.']],
   ['layering', 'node', ['scripts/check-layers.mjs']],
   ['publishable packages (npm pack, publint, attw)', 'node', ['scripts/check-packages.mjs']],

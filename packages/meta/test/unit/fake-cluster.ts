@@ -1,7 +1,14 @@
 // A scripted in-memory cluster behind the meta ConnectionFactory interface: brokers by
 // address, a metadata view each broker answers with, and hooks to fail, slow down or
 // intercept any request. Counts connects, so "one socket" claims are checkable.
-import { KafkaError } from '@kafkats/codec';
+import {
+  createMetadataResponse,
+  createMetadataResponseBroker,
+  createMetadataResponsePartition,
+  createMetadataResponseTopic,
+  KafkaError,
+  type MetadataResponse,
+} from '@kafkats/codec';
 import type { ApiLike, ConnectionFactory, ConnectTarget, MetaConnection } from '../../src/index.js';
 
 export interface FakePartition {
@@ -77,49 +84,56 @@ export class FakeCluster {
       if (c.broker.nodeId === nodeId) c.lose(new Error('connection lost'));
   }
 
-  metadataResponse(node: FakeBroker, request: { topics: { name: string | null }[] | null }) {
+  metadataResponse(
+    node: FakeBroker,
+    request: { topics: { name: string | null }[] | null },
+  ): MetadataResponse {
     const view = this.lagging.get(node.nodeId) ?? this.topics;
     const names =
       request.topics === null ? [...view.keys()] : request.topics.map((t) => t.name ?? '');
-    return {
+    return createMetadataResponse({
       throttleTimeMs: 0,
-      brokers: this.brokers.map((b) => ({
-        nodeId: b.nodeId,
-        host: b.host,
-        port: b.port,
-        rack: `rack-${b.nodeId}`,
-      })),
+      brokers: this.brokers.map((b) =>
+        createMetadataResponseBroker({
+          nodeId: b.nodeId,
+          host: b.host,
+          port: b.port,
+          rack: `rack-${b.nodeId}`,
+        }),
+      ),
       clusterId: this.clusterId,
       controllerId: this.controllerId,
       topics: names.map((name) => {
         const t = view.get(name);
         if (t === undefined) {
-          return {
+          return createMetadataResponseTopic({
             errorCode: 3,
             name,
             topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
             isInternal: false,
             partitions: [],
-          };
+          });
         }
-        return {
+        return createMetadataResponseTopic({
           errorCode: 0,
           name,
           topicId: t.topicId,
           isInternal: false,
-          partitions: t.partitions.map((p, i) => ({
-            errorCode: 0,
-            partitionIndex: i,
-            leaderId: p.leader,
-            leaderEpoch: p.leaderEpoch,
-            replicaNodes: p.replicas,
-            isrNodes: p.isr ?? p.replicas,
-            offlineReplicas: [],
-          })),
-        };
+          partitions: t.partitions.map((p, i) =>
+            createMetadataResponsePartition({
+              errorCode: 0,
+              partitionIndex: i,
+              leaderId: p.leader,
+              leaderEpoch: p.leaderEpoch,
+              replicaNodes: p.replicas,
+              isrNodes: p.isr ?? p.replicas,
+              offlineReplicas: [],
+            }),
+          ),
+        });
       }),
       errorCode: 0,
-    };
+    });
   }
 }
 
@@ -127,10 +141,13 @@ export class FakeConnection implements MetaConnection {
   closed = false;
   readonly #listeners = new Set<(e: Error | undefined) => void>();
 
-  constructor(
-    readonly cluster: FakeCluster,
-    readonly broker: FakeBroker,
-  ) {}
+  readonly cluster: FakeCluster;
+  readonly broker: FakeBroker;
+
+  constructor(cluster: FakeCluster, broker: FakeBroker) {
+    this.cluster = cluster;
+    this.broker = broker;
+  }
 
   negotiatedVersion(apiKey: number): number | undefined {
     return this.cluster.versions.get(apiKey) ?? 0;

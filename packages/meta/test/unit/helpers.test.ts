@@ -9,6 +9,7 @@ import {
 } from '../../src/index.js';
 
 const v4Answer = {
+  throttleTimeMs: 0,
   errorCode: 0,
   errorMessage: null,
   nodeId: 0,

@@ -1,3 +1,8 @@
+import {
+  createMetadataResponse,
+  createMetadataResponsePartition,
+  createMetadataResponseTopic,
+} from '@kafkats/codec';
 import { describe, expect, it } from 'vitest';
 import {
   buildMetadataRequest,
@@ -37,18 +42,18 @@ describe('MetadataSnapshot', () => {
   });
 
   it('turns the protocol -1 leader and controller into absent values, never -1', () => {
-    const response = {
+    const response = createMetadataResponse({
       brokers: [],
       clusterId: null,
       controllerId: -1,
       topics: [
-        {
+        createMetadataResponseTopic({
           errorCode: 0,
           name: 't',
           topicId: ZERO_UUID,
           isInternal: false,
           partitions: [
-            {
+            createMetadataResponsePartition({
               errorCode: 5,
               partitionIndex: 0,
               leaderId: -1,
@@ -56,11 +61,11 @@ describe('MetadataSnapshot', () => {
               replicaNodes: [1],
               isrNodes: [],
               offlineReplicas: [1],
-            },
+            }),
           ],
-        },
+        }),
       ],
-    };
+    });
     const s = snapshotFromMetadata(response, 0);
     const p = s.partition('t', 0);
     expect(p).toBeDefined();

@@ -50,7 +50,8 @@ describe('BrokerConnection against arbitrary response bytes (property)', () => {
             const next = await c
               .send(MetadataApi, metadata(), { timeoutMs: 5000 })
               .catch((e: unknown) => e);
-            if (!(next instanceof Error)) expect(next.clusterId).toBe('fine');
+            if (!(next instanceof Error))
+              expect((next as { clusterId: unknown }).clusterId).toBe('fine');
             else expect(next).toBeInstanceOf(KafkaError);
             const again = await c.send(MetadataApi, metadata(), { timeoutMs: 5000 });
             expect(again.clusterId).toBe('fine');

@@ -54,7 +54,10 @@ class Out {
 
 class In {
   pos = 0;
-  constructor(readonly buf: Buffer) {}
+  readonly buf: Buffer;
+  constructor(buf: Buffer) {
+    this.buf = buf;
+  }
   int16() {
     const v = this.buf.readInt16BE(this.pos);
     this.pos += 2;

@@ -103,12 +103,12 @@ describe('primitive round trips', () => {
       fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
       { nil: null },
     );
-    roundTrip(
+    roundTrip<Buffer | null>(
       b,
       (w, v) => w.writeBytes(v),
       (r) => r.readNullableBytes(),
     );
-    roundTrip(
+    roundTrip<Buffer | null>(
       b,
       (w, v) => w.writeCompactBytes(v),
       (r) => r.readNullableCompactBytes(),

@@ -72,8 +72,8 @@ describe('request goldens (kafka-facts B.3)', () => {
       apiKey: 7,
       name: 'ControlledShutdown',
       requestHeaderVersion: () => 0,
-      encodeRequest: (w, m) => w.writeInt32(m.brokerId),
-    } as ApiDescriptor<{ brokerId: number }, unknown>;
+      encodeRequest: (w: Writer, m: { brokerId: number }) => w.writeInt32(m.brokerId),
+    } as unknown as ApiDescriptor<{ brokerId: number }, unknown>;
     const frame = encodeRequestFrame(api, 0, 4, 'ignored', { brokerId: 1 });
     expect(body(frame).toString('hex')).toBe('0007000000000004' + '00000001');
   });

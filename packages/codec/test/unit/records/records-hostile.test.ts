@@ -61,7 +61,7 @@ function expectCodecError(fn: () => unknown, code: string): RecordBatchError {
 describe('hostile v2 batches', () => {
   it('a bad CRC names the batch base offset and both CRCs', () => {
     const buf = sample();
-    buf[buf.length - 3] ^= 0xff;
+    buf[buf.length - 3]! ^= 0xff;
     const e = expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_CORRUPT');
     expect(e.baseOffset).toBe(42n);
     expect(e.message).toContain('offset 42');
