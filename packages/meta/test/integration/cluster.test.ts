@@ -23,11 +23,38 @@ import {
   Cluster,
   type ConnectionFactory,
   type MetaConnection,
+  type MetadataSnapshot,
   responseErrors,
   wireConnectionFactory,
 } from '../../src/index.js';
 
 const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+/**
+ * A targeted refresh that asks again (bounded) until every topic shows `partitions` partitions,
+ * each with a leader. Brokers learn a new topic at slightly different times (the testkit's
+ * createTopic says so), and `any` broker may be one that does not know it yet and answers
+ * UNKNOWN_TOPIC_OR_PARTITION: propagation, not what these tests are about.
+ */
+async function refreshUntilKnown(
+  cluster: Cluster,
+  topics: readonly string[],
+  partitions: number,
+): Promise<MetadataSnapshot> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const snapshot = await cluster.refreshTopics(topics);
+    const known = topics.every((t) => {
+      const info = snapshot.topic(t);
+      return (
+        info?.partitions.length === partitions &&
+        info.partitions.every((p) => p.leader !== undefined)
+      );
+    });
+    if (known || Date.now() > deadline) return snapshot;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 interface Sent {
   nodeId: number | undefined;
@@ -100,7 +127,7 @@ describe('against the shared 3-node cluster', () => {
   it('resolves every partition of a 6-partition RF=3 topic to a leader inside its replica set, spread over the brokers', async () => {
     const topic = unique('meta-spread');
     const java = await shared.admin.createTopic(topic, { partitions: 6, replicationFactor: 3 });
-    const snapshot = await cluster.refreshTopics([topic]);
+    const snapshot = await refreshUntilKnown(cluster, [topic], 6);
     const info = snapshot.topic(topic);
     expect(info?.errorCode).toBe(0);
     expect(info?.topicId).toBe(java.topicId);
@@ -160,7 +187,7 @@ describe('against the shared 3-node cluster', () => {
     for (const t of topics)
       await shared.admin.createTopic(t, { partitions: 3, replicationFactor: 2 });
     await refreshes;
-    await cluster.refreshTopics(topics);
+    await refreshUntilKnown(cluster, topics, 3);
     stop = true;
     await reader;
     expect(checked).toBeGreaterThan(5);
