@@ -1,8 +1,11 @@
 /** The part of a socket the writer uses. */
 export interface WritableSink {
+  /** False when the socket's buffer is past its high-water mark (node:stream semantics). */
   write(chunk: Buffer): boolean;
   cork(): void;
   uncork(): void;
+  /** Registers a one-shot 'drain' listener: the buffer went back under the high-water mark. */
+  once(event: 'drain', listener: () => void): unknown;
 }
 
 /** Frames up to this total are joined into one buffer; beyond it they go out corked (writev). */
@@ -24,6 +27,13 @@ export class CoalescingWriter {
   private queuedBytes = 0;
   private scheduled = false;
   private afterFlush: ((dropped: unknown) => void)[] = [];
+  /**
+   * `onWritten` callbacks held back until the socket drains: an acks=0 send resolves only once
+   * the kernel is keeping up, so a caller awaiting each send cannot pile unbounded bytes into
+   * the socket buffer of a broker that stopped reading.
+   */
+  private afterDrain: ((dropped: unknown) => void)[] = [];
+  private waitingForDrain = false;
   private readonly flushBound = () => this.flush();
 
   /**
@@ -31,16 +41,19 @@ export class CoalescingWriter {
    * their `onWritten` callbacks get `dropError` (an acks=0 send must settle, not hang).
    */
   attach(sink: WritableSink | null, dropError: unknown = new Error('connection closed')): void {
-    const dropped = this.afterFlush;
+    const dropped = this.afterDrain.concat(this.afterFlush);
     this.sink = sink;
     this.queue = [];
     this.queuedBytes = 0;
     this.afterFlush = [];
+    this.afterDrain = [];
+    this.waitingForDrain = false;
     for (let i = 0; i < dropped.length; i++) (dropped[i] as (e: unknown) => void)(dropError);
   }
 
   /**
-   * Queues one frame; `onWritten(null)` runs once it has been handed to the socket, or
+   * Queues one frame; `onWritten(null)` runs once it has been handed to the socket and the
+   * socket's buffer is under its high-water mark (at once, or on the next 'drain'), or
    * `onWritten(error)` when the socket went away first (acks=0).
    */
   enqueue(frame: Buffer, onWritten?: (dropped: unknown) => void): void {
@@ -62,21 +75,41 @@ export class CoalescingWriter {
     const total = this.queuedBytes;
     this.queue = [];
     this.queuedBytes = 0;
+    let underHighWaterMark: boolean;
     if (queue.length === 1) {
-      sink.write(queue[0] as Buffer);
+      underHighWaterMark = sink.write(queue[0] as Buffer);
     } else if (total <= CONCAT_LIMIT_BYTES) {
-      sink.write(Buffer.concat(queue, total));
+      underHighWaterMark = sink.write(Buffer.concat(queue, total));
     } else {
       sink.cork();
-      for (let i = 0; i < queue.length; i++) sink.write(queue[i] as Buffer);
+      underHighWaterMark = true;
+      for (let i = 0; i < queue.length; i++) underHighWaterMark = sink.write(queue[i] as Buffer);
       sink.uncork();
     }
     this.writes++;
     this.bytes += total;
-    if (this.afterFlush.length > 0) {
-      const callbacks = this.afterFlush;
-      this.afterFlush = [];
+    if (this.afterFlush.length === 0) return;
+    const callbacks = this.afterFlush;
+    this.afterFlush = [];
+    if (underHighWaterMark && !this.waitingForDrain) {
       for (let i = 0; i < callbacks.length; i++) (callbacks[i] as (e: unknown) => void)(null);
+      return;
     }
+    for (let i = 0; i < callbacks.length; i++)
+      this.afterDrain.push(callbacks[i] as (e: unknown) => void);
+    if (!this.waitingForDrain) {
+      this.waitingForDrain = true;
+      // A 'drain' from a socket we have since left must not release the new socket's waiters.
+      sink.once('drain', () => {
+        if (this.sink === sink) this.drained();
+      });
+    }
+  }
+
+  private drained(): void {
+    this.waitingForDrain = false;
+    const callbacks = this.afterDrain;
+    this.afterDrain = [];
+    for (let i = 0; i < callbacks.length; i++) (callbacks[i] as (e: unknown) => void)(null);
   }
 }
