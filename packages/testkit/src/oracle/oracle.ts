@@ -182,7 +182,7 @@ export interface Oracle {
   apiKeys(): Promise<OracleApi[]>;
   /** Header + body as Kafka frames them (no size prefix), or Kafka's exception. */
   frames(items: readonly OracleFrameItem[]): Promise<OracleEncodeResult[]>;
-  /** Ends the JVM; pending and later requests fail with `ERR_ORACLE_EXITED`. */
+  /** Ends the JVM; pending and later requests fail with `ERR_KAFKA_TESTKIT_ORACLE_EXITED`. */
   close(): Promise<void>;
 }
 
@@ -207,7 +207,7 @@ interface Pending {
  * jars and waits until it answers a ping. The JVM compiles the single source file on start
  * (a few seconds).
  *
- * @throws OracleError `ERR_ORACLE_START` when Java or the jars are missing or the JVM exits.
+ * @throws OracleError `ERR_KAFKA_TESTKIT_ORACLE_START` when Java or the jars are missing or the JVM exits.
  */
 export async function startOracle(options: StartOracleOptions = {}): Promise<Oracle> {
   const libDir = options.libDir ?? (await defaultLibDir());
@@ -223,7 +223,7 @@ export async function startOracle(options: StartOracleOptions = {}): Promise<Ora
   } catch (cause) {
     await client.close();
     throw new OracleError(
-      'ERR_ORACLE_START',
+      'ERR_KAFKA_TESTKIT_ORACLE_START',
       `conformance oracle did not start: ${(cause as Error).message}`,
       {
         cause,
@@ -239,7 +239,7 @@ async function defaultLibDir(): Promise<string> {
   });
   const dist = JSON.parse(stdout) as { libDir?: unknown };
   if (typeof dist.libDir !== 'string')
-    throw new OracleError('ERR_ORACLE_START', 'kafka-dist.mjs printed no libDir');
+    throw new OracleError('ERR_KAFKA_TESTKIT_ORACLE_START', 'kafka-dist.mjs printed no libDir');
   return dist.libDir;
 }
 
@@ -261,12 +261,12 @@ class OracleProcess implements Oracle {
       this.#stderr = (this.#stderr + chunk).slice(-8192);
     });
     child.on('error', (error) =>
-      this.#fail(new OracleError('ERR_ORACLE_START', error.message, { cause: error })),
+      this.#fail(new OracleError('ERR_KAFKA_TESTKIT_ORACLE_START', error.message, { cause: error })),
     );
     child.on('exit', (code, signal) =>
       this.#fail(
         new OracleError(
-          'ERR_ORACLE_EXITED',
+          'ERR_KAFKA_TESTKIT_ORACLE_EXITED',
           `conformance oracle exited (${code ?? signal}); stderr: ${this.#stderr.trim() || '(empty)'}`,
         ),
       ),
@@ -330,7 +330,7 @@ class OracleProcess implements Oracle {
     )[];
     if (result === undefined || 'error' in result) {
       throw new OracleError(
-        'ERR_ORACLE_REQUEST',
+        'ERR_KAFKA_TESTKIT_ORACLE_REQUEST',
         `schemas ${jar} ${prefix}: ${JSON.stringify(result)}`,
       );
     }
@@ -353,7 +353,7 @@ class OracleProcess implements Oracle {
       | { error: OracleJavaError }
     )[];
     if (result === undefined || 'error' in result) {
-      throw new OracleError('ERR_ORACLE_REQUEST', `api-keys: ${JSON.stringify(result)}`);
+      throw new OracleError('ERR_KAFKA_TESTKIT_ORACLE_REQUEST', `api-keys: ${JSON.stringify(result)}`);
     }
     return result.apis;
   }
@@ -396,7 +396,7 @@ class OracleProcess implements Oracle {
       message = JSON.parse(line);
     } catch (cause) {
       this.#fail(
-        new OracleError('ERR_ORACLE_PROTOCOL', `unreadable oracle line: ${line.slice(0, 200)}`, {
+        new OracleError('ERR_KAFKA_TESTKIT_ORACLE_PROTOCOL', `unreadable oracle line: ${line.slice(0, 200)}`, {
           cause,
         }),
       );
@@ -407,7 +407,7 @@ class OracleProcess implements Oracle {
     this.#pending.delete(message.id);
     if (message.error) {
       pending.reject(
-        new OracleError('ERR_ORACLE_REQUEST', `${message.error.class}: ${message.error.message}`),
+        new OracleError('ERR_KAFKA_TESTKIT_ORACLE_REQUEST', `${message.error.class}: ${message.error.message}`),
       );
     } else {
       pending.resolve(message.results ?? []);

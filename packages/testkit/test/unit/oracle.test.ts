@@ -148,7 +148,7 @@ describe('startOracle', () => {
     );
   });
 
-  it('fails pending and later calls with ERR_ORACLE_EXITED once the JVM is gone', async () => {
+  it('fails pending and later calls with ERR_KAFKA_TESTKIT_ORACLE_EXITED once the JVM is gone', async () => {
     const own = await startOracle();
     await own.close();
     await expect(
@@ -157,7 +157,7 @@ describe('startOracle', () => {
     await expect(
       own.encode([{ name: 'MetadataRequest', version: 0, json: '{"topics":[]}' }]),
     ).rejects.toMatchObject({
-      code: 'ERR_ORACLE_EXITED',
+      code: 'ERR_KAFKA_TESTKIT_ORACLE_EXITED',
       retriable: false,
     });
   }, 60_000);
