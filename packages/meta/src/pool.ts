@@ -12,6 +12,12 @@ export interface BrokerPoolOptions {
   readonly reconnectBackoffMs?: number;
   /** Cap on the reconnect delay, ms. Default 1000 (reconnect.backoff.max.ms). */
   readonly reconnectBackoffMaxMs?: number;
+  /**
+   * How long {@link BrokerPool.any} waits on one broker's connect before it also tries the next
+   * one, ms. Default 250: a broker that hangs costs the caller this much, not a whole connect
+   * timeout.
+   */
+  readonly anyStaggerMs?: number;
 }
 
 interface Slot {
@@ -58,6 +64,7 @@ export class BrokerPool {
   readonly #factory: ConnectionFactory;
   readonly #backoffMs: number;
   readonly #backoffMaxMs: number;
+  readonly #anyStaggerMs: number;
   /** node id -> its current address (from the latest installed snapshot). */
   readonly #addresses = new Map<number, { host: string; port: number }>();
   readonly #slots = new Map<string, Slot>();
@@ -81,6 +88,7 @@ export class BrokerPool {
     this.#factory = factory;
     this.#backoffMs = options.reconnectBackoffMs ?? 50;
     this.#backoffMaxMs = options.reconnectBackoffMaxMs ?? 1000;
+    this.#anyStaggerMs = options.anyStaggerMs ?? 250;
   }
 
   /** The bootstrap addresses as given. */
@@ -185,24 +193,61 @@ export class BrokerPool {
       const c = this.#slots.get(`bootstrap ${address}`)?.connection;
       if (c !== undefined && !c.closed && this.#addresses.size === 0) return c;
     }
-    let last: unknown;
     const nodes = this.knownNodes();
     const start = nodes.length === 0 ? 0 : this.#rotation++ % nodes.length;
+    const endpoints: Endpoint[] = [];
     for (let i = 0; i < nodes.length; i++) {
-      try {
-        return await this.get({ nodeId: nodes[(start + i) % nodes.length] as number });
-      } catch (error) {
-        last = error;
-      }
+      endpoints.push({ nodeId: nodes[(start + i) % nodes.length] as number });
     }
-    for (const address of this.#bootstrap) {
-      try {
-        return await this.get({ bootstrap: address });
-      } catch (error) {
-        last = error;
-      }
-    }
-    throw last;
+    for (const address of this.#bootstrap) endpoints.push({ bootstrap: address });
+    return this.#firstReachable(endpoints);
+  }
+
+  /**
+   * Staggered parallel connects: the first endpoint is tried at once, and each further one when
+   * the previous has failed or has not answered within `anyStaggerMs`. The first connection
+   * wins; the others finish in the background and stay in the pool (they are per-endpoint
+   * connections like any other). Rejects with the last error when every endpoint failed.
+   */
+  #firstReachable(endpoints: readonly Endpoint[]): Promise<MetaConnection> {
+    // Never empty: the constructor refuses an empty bootstrap list.
+    return new Promise((resolve, reject) => {
+      let next = 0;
+      let pending = 0;
+      let settled = false;
+      let last: unknown;
+      let timer: NodeJS.Timeout | undefined;
+      const launch = (): void => {
+        if (settled || next >= endpoints.length) return;
+        const endpoint = endpoints[next++] as Endpoint;
+        pending++;
+        clearTimeout(timer);
+        if (next < endpoints.length) {
+          timer = setTimeout(launch, this.#anyStaggerMs);
+          timer.unref();
+        }
+        this.get(endpoint).then(
+          (connection) => {
+            pending--;
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            resolve(connection);
+          },
+          (error: unknown) => {
+            pending--;
+            last = error;
+            if (settled) return;
+            if (next < endpoints.length) launch();
+            else if (pending === 0) {
+              settled = true;
+              reject(last);
+            }
+          },
+        );
+      };
+      launch();
+    });
   }
 
   /** How many connections are open or opening (for tests and diagnostics). */

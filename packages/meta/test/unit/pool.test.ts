@@ -42,6 +42,30 @@ describe('BrokerPool', () => {
     await pool.close();
   });
 
+  // any() used to try known brokers one after another: with broker 1 hanging in its connect,
+  // sendAny, refreshes and FindCoordinator waited the whole connect timeout although brokers 2
+  // and 3 were healthy. It now staggers: the next broker is dialled after anyStaggerMs.
+  it('any() reaches a healthy broker while the first one it tries hangs in its connect', async () => {
+    const fake = new FakeCluster(3);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory, { anyStaggerMs: 20 });
+    learn(pool, fake);
+    for (const id of [1, 2, 3]) fake.broker(id).connectGate = new Promise(() => {});
+    delete fake.broker(2).connectGate;
+    const connection = await pool.any();
+    expect(connection.closed).toBe(false);
+    expect(fake.connects).toContain('broker 2 (127.0.0.1:9002)');
+    await pool.close();
+  });
+
+  it('any() rejects with the last error once every broker and bootstrap address failed', async () => {
+    const fake = new FakeCluster(2);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory, { anyStaggerMs: 20 });
+    learn(pool, fake);
+    for (const b of fake.brokers) b.up = false;
+    await expect(pool.any()).rejects.toMatchObject({ code: 'ERR_KAFKA_CONNECTION_FAILED' });
+    await pool.close();
+  });
+
   it('closes the old connection of a node that comes back on a new port and opens a new one', async () => {
     const fake = new FakeCluster(2);
     const pool = new BrokerPool(fake.bootstrap(), fake.factory);
