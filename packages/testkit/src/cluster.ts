@@ -28,10 +28,19 @@ export function selectedBackend(options: StartClusterOptions = {}): 'jvm' | 'tes
  */
 export async function startCluster(options: StartClusterOptions = {}): Promise<KafkaCluster> {
   if (selectedBackend(options) === 'testcontainers') {
-    throw new TestkitError(
-      TestkitErrorCode.BackendUnavailable,
-      'the testcontainers backend is not built yet',
-    );
+    // Loaded only when chosen: testcontainers 12 does not load on Node 20 (its undici needs 22),
+    // and the JVM backend must not pay for it or fail because of it.
+    let backend: typeof import('./internal/container-cluster.js');
+    try {
+      backend = await import('./internal/container-cluster.js');
+    } catch (error) {
+      throw new TestkitError(
+        TestkitErrorCode.BackendUnavailable,
+        `the testcontainers backend cannot load on Node ${process.versions.node}`,
+        { cause: error },
+      );
+    }
+    return backend.startContainerCluster(options);
   }
   return startJvmCluster(options);
 }

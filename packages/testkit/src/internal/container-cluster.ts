@@ -204,20 +204,21 @@ export async function startContainerCluster(options: StartClusterOptions): Promi
   const cluster = new ContainerCluster(clusterId, nodes, network);
   const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
   for (;;) {
+    let problem: unknown;
     try {
       const described = await cluster.admin.describeCluster();
       if (described.nodes.length === count) return cluster;
+      problem = new Error(`${described.nodes.length} of ${count} nodes registered`);
     } catch (error) {
-      if (Date.now() > deadline) {
-        await cluster.stop();
-        throw new TestkitError(
-          TestkitErrorCode.ClusterStartFailed,
-          `containers up but cluster ${clusterId} not ready`,
-          {
-            cause: error,
-          },
-        );
-      }
+      problem = error;
+    }
+    if (Date.now() > deadline) {
+      await cluster.stop();
+      throw new TestkitError(
+        TestkitErrorCode.ClusterStartFailed,
+        `containers up but cluster ${clusterId} not ready`,
+        { cause: problem },
+      );
     }
     await new Promise((r) => setTimeout(r, 300));
   }
