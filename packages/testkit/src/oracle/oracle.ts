@@ -261,7 +261,9 @@ class OracleProcess implements Oracle {
       this.#stderr = (this.#stderr + chunk).slice(-8192);
     });
     child.on('error', (error) =>
-      this.#fail(new OracleError('ERR_KAFKA_TESTKIT_ORACLE_START', error.message, { cause: error })),
+      this.#fail(
+        new OracleError('ERR_KAFKA_TESTKIT_ORACLE_START', error.message, { cause: error }),
+      ),
     );
     child.on('exit', (code, signal) =>
       this.#fail(
@@ -353,7 +355,10 @@ class OracleProcess implements Oracle {
       | { error: OracleJavaError }
     )[];
     if (result === undefined || 'error' in result) {
-      throw new OracleError('ERR_KAFKA_TESTKIT_ORACLE_REQUEST', `api-keys: ${JSON.stringify(result)}`);
+      throw new OracleError(
+        'ERR_KAFKA_TESTKIT_ORACLE_REQUEST',
+        `api-keys: ${JSON.stringify(result)}`,
+      );
     }
     return result.apis;
   }
@@ -396,9 +401,13 @@ class OracleProcess implements Oracle {
       message = JSON.parse(line);
     } catch (cause) {
       this.#fail(
-        new OracleError('ERR_KAFKA_TESTKIT_ORACLE_PROTOCOL', `unreadable oracle line: ${line.slice(0, 200)}`, {
-          cause,
-        }),
+        new OracleError(
+          'ERR_KAFKA_TESTKIT_ORACLE_PROTOCOL',
+          `unreadable oracle line: ${line.slice(0, 200)}`,
+          {
+            cause,
+          },
+        ),
       );
       return;
     }
@@ -407,7 +416,10 @@ class OracleProcess implements Oracle {
     this.#pending.delete(message.id);
     if (message.error) {
       pending.reject(
-        new OracleError('ERR_KAFKA_TESTKIT_ORACLE_REQUEST', `${message.error.class}: ${message.error.message}`),
+        new OracleError(
+          'ERR_KAFKA_TESTKIT_ORACLE_REQUEST',
+          `${message.error.class}: ${message.error.message}`,
+        ),
       );
     } else {
       pending.resolve(message.results ?? []);
