@@ -248,10 +248,10 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
     const offsetDelta = c.readVarint();
     const keyLen = c.readVarint();
     const keyPos = c.pos;
-    this.skip(keyLen, i, 'key');
+    this.skipField(keyLen, i, 'key');
     const valueLen = c.readVarint();
     const valuePos = c.pos;
-    this.skip(valueLen, i, 'value');
+    this.skipField(valueLen, i, 'value');
     const headerCount = c.readVarint();
     if (headerCount < 0 || headerCount > (recEnd - c.pos) / 2) {
       this.fail('INVALID_LENGTH', `record ${i} claims ${headerCount} headers`);
@@ -260,8 +260,8 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
     for (let h = 0; h < headerCount; h++) {
       const kl = c.readVarint();
       if (kl < 0) this.fail('INVALID_LENGTH', `record ${i} header ${h} key length ${kl}`);
-      this.skip(kl, i, 'header key');
-      this.skip(c.readVarint(), i, 'header value');
+      this.skipField(kl, i, 'header key');
+      this.skipField(c.readVarint(), i, 'header value');
     }
     if (c.pos !== recEnd) {
       this.fail(
@@ -289,7 +289,7 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
     return { done: false, value: rec };
   }
 
-  private skip(len: number, i: number, what: string): void {
+  private skipField(len: number, i: number, what: string): void {
     const c = this.c;
     if (len < -1 || len > c.end - c.pos) {
       this.fail('INVALID_LENGTH', `record ${i} ${what} length ${len}, ${c.end - c.pos} bytes left`);
