@@ -35,7 +35,7 @@ import {
   type RecordInput,
   Writer,
 } from '@kafkats/codec';
-import { Bench } from 'tinybench';
+import { FLOOR, type Row, runGroup } from './harness.js';
 
 const require = createRequire(import.meta.url);
 
@@ -146,8 +146,6 @@ function encode(f: (w: Writer) => void): Buffer {
   return Buffer.from(w.finish());
 }
 
-const FLOOR = 'memcpy (floor)';
-
 /**
  * Fails the run (smoke included) when a task did not read or write the logical input the
  * comparison claims: a peer that quietly decodes less would otherwise look fast.
@@ -158,48 +156,6 @@ function expectSame(what: string, got: unknown, want: unknown): void {
       `codec suite: ${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`,
     );
   }
-}
-
-interface Row {
-  task: string;
-  'µs/op': string;
-  'ops/s': string;
-  'MB/s': string;
-  'vs kafkats': string;
-  'vs floor': string;
-}
-
-async function runGroup(
-  title: string,
-  smoke: boolean,
-  bytes: number,
-  tasks: [string, () => unknown][],
-): Promise<Row[]> {
-  const bench = new Bench(
-    smoke ? { iterations: 3, time: 0, warmup: false } : { time: 500, warmupTime: 150 },
-  );
-  for (const [name, fn] of tasks) bench.add(name, fn);
-  await bench.run();
-  const means = bench.tasks.map((t) => {
-    const r = t.result;
-    if (r.state === 'errored') throw new Error(`${title} / ${t.name}: ${String(r.error)}`);
-    return r.state === 'completed' ? r.latency.mean : Number.NaN;
-  });
-  const ours = means[0]!;
-  // The floor's own ratio to kafkats rounds to 0.00; the reader wants the converse, how many
-  // memcpys of the same bytes each task costs.
-  const floor = means[bench.tasks.findIndex((t) => t.name === FLOOR)];
-  return bench.tasks.map((t, i) => {
-    const ms = means[i]!;
-    return {
-      task: `${title}: ${t.name}`,
-      'µs/op': (ms * 1000).toFixed(1),
-      'ops/s': (1000 / ms).toFixed(0),
-      'MB/s': (bytes / 1e6 / (ms / 1000)).toFixed(0),
-      'vs kafkats': i === 0 ? '1.00' : (ms / ours).toFixed(2),
-      'vs floor': floor === undefined ? '-' : (ms / floor).toFixed(1),
-    };
-  });
 }
 
 /** Runs the codec suite and prints its table. */

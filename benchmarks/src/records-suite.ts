@@ -19,7 +19,7 @@ import {
   type RecordInput,
   setCompressionBackend,
 } from '@kafkats/codec';
-import { Bench } from 'tinybench';
+import { FLOOR, type Row, runGroup } from './harness.js';
 
 const require = createRequire(import.meta.url);
 
@@ -133,43 +133,6 @@ const CODECS: CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 const KAFKAJS_CODEC: Partial<Record<CompressionCodec, number>> = { none: 0, gzip: 1 };
 // @platformatic/kafka's zstd needs node:zlib zstd (Node >= 22.15), absent on Node 20.
 const PLATFORMATIC_CODECS: CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4'];
-
-interface Row {
-  task: string;
-  'µs/op': string;
-  'ops/s': string;
-  'MB/s': string;
-  'vs kafkats': string;
-}
-
-async function runGroup(
-  title: string,
-  smoke: boolean,
-  bytesPerOp: number,
-  tasks: [string, () => unknown][],
-): Promise<Row[]> {
-  const bench = new Bench(
-    smoke ? { iterations: 3, time: 0, warmup: false } : { time: 400, warmupTime: 100 },
-  );
-  for (const [name, fn] of tasks) bench.add(name, fn);
-  await bench.run();
-  const means = bench.tasks.map((t) => {
-    const r = t.result;
-    if (r.state === 'errored') throw new Error(`${title} / ${t.name}: ${String(r.error)}`);
-    return r.state === 'completed' ? r.latency.mean : Number.NaN;
-  });
-  const ours = means[0]!;
-  return bench.tasks.map((t, i) => {
-    const ms = means[i]!;
-    return {
-      task: `${title}: ${t.name}`,
-      'µs/op': (ms * 1000).toFixed(1),
-      'ops/s': (1000 / ms).toFixed(0),
-      'MB/s': bytesPerOp > 0 ? (bytesPerOp / 1e6 / (ms / 1000)).toFixed(0) : '',
-      'vs kafkats': i === 0 ? '1.00' : (ms / ours).toFixed(2),
-    };
-  });
-}
 
 export async function runRecordsSuite(smoke: boolean): Promise<void> {
   const peers = await loadPeers();
@@ -311,7 +274,7 @@ export async function runRecordsSuite(smoke: boolean): Promise<void> {
     const target = Buffer.alloc(size);
     const tasks: [string, () => unknown][] = [
       ['kafkats crc32c (native from 256 B, as shipped)', () => crc32c(data)],
-      ['memcpy (floor)', () => data.copy(target)],
+      [FLOOR, () => data.copy(target)],
       ['kafkats crc32cJs (JS slicing-by-8 fallback)', () => crc32cJs(data)],
       ['kafkajs crc32C (JS, byte table)', () => peers.kafkajs.crc32c(data)],
       ['@platformatic/kafka jsCRC32C (JS, byte table)', () => peers.platformatic.jsCRC32C(data)],
