@@ -91,6 +91,17 @@ function importBlock(imports: Imports, depth: string): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The struct defaults that "differs from default" checks compare against, built once when the
+ * module loads. Emitted last, so every constant the factories use already exists; encoders
+ * read them only when called, after the module has loaded. Never handed out, never mutated.
+ */
+function defaultConstants(imports: Imports): string {
+  if (imports.defaults.size === 0) return '';
+  const names = [...imports.defaults].sort();
+  return `\n${names.map((n) => `const DEFAULT_${n}: ${n} = create${n}();`).join('\n')}\n`;
+}
+
 interface FileGroup {
   path: string;
   models: MessageModel[];
@@ -158,7 +169,8 @@ export function generate(specs: readonly MessageSpec[], release: string): Genera
       '\n' +
       importBlock(imports, depth) +
       '\n' +
-      indent(bodies.join('\n'));
+      indent(bodies.join('\n')) +
+      defaultConstants(imports);
     files.push({ path: g.path, content });
     const types: string[] = [];
     const values: string[] = [];

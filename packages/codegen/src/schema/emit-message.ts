@@ -13,10 +13,12 @@ export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 export interface Imports {
   support: Set<string>;
   writer: Set<string>;
+  /** Structs whose default value the file keeps as a module constant (`DEFAULT_<name>`). */
+  defaults: Set<string>;
 }
 
 export function newImports(): Imports {
-  return { support: new Set(), writer: new Set() };
+  return { support: new Set(), writer: new Set(), defaults: new Set() };
 }
 
 const TS_PRIMITIVE: Record<PrimitiveType, string> = {
@@ -97,8 +99,10 @@ function differs(f: FieldModel, acc: string, imports: Imports): string {
   const d = f.spec.default;
   if (d.kind === 'null') return `${acc} !== null`;
   if (f.type.kind === 'struct') {
+    // Compared against one default built at module load, not a fresh one per encode.
     imports.support.add('deepEqual');
-    return `!deepEqual(${acc}, create${f.struct!.tsName}())`;
+    imports.defaults.add(f.struct!.tsName);
+    return `!deepEqual(${acc}, DEFAULT_${f.struct!.tsName})`;
   }
   const isEmptyDefault =
     f.type.kind === 'array' || (f.type.kind === 'primitive' && f.type.name === 'bytes');

@@ -146,3 +146,47 @@ describe('emit: ignorable, mapKey, zeroCopy', () => {
     expect(content).toContain('decoded as a view into the input');
   });
 });
+
+describe('emit: struct defaults', () => {
+  // A struct field's "differs from default" check built a fresh default object on every encode
+  // (FetchRequest v15+ did it twice per request); the default is now built once per module.
+  const spec = validateMessage('clients/StateRequest.json', {
+    apiKey: 92,
+    type: 'request',
+    name: 'StateRequest',
+    validVersions: '0-1',
+    flexibleVersions: '0+',
+    fields: [
+      {
+        name: 'State',
+        type: 'ReplicaState',
+        versions: '1+',
+        taggedVersions: '1+',
+        tag: 0,
+        fields: [{ name: 'Epoch', type: 'int64', versions: '1+', default: '-1' }],
+      },
+    ],
+  });
+  const stateResponse = validateMessage('clients/StateResponse.json', {
+    apiKey: 92,
+    type: 'response',
+    name: 'StateResponse',
+    validVersions: '0-1',
+    flexibleVersions: '0+',
+    fields: [],
+  });
+  const content = generate([spec, stateResponse], '9.9.9').files.find(
+    (f) => f.path === 'src/gen/messages/state.ts',
+  )!.content;
+
+  it('compares against one module-level default, declared once after the factories', () => {
+    expect(content).toContain('deepEqual(m.state, DEFAULT_StateRequestReplicaState)');
+    expect(content).not.toMatch(/deepEqual\([^)]*create\w+\(\)\)/);
+    const declaration =
+      'const DEFAULT_StateRequestReplicaState: StateRequestReplicaState = createStateRequestReplicaState();';
+    expect(content.split(declaration).length - 1).toBe(1);
+    expect(content.indexOf(declaration)).toBeGreaterThan(
+      content.indexOf('export function createStateRequestReplicaState('),
+    );
+  });
+});

@@ -964,12 +964,12 @@ function e_FetchSnapshotResponsePartitionSnapshot_v0(w: Writer, m: FetchSnapshot
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
-    if (!deepEqual(m.currentLeader, createFetchSnapshotResponseLeaderIdAndEpoch())) nt++;
+    if (!deepEqual(m.currentLeader, DEFAULT_FetchSnapshotResponseLeaderIdAndEpoch)) nt++;
     w.writeUvarint(nt);
     let u = 0;
     u = writeUnknownTagged(w, uk, u, 0);
     f = 3;
-    if (!deepEqual(m.currentLeader, createFetchSnapshotResponseLeaderIdAndEpoch())) {
+    if (!deepEqual(m.currentLeader, DEFAULT_FetchSnapshotResponseLeaderIdAndEpoch)) {
       w.writeUvarint(0);
       const z3 = w.beginSized();
       const s3 = m.currentLeader;
@@ -1192,3 +1192,5 @@ export function decodeFetchSnapshotResponse(r: Reader, version: number): FetchSn
     throw atTop(e, 'FetchSnapshotResponse', version);
   }
 }
+
+const DEFAULT_FetchSnapshotResponseLeaderIdAndEpoch: FetchSnapshotResponseLeaderIdAndEpoch = createFetchSnapshotResponseLeaderIdAndEpoch();

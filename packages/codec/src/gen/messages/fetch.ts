@@ -176,7 +176,7 @@ function e_FetchRequest_v4(w: Writer, m: FetchRequest): void {
   let ix = -1;
   try {
     f = 2;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) throw notInVersion();
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) throw notInVersion();
     f = 10;
     if (m.forgottenTopicsData.length !== 0) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
@@ -254,7 +254,7 @@ function e_FetchRequest_v5(w: Writer, m: FetchRequest): void {
   let ix = -1;
   try {
     f = 2;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) throw notInVersion();
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) throw notInVersion();
     f = 10;
     if (m.forgottenTopicsData.length !== 0) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
@@ -332,7 +332,7 @@ function e_FetchRequest_v7(w: Writer, m: FetchRequest): void {
   let ix = -1;
   try {
     f = 2;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) throw notInVersion();
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
       f = -1;
       throw taggedNotInVersion();
@@ -430,7 +430,7 @@ function e_FetchRequest_v9(w: Writer, m: FetchRequest): void {
   let ix = -1;
   try {
     f = 2;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) throw notInVersion();
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
       f = -1;
       throw taggedNotInVersion();
@@ -528,7 +528,7 @@ function e_FetchRequest_v11(w: Writer, m: FetchRequest): void {
   let ix = -1;
   try {
     f = 2;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) throw notInVersion();
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
       f = -1;
       throw taggedNotInVersion();
@@ -632,7 +632,7 @@ function e_FetchRequest_v12(w: Writer, m: FetchRequest): void {
   let ix = -1;
   try {
     f = 2;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) throw notInVersion();
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) throw notInVersion();
     f = 1;
     w.writeInt32(m.replicaId);
     f = 3;
@@ -765,7 +765,7 @@ function e_FetchRequest_v13(w: Writer, m: FetchRequest): void {
   let ix = -1;
   try {
     f = 2;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) throw notInVersion();
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) throw notInVersion();
     f = 1;
     w.writeInt32(m.replicaId);
     f = 3;
@@ -935,7 +935,7 @@ function e_FetchRequest_v15(w: Writer, m: FetchRequest): void {
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
     if (m.clusterId !== null) nt++;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) nt++;
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) nt++;
     w.writeUvarint(nt);
     let u = 0;
     u = writeUnknownTagged(w, uk, u, 0);
@@ -948,7 +948,7 @@ function e_FetchRequest_v15(w: Writer, m: FetchRequest): void {
     }
     u = writeUnknownTagged(w, uk, u, 1);
     f = 2;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) {
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) {
       w.writeUvarint(1);
       const z2 = w.beginSized();
       const s2 = m.replicaState;
@@ -1081,7 +1081,7 @@ function e_FetchRequest_v17(w: Writer, m: FetchRequest): void {
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
     if (m.clusterId !== null) nt++;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) nt++;
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) nt++;
     w.writeUvarint(nt);
     let u = 0;
     u = writeUnknownTagged(w, uk, u, 0);
@@ -1094,7 +1094,7 @@ function e_FetchRequest_v17(w: Writer, m: FetchRequest): void {
     }
     u = writeUnknownTagged(w, uk, u, 1);
     f = 2;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) {
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) {
       w.writeUvarint(1);
       const z2 = w.beginSized();
       const s2 = m.replicaState;
@@ -1227,7 +1227,7 @@ function e_FetchRequest_v18(w: Writer, m: FetchRequest): void {
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
     if (m.clusterId !== null) nt++;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) nt++;
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) nt++;
     w.writeUvarint(nt);
     let u = 0;
     u = writeUnknownTagged(w, uk, u, 0);
@@ -1240,7 +1240,7 @@ function e_FetchRequest_v18(w: Writer, m: FetchRequest): void {
     }
     u = writeUnknownTagged(w, uk, u, 1);
     f = 2;
-    if (!deepEqual(m.replicaState, createFetchRequestReplicaState())) {
+    if (!deepEqual(m.replicaState, DEFAULT_FetchRequestReplicaState)) {
       w.writeUvarint(1);
       const z2 = w.beginSized();
       const s2 = m.replicaState;
@@ -3307,11 +3307,11 @@ function e_FetchResponsePartitionData_v4(w: Writer, m: FetchResponsePartitionDat
   let ix = -1;
   try {
     f = 5;
-    if (!deepEqual(m.divergingEpoch, createFetchResponseEpochEndOffset())) throw notInVersion();
+    if (!deepEqual(m.divergingEpoch, DEFAULT_FetchResponseEpochEndOffset)) throw notInVersion();
     f = 6;
-    if (!deepEqual(m.currentLeader, createFetchResponseLeaderIdAndEpoch())) throw notInVersion();
+    if (!deepEqual(m.currentLeader, DEFAULT_FetchResponseLeaderIdAndEpoch)) throw notInVersion();
     f = 7;
-    if (!deepEqual(m.snapshotId, createFetchResponseSnapshotId())) throw notInVersion();
+    if (!deepEqual(m.snapshotId, DEFAULT_FetchResponseSnapshotId)) throw notInVersion();
     f = 9;
     if (m.preferredReadReplica !== -1) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
@@ -3391,11 +3391,11 @@ function e_FetchResponsePartitionData_v5(w: Writer, m: FetchResponsePartitionDat
   let ix = -1;
   try {
     f = 5;
-    if (!deepEqual(m.divergingEpoch, createFetchResponseEpochEndOffset())) throw notInVersion();
+    if (!deepEqual(m.divergingEpoch, DEFAULT_FetchResponseEpochEndOffset)) throw notInVersion();
     f = 6;
-    if (!deepEqual(m.currentLeader, createFetchResponseLeaderIdAndEpoch())) throw notInVersion();
+    if (!deepEqual(m.currentLeader, DEFAULT_FetchResponseLeaderIdAndEpoch)) throw notInVersion();
     f = 7;
-    if (!deepEqual(m.snapshotId, createFetchResponseSnapshotId())) throw notInVersion();
+    if (!deepEqual(m.snapshotId, DEFAULT_FetchResponseSnapshotId)) throw notInVersion();
     f = 9;
     if (m.preferredReadReplica !== -1) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
@@ -3479,11 +3479,11 @@ function e_FetchResponsePartitionData_v11(w: Writer, m: FetchResponsePartitionDa
   let ix = -1;
   try {
     f = 5;
-    if (!deepEqual(m.divergingEpoch, createFetchResponseEpochEndOffset())) throw notInVersion();
+    if (!deepEqual(m.divergingEpoch, DEFAULT_FetchResponseEpochEndOffset)) throw notInVersion();
     f = 6;
-    if (!deepEqual(m.currentLeader, createFetchResponseLeaderIdAndEpoch())) throw notInVersion();
+    if (!deepEqual(m.currentLeader, DEFAULT_FetchResponseLeaderIdAndEpoch)) throw notInVersion();
     f = 7;
-    if (!deepEqual(m.snapshotId, createFetchResponseSnapshotId())) throw notInVersion();
+    if (!deepEqual(m.snapshotId, DEFAULT_FetchResponseSnapshotId)) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
       f = -1;
       throw taggedNotInVersion();
@@ -3593,14 +3593,14 @@ function e_FetchResponsePartitionData_v12(w: Writer, m: FetchResponsePartitionDa
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
-    if (!deepEqual(m.divergingEpoch, createFetchResponseEpochEndOffset())) nt++;
-    if (!deepEqual(m.currentLeader, createFetchResponseLeaderIdAndEpoch())) nt++;
-    if (!deepEqual(m.snapshotId, createFetchResponseSnapshotId())) nt++;
+    if (!deepEqual(m.divergingEpoch, DEFAULT_FetchResponseEpochEndOffset)) nt++;
+    if (!deepEqual(m.currentLeader, DEFAULT_FetchResponseLeaderIdAndEpoch)) nt++;
+    if (!deepEqual(m.snapshotId, DEFAULT_FetchResponseSnapshotId)) nt++;
     w.writeUvarint(nt);
     let u = 0;
     u = writeUnknownTagged(w, uk, u, 0);
     f = 5;
-    if (!deepEqual(m.divergingEpoch, createFetchResponseEpochEndOffset())) {
+    if (!deepEqual(m.divergingEpoch, DEFAULT_FetchResponseEpochEndOffset)) {
       w.writeUvarint(0);
       const z5 = w.beginSized();
       const s5 = m.divergingEpoch;
@@ -3610,7 +3610,7 @@ function e_FetchResponsePartitionData_v12(w: Writer, m: FetchResponsePartitionDa
     }
     u = writeUnknownTagged(w, uk, u, 1);
     f = 6;
-    if (!deepEqual(m.currentLeader, createFetchResponseLeaderIdAndEpoch())) {
+    if (!deepEqual(m.currentLeader, DEFAULT_FetchResponseLeaderIdAndEpoch)) {
       w.writeUvarint(1);
       const z6 = w.beginSized();
       const s6 = m.currentLeader;
@@ -3620,7 +3620,7 @@ function e_FetchResponsePartitionData_v12(w: Writer, m: FetchResponsePartitionDa
     }
     u = writeUnknownTagged(w, uk, u, 2);
     f = 7;
-    if (!deepEqual(m.snapshotId, createFetchResponseSnapshotId())) {
+    if (!deepEqual(m.snapshotId, DEFAULT_FetchResponseSnapshotId)) {
       w.writeUvarint(2);
       const z7 = w.beginSized();
       const s7 = m.snapshotId;
@@ -4027,3 +4027,8 @@ export function decodeFetchResponse(r: Reader, version: number): FetchResponse {
     throw atTop(e, 'FetchResponse', version);
   }
 }
+
+const DEFAULT_FetchRequestReplicaState: FetchRequestReplicaState = createFetchRequestReplicaState();
+const DEFAULT_FetchResponseEpochEndOffset: FetchResponseEpochEndOffset = createFetchResponseEpochEndOffset();
+const DEFAULT_FetchResponseLeaderIdAndEpoch: FetchResponseLeaderIdAndEpoch = createFetchResponseLeaderIdAndEpoch();
+const DEFAULT_FetchResponseSnapshotId: FetchResponseSnapshotId = createFetchResponseSnapshotId();

@@ -1401,7 +1401,7 @@ function e_ProduceResponsePartitionProduceResponse_v3(w: Writer, m: ProduceRespo
   let f = -1;
   try {
     f = 7;
-    if (!deepEqual(m.currentLeader, createProduceResponseLeaderIdAndEpoch())) throw notInVersion();
+    if (!deepEqual(m.currentLeader, DEFAULT_ProduceResponseLeaderIdAndEpoch)) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
       f = -1;
       throw taggedNotInVersion();
@@ -1453,7 +1453,7 @@ function e_ProduceResponsePartitionProduceResponse_v5(w: Writer, m: ProduceRespo
   let f = -1;
   try {
     f = 7;
-    if (!deepEqual(m.currentLeader, createProduceResponseLeaderIdAndEpoch())) throw notInVersion();
+    if (!deepEqual(m.currentLeader, DEFAULT_ProduceResponseLeaderIdAndEpoch)) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
       f = -1;
       throw taggedNotInVersion();
@@ -1510,7 +1510,7 @@ function e_ProduceResponsePartitionProduceResponse_v8(w: Writer, m: ProduceRespo
   let ix = -1;
   try {
     f = 7;
-    if (!deepEqual(m.currentLeader, createProduceResponseLeaderIdAndEpoch())) throw notInVersion();
+    if (!deepEqual(m.currentLeader, DEFAULT_ProduceResponseLeaderIdAndEpoch)) throw notInVersion();
     if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
       f = -1;
       throw taggedNotInVersion();
@@ -1586,7 +1586,7 @@ function e_ProduceResponsePartitionProduceResponse_v9(w: Writer, m: ProduceRespo
   let ix = -1;
   try {
     f = 7;
-    if (!deepEqual(m.currentLeader, createProduceResponseLeaderIdAndEpoch())) throw notInVersion();
+    if (!deepEqual(m.currentLeader, DEFAULT_ProduceResponseLeaderIdAndEpoch)) throw notInVersion();
     f = 0;
     w.writeInt32(m.index);
     f = 1;
@@ -1685,12 +1685,12 @@ function e_ProduceResponsePartitionProduceResponse_v10(w: Writer, m: ProduceResp
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
-    if (!deepEqual(m.currentLeader, createProduceResponseLeaderIdAndEpoch())) nt++;
+    if (!deepEqual(m.currentLeader, DEFAULT_ProduceResponseLeaderIdAndEpoch)) nt++;
     w.writeUvarint(nt);
     let u = 0;
     u = writeUnknownTagged(w, uk, u, 0);
     f = 7;
-    if (!deepEqual(m.currentLeader, createProduceResponseLeaderIdAndEpoch())) {
+    if (!deepEqual(m.currentLeader, DEFAULT_ProduceResponseLeaderIdAndEpoch)) {
       w.writeUvarint(0);
       const z7 = w.beginSized();
       const s7 = m.currentLeader;
@@ -1992,3 +1992,5 @@ export function decodeProduceResponse(r: Reader, version: number): ProduceRespon
     throw atTop(e, 'ProduceResponse', version);
   }
 }
+
+const DEFAULT_ProduceResponseLeaderIdAndEpoch: ProduceResponseLeaderIdAndEpoch = createProduceResponseLeaderIdAndEpoch();

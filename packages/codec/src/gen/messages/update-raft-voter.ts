@@ -342,12 +342,12 @@ function e_UpdateRaftVoterResponse_v0(w: Writer, m: UpdateRaftVoterResponse): vo
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
-    if (!deepEqual(m.currentLeader, createUpdateRaftVoterResponseCurrentLeader())) nt++;
+    if (!deepEqual(m.currentLeader, DEFAULT_UpdateRaftVoterResponseCurrentLeader)) nt++;
     w.writeUvarint(nt);
     let u = 0;
     u = writeUnknownTagged(w, uk, u, 0);
     f = 2;
-    if (!deepEqual(m.currentLeader, createUpdateRaftVoterResponseCurrentLeader())) {
+    if (!deepEqual(m.currentLeader, DEFAULT_UpdateRaftVoterResponseCurrentLeader)) {
       w.writeUvarint(0);
       const z2 = w.beginSized();
       const s2 = m.currentLeader;
@@ -484,3 +484,5 @@ export function decodeUpdateRaftVoterResponse(r: Reader, version: number): Updat
     throw atTop(e, 'UpdateRaftVoterResponse', version);
   }
 }
+
+const DEFAULT_UpdateRaftVoterResponseCurrentLeader: UpdateRaftVoterResponseCurrentLeader = createUpdateRaftVoterResponseCurrentLeader();
