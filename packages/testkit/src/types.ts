@@ -130,6 +130,15 @@ export interface KafkaCluster {
    * @throws TestkitError ERR_KAFKA_TESTKIT_CLUSTER_STATE for an unknown node id.
    */
   stopNode(nodeId: number, options?: StopNodeOptions): Promise<void>;
+  /**
+   * Freezes one node's JVM (SIGSTOP): its port still accepts connections, but nothing is read
+   * or answered until {@link resumeNode}. For timeout tests: a broker that stops answering.
+   * JVM backend only.
+   * @throws TestkitError ERR_KAFKA_TESTKIT_CLUSTER_STATE for an unknown or stopped node.
+   */
+  pauseNode(nodeId: number): void;
+  /** Lets a paused node run again (SIGCONT); a no-op for a node that is not paused. */
+  resumeNode(nodeId: number): void;
   /** Starts a stopped node and waits until the cluster sees it registered. */
   startNode(nodeId: number): Promise<void>;
   /** Stops a node and starts it again on a new PLAINTEXT port, re-advertised to clients. */

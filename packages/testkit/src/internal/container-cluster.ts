@@ -100,6 +100,15 @@ class ContainerCluster implements KafkaCluster {
     return node;
   }
 
+  pauseNode(nodeId: number): void {
+    throw new TestkitError(
+      TestkitErrorCode.ClusterState,
+      `pauseNode(${nodeId}): the container backend cannot pause a broker`,
+    );
+  }
+
+  resumeNode(_nodeId: number): void {}
+
   async stopNode(nodeId: number, options: StopNodeOptions = {}): Promise<void> {
     const node = this.node(nodeId);
     await node.container.stop({

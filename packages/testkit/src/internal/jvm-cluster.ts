@@ -86,6 +86,8 @@ interface NodeState {
   configFile: string;
   logFile: string;
   process: NodeProcess | null;
+  /** True between pauseNode and resumeNode. */
+  paused?: boolean;
   /** Set while this node's JVM will write the CDS archive on a graceful exit. */
   archiveTmp?: string | undefined;
 }
@@ -380,9 +382,32 @@ class JvmCluster implements KafkaCluster {
       .join('\n');
   }
 
+  pauseNode(nodeId: number): void {
+    const node = this.node(nodeId);
+    if (node.process === null || !node.process.isRunning()) {
+      throw new TestkitError(
+        TestkitErrorCode.ClusterState,
+        `cannot pause node ${nodeId}: it is not running`,
+      );
+    }
+    // The whole group (supervisor and JVM): the kernel still accepts TCP connections on the
+    // broker's port, but nothing is read or answered, as with a broker stuck in a long GC.
+    killGroup(node.process.pgid, 'SIGSTOP');
+    node.paused = true;
+  }
+
+  resumeNode(nodeId: number): void {
+    const node = this.node(nodeId);
+    if (node.process === null || node.paused !== true) return;
+    killGroup(node.process.pgid, 'SIGCONT');
+    node.paused = false;
+  }
+
   async stopNode(nodeId: number, options: StopNodeOptions = {}): Promise<void> {
     const node = this.node(nodeId);
     if (node.process === null) return;
+    // A stopped JVM cannot run its SIGTERM handler: let it go on first.
+    this.resumeNode(nodeId);
     await stopSupervised(node.process, options.signal ?? 'SIGTERM');
     node.process = null;
     this.settleArchive(node);
@@ -421,6 +446,7 @@ class JvmCluster implements KafkaCluster {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    for (const n of this.nodes) this.resumeNode(n.layout.nodeId);
     await Promise.all(this.admins.map((a) => a.close()));
     // The node writing the CDS archive first, gracefully, while its peers still answer (a
     // controlled shutdown needs the quorum); then the rest are killed.
