@@ -43,7 +43,7 @@ export type Routing =
 export const Routing = {
   /** Any live broker. */
   Any: Object.freeze({ kind: 'any' }),
-  /** The controller id from Metadata (in KRaft a broker that forwards; kafka-facts C.13). */
+  /** The controller id from Metadata (in KRaft a broker that forwards it to the active controller). */
   Controller: Object.freeze({ kind: 'controller' }),
   Coordinator: {
     Group: Object.freeze({ kind: 'coordinator', coordinator: 'group' }),

@@ -1,4 +1,4 @@
-// Acceptance tests for @kafkats/meta against real Apache Kafka (issue 7). The second,
+// Acceptance tests for @kafkats/meta against real Apache Kafka. The second,
 // independent client is Kafka's own Java admin from the testkit; connections are the wire's.
 import { randomUUID } from 'node:crypto';
 import {
@@ -76,6 +76,12 @@ function spyFactory(inner: ConnectionFactory = wireConnectionFactory()) {
     const wrapped: MetaConnection = {
       get closed() {
         return c.closed;
+      },
+      get pending() {
+        return c.pending;
+      },
+      get lastActivityMs() {
+        return c.lastActivityMs;
       },
       negotiatedVersion: (k) => c.negotiatedVersion(k),
       onClose: (l) => c.onClose(l),
@@ -215,12 +221,10 @@ describe('against the shared 3-node cluster', () => {
       );
       expect(new Set(connections).size).toBe(1);
       const answers = await Promise.all(
-        connections.map((c) =>
-          c.send(
-            MetadataApi,
-            buildMetadataRequest(null, c.negotiatedVersion(MetadataApi.apiKey) ?? 0),
-          ),
-        ),
+        connections.map((c) => {
+          const version = c.negotiatedVersion(MetadataApi.apiKey) ?? 0;
+          return c.send(MetadataApi, buildMetadataRequest(null, version), { version });
+        }),
       );
       expect(answers.every((a) => a.brokers.length === 3)).toBe(true);
       expect(proxy.connectionsAccepted).toBe(1);
@@ -283,7 +287,7 @@ describe('against a private 3-node cluster with auto.create.topics.enable=true',
         const v = c.negotiatedVersion(MetadataApi.apiKey) ?? 12;
         const request = buildMetadataRequest([control], v);
         request.allowAutoTopicCreation = true;
-        await c.send(MetadataApi, request);
+        await c.send(MetadataApi, request, { version: v });
       } finally {
         await c.close();
       }

@@ -2,6 +2,7 @@
 // address, a metadata view each broker answers with, and hooks to fail, slow down or
 // intercept any request. Counts connects, so "one socket" claims are checkable.
 import {
+  type ApiDescriptor,
   createMetadataResponse,
   createMetadataResponseBroker,
   createMetadataResponsePartition,
@@ -9,7 +10,12 @@ import {
   KafkaError,
   type MetadataResponse,
 } from '@kafkats/codec';
-import type { ApiLike, ConnectionFactory, ConnectTarget, MetaConnection } from '../../src/index.js';
+import type {
+  ConnectionFactory,
+  ConnectionSendOptions,
+  ConnectTarget,
+  MetaConnection,
+} from '../../src/index.js';
 
 export interface FakePartition {
   leader: number;
@@ -44,7 +50,13 @@ export class FakeCluster {
   /** Per node: the metadata view it answers with (a lagging broker); default: the truth. */
   lagging = new Map<number, Map<string, { topicId: string; partitions: FakePartition[] }>>();
   connects: string[] = [];
-  sent: { node: number; apiKey: number; request: unknown }[] = [];
+  sent: {
+    node: number;
+    apiKey: number;
+    request: unknown;
+    version: number;
+    timeoutMs: number | undefined;
+  }[] = [];
   readonly open = new Set<FakeConnection>();
   coordinatorNode = 2;
   findCoordinatorErrors: number[] = [];
@@ -139,6 +151,8 @@ export class FakeCluster {
 
 export class FakeConnection implements MetaConnection {
   closed = false;
+  pending = 0;
+  lastActivityMs = Date.now();
   readonly #listeners = new Set<(e: Error | undefined) => void>();
 
   readonly cluster: FakeCluster;
@@ -149,14 +163,40 @@ export class FakeConnection implements MetaConnection {
     this.broker = broker;
   }
 
+  /** A version of -1 in `cluster.versions` means the broker does not offer the API. */
   negotiatedVersion(apiKey: number): number | undefined {
-    return this.cluster.versions.get(apiKey) ?? 0;
+    const v = this.cluster.versions.get(apiKey) ?? 0;
+    return v < 0 ? undefined : v;
   }
 
-  async send(api: ApiLike, request: unknown): Promise<never> {
+  async send<Req, Res>(
+    api: ApiDescriptor<Req, Res>,
+    request: Req,
+    options: ConnectionSendOptions,
+  ): Promise<Res> {
     if (this.closed) throw new KafkaError('ERR_KAFKA_CONNECTION_CLOSED', 'closed');
-    const version = this.negotiatedVersion(api.apiKey) ?? 0;
-    this.cluster.sent.push({ node: this.broker.nodeId, apiKey: api.apiKey, request });
+    const version = options.version;
+    this.cluster.sent.push({
+      node: this.broker.nodeId,
+      apiKey: api.apiKey,
+      request,
+      version,
+      timeoutMs: options.timeoutMs,
+    });
+    this.lastActivityMs = Date.now();
+    this.pending++;
+    try {
+      return (await this.#answer(api, request, version)) as Res;
+    } finally {
+      this.pending--;
+    }
+  }
+
+  async #answer(
+    api: ApiDescriptor<unknown, unknown>,
+    request: unknown,
+    version: number,
+  ): Promise<never> {
     await Promise.resolve();
     const custom = this.cluster.intercept?.(this.broker, api.apiKey, request, version);
     if (custom !== undefined) {
@@ -218,13 +258,30 @@ export class FakeConnection implements MetaConnection {
   }
 }
 
-/** A descriptor for an arbitrary API in tests (routing, dispatch). */
-export function fakeApi(apiKey: number, name: string) {
+/** A descriptor for an arbitrary API in tests (routing, dispatch): only what the cluster reads. */
+export function fakeApi(
+  apiKey: number,
+  name: string,
+): ApiDescriptor<Record<string, unknown>, { errorCode: number; servedBy: number }> {
+  const unused = () => {
+    throw new Error(`fake ${name} descriptor: not for encoding`);
+  };
   return {
     apiKey,
     name,
+    minVersion: 0,
+    maxVersion: 0,
+    latestVersionUnstable: false,
+    flexibleFrom: null,
+    listeners: ['broker'],
+    requestHeaderVersion: () => 1,
+    responseHeaderVersion: () => 0,
     createRequest: (): Record<string, unknown> => ({}),
-    decodeResponse: (): { errorCode: number; servedBy: number } => ({ errorCode: 0, servedBy: -1 }),
+    encodeRequest: unused,
+    decodeRequest: unused,
+    createResponse: () => ({ errorCode: 0, servedBy: -1 }),
+    encodeResponse: unused,
+    decodeResponse: () => ({ errorCode: 0, servedBy: -1 }),
   };
 }
 

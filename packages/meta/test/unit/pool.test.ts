@@ -163,6 +163,41 @@ describe('BrokerPool', () => {
       await pool.close();
     });
 
+    it('waits 100, 200, 400 ms between failed connects and starts over after a success', async () => {
+      vi.useFakeTimers();
+      const fake = new FakeCluster(1);
+      const pool = new BrokerPool(fake.bootstrap(), fake.factory, {
+        reconnectBackoffMs: 100,
+        reconnectBackoffMaxMs: 10_000,
+        random: () => 0.5, // jitter factor exactly 1
+      });
+      learn(pool, fake);
+      fake.broker(1).up = false;
+      const dialsAt: number[] = [];
+      const start = Date.now();
+      const dial = async () => {
+        const n = fake.connects.length;
+        const attempt = pool.get({ nodeId: 1 }).catch(() => undefined);
+        while (fake.connects.length === n) await vi.advanceTimersByTimeAsync(1);
+        dialsAt.push(Date.now() - start);
+        return attempt;
+      };
+      for (let i = 0; i < 4; i++) await dial();
+      expect(dialsAt).toEqual([0, 100, 300, 700]);
+      fake.broker(1).up = true;
+      const c = await dial();
+      expect(c?.closed).toBe(false);
+      // A success resets the backoff: after the next drop, the first failed dial waits 100 again.
+      fake.broker(1).up = false;
+      fake.drop(1);
+      dialsAt.length = 0;
+      await dial();
+      await dial();
+      await dial();
+      expect(dialsAt.map((t) => t - (dialsAt[0] as number))).toEqual([0, 100, 300]);
+      await pool.close();
+    });
+
     it('caps the delay however many connects failed', async () => {
       vi.useFakeTimers();
       const { fake, pool } = failingPool();
@@ -182,6 +217,71 @@ describe('BrokerPool', () => {
       expect((await next).closed).toBe(false);
       await pool.close();
     });
+  });
+
+  it('adopts the bootstrap connection to an address metadata names as a node: one socket per broker', async () => {
+    const fake = new FakeCluster(2);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+    const first = await pool.any();
+    expect(fake.connects).toEqual(['bootstrap 127.0.0.1:9001']);
+    learn(pool, fake);
+    expect(await pool.get({ nodeId: 1 })).toBe(first);
+    expect(pool.connectionCount()).toBe(1);
+    expect(fake.connects).toHaveLength(1);
+    await pool.get({ nodeId: 2 });
+    expect(pool.connectionCount()).toBe(2);
+    await pool.close();
+  });
+
+  it('closes an idle bootstrap connection that matches no node once metadata is known', async () => {
+    const fake = new FakeCluster(1);
+    // The broker's bootstrap name differs from the address it advertises.
+    fake.brokers.push({ nodeId: 99, host: 'kafka.example', port: 9001, up: true });
+    const pool = new BrokerPool(['kafka.example:9001'], fake.factory);
+    const bootstrap = await pool.any();
+    pool.learnAddresses([{ nodeId: 1, host: '127.0.0.1', port: 9001, rack: null }]);
+    expect(bootstrap.closed).toBe(true);
+    expect(pool.connectionCount()).toBe(0);
+    await pool.close();
+  });
+
+  it('closes a connection idle for connectionsMaxIdleMs and reopens it on demand', async () => {
+    const fake = new FakeCluster(1);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory, { connectionsMaxIdleMs: 60_000 });
+    learn(pool, fake);
+    const c = await pool.get({ nodeId: 1 });
+    expect(pool.closeIdle(c.lastActivityMs + 59_000)).toBe(0);
+    expect(c.closed).toBe(false);
+    expect(pool.closeIdle(c.lastActivityMs + 60_000)).toBe(1);
+    expect(c.closed).toBe(true);
+    const again = await pool.get({ nodeId: 1 });
+    expect(again).not.toBe(c);
+    expect(fake.connects).toHaveLength(2);
+    await pool.close();
+  });
+
+  it('never closes a connection with requests pending, however long ago it was last active', async () => {
+    const fake = new FakeCluster(1);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory, { connectionsMaxIdleMs: 1 });
+    learn(pool, fake);
+    const c = await pool.get({ nodeId: 1 });
+    (c as { pending: number }).pending = 1;
+    expect(pool.closeIdle(Date.now() + 3_600_000)).toBe(0);
+    expect(c.closed).toBe(false);
+    await pool.close();
+  });
+
+  it('a closed idle connection is not reported as a broker going down', async () => {
+    const fake = new FakeCluster(1);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory, { connectionsMaxIdleMs: 1 });
+    learn(pool, fake);
+    const down: number[] = [];
+    pool.onBrokerDown((id) => down.push(id));
+    const c = await pool.get({ nodeId: 1 });
+    pool.closeIdle(c.lastActivityMs + 10);
+    expect(c.closed).toBe(true);
+    expect(down).toEqual([]);
+    await pool.close();
   });
 
   it.each(['', 'host', 'host:0', 'host:70000', ':9092'])(

@@ -9,9 +9,10 @@ import {
   type SaslAuthenticateRequest,
   SaslHandshakeApi,
 } from '@kafkats/codec';
-import { type FakeBroker, startFaultProxy } from '@kafkats/testkit';
+import { type FakeBroker, startFakeBroker, startFaultProxy } from '@kafkats/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  AbortedError,
   AuthenticationError,
   BackpressureError,
   BrokerConnection,
@@ -211,8 +212,9 @@ describe('BrokerConnection: connect and negotiate', () => {
     const gone = new Promise((r) => c.once('disconnect', r));
     broker.dropConnections();
     await gone;
-    await c.send(MetadataApi, metadataRequest());
-    expect(c.negotiatedVersion(MetadataApi)).toBe(8);
+    const next = connectionTo(broker);
+    await next.send(MetadataApi, metadataRequest());
+    expect(next.negotiatedVersion(MetadataApi)).toBe(8);
     expect(broker.requests.at(-1)?.apiVersion).toBe(8);
   });
 });
@@ -297,13 +299,14 @@ describe('BrokerConnection: pipeline, coalescing, back-pressure', () => {
       },
       { timeout: 10_000 },
     );
-    expect(produce.correlationId).toBeGreaterThanOrEqual(2 ** 30);
+    // Its id comes from the same counter as the slots': never one a pending request holds.
+    expect(produce.correlationId).toBe(2);
     await c.close();
     expect(await stalled).toBe('failed');
   });
 });
 
-describe('BrokerConnection: review fixes (issue 6)', () => {
+describe('BrokerConnection: settling every send', () => {
   // An acks=0 Produce settles when its frame is handed to the socket. A close() in the same
   // tick dropped the queued frame together with its callback, and the caller's promise never
   // settled: the send must fail with the teardown's error instead.
@@ -346,15 +349,15 @@ describe('BrokerConnection: review fixes (issue 6)', () => {
     expect(timedOut).toBe(300);
     expect(c.queued).toBe(1);
     // The private queue array is what holds the memory; it stays near maxQueuedRequests.
-    const backing = (c as unknown as { queue: unknown[] }).queue;
+    const backing = (c as unknown as { queue: { items: unknown[] } }).queue.items;
     expect(backing.length).toBeLessThanOrEqual(2 * 4 + 64 + 1);
     await c.close();
     await Promise.all(settled);
   });
 });
 
-describe('BrokerConnection: timeouts and late responses', () => {
-  it('discards a late response to a timed-out request whole and parses the next one', async () => {
+describe('BrokerConnection: timeouts, aborts and late responses', () => {
+  it('discards a late response to an aborted request whole and parses the next one', async () => {
     const held: { id: number; version: number; write: (b: Buffer) => void }[] = [];
     const broker = await track(
       startCodecBroker((raw, conn, reply) => {
@@ -383,13 +386,13 @@ describe('BrokerConnection: timeouts and late responses', () => {
     );
     const c = connectionTo(broker);
     await c.connect();
-    const first = c.send(MetadataApi, metadataRequest(), { timeoutMs: 100 });
-    await expect(first).rejects.toBeInstanceOf(RequestTimeoutError);
-    await expect(first).rejects.toMatchObject({
-      code: 'ERR_KAFKA_REQUEST_TIMEOUT',
-      retriable: true,
-    });
-    expect(c.inFlight).toBe(1); // the tombstone
+    const abort = new AbortController();
+    const first = c.send(MetadataApi, metadataRequest(), { signal: abort.signal });
+    await vi.waitFor(() => expect(held).toHaveLength(1), { timeout: 10_000 });
+    abort.abort(new Error('caller gave up'));
+    await expect(first).rejects.toBeInstanceOf(AbortedError);
+    await expect(first).rejects.toMatchObject({ code: 'ERR_KAFKA_ABORTED', retriable: false });
+    expect(c.inFlight).toBe(1); // still on the wire: its answer must be read and dropped
     const second = await c.send(MetadataApi, metadataRequest(), { timeoutMs: 5000 });
     expect(second.clusterId).toBe('fresh');
     expect(c.stats.lateResponsesDiscarded).toBe(1);
@@ -398,46 +401,101 @@ describe('BrokerConnection: timeouts and late responses', () => {
     expect(broker.connectionsAccepted).toBe(1);
   });
 
-  it('recycles the connection when a tombstone never gets its late response', async () => {
+  it('an abort while queued takes the request out of the queue; nothing is written', async () => {
     const broker = await track(startCodecBroker(() => {}));
+    const c = connectionTo(broker, { maxInFlight: 1 });
+    await c.connect();
+    const head = c.send(MetadataApi, metadataRequest()).catch((e: unknown) => e);
+    const abort = new AbortController();
+    const queued = c.send(MetadataApi, metadataRequest(), { signal: abort.signal });
+    expect(c.queued).toBe(1);
+    abort.abort();
+    await expect(queued).rejects.toBeInstanceOf(AbortedError);
+    expect(c.queued).toBe(0);
+    await vi.waitFor(
+      () => expect(broker.requests.some((r) => r.apiKey === MetadataApi.apiKey)).toBe(true),
+      { timeout: 10_000 },
+    );
+    await c.close();
+    expect(await head).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_CLOSED' });
+    expect(broker.requests.filter((r) => r.apiKey === MetadataApi.apiKey)).toHaveLength(1);
+  });
+
+  // Kafka answers a connection's requests in order, so every request behind one the broker
+  // holds waits for it. Kafka's NetworkClient disconnects on a request timeout; so do we, and
+  // the requests behind it fail as retriable at once instead of timing out one by one.
+  it('a request timeout closes the connection and fails the requests behind it as retriable', async () => {
+    const broker = await track(startCodecBroker(() => {})); // never answers Metadata
     const c = connectionTo(broker);
     await c.connect();
     const disconnects: DisconnectEvent[] = [];
     c.on('disconnect', (e) => disconnects.push(e));
-    await expect(c.send(MetadataApi, metadataRequest(), { timeoutMs: 50 })).rejects.toBeInstanceOf(
-      RequestTimeoutError,
+    const first = c.send(MetadataApi, metadataRequest(), { timeoutMs: 100 });
+    const behind = c.send(MetadataApi, metadataRequest(), { timeoutMs: 60_000 });
+    await expect(first).rejects.toBeInstanceOf(RequestTimeoutError);
+    await expect(first).rejects.toMatchObject({
+      code: 'ERR_KAFKA_REQUEST_TIMEOUT',
+      retriable: true,
+    });
+    await expect(behind).rejects.toMatchObject({
+      code: 'ERR_KAFKA_CONNECTION_LOST',
+      retriable: true,
+    });
+    expect(disconnects).toHaveLength(1);
+    expect(disconnects[0]?.error.message).toMatch(
+      /closed after Metadata v\d+ got no response in 100 ms/,
     );
-    await vi.waitFor(() => expect(disconnects).toHaveLength(1), { timeout: 10_000 });
-    expect(disconnects[0]?.error.message).toMatch(/recycling/);
+    expect(c.state).toBe('closed');
+    expect(c.stats.requestTimeouts).toBe(1);
     expect(c.inFlight).toBe(0);
   });
 
-  it('times out a request while the broker cannot be reached', async () => {
+  it('closes the connection when an aborted request never gets its late response', async () => {
+    const broker = await track(startCodecBroker(() => {}));
+    const c = connectionTo(broker);
+    await c.connect();
+    const abort = new AbortController();
+    const sent = c.send(MetadataApi, metadataRequest(), { timeoutMs: 100, signal: abort.signal });
+    abort.abort();
+    await expect(sent).rejects.toBeInstanceOf(AbortedError);
+    await vi.waitFor(() => expect(c.state).toBe('closed'), { timeout: 10_000 });
+    expect(c.inFlight).toBe(0);
+  });
+
+  it('times out a request queued behind a connect that never finishes its handshake', async () => {
+    const broker = await track(startFakeBroker(() => {})); // accepts, never answers ApiVersions
+    const c = connectionTo(broker, { requestTimeoutMs: 60_000 });
+    const err = await c
+      .send(MetadataApi, metadataRequest(), { timeoutMs: 150 })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RequestTimeoutError);
+    expect(c.queued).toBe(0);
+  });
+
+  it('fails queued requests with the connect error when the broker cannot be reached', async () => {
     const c = new BrokerConnection({
       host: 'broker.invalid',
       port: 9092,
-      requestTimeoutMs: 150,
-      reconnectBackoffMs: 20,
-      reconnectBackoffMaxMs: 40,
+      requestTimeoutMs: 60_000,
       resolver: async () => {
         throw new Error('NXDOMAIN');
       },
     });
     cleanups.push(() => c.close());
     const err = await c.send(MetadataApi, metadataRequest()).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(RequestTimeoutError);
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_FAILED', retriable: true });
+    expect(String((err as Error).message)).toMatch(/NXDOMAIN/);
     expect(c.queued).toBe(0);
+    expect(c.state).toBe('closed');
   });
 });
 
 describe('BrokerConnection: failures', () => {
-  it('fails in-flight requests with a retriable ConnectionError naming the broker and reconnects', async () => {
-    let drop = true;
+  it('fails in-flight requests with a retriable ConnectionError naming the broker and closes for good', async () => {
     const broker = await track(
-      startCodecBroker((raw, conn, reply) => {
-        if (raw.apiKey !== MetadataApi.apiKey) return;
-        if (drop) conn.destroy();
-        else reply(MetadataApi, MetadataApi.createResponse({ clusterId: 'back' }));
+      startCodecBroker((raw, conn) => {
+        if (raw.apiKey === MetadataApi.apiKey) conn.destroy();
       }),
     );
     const c = connectionTo(broker);
@@ -452,9 +510,10 @@ describe('BrokerConnection: failures', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ nodeId: 7, inFlight: 1 });
     expect(events[0]?.broker).toBe(c.name);
-    drop = false;
-    expect((await c.send(MetadataApi, metadataRequest())).clusterId).toBe('back');
-    expect(broker.connectionsAccepted).toBe(2);
+    // No redial of its own: the connection reports the loss to every later caller.
+    await expect(c.send(MetadataApi, metadataRequest())).rejects.toBe(err);
+    await expect(c.connect()).rejects.toBe(err);
+    expect(broker.connectionsAccepted).toBe(1);
   });
 
   it('fails SASL authentication at once with the broker reason, no retry, no password', async () => {
@@ -602,24 +661,23 @@ describe('BrokerConnection: DNS', () => {
   it('tries IPv4 first: a name that resolves to ::1 first reaches a broker on 127.0.0.1 only', async () => {
     const broker = await answeringBroker();
     let calls = 0;
-    const c = connectionTo(broker, {
-      host: 'kafka-1.test',
-      resolver: async (host) => {
-        calls++;
-        expect(host).toBe('kafka-1.test');
-        return [
-          { address: '::1', family: 6 },
-          { address: '127.0.0.1', family: 4 },
-        ];
-      },
-    });
+    const resolver = async (host: string) => {
+      calls++;
+      expect(host).toBe('kafka-1.test');
+      return [
+        { address: '::1', family: 6 as const },
+        { address: '127.0.0.1', family: 4 as const },
+      ];
+    };
+    const c = connectionTo(broker, { host: 'kafka-1.test', resolver });
     await c.send(MetadataApi, metadataRequest());
     expect(c.state).toBe('ready');
-    const gone = new Promise((r) => c.once('disconnect', r));
-    broker.dropConnections();
-    await gone;
-    await c.send(MetadataApi, metadataRequest());
-    expect(calls).toBe(2); // re-resolved on reconnect
+    // The next connection to the same name resolves it again (a broker may have moved).
+    await connectionTo(broker, { host: 'kafka-1.test', resolver }).send(
+      MetadataApi,
+      metadataRequest(),
+    );
+    expect(calls).toBe(2);
   });
 
   it('tries every address until one answers', async () => {
@@ -648,6 +706,6 @@ describe('BrokerConnection: DNS', () => {
     const err = await c.connect().catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_FAILED', retriable: true });
     expect((err as Error).message).toContain(`127.0.0.1:${port}`);
-    expect(c.state).toBe('backing-off');
+    expect(c.state).toBe('closed');
   });
 });

@@ -48,7 +48,7 @@ function connect(
   return c;
 }
 
-/** Sends Metadata #1 (fine), #2 (hostile) and then #3 on a fresh connection. */
+/** Sends Metadata #1 (fine), #2 (hostile) and then #3 on a new connection. */
 async function expectCleanFailureAndRecovery(
   bad: Misbehaviour,
   code: string,
@@ -66,8 +66,12 @@ async function expectCleanFailureAndRecovery(
   expect((err as Error).message).toMatch(message);
   expect(events).toHaveLength(1);
   expect(events[0]?.broker).toBe('broker 1 (127.0.0.1:' + broker.port + ')');
-  // The process survived and the connection recovers on a new socket.
-  expect((await c.send(MetadataApi, metadataRequest())).clusterId).toBe('ok-3');
+  // The process survived; this connection is closed for good, and a new one (the pool's next
+  // dial) works.
+  expect(c.closed).toBe(true);
+  expect((await connect(broker, options).send(MetadataApi, metadataRequest())).clusterId).toBe(
+    'ok-3',
+  );
   expect(broker.connectionsAccepted).toBe(2);
 }
 
@@ -175,13 +179,17 @@ describe('faults through the TCP proxy', () => {
     expect(proxy.connectionsAccepted).toBe(1);
   });
 
-  it('a cut in the middle of a response frame fails the request and the next one reconnects', async () => {
+  it('a cut in the middle of a response frame fails the request and closes the connection for good', async () => {
     const { proxy, c } = await proxied();
     await c.connect();
     proxy.cut('toClient', 10);
     const err = await c.send(MetadataApi, metadataRequest()).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_LOST', retriable: true });
-    expect((await c.send(MetadataApi, metadataRequest())).clusterId).toBe('via-proxy');
+    // Dialling again is the pool's decision: this connection stays closed and says why.
+    expect(c.state).toBe('closed');
+    await expect(c.send(MetadataApi, metadataRequest())).rejects.toBe(err);
+    const again = connect(proxy);
+    expect((await again.send(MetadataApi, metadataRequest())).clusterId).toBe('via-proxy');
     expect(proxy.connectionsAccepted).toBe(2);
   });
 
@@ -193,22 +201,25 @@ describe('faults through the TCP proxy', () => {
     expect(err).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_DESYNC' });
   });
 
-  it('a black hole ends in a request timeout, not a hang', async () => {
+  it('a black hole ends in a request timeout that closes the connection, not a hang', async () => {
     const { proxy, c } = await proxied();
     await c.connect();
     proxy.blackhole = true;
     await expect(c.send(MetadataApi, metadataRequest(), { timeoutMs: 200 })).rejects.toBeInstanceOf(
       RequestTimeoutError,
     );
+    expect(c.state).toBe('closed');
   });
 
-  it('a dropped link fails every request in flight and the connection comes back', async () => {
+  it('a dropped link fails every request in flight, emits one disconnect and closes', async () => {
     const hold = { on: false };
     const { broker, proxy, c } = await proxied({}, hold);
     await c.connect();
     hold.on = true;
     const events: DisconnectEvent[] = [];
     c.on('disconnect', (e) => events.push(e));
+    const closes: (Error | undefined)[] = [];
+    c.onClose((e) => closes.push(e));
     const inFlight = [1, 2, 3].map(() =>
       c.send(MetadataApi, metadataRequest()).catch((e: unknown) => e),
     );
@@ -221,18 +232,22 @@ describe('faults through the TCP proxy', () => {
     }
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ nodeId: 1, inFlight: 3 });
+    expect(closes).toHaveLength(1);
+    expect(closes[0]).toBe(events[0]?.error);
+    expect(c.closed).toBe(true);
     hold.on = false;
-    expect((await c.send(MetadataApi, metadataRequest())).clusterId).toBe('via-proxy');
+    const again = connect(proxy);
+    expect((await again.send(MetadataApi, metadataRequest())).clusterId).toBe('via-proxy');
     expect(proxy.connectionsAccepted).toBe(2);
   });
 
-  it('a broker that refuses connections is retried with backoff until it accepts', async () => {
-    const { proxy, c } = await proxied({ reconnectBackoffMs: 10, reconnectBackoffMaxMs: 40 });
+  it('a broker that refuses connections fails the connect at once with a retriable error', async () => {
+    const { proxy, c } = await proxied();
     proxy.refuse = true;
-    const pending = c.send(MetadataApi, metadataRequest(), { timeoutMs: 10_000 });
-    while (proxy.connectionsAccepted < 3) await new Promise((r) => setTimeout(r, 10));
-    proxy.refuse = false;
-    expect((await pending).clusterId).toBe('via-proxy');
-    expect(c.state).toBe('ready');
+    const err = await c
+      .send(MetadataApi, metadataRequest(), { timeoutMs: 10_000 })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_FAILED', retriable: true });
+    expect(c.state).toBe('closed');
   });
 });

@@ -17,6 +17,37 @@ const bodies = [
 const stream = Buffer.concat(bodies.map(frame));
 
 describe('FrameReader', () => {
+  // A broker (or anything on the port) announcing a 100 MiB frame and then trickling its body
+  // pinned 100 MiB per connection when the reader allocated the announced size at the header.
+  it('holds memory in proportion to the bytes received, not to the size announced', () => {
+    const announced = 100 * 1024 * 1024;
+    const reader = new FrameReader(announced, () => {
+      throw new Error('no frame is complete');
+    });
+    const head = Buffer.alloc(4);
+    head.writeInt32BE(announced, 0);
+    reader.push(head);
+    const held = () => (reader as unknown as { pending: Buffer }).pending.length;
+    expect(held()).toBe(0);
+    let received = 0;
+    for (let i = 0; i < 1000; i++) {
+      reader.push(Buffer.alloc(100, i));
+      received += 100;
+      expect(held()).toBeLessThanOrEqual(2 * received);
+    }
+    expect(reader.bufferedBytes).toBe(received);
+  });
+
+  it('assembles a frame trickled one byte at a time, byte for byte', () => {
+    const body = Buffer.from(Array.from({ length: 5000 }, (_, i) => i % 251));
+    const bytes = frame(body);
+    const got: Buffer[] = [];
+    const reader = new FrameReader(1 << 20, (f) => got.push(Buffer.from(f)));
+    for (let i = 0; i < bytes.length; i++) reader.push(bytes.subarray(i, i + 1));
+    expect(got).toEqual([body]);
+    expect(reader.bufferedBytes).toBe(0);
+  });
+
   it('yields the same frames for the stream split at every index', () => {
     for (let cut = 0; cut <= stream.length; cut++) {
       const got: Buffer[] = [];

@@ -1,18 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { RequestPipeline, RING_ID_SPACE, SlotState } from '../../src/request-pipeline.js';
+import { RequestPipeline, SlotState } from '../../../src/internal/request-pipeline.js';
 
 describe('RequestPipeline', () => {
-  it('encodes the slot in the correlation id and completes in FIFO order', () => {
+  it('hands out increasing correlation ids and completes in FIFO order', () => {
     const p = new RequestPipeline(4, () => ({ v: '' }));
     const ids: number[] = [];
     for (let i = 0; i < 4; i++) {
       const s = p.acquire();
-      expect(s).not.toBeNull();
-      if (s === null) return;
+      if (s === null) throw new Error('slot');
       s.data.v = `r${i}`;
-      expect(s.correlationId % 4).toBe(s.index);
       ids.push(s.correlationId);
     }
+    expect(ids).toEqual([0, 1, 2, 3]);
     expect(p.isFull).toBe(true);
     expect(p.acquire()).toBeNull();
     for (let i = 0; i < 4; i++) {
@@ -30,33 +29,44 @@ describe('RequestPipeline', () => {
     if (a === null || b === null) throw new Error('slots');
     expect(p.complete(b.correlationId)).toBeNull();
     expect(p.complete(12345)).toBeNull();
-    expect(p.complete(a.correlationId)?.index).toBe(a.index);
+    expect(p.complete(a.correlationId)).toBe(a);
     expect(p.complete(a.correlationId)).toBeNull();
     expect(new RequestPipeline(2, () => null).complete(0)).toBeNull();
   });
 
-  it('never reuses a live id and keeps id % n === slot across wrap-around', () => {
-    const n = 5;
-    const wrap = Math.floor(RING_ID_SPACE / n) * n;
-    // Start three generations before the wrap point and go well past it.
-    const p = new RequestPipeline(n, () => null, wrap - 3 * n);
-    const recent: number[] = [];
-    let last = -1;
-    const rounds = 40;
-    for (let i = 0; i < rounds; i++) {
+  it('shares one id counter between slots and slot-less requests, so no id is live twice', () => {
+    const p = new RequestPipeline(2, () => null);
+    const a = p.acquire();
+    const oneWay = p.nextId();
+    const b = p.acquire();
+    expect([a?.correlationId, oneWay, b?.correlationId]).toEqual([0, 1, 2]);
+  });
+
+  it('wraps from the top of the int32 range to 0 and never hands out a negative id', () => {
+    const p = new RequestPipeline(3, () => null, 0x7fff_ffff - 4);
+    const seen: number[] = [];
+    for (let i = 0; i < 10; i++) {
       const s = p.acquire();
       if (s === null) throw new Error('full');
-      expect(s.correlationId % n).toBe(s.index);
-      expect(s.correlationId).toBeLessThan(RING_ID_SPACE);
-      expect(recent.includes(s.correlationId)).toBe(false);
-      recent.push(s.correlationId);
-      if (recent.length > n) recent.shift();
-      last = s.correlationId;
-      const done = p.complete(last);
+      seen.push(s.correlationId);
+      const done = p.complete(s.correlationId);
       if (done === null) throw new Error('complete');
       p.release(done);
     }
-    expect(last).toBeLessThan(100);
+    expect(seen).toEqual([
+      0x7fff_fffb, 0x7fff_fffc, 0x7fff_fffd, 0x7fff_fffe, 0x7fff_ffff, 0, 1, 2, 3, 4,
+    ]);
+  });
+
+  it('hands back a slot whose request could not be written', () => {
+    const p = new RequestPipeline(2, () => null);
+    const a = p.acquire();
+    const b = p.acquire();
+    if (a === null || b === null) throw new Error('slots');
+    p.unacquire(b);
+    expect(p.size).toBe(1);
+    expect(b.state).toBe(SlotState.Free);
+    expect(p.acquire()).toBe(b);
   });
 
   it('drains oldest first and marks slots free', () => {

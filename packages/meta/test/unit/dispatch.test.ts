@@ -1,0 +1,203 @@
+// The contract between the cluster and a connection: who picks the version, how long one
+// attempt may wait, what a running-out operation reports, and what back-pressure does not do.
+import { ErrorCode, KafkaError } from '@kafkats/codec';
+import { AbortedError, BackpressureError, RequestTimeoutError } from '@kafkats/wire';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Cluster, type ClusterConfig, OperationTimeoutError } from '../../src/index.js';
+import { FakeCluster, fakeApi, spreadTopic } from './fake-cluster.js';
+
+const ProduceApi = fakeApi(0, 'Produce');
+const FetchApi = fakeApi(1, 'Fetch');
+const OffsetCommitApi = fakeApi(8, 'OffsetCommit');
+
+const open: Cluster[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+async function connect(fake: FakeCluster, config: Partial<ClusterConfig> = {}): Promise<Cluster> {
+  const cluster = await Cluster.connect(fake.bootstrap(), {
+    connectionFactory: fake.factory,
+    refreshIntervalMs: 0,
+    ...config,
+    retry: { backoffMs: 1, maxBackoffMs: 2, ...config.retry },
+  });
+  open.push(cluster);
+  return cluster;
+}
+
+const sentOf = (fake: FakeCluster, apiKey: number) => fake.sent.filter((s) => s.apiKey === apiKey);
+
+describe('one version decision', () => {
+  it('builds the request for the version of the connection it goes on, and sends exactly that', async () => {
+    const fake = new FakeCluster(1);
+    fake.topics.set('t', spreadTopic(1, 1));
+    fake.versions.set(1, 13);
+    const cluster = await connect(fake);
+    const asked: number[] = [];
+    await cluster.sendToLeader('t', 0, FetchApi, (version) => {
+      asked.push(version);
+      return { byTopicId: version >= 13 };
+    });
+    expect(asked).toEqual([13]);
+    expect(sentOf(fake, 1)).toMatchObject([{ version: 13, request: { byTopicId: true } }]);
+  });
+
+  it('calls the builder again for each attempt, with that attempt connection version', async () => {
+    const fake = new FakeCluster(2);
+    fake.topics.set('t', spreadTopic(2, 1));
+    fake.versions.set(1, 16);
+    const cluster = await connect(fake);
+    // The first attempt goes to broker 1, which says it no longer leads; broker 2 is older.
+    fake.topics.get('t')!.partitions[0] = { leader: 2, leaderEpoch: 1, replicas: [1, 2] };
+    fake.intercept = (node, apiKey) => {
+      if (apiKey !== 1) return undefined;
+      if (node.nodeId === 1) {
+        fake.versions.set(1, 12);
+        return KafkaError.fromCode(ErrorCode.NOT_LEADER_OR_FOLLOWER, 'Fetch');
+      }
+      return undefined;
+    };
+    const asked: number[] = [];
+    await cluster.sendToLeader('t', 0, FetchApi, (version) => {
+      asked.push(version);
+      return {};
+    });
+    expect(asked).toEqual([16, 12]);
+    expect(sentOf(fake, 1).map((s) => [s.node, s.version])).toEqual([
+      [1, 16],
+      [2, 12],
+    ]);
+  });
+
+  it('pins a caller-chosen version', async () => {
+    const fake = new FakeCluster(1);
+    const cluster = await connect(fake);
+    await cluster.sendAny(OffsetCommitApi, {}, { version: 2 });
+    expect(sentOf(fake, 8).map((s) => s.version)).toEqual([2]);
+  });
+
+  it('refuses an API the broker does not offer before anything is sent', async () => {
+    const fake = new FakeCluster(1);
+    fake.versions.set(8, -1);
+    const cluster = await connect(fake);
+    await expect(cluster.sendAny(OffsetCommitApi, {})).rejects.toMatchObject({
+      code: 'ERR_KAFKA_VERSION_UNSUPPORTED',
+      retriable: false,
+    });
+    expect(sentOf(fake, 8)).toEqual([]);
+  });
+});
+
+describe('timeouts', () => {
+  it('gives each attempt the request timeout, cut to what the operation has left', async () => {
+    const fake = new FakeCluster(1);
+    const cluster = await connect(fake, { requestTimeoutMs: 1_500 });
+    await cluster.sendAny(OffsetCommitApi, {});
+    expect(sentOf(fake, 8).at(-1)?.timeoutMs).toBe(1_500);
+    await cluster.sendAny(OffsetCommitApi, {}, { operationTimeoutMs: 400 });
+    const cut = sentOf(fake, 8).at(-1)?.timeoutMs ?? Number.NaN;
+    expect(cut).toBeGreaterThan(0);
+    expect(cut).toBeLessThanOrEqual(400);
+    await cluster.sendAny(OffsetCommitApi, {}, { timeoutMs: 200 });
+    expect(sentOf(fake, 8).at(-1)?.timeoutMs).toBe(200);
+  });
+
+  it('an operation that runs out of time throws one retriable error whose cause is the last attempt', async () => {
+    const fake = new FakeCluster(1);
+    const cluster = await connect(fake, { requestTimeoutMs: 100 });
+    let attempts = 0;
+    fake.intercept = (_node, apiKey) => {
+      if (apiKey !== 8) return undefined;
+      attempts++;
+      return new Promise((_resolve, reject) =>
+        setTimeout(() => reject(new RequestTimeoutError('broker 1', 'OffsetCommit v9', 100)), 100),
+      );
+    };
+    const error = await cluster
+      .sendAny(OffsetCommitApi, {}, { operationTimeoutMs: 350, maxAttempts: 100 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OperationTimeoutError);
+    expect(error).toMatchObject({ code: 'ERR_KAFKA_OPERATION_TIMEOUT', retriable: true });
+    expect((error as Error).cause).toBeInstanceOf(RequestTimeoutError);
+    expect(attempts).toBeGreaterThanOrEqual(2);
+  });
+
+  it('the same stall gives the same error class every time', async () => {
+    const fake = new FakeCluster(1);
+    const cluster = await connect(fake, { requestTimeoutMs: 60 });
+    fake.intercept = (_node, apiKey) =>
+      apiKey === 8
+        ? new Promise((_resolve, reject) =>
+            setTimeout(() => reject(new RequestTimeoutError('broker 1', 'OffsetCommit', 60)), 60),
+          )
+        : undefined;
+    const names = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      const e = await cluster
+        .sendAny(OffsetCommitApi, {}, { operationTimeoutMs: 60, maxAttempts: 3 })
+        .catch((x: unknown) => x);
+      names.add((e as Error).constructor.name);
+    }
+    expect([...names]).toEqual(['OperationTimeoutError']);
+  });
+});
+
+describe('back-pressure and cancellation', () => {
+  it('a full local queue is retried without a metadata refresh or a coordinator lookup', async () => {
+    const fake = new FakeCluster(2);
+    fake.topics.set('t', spreadTopic(2, 2));
+    const cluster = await connect(fake);
+    await cluster.sendToCoordinator('group', 'g', OffsetCommitApi, {});
+    const metadataBefore = sentOf(fake, 3).length;
+    const lookupsBefore = sentOf(fake, 10).length;
+    let refusals = 0;
+    fake.intercept = (_node, apiKey) => {
+      if ((apiKey === 0 || apiKey === 8) && refusals < 4) {
+        refusals++;
+        return new BackpressureError('broker 1', 'queue full');
+      }
+      return undefined;
+    };
+    await cluster.sendToLeader('t', 0, ProduceApi, {});
+    await cluster.sendToCoordinator('group', 'g', OffsetCommitApi, {});
+    expect(refusals).toBe(4);
+    expect(sentOf(fake, 3).length).toBe(metadataBefore);
+    expect(sentOf(fake, 10).length).toBe(lookupsBefore);
+  });
+
+  it('an abort ends the operation at once, also while it waits to retry', async () => {
+    const fake = new FakeCluster(1);
+    const cluster = await connect(fake, { retry: { backoffMs: 60_000, maxBackoffMs: 60_000 } });
+    fake.intercept = (_node, apiKey) =>
+      apiKey === 8 ? KafkaError.fromCode(ErrorCode.REQUEST_TIMED_OUT, 'x') : undefined;
+    const abort = new AbortController();
+    const pending = cluster.sendAny(OffsetCommitApi, {}, { signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 20));
+    abort.abort(new Error('user left the page'));
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortedError);
+    expect(sentOf(fake, 8)).toHaveLength(1);
+  });
+});
+
+describe('dedicated connections', () => {
+  it('openConnection opens a connection the pool does not share; sendOn picks its version', async () => {
+    const fake = new FakeCluster(1);
+    fake.versions.set(1, 15);
+    const cluster = await connect(fake);
+    const before = fake.connects.length;
+    const dedicated = await cluster.openConnection(1);
+    expect(fake.connects.length).toBe(before + 1);
+    expect(fake.connects.at(-1)).toMatch(/dedicated/);
+    const asked: number[] = [];
+    await cluster.sendOn(dedicated, FetchApi, (v) => {
+      asked.push(v);
+      return {};
+    });
+    expect(asked).toEqual([15]);
+    expect(await cluster.pool.get({ nodeId: 1 })).not.toBe(dedicated);
+    await cluster.close();
+    expect(dedicated.closed).toBe(true);
+  });
+});
