@@ -1542,7 +1542,7 @@ export {
   WriteShareGroupStateApi,
   WriteTxnMarkersApi,
 } from './gen/index.js';
-export type { ApiDescriptor, UnknownTaggedField } from './protocol.js';
+export type { ApiDescriptor, ResponseErrorEntry, UnknownTaggedField } from './protocol.js';
 export {
   brokerErrorInfo,
   COORDINATOR_REFRESH_CODES,

@@ -2,97 +2,97 @@
 // Do not edit: change the generator and run `npm run codegen`.
 
 import type { ApiDescriptor } from '../protocol.js';
-import { createProduceRequest, createProduceResponse, decodeProduceRequest, decodeProduceResponse, encodeProduceRequest, encodeProduceResponse, type ProduceRequest, type ProduceResponse } from './messages/produce.js';
-import { createFetchRequest, createFetchResponse, decodeFetchRequest, decodeFetchResponse, encodeFetchRequest, encodeFetchResponse, type FetchRequest, type FetchResponse } from './messages/fetch.js';
-import { createListOffsetsRequest, createListOffsetsResponse, decodeListOffsetsRequest, decodeListOffsetsResponse, encodeListOffsetsRequest, encodeListOffsetsResponse, type ListOffsetsRequest, type ListOffsetsResponse } from './messages/list-offsets.js';
-import { createMetadataRequest, createMetadataResponse, decodeMetadataRequest, decodeMetadataResponse, encodeMetadataRequest, encodeMetadataResponse, type MetadataRequest, type MetadataResponse } from './messages/metadata.js';
-import { createOffsetCommitRequest, createOffsetCommitResponse, decodeOffsetCommitRequest, decodeOffsetCommitResponse, encodeOffsetCommitRequest, encodeOffsetCommitResponse, type OffsetCommitRequest, type OffsetCommitResponse } from './messages/offset-commit.js';
-import { createOffsetFetchRequest, createOffsetFetchResponse, decodeOffsetFetchRequest, decodeOffsetFetchResponse, encodeOffsetFetchRequest, encodeOffsetFetchResponse, type OffsetFetchRequest, type OffsetFetchResponse } from './messages/offset-fetch.js';
-import { createFindCoordinatorRequest, createFindCoordinatorResponse, decodeFindCoordinatorRequest, decodeFindCoordinatorResponse, encodeFindCoordinatorRequest, encodeFindCoordinatorResponse, type FindCoordinatorRequest, type FindCoordinatorResponse } from './messages/find-coordinator.js';
-import { createJoinGroupRequest, createJoinGroupResponse, decodeJoinGroupRequest, decodeJoinGroupResponse, encodeJoinGroupRequest, encodeJoinGroupResponse, type JoinGroupRequest, type JoinGroupResponse } from './messages/join-group.js';
-import { createHeartbeatRequest, createHeartbeatResponse, decodeHeartbeatRequest, decodeHeartbeatResponse, encodeHeartbeatRequest, encodeHeartbeatResponse, type HeartbeatRequest, type HeartbeatResponse } from './messages/heartbeat.js';
-import { createLeaveGroupRequest, createLeaveGroupResponse, decodeLeaveGroupRequest, decodeLeaveGroupResponse, encodeLeaveGroupRequest, encodeLeaveGroupResponse, type LeaveGroupRequest, type LeaveGroupResponse } from './messages/leave-group.js';
-import { createSyncGroupRequest, createSyncGroupResponse, decodeSyncGroupRequest, decodeSyncGroupResponse, encodeSyncGroupRequest, encodeSyncGroupResponse, type SyncGroupRequest, type SyncGroupResponse } from './messages/sync-group.js';
-import { createDescribeGroupsRequest, createDescribeGroupsResponse, decodeDescribeGroupsRequest, decodeDescribeGroupsResponse, encodeDescribeGroupsRequest, encodeDescribeGroupsResponse, type DescribeGroupsRequest, type DescribeGroupsResponse } from './messages/describe-groups.js';
-import { createListGroupsRequest, createListGroupsResponse, decodeListGroupsRequest, decodeListGroupsResponse, encodeListGroupsRequest, encodeListGroupsResponse, type ListGroupsRequest, type ListGroupsResponse } from './messages/list-groups.js';
-import { createSaslHandshakeRequest, createSaslHandshakeResponse, decodeSaslHandshakeRequest, decodeSaslHandshakeResponse, encodeSaslHandshakeRequest, encodeSaslHandshakeResponse, type SaslHandshakeRequest, type SaslHandshakeResponse } from './messages/sasl-handshake.js';
-import { createApiVersionsRequest, createApiVersionsResponse, decodeApiVersionsRequest, decodeApiVersionsResponse, encodeApiVersionsRequest, encodeApiVersionsResponse, type ApiVersionsRequest, type ApiVersionsResponse } from './messages/api-versions.js';
-import { createCreateTopicsRequest, createCreateTopicsResponse, decodeCreateTopicsRequest, decodeCreateTopicsResponse, encodeCreateTopicsRequest, encodeCreateTopicsResponse, type CreateTopicsRequest, type CreateTopicsResponse } from './messages/create-topics.js';
-import { createDeleteTopicsRequest, createDeleteTopicsResponse, decodeDeleteTopicsRequest, decodeDeleteTopicsResponse, encodeDeleteTopicsRequest, encodeDeleteTopicsResponse, type DeleteTopicsRequest, type DeleteTopicsResponse } from './messages/delete-topics.js';
-import { createDeleteRecordsRequest, createDeleteRecordsResponse, decodeDeleteRecordsRequest, decodeDeleteRecordsResponse, encodeDeleteRecordsRequest, encodeDeleteRecordsResponse, type DeleteRecordsRequest, type DeleteRecordsResponse } from './messages/delete-records.js';
-import { createInitProducerIdRequest, createInitProducerIdResponse, decodeInitProducerIdRequest, decodeInitProducerIdResponse, encodeInitProducerIdRequest, encodeInitProducerIdResponse, type InitProducerIdRequest, type InitProducerIdResponse } from './messages/init-producer-id.js';
-import { createOffsetForLeaderEpochRequest, createOffsetForLeaderEpochResponse, decodeOffsetForLeaderEpochRequest, decodeOffsetForLeaderEpochResponse, encodeOffsetForLeaderEpochRequest, encodeOffsetForLeaderEpochResponse, type OffsetForLeaderEpochRequest, type OffsetForLeaderEpochResponse } from './messages/offset-for-leader-epoch.js';
-import { createAddPartitionsToTxnRequest, createAddPartitionsToTxnResponse, decodeAddPartitionsToTxnRequest, decodeAddPartitionsToTxnResponse, encodeAddPartitionsToTxnRequest, encodeAddPartitionsToTxnResponse, type AddPartitionsToTxnRequest, type AddPartitionsToTxnResponse } from './messages/add-partitions-to-txn.js';
-import { createAddOffsetsToTxnRequest, createAddOffsetsToTxnResponse, decodeAddOffsetsToTxnRequest, decodeAddOffsetsToTxnResponse, encodeAddOffsetsToTxnRequest, encodeAddOffsetsToTxnResponse, type AddOffsetsToTxnRequest, type AddOffsetsToTxnResponse } from './messages/add-offsets-to-txn.js';
-import { createEndTxnRequest, createEndTxnResponse, decodeEndTxnRequest, decodeEndTxnResponse, encodeEndTxnRequest, encodeEndTxnResponse, type EndTxnRequest, type EndTxnResponse } from './messages/end-txn.js';
-import { createWriteTxnMarkersRequest, createWriteTxnMarkersResponse, decodeWriteTxnMarkersRequest, decodeWriteTxnMarkersResponse, encodeWriteTxnMarkersRequest, encodeWriteTxnMarkersResponse, type WriteTxnMarkersRequest, type WriteTxnMarkersResponse } from './messages/write-txn-markers.js';
-import { createTxnOffsetCommitRequest, createTxnOffsetCommitResponse, decodeTxnOffsetCommitRequest, decodeTxnOffsetCommitResponse, encodeTxnOffsetCommitRequest, encodeTxnOffsetCommitResponse, type TxnOffsetCommitRequest, type TxnOffsetCommitResponse } from './messages/txn-offset-commit.js';
-import { createDescribeAclsRequest, createDescribeAclsResponse, decodeDescribeAclsRequest, decodeDescribeAclsResponse, encodeDescribeAclsRequest, encodeDescribeAclsResponse, type DescribeAclsRequest, type DescribeAclsResponse } from './messages/describe-acls.js';
-import { createCreateAclsRequest, createCreateAclsResponse, decodeCreateAclsRequest, decodeCreateAclsResponse, encodeCreateAclsRequest, encodeCreateAclsResponse, type CreateAclsRequest, type CreateAclsResponse } from './messages/create-acls.js';
-import { createDeleteAclsRequest, createDeleteAclsResponse, decodeDeleteAclsRequest, decodeDeleteAclsResponse, encodeDeleteAclsRequest, encodeDeleteAclsResponse, type DeleteAclsRequest, type DeleteAclsResponse } from './messages/delete-acls.js';
-import { createDescribeConfigsRequest, createDescribeConfigsResponse, decodeDescribeConfigsRequest, decodeDescribeConfigsResponse, encodeDescribeConfigsRequest, encodeDescribeConfigsResponse, type DescribeConfigsRequest, type DescribeConfigsResponse } from './messages/describe-configs.js';
-import { createAlterConfigsRequest, createAlterConfigsResponse, decodeAlterConfigsRequest, decodeAlterConfigsResponse, encodeAlterConfigsRequest, encodeAlterConfigsResponse, type AlterConfigsRequest, type AlterConfigsResponse } from './messages/alter-configs.js';
-import { createAlterReplicaLogDirsRequest, createAlterReplicaLogDirsResponse, decodeAlterReplicaLogDirsRequest, decodeAlterReplicaLogDirsResponse, encodeAlterReplicaLogDirsRequest, encodeAlterReplicaLogDirsResponse, type AlterReplicaLogDirsRequest, type AlterReplicaLogDirsResponse } from './messages/alter-replica-log-dirs.js';
-import { createDescribeLogDirsRequest, createDescribeLogDirsResponse, decodeDescribeLogDirsRequest, decodeDescribeLogDirsResponse, encodeDescribeLogDirsRequest, encodeDescribeLogDirsResponse, type DescribeLogDirsRequest, type DescribeLogDirsResponse } from './messages/describe-log-dirs.js';
-import { createSaslAuthenticateRequest, createSaslAuthenticateResponse, decodeSaslAuthenticateRequest, decodeSaslAuthenticateResponse, encodeSaslAuthenticateRequest, encodeSaslAuthenticateResponse, type SaslAuthenticateRequest, type SaslAuthenticateResponse } from './messages/sasl-authenticate.js';
-import { createCreatePartitionsRequest, createCreatePartitionsResponse, decodeCreatePartitionsRequest, decodeCreatePartitionsResponse, encodeCreatePartitionsRequest, encodeCreatePartitionsResponse, type CreatePartitionsRequest, type CreatePartitionsResponse } from './messages/create-partitions.js';
-import { createCreateDelegationTokenRequest, createCreateDelegationTokenResponse, decodeCreateDelegationTokenRequest, decodeCreateDelegationTokenResponse, encodeCreateDelegationTokenRequest, encodeCreateDelegationTokenResponse, type CreateDelegationTokenRequest, type CreateDelegationTokenResponse } from './messages/create-delegation-token.js';
-import { createRenewDelegationTokenRequest, createRenewDelegationTokenResponse, decodeRenewDelegationTokenRequest, decodeRenewDelegationTokenResponse, encodeRenewDelegationTokenRequest, encodeRenewDelegationTokenResponse, type RenewDelegationTokenRequest, type RenewDelegationTokenResponse } from './messages/renew-delegation-token.js';
-import { createExpireDelegationTokenRequest, createExpireDelegationTokenResponse, decodeExpireDelegationTokenRequest, decodeExpireDelegationTokenResponse, encodeExpireDelegationTokenRequest, encodeExpireDelegationTokenResponse, type ExpireDelegationTokenRequest, type ExpireDelegationTokenResponse } from './messages/expire-delegation-token.js';
-import { createDescribeDelegationTokenRequest, createDescribeDelegationTokenResponse, decodeDescribeDelegationTokenRequest, decodeDescribeDelegationTokenResponse, encodeDescribeDelegationTokenRequest, encodeDescribeDelegationTokenResponse, type DescribeDelegationTokenRequest, type DescribeDelegationTokenResponse } from './messages/describe-delegation-token.js';
-import { createDeleteGroupsRequest, createDeleteGroupsResponse, decodeDeleteGroupsRequest, decodeDeleteGroupsResponse, encodeDeleteGroupsRequest, encodeDeleteGroupsResponse, type DeleteGroupsRequest, type DeleteGroupsResponse } from './messages/delete-groups.js';
-import { createElectLeadersRequest, createElectLeadersResponse, decodeElectLeadersRequest, decodeElectLeadersResponse, encodeElectLeadersRequest, encodeElectLeadersResponse, type ElectLeadersRequest, type ElectLeadersResponse } from './messages/elect-leaders.js';
-import { createIncrementalAlterConfigsRequest, createIncrementalAlterConfigsResponse, decodeIncrementalAlterConfigsRequest, decodeIncrementalAlterConfigsResponse, encodeIncrementalAlterConfigsRequest, encodeIncrementalAlterConfigsResponse, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse } from './messages/incremental-alter-configs.js';
-import { createAlterPartitionReassignmentsRequest, createAlterPartitionReassignmentsResponse, decodeAlterPartitionReassignmentsRequest, decodeAlterPartitionReassignmentsResponse, encodeAlterPartitionReassignmentsRequest, encodeAlterPartitionReassignmentsResponse, type AlterPartitionReassignmentsRequest, type AlterPartitionReassignmentsResponse } from './messages/alter-partition-reassignments.js';
-import { createListPartitionReassignmentsRequest, createListPartitionReassignmentsResponse, decodeListPartitionReassignmentsRequest, decodeListPartitionReassignmentsResponse, encodeListPartitionReassignmentsRequest, encodeListPartitionReassignmentsResponse, type ListPartitionReassignmentsRequest, type ListPartitionReassignmentsResponse } from './messages/list-partition-reassignments.js';
-import { createOffsetDeleteRequest, createOffsetDeleteResponse, decodeOffsetDeleteRequest, decodeOffsetDeleteResponse, encodeOffsetDeleteRequest, encodeOffsetDeleteResponse, type OffsetDeleteRequest, type OffsetDeleteResponse } from './messages/offset-delete.js';
-import { createDescribeClientQuotasRequest, createDescribeClientQuotasResponse, decodeDescribeClientQuotasRequest, decodeDescribeClientQuotasResponse, encodeDescribeClientQuotasRequest, encodeDescribeClientQuotasResponse, type DescribeClientQuotasRequest, type DescribeClientQuotasResponse } from './messages/describe-client-quotas.js';
-import { createAlterClientQuotasRequest, createAlterClientQuotasResponse, decodeAlterClientQuotasRequest, decodeAlterClientQuotasResponse, encodeAlterClientQuotasRequest, encodeAlterClientQuotasResponse, type AlterClientQuotasRequest, type AlterClientQuotasResponse } from './messages/alter-client-quotas.js';
-import { createDescribeUserScramCredentialsRequest, createDescribeUserScramCredentialsResponse, decodeDescribeUserScramCredentialsRequest, decodeDescribeUserScramCredentialsResponse, encodeDescribeUserScramCredentialsRequest, encodeDescribeUserScramCredentialsResponse, type DescribeUserScramCredentialsRequest, type DescribeUserScramCredentialsResponse } from './messages/describe-user-scram-credentials.js';
-import { createAlterUserScramCredentialsRequest, createAlterUserScramCredentialsResponse, decodeAlterUserScramCredentialsRequest, decodeAlterUserScramCredentialsResponse, encodeAlterUserScramCredentialsRequest, encodeAlterUserScramCredentialsResponse, type AlterUserScramCredentialsRequest, type AlterUserScramCredentialsResponse } from './messages/alter-user-scram-credentials.js';
-import { createVoteRequest, createVoteResponse, decodeVoteRequest, decodeVoteResponse, encodeVoteRequest, encodeVoteResponse, type VoteRequest, type VoteResponse } from './messages/vote.js';
-import { createBeginQuorumEpochRequest, createBeginQuorumEpochResponse, decodeBeginQuorumEpochRequest, decodeBeginQuorumEpochResponse, encodeBeginQuorumEpochRequest, encodeBeginQuorumEpochResponse, type BeginQuorumEpochRequest, type BeginQuorumEpochResponse } from './messages/begin-quorum-epoch.js';
-import { createEndQuorumEpochRequest, createEndQuorumEpochResponse, decodeEndQuorumEpochRequest, decodeEndQuorumEpochResponse, encodeEndQuorumEpochRequest, encodeEndQuorumEpochResponse, type EndQuorumEpochRequest, type EndQuorumEpochResponse } from './messages/end-quorum-epoch.js';
-import { createDescribeQuorumRequest, createDescribeQuorumResponse, decodeDescribeQuorumRequest, decodeDescribeQuorumResponse, encodeDescribeQuorumRequest, encodeDescribeQuorumResponse, type DescribeQuorumRequest, type DescribeQuorumResponse } from './messages/describe-quorum.js';
-import { createAlterPartitionRequest, createAlterPartitionResponse, decodeAlterPartitionRequest, decodeAlterPartitionResponse, encodeAlterPartitionRequest, encodeAlterPartitionResponse, type AlterPartitionRequest, type AlterPartitionResponse } from './messages/alter-partition.js';
-import { createUpdateFeaturesRequest, createUpdateFeaturesResponse, decodeUpdateFeaturesRequest, decodeUpdateFeaturesResponse, encodeUpdateFeaturesRequest, encodeUpdateFeaturesResponse, type UpdateFeaturesRequest, type UpdateFeaturesResponse } from './messages/update-features.js';
-import { createEnvelopeRequest, createEnvelopeResponse, decodeEnvelopeRequest, decodeEnvelopeResponse, encodeEnvelopeRequest, encodeEnvelopeResponse, type EnvelopeRequest, type EnvelopeResponse } from './messages/envelope.js';
-import { createFetchSnapshotRequest, createFetchSnapshotResponse, decodeFetchSnapshotRequest, decodeFetchSnapshotResponse, encodeFetchSnapshotRequest, encodeFetchSnapshotResponse, type FetchSnapshotRequest, type FetchSnapshotResponse } from './messages/fetch-snapshot.js';
-import { createDescribeClusterRequest, createDescribeClusterResponse, decodeDescribeClusterRequest, decodeDescribeClusterResponse, encodeDescribeClusterRequest, encodeDescribeClusterResponse, type DescribeClusterRequest, type DescribeClusterResponse } from './messages/describe-cluster.js';
-import { createDescribeProducersRequest, createDescribeProducersResponse, decodeDescribeProducersRequest, decodeDescribeProducersResponse, encodeDescribeProducersRequest, encodeDescribeProducersResponse, type DescribeProducersRequest, type DescribeProducersResponse } from './messages/describe-producers.js';
-import { createBrokerRegistrationRequest, createBrokerRegistrationResponse, decodeBrokerRegistrationRequest, decodeBrokerRegistrationResponse, encodeBrokerRegistrationRequest, encodeBrokerRegistrationResponse, type BrokerRegistrationRequest, type BrokerRegistrationResponse } from './messages/broker-registration.js';
-import { createBrokerHeartbeatRequest, createBrokerHeartbeatResponse, decodeBrokerHeartbeatRequest, decodeBrokerHeartbeatResponse, encodeBrokerHeartbeatRequest, encodeBrokerHeartbeatResponse, type BrokerHeartbeatRequest, type BrokerHeartbeatResponse } from './messages/broker-heartbeat.js';
-import { createUnregisterBrokerRequest, createUnregisterBrokerResponse, decodeUnregisterBrokerRequest, decodeUnregisterBrokerResponse, encodeUnregisterBrokerRequest, encodeUnregisterBrokerResponse, type UnregisterBrokerRequest, type UnregisterBrokerResponse } from './messages/unregister-broker.js';
-import { createDescribeTransactionsRequest, createDescribeTransactionsResponse, decodeDescribeTransactionsRequest, decodeDescribeTransactionsResponse, encodeDescribeTransactionsRequest, encodeDescribeTransactionsResponse, type DescribeTransactionsRequest, type DescribeTransactionsResponse } from './messages/describe-transactions.js';
-import { createListTransactionsRequest, createListTransactionsResponse, decodeListTransactionsRequest, decodeListTransactionsResponse, encodeListTransactionsRequest, encodeListTransactionsResponse, type ListTransactionsRequest, type ListTransactionsResponse } from './messages/list-transactions.js';
-import { createAllocateProducerIdsRequest, createAllocateProducerIdsResponse, decodeAllocateProducerIdsRequest, decodeAllocateProducerIdsResponse, encodeAllocateProducerIdsRequest, encodeAllocateProducerIdsResponse, type AllocateProducerIdsRequest, type AllocateProducerIdsResponse } from './messages/allocate-producer-ids.js';
-import { createConsumerGroupHeartbeatRequest, createConsumerGroupHeartbeatResponse, decodeConsumerGroupHeartbeatRequest, decodeConsumerGroupHeartbeatResponse, encodeConsumerGroupHeartbeatRequest, encodeConsumerGroupHeartbeatResponse, type ConsumerGroupHeartbeatRequest, type ConsumerGroupHeartbeatResponse } from './messages/consumer-group-heartbeat.js';
-import { createConsumerGroupDescribeRequest, createConsumerGroupDescribeResponse, decodeConsumerGroupDescribeRequest, decodeConsumerGroupDescribeResponse, encodeConsumerGroupDescribeRequest, encodeConsumerGroupDescribeResponse, type ConsumerGroupDescribeRequest, type ConsumerGroupDescribeResponse } from './messages/consumer-group-describe.js';
-import { createControllerRegistrationRequest, createControllerRegistrationResponse, decodeControllerRegistrationRequest, decodeControllerRegistrationResponse, encodeControllerRegistrationRequest, encodeControllerRegistrationResponse, type ControllerRegistrationRequest, type ControllerRegistrationResponse } from './messages/controller-registration.js';
-import { createGetTelemetrySubscriptionsRequest, createGetTelemetrySubscriptionsResponse, decodeGetTelemetrySubscriptionsRequest, decodeGetTelemetrySubscriptionsResponse, encodeGetTelemetrySubscriptionsRequest, encodeGetTelemetrySubscriptionsResponse, type GetTelemetrySubscriptionsRequest, type GetTelemetrySubscriptionsResponse } from './messages/get-telemetry-subscriptions.js';
-import { createPushTelemetryRequest, createPushTelemetryResponse, decodePushTelemetryRequest, decodePushTelemetryResponse, encodePushTelemetryRequest, encodePushTelemetryResponse, type PushTelemetryRequest, type PushTelemetryResponse } from './messages/push-telemetry.js';
-import { createAssignReplicasToDirsRequest, createAssignReplicasToDirsResponse, decodeAssignReplicasToDirsRequest, decodeAssignReplicasToDirsResponse, encodeAssignReplicasToDirsRequest, encodeAssignReplicasToDirsResponse, type AssignReplicasToDirsRequest, type AssignReplicasToDirsResponse } from './messages/assign-replicas-to-dirs.js';
-import { createListConfigResourcesRequest, createListConfigResourcesResponse, decodeListConfigResourcesRequest, decodeListConfigResourcesResponse, encodeListConfigResourcesRequest, encodeListConfigResourcesResponse, type ListConfigResourcesRequest, type ListConfigResourcesResponse } from './messages/list-config-resources.js';
-import { createDescribeTopicPartitionsRequest, createDescribeTopicPartitionsResponse, decodeDescribeTopicPartitionsRequest, decodeDescribeTopicPartitionsResponse, encodeDescribeTopicPartitionsRequest, encodeDescribeTopicPartitionsResponse, type DescribeTopicPartitionsRequest, type DescribeTopicPartitionsResponse } from './messages/describe-topic-partitions.js';
-import { createShareGroupHeartbeatRequest, createShareGroupHeartbeatResponse, decodeShareGroupHeartbeatRequest, decodeShareGroupHeartbeatResponse, encodeShareGroupHeartbeatRequest, encodeShareGroupHeartbeatResponse, type ShareGroupHeartbeatRequest, type ShareGroupHeartbeatResponse } from './messages/share-group-heartbeat.js';
-import { createShareGroupDescribeRequest, createShareGroupDescribeResponse, decodeShareGroupDescribeRequest, decodeShareGroupDescribeResponse, encodeShareGroupDescribeRequest, encodeShareGroupDescribeResponse, type ShareGroupDescribeRequest, type ShareGroupDescribeResponse } from './messages/share-group-describe.js';
-import { createShareFetchRequest, createShareFetchResponse, decodeShareFetchRequest, decodeShareFetchResponse, encodeShareFetchRequest, encodeShareFetchResponse, type ShareFetchRequest, type ShareFetchResponse } from './messages/share-fetch.js';
-import { createShareAcknowledgeRequest, createShareAcknowledgeResponse, decodeShareAcknowledgeRequest, decodeShareAcknowledgeResponse, encodeShareAcknowledgeRequest, encodeShareAcknowledgeResponse, type ShareAcknowledgeRequest, type ShareAcknowledgeResponse } from './messages/share-acknowledge.js';
-import { createAddRaftVoterRequest, createAddRaftVoterResponse, decodeAddRaftVoterRequest, decodeAddRaftVoterResponse, encodeAddRaftVoterRequest, encodeAddRaftVoterResponse, type AddRaftVoterRequest, type AddRaftVoterResponse } from './messages/add-raft-voter.js';
-import { createRemoveRaftVoterRequest, createRemoveRaftVoterResponse, decodeRemoveRaftVoterRequest, decodeRemoveRaftVoterResponse, encodeRemoveRaftVoterRequest, encodeRemoveRaftVoterResponse, type RemoveRaftVoterRequest, type RemoveRaftVoterResponse } from './messages/remove-raft-voter.js';
-import { createUpdateRaftVoterRequest, createUpdateRaftVoterResponse, decodeUpdateRaftVoterRequest, decodeUpdateRaftVoterResponse, encodeUpdateRaftVoterRequest, encodeUpdateRaftVoterResponse, type UpdateRaftVoterRequest, type UpdateRaftVoterResponse } from './messages/update-raft-voter.js';
-import { createInitializeShareGroupStateRequest, createInitializeShareGroupStateResponse, decodeInitializeShareGroupStateRequest, decodeInitializeShareGroupStateResponse, encodeInitializeShareGroupStateRequest, encodeInitializeShareGroupStateResponse, type InitializeShareGroupStateRequest, type InitializeShareGroupStateResponse } from './messages/initialize-share-group-state.js';
-import { createReadShareGroupStateRequest, createReadShareGroupStateResponse, decodeReadShareGroupStateRequest, decodeReadShareGroupStateResponse, encodeReadShareGroupStateRequest, encodeReadShareGroupStateResponse, type ReadShareGroupStateRequest, type ReadShareGroupStateResponse } from './messages/read-share-group-state.js';
-import { createWriteShareGroupStateRequest, createWriteShareGroupStateResponse, decodeWriteShareGroupStateRequest, decodeWriteShareGroupStateResponse, encodeWriteShareGroupStateRequest, encodeWriteShareGroupStateResponse, type WriteShareGroupStateRequest, type WriteShareGroupStateResponse } from './messages/write-share-group-state.js';
-import { createDeleteShareGroupStateRequest, createDeleteShareGroupStateResponse, decodeDeleteShareGroupStateRequest, decodeDeleteShareGroupStateResponse, encodeDeleteShareGroupStateRequest, encodeDeleteShareGroupStateResponse, type DeleteShareGroupStateRequest, type DeleteShareGroupStateResponse } from './messages/delete-share-group-state.js';
-import { createReadShareGroupStateSummaryRequest, createReadShareGroupStateSummaryResponse, decodeReadShareGroupStateSummaryRequest, decodeReadShareGroupStateSummaryResponse, encodeReadShareGroupStateSummaryRequest, encodeReadShareGroupStateSummaryResponse, type ReadShareGroupStateSummaryRequest, type ReadShareGroupStateSummaryResponse } from './messages/read-share-group-state-summary.js';
-import { createStreamsGroupHeartbeatRequest, createStreamsGroupHeartbeatResponse, decodeStreamsGroupHeartbeatRequest, decodeStreamsGroupHeartbeatResponse, encodeStreamsGroupHeartbeatRequest, encodeStreamsGroupHeartbeatResponse, type StreamsGroupHeartbeatRequest, type StreamsGroupHeartbeatResponse } from './messages/streams-group-heartbeat.js';
-import { createStreamsGroupDescribeRequest, createStreamsGroupDescribeResponse, decodeStreamsGroupDescribeRequest, decodeStreamsGroupDescribeResponse, encodeStreamsGroupDescribeRequest, encodeStreamsGroupDescribeResponse, type StreamsGroupDescribeRequest, type StreamsGroupDescribeResponse } from './messages/streams-group-describe.js';
-import { createDescribeShareGroupOffsetsRequest, createDescribeShareGroupOffsetsResponse, decodeDescribeShareGroupOffsetsRequest, decodeDescribeShareGroupOffsetsResponse, encodeDescribeShareGroupOffsetsRequest, encodeDescribeShareGroupOffsetsResponse, type DescribeShareGroupOffsetsRequest, type DescribeShareGroupOffsetsResponse } from './messages/describe-share-group-offsets.js';
-import { createAlterShareGroupOffsetsRequest, createAlterShareGroupOffsetsResponse, decodeAlterShareGroupOffsetsRequest, decodeAlterShareGroupOffsetsResponse, encodeAlterShareGroupOffsetsRequest, encodeAlterShareGroupOffsetsResponse, type AlterShareGroupOffsetsRequest, type AlterShareGroupOffsetsResponse } from './messages/alter-share-group-offsets.js';
-import { createDeleteShareGroupOffsetsRequest, createDeleteShareGroupOffsetsResponse, decodeDeleteShareGroupOffsetsRequest, decodeDeleteShareGroupOffsetsResponse, encodeDeleteShareGroupOffsetsRequest, encodeDeleteShareGroupOffsetsResponse, type DeleteShareGroupOffsetsRequest, type DeleteShareGroupOffsetsResponse } from './messages/delete-share-group-offsets.js';
-import { createStreamsGroupTopologyDescriptionUpdateRequest, createStreamsGroupTopologyDescriptionUpdateResponse, decodeStreamsGroupTopologyDescriptionUpdateRequest, decodeStreamsGroupTopologyDescriptionUpdateResponse, encodeStreamsGroupTopologyDescriptionUpdateRequest, encodeStreamsGroupTopologyDescriptionUpdateResponse, type StreamsGroupTopologyDescriptionUpdateRequest, type StreamsGroupTopologyDescriptionUpdateResponse } from './messages/streams-group-topology-description-update.js';
-import { createUnregisterControllerRequest, createUnregisterControllerResponse, decodeUnregisterControllerRequest, decodeUnregisterControllerResponse, encodeUnregisterControllerRequest, encodeUnregisterControllerResponse, type UnregisterControllerRequest, type UnregisterControllerResponse } from './messages/unregister-controller.js';
+import { collectProduceResponseErrors, createProduceRequest, createProduceResponse, decodeProduceRequest, decodeProduceResponse, encodeProduceRequest, encodeProduceResponse, type ProduceRequest, type ProduceResponse } from './messages/produce.js';
+import { collectFetchResponseErrors, createFetchRequest, createFetchResponse, decodeFetchRequest, decodeFetchResponse, encodeFetchRequest, encodeFetchResponse, type FetchRequest, type FetchResponse } from './messages/fetch.js';
+import { collectListOffsetsResponseErrors, createListOffsetsRequest, createListOffsetsResponse, decodeListOffsetsRequest, decodeListOffsetsResponse, encodeListOffsetsRequest, encodeListOffsetsResponse, type ListOffsetsRequest, type ListOffsetsResponse } from './messages/list-offsets.js';
+import { collectMetadataResponseErrors, createMetadataRequest, createMetadataResponse, decodeMetadataRequest, decodeMetadataResponse, encodeMetadataRequest, encodeMetadataResponse, type MetadataRequest, type MetadataResponse } from './messages/metadata.js';
+import { collectOffsetCommitResponseErrors, createOffsetCommitRequest, createOffsetCommitResponse, decodeOffsetCommitRequest, decodeOffsetCommitResponse, encodeOffsetCommitRequest, encodeOffsetCommitResponse, type OffsetCommitRequest, type OffsetCommitResponse } from './messages/offset-commit.js';
+import { collectOffsetFetchResponseErrors, createOffsetFetchRequest, createOffsetFetchResponse, decodeOffsetFetchRequest, decodeOffsetFetchResponse, encodeOffsetFetchRequest, encodeOffsetFetchResponse, type OffsetFetchRequest, type OffsetFetchResponse } from './messages/offset-fetch.js';
+import { collectFindCoordinatorResponseErrors, createFindCoordinatorRequest, createFindCoordinatorResponse, decodeFindCoordinatorRequest, decodeFindCoordinatorResponse, encodeFindCoordinatorRequest, encodeFindCoordinatorResponse, type FindCoordinatorRequest, type FindCoordinatorResponse } from './messages/find-coordinator.js';
+import { collectJoinGroupResponseErrors, createJoinGroupRequest, createJoinGroupResponse, decodeJoinGroupRequest, decodeJoinGroupResponse, encodeJoinGroupRequest, encodeJoinGroupResponse, type JoinGroupRequest, type JoinGroupResponse } from './messages/join-group.js';
+import { collectHeartbeatResponseErrors, createHeartbeatRequest, createHeartbeatResponse, decodeHeartbeatRequest, decodeHeartbeatResponse, encodeHeartbeatRequest, encodeHeartbeatResponse, type HeartbeatRequest, type HeartbeatResponse } from './messages/heartbeat.js';
+import { collectLeaveGroupResponseErrors, createLeaveGroupRequest, createLeaveGroupResponse, decodeLeaveGroupRequest, decodeLeaveGroupResponse, encodeLeaveGroupRequest, encodeLeaveGroupResponse, type LeaveGroupRequest, type LeaveGroupResponse } from './messages/leave-group.js';
+import { collectSyncGroupResponseErrors, createSyncGroupRequest, createSyncGroupResponse, decodeSyncGroupRequest, decodeSyncGroupResponse, encodeSyncGroupRequest, encodeSyncGroupResponse, type SyncGroupRequest, type SyncGroupResponse } from './messages/sync-group.js';
+import { collectDescribeGroupsResponseErrors, createDescribeGroupsRequest, createDescribeGroupsResponse, decodeDescribeGroupsRequest, decodeDescribeGroupsResponse, encodeDescribeGroupsRequest, encodeDescribeGroupsResponse, type DescribeGroupsRequest, type DescribeGroupsResponse } from './messages/describe-groups.js';
+import { collectListGroupsResponseErrors, createListGroupsRequest, createListGroupsResponse, decodeListGroupsRequest, decodeListGroupsResponse, encodeListGroupsRequest, encodeListGroupsResponse, type ListGroupsRequest, type ListGroupsResponse } from './messages/list-groups.js';
+import { collectSaslHandshakeResponseErrors, createSaslHandshakeRequest, createSaslHandshakeResponse, decodeSaslHandshakeRequest, decodeSaslHandshakeResponse, encodeSaslHandshakeRequest, encodeSaslHandshakeResponse, type SaslHandshakeRequest, type SaslHandshakeResponse } from './messages/sasl-handshake.js';
+import { collectApiVersionsResponseErrors, createApiVersionsRequest, createApiVersionsResponse, decodeApiVersionsRequest, decodeApiVersionsResponse, encodeApiVersionsRequest, encodeApiVersionsResponse, type ApiVersionsRequest, type ApiVersionsResponse } from './messages/api-versions.js';
+import { collectCreateTopicsResponseErrors, createCreateTopicsRequest, createCreateTopicsResponse, decodeCreateTopicsRequest, decodeCreateTopicsResponse, encodeCreateTopicsRequest, encodeCreateTopicsResponse, type CreateTopicsRequest, type CreateTopicsResponse } from './messages/create-topics.js';
+import { collectDeleteTopicsResponseErrors, createDeleteTopicsRequest, createDeleteTopicsResponse, decodeDeleteTopicsRequest, decodeDeleteTopicsResponse, encodeDeleteTopicsRequest, encodeDeleteTopicsResponse, type DeleteTopicsRequest, type DeleteTopicsResponse } from './messages/delete-topics.js';
+import { collectDeleteRecordsResponseErrors, createDeleteRecordsRequest, createDeleteRecordsResponse, decodeDeleteRecordsRequest, decodeDeleteRecordsResponse, encodeDeleteRecordsRequest, encodeDeleteRecordsResponse, type DeleteRecordsRequest, type DeleteRecordsResponse } from './messages/delete-records.js';
+import { collectInitProducerIdResponseErrors, createInitProducerIdRequest, createInitProducerIdResponse, decodeInitProducerIdRequest, decodeInitProducerIdResponse, encodeInitProducerIdRequest, encodeInitProducerIdResponse, type InitProducerIdRequest, type InitProducerIdResponse } from './messages/init-producer-id.js';
+import { collectOffsetForLeaderEpochResponseErrors, createOffsetForLeaderEpochRequest, createOffsetForLeaderEpochResponse, decodeOffsetForLeaderEpochRequest, decodeOffsetForLeaderEpochResponse, encodeOffsetForLeaderEpochRequest, encodeOffsetForLeaderEpochResponse, type OffsetForLeaderEpochRequest, type OffsetForLeaderEpochResponse } from './messages/offset-for-leader-epoch.js';
+import { collectAddPartitionsToTxnResponseErrors, createAddPartitionsToTxnRequest, createAddPartitionsToTxnResponse, decodeAddPartitionsToTxnRequest, decodeAddPartitionsToTxnResponse, encodeAddPartitionsToTxnRequest, encodeAddPartitionsToTxnResponse, type AddPartitionsToTxnRequest, type AddPartitionsToTxnResponse } from './messages/add-partitions-to-txn.js';
+import { collectAddOffsetsToTxnResponseErrors, createAddOffsetsToTxnRequest, createAddOffsetsToTxnResponse, decodeAddOffsetsToTxnRequest, decodeAddOffsetsToTxnResponse, encodeAddOffsetsToTxnRequest, encodeAddOffsetsToTxnResponse, type AddOffsetsToTxnRequest, type AddOffsetsToTxnResponse } from './messages/add-offsets-to-txn.js';
+import { collectEndTxnResponseErrors, createEndTxnRequest, createEndTxnResponse, decodeEndTxnRequest, decodeEndTxnResponse, encodeEndTxnRequest, encodeEndTxnResponse, type EndTxnRequest, type EndTxnResponse } from './messages/end-txn.js';
+import { collectWriteTxnMarkersResponseErrors, createWriteTxnMarkersRequest, createWriteTxnMarkersResponse, decodeWriteTxnMarkersRequest, decodeWriteTxnMarkersResponse, encodeWriteTxnMarkersRequest, encodeWriteTxnMarkersResponse, type WriteTxnMarkersRequest, type WriteTxnMarkersResponse } from './messages/write-txn-markers.js';
+import { collectTxnOffsetCommitResponseErrors, createTxnOffsetCommitRequest, createTxnOffsetCommitResponse, decodeTxnOffsetCommitRequest, decodeTxnOffsetCommitResponse, encodeTxnOffsetCommitRequest, encodeTxnOffsetCommitResponse, type TxnOffsetCommitRequest, type TxnOffsetCommitResponse } from './messages/txn-offset-commit.js';
+import { collectDescribeAclsResponseErrors, createDescribeAclsRequest, createDescribeAclsResponse, decodeDescribeAclsRequest, decodeDescribeAclsResponse, encodeDescribeAclsRequest, encodeDescribeAclsResponse, type DescribeAclsRequest, type DescribeAclsResponse } from './messages/describe-acls.js';
+import { collectCreateAclsResponseErrors, createCreateAclsRequest, createCreateAclsResponse, decodeCreateAclsRequest, decodeCreateAclsResponse, encodeCreateAclsRequest, encodeCreateAclsResponse, type CreateAclsRequest, type CreateAclsResponse } from './messages/create-acls.js';
+import { collectDeleteAclsResponseErrors, createDeleteAclsRequest, createDeleteAclsResponse, decodeDeleteAclsRequest, decodeDeleteAclsResponse, encodeDeleteAclsRequest, encodeDeleteAclsResponse, type DeleteAclsRequest, type DeleteAclsResponse } from './messages/delete-acls.js';
+import { collectDescribeConfigsResponseErrors, createDescribeConfigsRequest, createDescribeConfigsResponse, decodeDescribeConfigsRequest, decodeDescribeConfigsResponse, encodeDescribeConfigsRequest, encodeDescribeConfigsResponse, type DescribeConfigsRequest, type DescribeConfigsResponse } from './messages/describe-configs.js';
+import { collectAlterConfigsResponseErrors, createAlterConfigsRequest, createAlterConfigsResponse, decodeAlterConfigsRequest, decodeAlterConfigsResponse, encodeAlterConfigsRequest, encodeAlterConfigsResponse, type AlterConfigsRequest, type AlterConfigsResponse } from './messages/alter-configs.js';
+import { collectAlterReplicaLogDirsResponseErrors, createAlterReplicaLogDirsRequest, createAlterReplicaLogDirsResponse, decodeAlterReplicaLogDirsRequest, decodeAlterReplicaLogDirsResponse, encodeAlterReplicaLogDirsRequest, encodeAlterReplicaLogDirsResponse, type AlterReplicaLogDirsRequest, type AlterReplicaLogDirsResponse } from './messages/alter-replica-log-dirs.js';
+import { collectDescribeLogDirsResponseErrors, createDescribeLogDirsRequest, createDescribeLogDirsResponse, decodeDescribeLogDirsRequest, decodeDescribeLogDirsResponse, encodeDescribeLogDirsRequest, encodeDescribeLogDirsResponse, type DescribeLogDirsRequest, type DescribeLogDirsResponse } from './messages/describe-log-dirs.js';
+import { collectSaslAuthenticateResponseErrors, createSaslAuthenticateRequest, createSaslAuthenticateResponse, decodeSaslAuthenticateRequest, decodeSaslAuthenticateResponse, encodeSaslAuthenticateRequest, encodeSaslAuthenticateResponse, type SaslAuthenticateRequest, type SaslAuthenticateResponse } from './messages/sasl-authenticate.js';
+import { collectCreatePartitionsResponseErrors, createCreatePartitionsRequest, createCreatePartitionsResponse, decodeCreatePartitionsRequest, decodeCreatePartitionsResponse, encodeCreatePartitionsRequest, encodeCreatePartitionsResponse, type CreatePartitionsRequest, type CreatePartitionsResponse } from './messages/create-partitions.js';
+import { collectCreateDelegationTokenResponseErrors, createCreateDelegationTokenRequest, createCreateDelegationTokenResponse, decodeCreateDelegationTokenRequest, decodeCreateDelegationTokenResponse, encodeCreateDelegationTokenRequest, encodeCreateDelegationTokenResponse, type CreateDelegationTokenRequest, type CreateDelegationTokenResponse } from './messages/create-delegation-token.js';
+import { collectRenewDelegationTokenResponseErrors, createRenewDelegationTokenRequest, createRenewDelegationTokenResponse, decodeRenewDelegationTokenRequest, decodeRenewDelegationTokenResponse, encodeRenewDelegationTokenRequest, encodeRenewDelegationTokenResponse, type RenewDelegationTokenRequest, type RenewDelegationTokenResponse } from './messages/renew-delegation-token.js';
+import { collectExpireDelegationTokenResponseErrors, createExpireDelegationTokenRequest, createExpireDelegationTokenResponse, decodeExpireDelegationTokenRequest, decodeExpireDelegationTokenResponse, encodeExpireDelegationTokenRequest, encodeExpireDelegationTokenResponse, type ExpireDelegationTokenRequest, type ExpireDelegationTokenResponse } from './messages/expire-delegation-token.js';
+import { collectDescribeDelegationTokenResponseErrors, createDescribeDelegationTokenRequest, createDescribeDelegationTokenResponse, decodeDescribeDelegationTokenRequest, decodeDescribeDelegationTokenResponse, encodeDescribeDelegationTokenRequest, encodeDescribeDelegationTokenResponse, type DescribeDelegationTokenRequest, type DescribeDelegationTokenResponse } from './messages/describe-delegation-token.js';
+import { collectDeleteGroupsResponseErrors, createDeleteGroupsRequest, createDeleteGroupsResponse, decodeDeleteGroupsRequest, decodeDeleteGroupsResponse, encodeDeleteGroupsRequest, encodeDeleteGroupsResponse, type DeleteGroupsRequest, type DeleteGroupsResponse } from './messages/delete-groups.js';
+import { collectElectLeadersResponseErrors, createElectLeadersRequest, createElectLeadersResponse, decodeElectLeadersRequest, decodeElectLeadersResponse, encodeElectLeadersRequest, encodeElectLeadersResponse, type ElectLeadersRequest, type ElectLeadersResponse } from './messages/elect-leaders.js';
+import { collectIncrementalAlterConfigsResponseErrors, createIncrementalAlterConfigsRequest, createIncrementalAlterConfigsResponse, decodeIncrementalAlterConfigsRequest, decodeIncrementalAlterConfigsResponse, encodeIncrementalAlterConfigsRequest, encodeIncrementalAlterConfigsResponse, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse } from './messages/incremental-alter-configs.js';
+import { collectAlterPartitionReassignmentsResponseErrors, createAlterPartitionReassignmentsRequest, createAlterPartitionReassignmentsResponse, decodeAlterPartitionReassignmentsRequest, decodeAlterPartitionReassignmentsResponse, encodeAlterPartitionReassignmentsRequest, encodeAlterPartitionReassignmentsResponse, type AlterPartitionReassignmentsRequest, type AlterPartitionReassignmentsResponse } from './messages/alter-partition-reassignments.js';
+import { collectListPartitionReassignmentsResponseErrors, createListPartitionReassignmentsRequest, createListPartitionReassignmentsResponse, decodeListPartitionReassignmentsRequest, decodeListPartitionReassignmentsResponse, encodeListPartitionReassignmentsRequest, encodeListPartitionReassignmentsResponse, type ListPartitionReassignmentsRequest, type ListPartitionReassignmentsResponse } from './messages/list-partition-reassignments.js';
+import { collectOffsetDeleteResponseErrors, createOffsetDeleteRequest, createOffsetDeleteResponse, decodeOffsetDeleteRequest, decodeOffsetDeleteResponse, encodeOffsetDeleteRequest, encodeOffsetDeleteResponse, type OffsetDeleteRequest, type OffsetDeleteResponse } from './messages/offset-delete.js';
+import { collectDescribeClientQuotasResponseErrors, createDescribeClientQuotasRequest, createDescribeClientQuotasResponse, decodeDescribeClientQuotasRequest, decodeDescribeClientQuotasResponse, encodeDescribeClientQuotasRequest, encodeDescribeClientQuotasResponse, type DescribeClientQuotasRequest, type DescribeClientQuotasResponse } from './messages/describe-client-quotas.js';
+import { collectAlterClientQuotasResponseErrors, createAlterClientQuotasRequest, createAlterClientQuotasResponse, decodeAlterClientQuotasRequest, decodeAlterClientQuotasResponse, encodeAlterClientQuotasRequest, encodeAlterClientQuotasResponse, type AlterClientQuotasRequest, type AlterClientQuotasResponse } from './messages/alter-client-quotas.js';
+import { collectDescribeUserScramCredentialsResponseErrors, createDescribeUserScramCredentialsRequest, createDescribeUserScramCredentialsResponse, decodeDescribeUserScramCredentialsRequest, decodeDescribeUserScramCredentialsResponse, encodeDescribeUserScramCredentialsRequest, encodeDescribeUserScramCredentialsResponse, type DescribeUserScramCredentialsRequest, type DescribeUserScramCredentialsResponse } from './messages/describe-user-scram-credentials.js';
+import { collectAlterUserScramCredentialsResponseErrors, createAlterUserScramCredentialsRequest, createAlterUserScramCredentialsResponse, decodeAlterUserScramCredentialsRequest, decodeAlterUserScramCredentialsResponse, encodeAlterUserScramCredentialsRequest, encodeAlterUserScramCredentialsResponse, type AlterUserScramCredentialsRequest, type AlterUserScramCredentialsResponse } from './messages/alter-user-scram-credentials.js';
+import { collectVoteResponseErrors, createVoteRequest, createVoteResponse, decodeVoteRequest, decodeVoteResponse, encodeVoteRequest, encodeVoteResponse, type VoteRequest, type VoteResponse } from './messages/vote.js';
+import { collectBeginQuorumEpochResponseErrors, createBeginQuorumEpochRequest, createBeginQuorumEpochResponse, decodeBeginQuorumEpochRequest, decodeBeginQuorumEpochResponse, encodeBeginQuorumEpochRequest, encodeBeginQuorumEpochResponse, type BeginQuorumEpochRequest, type BeginQuorumEpochResponse } from './messages/begin-quorum-epoch.js';
+import { collectEndQuorumEpochResponseErrors, createEndQuorumEpochRequest, createEndQuorumEpochResponse, decodeEndQuorumEpochRequest, decodeEndQuorumEpochResponse, encodeEndQuorumEpochRequest, encodeEndQuorumEpochResponse, type EndQuorumEpochRequest, type EndQuorumEpochResponse } from './messages/end-quorum-epoch.js';
+import { collectDescribeQuorumResponseErrors, createDescribeQuorumRequest, createDescribeQuorumResponse, decodeDescribeQuorumRequest, decodeDescribeQuorumResponse, encodeDescribeQuorumRequest, encodeDescribeQuorumResponse, type DescribeQuorumRequest, type DescribeQuorumResponse } from './messages/describe-quorum.js';
+import { collectAlterPartitionResponseErrors, createAlterPartitionRequest, createAlterPartitionResponse, decodeAlterPartitionRequest, decodeAlterPartitionResponse, encodeAlterPartitionRequest, encodeAlterPartitionResponse, type AlterPartitionRequest, type AlterPartitionResponse } from './messages/alter-partition.js';
+import { collectUpdateFeaturesResponseErrors, createUpdateFeaturesRequest, createUpdateFeaturesResponse, decodeUpdateFeaturesRequest, decodeUpdateFeaturesResponse, encodeUpdateFeaturesRequest, encodeUpdateFeaturesResponse, type UpdateFeaturesRequest, type UpdateFeaturesResponse } from './messages/update-features.js';
+import { collectEnvelopeResponseErrors, createEnvelopeRequest, createEnvelopeResponse, decodeEnvelopeRequest, decodeEnvelopeResponse, encodeEnvelopeRequest, encodeEnvelopeResponse, type EnvelopeRequest, type EnvelopeResponse } from './messages/envelope.js';
+import { collectFetchSnapshotResponseErrors, createFetchSnapshotRequest, createFetchSnapshotResponse, decodeFetchSnapshotRequest, decodeFetchSnapshotResponse, encodeFetchSnapshotRequest, encodeFetchSnapshotResponse, type FetchSnapshotRequest, type FetchSnapshotResponse } from './messages/fetch-snapshot.js';
+import { collectDescribeClusterResponseErrors, createDescribeClusterRequest, createDescribeClusterResponse, decodeDescribeClusterRequest, decodeDescribeClusterResponse, encodeDescribeClusterRequest, encodeDescribeClusterResponse, type DescribeClusterRequest, type DescribeClusterResponse } from './messages/describe-cluster.js';
+import { collectDescribeProducersResponseErrors, createDescribeProducersRequest, createDescribeProducersResponse, decodeDescribeProducersRequest, decodeDescribeProducersResponse, encodeDescribeProducersRequest, encodeDescribeProducersResponse, type DescribeProducersRequest, type DescribeProducersResponse } from './messages/describe-producers.js';
+import { collectBrokerRegistrationResponseErrors, createBrokerRegistrationRequest, createBrokerRegistrationResponse, decodeBrokerRegistrationRequest, decodeBrokerRegistrationResponse, encodeBrokerRegistrationRequest, encodeBrokerRegistrationResponse, type BrokerRegistrationRequest, type BrokerRegistrationResponse } from './messages/broker-registration.js';
+import { collectBrokerHeartbeatResponseErrors, createBrokerHeartbeatRequest, createBrokerHeartbeatResponse, decodeBrokerHeartbeatRequest, decodeBrokerHeartbeatResponse, encodeBrokerHeartbeatRequest, encodeBrokerHeartbeatResponse, type BrokerHeartbeatRequest, type BrokerHeartbeatResponse } from './messages/broker-heartbeat.js';
+import { collectUnregisterBrokerResponseErrors, createUnregisterBrokerRequest, createUnregisterBrokerResponse, decodeUnregisterBrokerRequest, decodeUnregisterBrokerResponse, encodeUnregisterBrokerRequest, encodeUnregisterBrokerResponse, type UnregisterBrokerRequest, type UnregisterBrokerResponse } from './messages/unregister-broker.js';
+import { collectDescribeTransactionsResponseErrors, createDescribeTransactionsRequest, createDescribeTransactionsResponse, decodeDescribeTransactionsRequest, decodeDescribeTransactionsResponse, encodeDescribeTransactionsRequest, encodeDescribeTransactionsResponse, type DescribeTransactionsRequest, type DescribeTransactionsResponse } from './messages/describe-transactions.js';
+import { collectListTransactionsResponseErrors, createListTransactionsRequest, createListTransactionsResponse, decodeListTransactionsRequest, decodeListTransactionsResponse, encodeListTransactionsRequest, encodeListTransactionsResponse, type ListTransactionsRequest, type ListTransactionsResponse } from './messages/list-transactions.js';
+import { collectAllocateProducerIdsResponseErrors, createAllocateProducerIdsRequest, createAllocateProducerIdsResponse, decodeAllocateProducerIdsRequest, decodeAllocateProducerIdsResponse, encodeAllocateProducerIdsRequest, encodeAllocateProducerIdsResponse, type AllocateProducerIdsRequest, type AllocateProducerIdsResponse } from './messages/allocate-producer-ids.js';
+import { collectConsumerGroupHeartbeatResponseErrors, createConsumerGroupHeartbeatRequest, createConsumerGroupHeartbeatResponse, decodeConsumerGroupHeartbeatRequest, decodeConsumerGroupHeartbeatResponse, encodeConsumerGroupHeartbeatRequest, encodeConsumerGroupHeartbeatResponse, type ConsumerGroupHeartbeatRequest, type ConsumerGroupHeartbeatResponse } from './messages/consumer-group-heartbeat.js';
+import { collectConsumerGroupDescribeResponseErrors, createConsumerGroupDescribeRequest, createConsumerGroupDescribeResponse, decodeConsumerGroupDescribeRequest, decodeConsumerGroupDescribeResponse, encodeConsumerGroupDescribeRequest, encodeConsumerGroupDescribeResponse, type ConsumerGroupDescribeRequest, type ConsumerGroupDescribeResponse } from './messages/consumer-group-describe.js';
+import { collectControllerRegistrationResponseErrors, createControllerRegistrationRequest, createControllerRegistrationResponse, decodeControllerRegistrationRequest, decodeControllerRegistrationResponse, encodeControllerRegistrationRequest, encodeControllerRegistrationResponse, type ControllerRegistrationRequest, type ControllerRegistrationResponse } from './messages/controller-registration.js';
+import { collectGetTelemetrySubscriptionsResponseErrors, createGetTelemetrySubscriptionsRequest, createGetTelemetrySubscriptionsResponse, decodeGetTelemetrySubscriptionsRequest, decodeGetTelemetrySubscriptionsResponse, encodeGetTelemetrySubscriptionsRequest, encodeGetTelemetrySubscriptionsResponse, type GetTelemetrySubscriptionsRequest, type GetTelemetrySubscriptionsResponse } from './messages/get-telemetry-subscriptions.js';
+import { collectPushTelemetryResponseErrors, createPushTelemetryRequest, createPushTelemetryResponse, decodePushTelemetryRequest, decodePushTelemetryResponse, encodePushTelemetryRequest, encodePushTelemetryResponse, type PushTelemetryRequest, type PushTelemetryResponse } from './messages/push-telemetry.js';
+import { collectAssignReplicasToDirsResponseErrors, createAssignReplicasToDirsRequest, createAssignReplicasToDirsResponse, decodeAssignReplicasToDirsRequest, decodeAssignReplicasToDirsResponse, encodeAssignReplicasToDirsRequest, encodeAssignReplicasToDirsResponse, type AssignReplicasToDirsRequest, type AssignReplicasToDirsResponse } from './messages/assign-replicas-to-dirs.js';
+import { collectListConfigResourcesResponseErrors, createListConfigResourcesRequest, createListConfigResourcesResponse, decodeListConfigResourcesRequest, decodeListConfigResourcesResponse, encodeListConfigResourcesRequest, encodeListConfigResourcesResponse, type ListConfigResourcesRequest, type ListConfigResourcesResponse } from './messages/list-config-resources.js';
+import { collectDescribeTopicPartitionsResponseErrors, createDescribeTopicPartitionsRequest, createDescribeTopicPartitionsResponse, decodeDescribeTopicPartitionsRequest, decodeDescribeTopicPartitionsResponse, encodeDescribeTopicPartitionsRequest, encodeDescribeTopicPartitionsResponse, type DescribeTopicPartitionsRequest, type DescribeTopicPartitionsResponse } from './messages/describe-topic-partitions.js';
+import { collectShareGroupHeartbeatResponseErrors, createShareGroupHeartbeatRequest, createShareGroupHeartbeatResponse, decodeShareGroupHeartbeatRequest, decodeShareGroupHeartbeatResponse, encodeShareGroupHeartbeatRequest, encodeShareGroupHeartbeatResponse, type ShareGroupHeartbeatRequest, type ShareGroupHeartbeatResponse } from './messages/share-group-heartbeat.js';
+import { collectShareGroupDescribeResponseErrors, createShareGroupDescribeRequest, createShareGroupDescribeResponse, decodeShareGroupDescribeRequest, decodeShareGroupDescribeResponse, encodeShareGroupDescribeRequest, encodeShareGroupDescribeResponse, type ShareGroupDescribeRequest, type ShareGroupDescribeResponse } from './messages/share-group-describe.js';
+import { collectShareFetchResponseErrors, createShareFetchRequest, createShareFetchResponse, decodeShareFetchRequest, decodeShareFetchResponse, encodeShareFetchRequest, encodeShareFetchResponse, type ShareFetchRequest, type ShareFetchResponse } from './messages/share-fetch.js';
+import { collectShareAcknowledgeResponseErrors, createShareAcknowledgeRequest, createShareAcknowledgeResponse, decodeShareAcknowledgeRequest, decodeShareAcknowledgeResponse, encodeShareAcknowledgeRequest, encodeShareAcknowledgeResponse, type ShareAcknowledgeRequest, type ShareAcknowledgeResponse } from './messages/share-acknowledge.js';
+import { collectAddRaftVoterResponseErrors, createAddRaftVoterRequest, createAddRaftVoterResponse, decodeAddRaftVoterRequest, decodeAddRaftVoterResponse, encodeAddRaftVoterRequest, encodeAddRaftVoterResponse, type AddRaftVoterRequest, type AddRaftVoterResponse } from './messages/add-raft-voter.js';
+import { collectRemoveRaftVoterResponseErrors, createRemoveRaftVoterRequest, createRemoveRaftVoterResponse, decodeRemoveRaftVoterRequest, decodeRemoveRaftVoterResponse, encodeRemoveRaftVoterRequest, encodeRemoveRaftVoterResponse, type RemoveRaftVoterRequest, type RemoveRaftVoterResponse } from './messages/remove-raft-voter.js';
+import { collectUpdateRaftVoterResponseErrors, createUpdateRaftVoterRequest, createUpdateRaftVoterResponse, decodeUpdateRaftVoterRequest, decodeUpdateRaftVoterResponse, encodeUpdateRaftVoterRequest, encodeUpdateRaftVoterResponse, type UpdateRaftVoterRequest, type UpdateRaftVoterResponse } from './messages/update-raft-voter.js';
+import { collectInitializeShareGroupStateResponseErrors, createInitializeShareGroupStateRequest, createInitializeShareGroupStateResponse, decodeInitializeShareGroupStateRequest, decodeInitializeShareGroupStateResponse, encodeInitializeShareGroupStateRequest, encodeInitializeShareGroupStateResponse, type InitializeShareGroupStateRequest, type InitializeShareGroupStateResponse } from './messages/initialize-share-group-state.js';
+import { collectReadShareGroupStateResponseErrors, createReadShareGroupStateRequest, createReadShareGroupStateResponse, decodeReadShareGroupStateRequest, decodeReadShareGroupStateResponse, encodeReadShareGroupStateRequest, encodeReadShareGroupStateResponse, type ReadShareGroupStateRequest, type ReadShareGroupStateResponse } from './messages/read-share-group-state.js';
+import { collectWriteShareGroupStateResponseErrors, createWriteShareGroupStateRequest, createWriteShareGroupStateResponse, decodeWriteShareGroupStateRequest, decodeWriteShareGroupStateResponse, encodeWriteShareGroupStateRequest, encodeWriteShareGroupStateResponse, type WriteShareGroupStateRequest, type WriteShareGroupStateResponse } from './messages/write-share-group-state.js';
+import { collectDeleteShareGroupStateResponseErrors, createDeleteShareGroupStateRequest, createDeleteShareGroupStateResponse, decodeDeleteShareGroupStateRequest, decodeDeleteShareGroupStateResponse, encodeDeleteShareGroupStateRequest, encodeDeleteShareGroupStateResponse, type DeleteShareGroupStateRequest, type DeleteShareGroupStateResponse } from './messages/delete-share-group-state.js';
+import { collectReadShareGroupStateSummaryResponseErrors, createReadShareGroupStateSummaryRequest, createReadShareGroupStateSummaryResponse, decodeReadShareGroupStateSummaryRequest, decodeReadShareGroupStateSummaryResponse, encodeReadShareGroupStateSummaryRequest, encodeReadShareGroupStateSummaryResponse, type ReadShareGroupStateSummaryRequest, type ReadShareGroupStateSummaryResponse } from './messages/read-share-group-state-summary.js';
+import { collectStreamsGroupHeartbeatResponseErrors, createStreamsGroupHeartbeatRequest, createStreamsGroupHeartbeatResponse, decodeStreamsGroupHeartbeatRequest, decodeStreamsGroupHeartbeatResponse, encodeStreamsGroupHeartbeatRequest, encodeStreamsGroupHeartbeatResponse, type StreamsGroupHeartbeatRequest, type StreamsGroupHeartbeatResponse } from './messages/streams-group-heartbeat.js';
+import { collectStreamsGroupDescribeResponseErrors, createStreamsGroupDescribeRequest, createStreamsGroupDescribeResponse, decodeStreamsGroupDescribeRequest, decodeStreamsGroupDescribeResponse, encodeStreamsGroupDescribeRequest, encodeStreamsGroupDescribeResponse, type StreamsGroupDescribeRequest, type StreamsGroupDescribeResponse } from './messages/streams-group-describe.js';
+import { collectDescribeShareGroupOffsetsResponseErrors, createDescribeShareGroupOffsetsRequest, createDescribeShareGroupOffsetsResponse, decodeDescribeShareGroupOffsetsRequest, decodeDescribeShareGroupOffsetsResponse, encodeDescribeShareGroupOffsetsRequest, encodeDescribeShareGroupOffsetsResponse, type DescribeShareGroupOffsetsRequest, type DescribeShareGroupOffsetsResponse } from './messages/describe-share-group-offsets.js';
+import { collectAlterShareGroupOffsetsResponseErrors, createAlterShareGroupOffsetsRequest, createAlterShareGroupOffsetsResponse, decodeAlterShareGroupOffsetsRequest, decodeAlterShareGroupOffsetsResponse, encodeAlterShareGroupOffsetsRequest, encodeAlterShareGroupOffsetsResponse, type AlterShareGroupOffsetsRequest, type AlterShareGroupOffsetsResponse } from './messages/alter-share-group-offsets.js';
+import { collectDeleteShareGroupOffsetsResponseErrors, createDeleteShareGroupOffsetsRequest, createDeleteShareGroupOffsetsResponse, decodeDeleteShareGroupOffsetsRequest, decodeDeleteShareGroupOffsetsResponse, encodeDeleteShareGroupOffsetsRequest, encodeDeleteShareGroupOffsetsResponse, type DeleteShareGroupOffsetsRequest, type DeleteShareGroupOffsetsResponse } from './messages/delete-share-group-offsets.js';
+import { collectStreamsGroupTopologyDescriptionUpdateResponseErrors, createStreamsGroupTopologyDescriptionUpdateRequest, createStreamsGroupTopologyDescriptionUpdateResponse, decodeStreamsGroupTopologyDescriptionUpdateRequest, decodeStreamsGroupTopologyDescriptionUpdateResponse, encodeStreamsGroupTopologyDescriptionUpdateRequest, encodeStreamsGroupTopologyDescriptionUpdateResponse, type StreamsGroupTopologyDescriptionUpdateRequest, type StreamsGroupTopologyDescriptionUpdateResponse } from './messages/streams-group-topology-description-update.js';
+import { collectUnregisterControllerResponseErrors, createUnregisterControllerRequest, createUnregisterControllerResponse, decodeUnregisterControllerRequest, decodeUnregisterControllerResponse, encodeUnregisterControllerRequest, encodeUnregisterControllerResponse, type UnregisterControllerRequest, type UnregisterControllerResponse } from './messages/unregister-controller.js';
 
 /** Every API key of this Kafka release with at least one valid version, by Kafka's name. */
 export const ApiKey = {
@@ -208,6 +208,7 @@ export const ProduceApi: ApiDescriptor<ProduceRequest, ProduceResponse> = {
   createResponse: createProduceResponse,
   encodeResponse: encodeProduceResponse,
   decodeResponse: decodeProduceResponse,
+  responseErrors: collectProduceResponseErrors,
 };
 
 /** API key 1 (`Fetch`): versions 4-18. */
@@ -227,6 +228,7 @@ export const FetchApi: ApiDescriptor<FetchRequest, FetchResponse> = {
   createResponse: createFetchResponse,
   encodeResponse: encodeFetchResponse,
   decodeResponse: decodeFetchResponse,
+  responseErrors: collectFetchResponseErrors,
 };
 
 /** API key 2 (`ListOffsets`): versions 1-11. */
@@ -246,6 +248,7 @@ export const ListOffsetsApi: ApiDescriptor<ListOffsetsRequest, ListOffsetsRespon
   createResponse: createListOffsetsResponse,
   encodeResponse: encodeListOffsetsResponse,
   decodeResponse: decodeListOffsetsResponse,
+  responseErrors: collectListOffsetsResponseErrors,
 };
 
 /** API key 3 (`Metadata`): versions 0-13. */
@@ -265,6 +268,7 @@ export const MetadataApi: ApiDescriptor<MetadataRequest, MetadataResponse> = {
   createResponse: createMetadataResponse,
   encodeResponse: encodeMetadataResponse,
   decodeResponse: decodeMetadataResponse,
+  responseErrors: collectMetadataResponseErrors,
 };
 
 /** API key 8 (`OffsetCommit`): versions 2-10. */
@@ -284,6 +288,7 @@ export const OffsetCommitApi: ApiDescriptor<OffsetCommitRequest, OffsetCommitRes
   createResponse: createOffsetCommitResponse,
   encodeResponse: encodeOffsetCommitResponse,
   decodeResponse: decodeOffsetCommitResponse,
+  responseErrors: collectOffsetCommitResponseErrors,
 };
 
 /** API key 9 (`OffsetFetch`): versions 1-10. */
@@ -303,6 +308,7 @@ export const OffsetFetchApi: ApiDescriptor<OffsetFetchRequest, OffsetFetchRespon
   createResponse: createOffsetFetchResponse,
   encodeResponse: encodeOffsetFetchResponse,
   decodeResponse: decodeOffsetFetchResponse,
+  responseErrors: collectOffsetFetchResponseErrors,
 };
 
 /** API key 10 (`FindCoordinator`): versions 0-6. */
@@ -322,6 +328,7 @@ export const FindCoordinatorApi: ApiDescriptor<FindCoordinatorRequest, FindCoord
   createResponse: createFindCoordinatorResponse,
   encodeResponse: encodeFindCoordinatorResponse,
   decodeResponse: decodeFindCoordinatorResponse,
+  responseErrors: collectFindCoordinatorResponseErrors,
 };
 
 /** API key 11 (`JoinGroup`): versions 0-9. */
@@ -341,6 +348,7 @@ export const JoinGroupApi: ApiDescriptor<JoinGroupRequest, JoinGroupResponse> = 
   createResponse: createJoinGroupResponse,
   encodeResponse: encodeJoinGroupResponse,
   decodeResponse: decodeJoinGroupResponse,
+  responseErrors: collectJoinGroupResponseErrors,
 };
 
 /** API key 12 (`Heartbeat`): versions 0-4. */
@@ -360,6 +368,7 @@ export const HeartbeatApi: ApiDescriptor<HeartbeatRequest, HeartbeatResponse> = 
   createResponse: createHeartbeatResponse,
   encodeResponse: encodeHeartbeatResponse,
   decodeResponse: decodeHeartbeatResponse,
+  responseErrors: collectHeartbeatResponseErrors,
 };
 
 /** API key 13 (`LeaveGroup`): versions 0-5. */
@@ -379,6 +388,7 @@ export const LeaveGroupApi: ApiDescriptor<LeaveGroupRequest, LeaveGroupResponse>
   createResponse: createLeaveGroupResponse,
   encodeResponse: encodeLeaveGroupResponse,
   decodeResponse: decodeLeaveGroupResponse,
+  responseErrors: collectLeaveGroupResponseErrors,
 };
 
 /** API key 14 (`SyncGroup`): versions 0-5. */
@@ -398,6 +408,7 @@ export const SyncGroupApi: ApiDescriptor<SyncGroupRequest, SyncGroupResponse> = 
   createResponse: createSyncGroupResponse,
   encodeResponse: encodeSyncGroupResponse,
   decodeResponse: decodeSyncGroupResponse,
+  responseErrors: collectSyncGroupResponseErrors,
 };
 
 /** API key 15 (`DescribeGroups`): versions 0-6. */
@@ -417,6 +428,7 @@ export const DescribeGroupsApi: ApiDescriptor<DescribeGroupsRequest, DescribeGro
   createResponse: createDescribeGroupsResponse,
   encodeResponse: encodeDescribeGroupsResponse,
   decodeResponse: decodeDescribeGroupsResponse,
+  responseErrors: collectDescribeGroupsResponseErrors,
 };
 
 /** API key 16 (`ListGroups`): versions 0-5. */
@@ -436,6 +448,7 @@ export const ListGroupsApi: ApiDescriptor<ListGroupsRequest, ListGroupsResponse>
   createResponse: createListGroupsResponse,
   encodeResponse: encodeListGroupsResponse,
   decodeResponse: decodeListGroupsResponse,
+  responseErrors: collectListGroupsResponseErrors,
 };
 
 /** API key 17 (`SaslHandshake`): versions 0-1. */
@@ -455,6 +468,7 @@ export const SaslHandshakeApi: ApiDescriptor<SaslHandshakeRequest, SaslHandshake
   createResponse: createSaslHandshakeResponse,
   encodeResponse: encodeSaslHandshakeResponse,
   decodeResponse: decodeSaslHandshakeResponse,
+  responseErrors: collectSaslHandshakeResponseErrors,
 };
 
 /** API key 18 (`ApiVersions`): versions 0-5. */
@@ -474,6 +488,7 @@ export const ApiVersionsApi: ApiDescriptor<ApiVersionsRequest, ApiVersionsRespon
   createResponse: createApiVersionsResponse,
   encodeResponse: encodeApiVersionsResponse,
   decodeResponse: decodeApiVersionsResponse,
+  responseErrors: collectApiVersionsResponseErrors,
 };
 
 /** API key 19 (`CreateTopics`): versions 2-7. */
@@ -493,6 +508,7 @@ export const CreateTopicsApi: ApiDescriptor<CreateTopicsRequest, CreateTopicsRes
   createResponse: createCreateTopicsResponse,
   encodeResponse: encodeCreateTopicsResponse,
   decodeResponse: decodeCreateTopicsResponse,
+  responseErrors: collectCreateTopicsResponseErrors,
 };
 
 /** API key 20 (`DeleteTopics`): versions 1-6. */
@@ -512,6 +528,7 @@ export const DeleteTopicsApi: ApiDescriptor<DeleteTopicsRequest, DeleteTopicsRes
   createResponse: createDeleteTopicsResponse,
   encodeResponse: encodeDeleteTopicsResponse,
   decodeResponse: decodeDeleteTopicsResponse,
+  responseErrors: collectDeleteTopicsResponseErrors,
 };
 
 /** API key 21 (`DeleteRecords`): versions 0-2. */
@@ -531,6 +548,7 @@ export const DeleteRecordsApi: ApiDescriptor<DeleteRecordsRequest, DeleteRecords
   createResponse: createDeleteRecordsResponse,
   encodeResponse: encodeDeleteRecordsResponse,
   decodeResponse: decodeDeleteRecordsResponse,
+  responseErrors: collectDeleteRecordsResponseErrors,
 };
 
 /** API key 22 (`InitProducerId`): versions 0-6, the latest unstable. */
@@ -550,6 +568,7 @@ export const InitProducerIdApi: ApiDescriptor<InitProducerIdRequest, InitProduce
   createResponse: createInitProducerIdResponse,
   encodeResponse: encodeInitProducerIdResponse,
   decodeResponse: decodeInitProducerIdResponse,
+  responseErrors: collectInitProducerIdResponseErrors,
 };
 
 /** API key 23 (`OffsetForLeaderEpoch`): versions 2-4. */
@@ -569,6 +588,7 @@ export const OffsetForLeaderEpochApi: ApiDescriptor<OffsetForLeaderEpochRequest,
   createResponse: createOffsetForLeaderEpochResponse,
   encodeResponse: encodeOffsetForLeaderEpochResponse,
   decodeResponse: decodeOffsetForLeaderEpochResponse,
+  responseErrors: collectOffsetForLeaderEpochResponseErrors,
 };
 
 /** API key 24 (`AddPartitionsToTxn`): versions 0-5. */
@@ -588,6 +608,7 @@ export const AddPartitionsToTxnApi: ApiDescriptor<AddPartitionsToTxnRequest, Add
   createResponse: createAddPartitionsToTxnResponse,
   encodeResponse: encodeAddPartitionsToTxnResponse,
   decodeResponse: decodeAddPartitionsToTxnResponse,
+  responseErrors: collectAddPartitionsToTxnResponseErrors,
 };
 
 /** API key 25 (`AddOffsetsToTxn`): versions 0-4. */
@@ -607,6 +628,7 @@ export const AddOffsetsToTxnApi: ApiDescriptor<AddOffsetsToTxnRequest, AddOffset
   createResponse: createAddOffsetsToTxnResponse,
   encodeResponse: encodeAddOffsetsToTxnResponse,
   decodeResponse: decodeAddOffsetsToTxnResponse,
+  responseErrors: collectAddOffsetsToTxnResponseErrors,
 };
 
 /** API key 26 (`EndTxn`): versions 0-5. */
@@ -626,6 +648,7 @@ export const EndTxnApi: ApiDescriptor<EndTxnRequest, EndTxnResponse> = {
   createResponse: createEndTxnResponse,
   encodeResponse: encodeEndTxnResponse,
   decodeResponse: decodeEndTxnResponse,
+  responseErrors: collectEndTxnResponseErrors,
 };
 
 /** API key 27 (`WriteTxnMarkers`): versions 1-2. */
@@ -645,6 +668,7 @@ export const WriteTxnMarkersApi: ApiDescriptor<WriteTxnMarkersRequest, WriteTxnM
   createResponse: createWriteTxnMarkersResponse,
   encodeResponse: encodeWriteTxnMarkersResponse,
   decodeResponse: decodeWriteTxnMarkersResponse,
+  responseErrors: collectWriteTxnMarkersResponseErrors,
 };
 
 /** API key 28 (`TxnOffsetCommit`): versions 0-6. */
@@ -664,6 +688,7 @@ export const TxnOffsetCommitApi: ApiDescriptor<TxnOffsetCommitRequest, TxnOffset
   createResponse: createTxnOffsetCommitResponse,
   encodeResponse: encodeTxnOffsetCommitResponse,
   decodeResponse: decodeTxnOffsetCommitResponse,
+  responseErrors: collectTxnOffsetCommitResponseErrors,
 };
 
 /** API key 29 (`DescribeAcls`): versions 1-3. */
@@ -683,6 +708,7 @@ export const DescribeAclsApi: ApiDescriptor<DescribeAclsRequest, DescribeAclsRes
   createResponse: createDescribeAclsResponse,
   encodeResponse: encodeDescribeAclsResponse,
   decodeResponse: decodeDescribeAclsResponse,
+  responseErrors: collectDescribeAclsResponseErrors,
 };
 
 /** API key 30 (`CreateAcls`): versions 1-3. */
@@ -702,6 +728,7 @@ export const CreateAclsApi: ApiDescriptor<CreateAclsRequest, CreateAclsResponse>
   createResponse: createCreateAclsResponse,
   encodeResponse: encodeCreateAclsResponse,
   decodeResponse: decodeCreateAclsResponse,
+  responseErrors: collectCreateAclsResponseErrors,
 };
 
 /** API key 31 (`DeleteAcls`): versions 1-3. */
@@ -721,6 +748,7 @@ export const DeleteAclsApi: ApiDescriptor<DeleteAclsRequest, DeleteAclsResponse>
   createResponse: createDeleteAclsResponse,
   encodeResponse: encodeDeleteAclsResponse,
   decodeResponse: decodeDeleteAclsResponse,
+  responseErrors: collectDeleteAclsResponseErrors,
 };
 
 /** API key 32 (`DescribeConfigs`): versions 1-4. */
@@ -740,6 +768,7 @@ export const DescribeConfigsApi: ApiDescriptor<DescribeConfigsRequest, DescribeC
   createResponse: createDescribeConfigsResponse,
   encodeResponse: encodeDescribeConfigsResponse,
   decodeResponse: decodeDescribeConfigsResponse,
+  responseErrors: collectDescribeConfigsResponseErrors,
 };
 
 /** API key 33 (`AlterConfigs`): versions 0-2. */
@@ -759,6 +788,7 @@ export const AlterConfigsApi: ApiDescriptor<AlterConfigsRequest, AlterConfigsRes
   createResponse: createAlterConfigsResponse,
   encodeResponse: encodeAlterConfigsResponse,
   decodeResponse: decodeAlterConfigsResponse,
+  responseErrors: collectAlterConfigsResponseErrors,
 };
 
 /** API key 34 (`AlterReplicaLogDirs`): versions 1-2. */
@@ -778,6 +808,7 @@ export const AlterReplicaLogDirsApi: ApiDescriptor<AlterReplicaLogDirsRequest, A
   createResponse: createAlterReplicaLogDirsResponse,
   encodeResponse: encodeAlterReplicaLogDirsResponse,
   decodeResponse: decodeAlterReplicaLogDirsResponse,
+  responseErrors: collectAlterReplicaLogDirsResponseErrors,
 };
 
 /** API key 35 (`DescribeLogDirs`): versions 1-5. */
@@ -797,6 +828,7 @@ export const DescribeLogDirsApi: ApiDescriptor<DescribeLogDirsRequest, DescribeL
   createResponse: createDescribeLogDirsResponse,
   encodeResponse: encodeDescribeLogDirsResponse,
   decodeResponse: decodeDescribeLogDirsResponse,
+  responseErrors: collectDescribeLogDirsResponseErrors,
 };
 
 /** API key 36 (`SaslAuthenticate`): versions 0-2. */
@@ -816,6 +848,7 @@ export const SaslAuthenticateApi: ApiDescriptor<SaslAuthenticateRequest, SaslAut
   createResponse: createSaslAuthenticateResponse,
   encodeResponse: encodeSaslAuthenticateResponse,
   decodeResponse: decodeSaslAuthenticateResponse,
+  responseErrors: collectSaslAuthenticateResponseErrors,
 };
 
 /** API key 37 (`CreatePartitions`): versions 0-3. */
@@ -835,6 +868,7 @@ export const CreatePartitionsApi: ApiDescriptor<CreatePartitionsRequest, CreateP
   createResponse: createCreatePartitionsResponse,
   encodeResponse: encodeCreatePartitionsResponse,
   decodeResponse: decodeCreatePartitionsResponse,
+  responseErrors: collectCreatePartitionsResponseErrors,
 };
 
 /** API key 38 (`CreateDelegationToken`): versions 1-3. */
@@ -854,6 +888,7 @@ export const CreateDelegationTokenApi: ApiDescriptor<CreateDelegationTokenReques
   createResponse: createCreateDelegationTokenResponse,
   encodeResponse: encodeCreateDelegationTokenResponse,
   decodeResponse: decodeCreateDelegationTokenResponse,
+  responseErrors: collectCreateDelegationTokenResponseErrors,
 };
 
 /** API key 39 (`RenewDelegationToken`): versions 1-2. */
@@ -873,6 +908,7 @@ export const RenewDelegationTokenApi: ApiDescriptor<RenewDelegationTokenRequest,
   createResponse: createRenewDelegationTokenResponse,
   encodeResponse: encodeRenewDelegationTokenResponse,
   decodeResponse: decodeRenewDelegationTokenResponse,
+  responseErrors: collectRenewDelegationTokenResponseErrors,
 };
 
 /** API key 40 (`ExpireDelegationToken`): versions 1-2. */
@@ -892,6 +928,7 @@ export const ExpireDelegationTokenApi: ApiDescriptor<ExpireDelegationTokenReques
   createResponse: createExpireDelegationTokenResponse,
   encodeResponse: encodeExpireDelegationTokenResponse,
   decodeResponse: decodeExpireDelegationTokenResponse,
+  responseErrors: collectExpireDelegationTokenResponseErrors,
 };
 
 /** API key 41 (`DescribeDelegationToken`): versions 1-3. */
@@ -911,6 +948,7 @@ export const DescribeDelegationTokenApi: ApiDescriptor<DescribeDelegationTokenRe
   createResponse: createDescribeDelegationTokenResponse,
   encodeResponse: encodeDescribeDelegationTokenResponse,
   decodeResponse: decodeDescribeDelegationTokenResponse,
+  responseErrors: collectDescribeDelegationTokenResponseErrors,
 };
 
 /** API key 42 (`DeleteGroups`): versions 0-3. */
@@ -930,6 +968,7 @@ export const DeleteGroupsApi: ApiDescriptor<DeleteGroupsRequest, DeleteGroupsRes
   createResponse: createDeleteGroupsResponse,
   encodeResponse: encodeDeleteGroupsResponse,
   decodeResponse: decodeDeleteGroupsResponse,
+  responseErrors: collectDeleteGroupsResponseErrors,
 };
 
 /** API key 43 (`ElectLeaders`): versions 0-2. */
@@ -949,6 +988,7 @@ export const ElectLeadersApi: ApiDescriptor<ElectLeadersRequest, ElectLeadersRes
   createResponse: createElectLeadersResponse,
   encodeResponse: encodeElectLeadersResponse,
   decodeResponse: decodeElectLeadersResponse,
+  responseErrors: collectElectLeadersResponseErrors,
 };
 
 /** API key 44 (`IncrementalAlterConfigs`): versions 0-1. */
@@ -968,6 +1008,7 @@ export const IncrementalAlterConfigsApi: ApiDescriptor<IncrementalAlterConfigsRe
   createResponse: createIncrementalAlterConfigsResponse,
   encodeResponse: encodeIncrementalAlterConfigsResponse,
   decodeResponse: decodeIncrementalAlterConfigsResponse,
+  responseErrors: collectIncrementalAlterConfigsResponseErrors,
 };
 
 /** API key 45 (`AlterPartitionReassignments`): versions 0-1. */
@@ -987,6 +1028,7 @@ export const AlterPartitionReassignmentsApi: ApiDescriptor<AlterPartitionReassig
   createResponse: createAlterPartitionReassignmentsResponse,
   encodeResponse: encodeAlterPartitionReassignmentsResponse,
   decodeResponse: decodeAlterPartitionReassignmentsResponse,
+  responseErrors: collectAlterPartitionReassignmentsResponseErrors,
 };
 
 /** API key 46 (`ListPartitionReassignments`): versions 0. */
@@ -1006,6 +1048,7 @@ export const ListPartitionReassignmentsApi: ApiDescriptor<ListPartitionReassignm
   createResponse: createListPartitionReassignmentsResponse,
   encodeResponse: encodeListPartitionReassignmentsResponse,
   decodeResponse: decodeListPartitionReassignmentsResponse,
+  responseErrors: collectListPartitionReassignmentsResponseErrors,
 };
 
 /** API key 47 (`OffsetDelete`): versions 0. */
@@ -1025,6 +1068,7 @@ export const OffsetDeleteApi: ApiDescriptor<OffsetDeleteRequest, OffsetDeleteRes
   createResponse: createOffsetDeleteResponse,
   encodeResponse: encodeOffsetDeleteResponse,
   decodeResponse: decodeOffsetDeleteResponse,
+  responseErrors: collectOffsetDeleteResponseErrors,
 };
 
 /** API key 48 (`DescribeClientQuotas`): versions 0-1. */
@@ -1044,6 +1088,7 @@ export const DescribeClientQuotasApi: ApiDescriptor<DescribeClientQuotasRequest,
   createResponse: createDescribeClientQuotasResponse,
   encodeResponse: encodeDescribeClientQuotasResponse,
   decodeResponse: decodeDescribeClientQuotasResponse,
+  responseErrors: collectDescribeClientQuotasResponseErrors,
 };
 
 /** API key 49 (`AlterClientQuotas`): versions 0-1. */
@@ -1063,6 +1108,7 @@ export const AlterClientQuotasApi: ApiDescriptor<AlterClientQuotasRequest, Alter
   createResponse: createAlterClientQuotasResponse,
   encodeResponse: encodeAlterClientQuotasResponse,
   decodeResponse: decodeAlterClientQuotasResponse,
+  responseErrors: collectAlterClientQuotasResponseErrors,
 };
 
 /** API key 50 (`DescribeUserScramCredentials`): versions 0. */
@@ -1082,6 +1128,7 @@ export const DescribeUserScramCredentialsApi: ApiDescriptor<DescribeUserScramCre
   createResponse: createDescribeUserScramCredentialsResponse,
   encodeResponse: encodeDescribeUserScramCredentialsResponse,
   decodeResponse: decodeDescribeUserScramCredentialsResponse,
+  responseErrors: collectDescribeUserScramCredentialsResponseErrors,
 };
 
 /** API key 51 (`AlterUserScramCredentials`): versions 0. */
@@ -1101,6 +1148,7 @@ export const AlterUserScramCredentialsApi: ApiDescriptor<AlterUserScramCredentia
   createResponse: createAlterUserScramCredentialsResponse,
   encodeResponse: encodeAlterUserScramCredentialsResponse,
   decodeResponse: decodeAlterUserScramCredentialsResponse,
+  responseErrors: collectAlterUserScramCredentialsResponseErrors,
 };
 
 /** API key 52 (`Vote`): versions 0-2. */
@@ -1120,6 +1168,7 @@ export const VoteApi: ApiDescriptor<VoteRequest, VoteResponse> = {
   createResponse: createVoteResponse,
   encodeResponse: encodeVoteResponse,
   decodeResponse: decodeVoteResponse,
+  responseErrors: collectVoteResponseErrors,
 };
 
 /** API key 53 (`BeginQuorumEpoch`): versions 0-1. */
@@ -1139,6 +1188,7 @@ export const BeginQuorumEpochApi: ApiDescriptor<BeginQuorumEpochRequest, BeginQu
   createResponse: createBeginQuorumEpochResponse,
   encodeResponse: encodeBeginQuorumEpochResponse,
   decodeResponse: decodeBeginQuorumEpochResponse,
+  responseErrors: collectBeginQuorumEpochResponseErrors,
 };
 
 /** API key 54 (`EndQuorumEpoch`): versions 0-1. */
@@ -1158,6 +1208,7 @@ export const EndQuorumEpochApi: ApiDescriptor<EndQuorumEpochRequest, EndQuorumEp
   createResponse: createEndQuorumEpochResponse,
   encodeResponse: encodeEndQuorumEpochResponse,
   decodeResponse: decodeEndQuorumEpochResponse,
+  responseErrors: collectEndQuorumEpochResponseErrors,
 };
 
 /** API key 55 (`DescribeQuorum`): versions 0-2. */
@@ -1177,6 +1228,7 @@ export const DescribeQuorumApi: ApiDescriptor<DescribeQuorumRequest, DescribeQuo
   createResponse: createDescribeQuorumResponse,
   encodeResponse: encodeDescribeQuorumResponse,
   decodeResponse: decodeDescribeQuorumResponse,
+  responseErrors: collectDescribeQuorumResponseErrors,
 };
 
 /** API key 56 (`AlterPartition`): versions 2-3. */
@@ -1196,6 +1248,7 @@ export const AlterPartitionApi: ApiDescriptor<AlterPartitionRequest, AlterPartit
   createResponse: createAlterPartitionResponse,
   encodeResponse: encodeAlterPartitionResponse,
   decodeResponse: decodeAlterPartitionResponse,
+  responseErrors: collectAlterPartitionResponseErrors,
 };
 
 /** API key 57 (`UpdateFeatures`): versions 0-2. */
@@ -1215,6 +1268,7 @@ export const UpdateFeaturesApi: ApiDescriptor<UpdateFeaturesRequest, UpdateFeatu
   createResponse: createUpdateFeaturesResponse,
   encodeResponse: encodeUpdateFeaturesResponse,
   decodeResponse: decodeUpdateFeaturesResponse,
+  responseErrors: collectUpdateFeaturesResponseErrors,
 };
 
 /** API key 58 (`Envelope`): versions 0. */
@@ -1234,6 +1288,7 @@ export const EnvelopeApi: ApiDescriptor<EnvelopeRequest, EnvelopeResponse> = {
   createResponse: createEnvelopeResponse,
   encodeResponse: encodeEnvelopeResponse,
   decodeResponse: decodeEnvelopeResponse,
+  responseErrors: collectEnvelopeResponseErrors,
 };
 
 /** API key 59 (`FetchSnapshot`): versions 0-1. */
@@ -1253,6 +1308,7 @@ export const FetchSnapshotApi: ApiDescriptor<FetchSnapshotRequest, FetchSnapshot
   createResponse: createFetchSnapshotResponse,
   encodeResponse: encodeFetchSnapshotResponse,
   decodeResponse: decodeFetchSnapshotResponse,
+  responseErrors: collectFetchSnapshotResponseErrors,
 };
 
 /** API key 60 (`DescribeCluster`): versions 0-2. */
@@ -1272,6 +1328,7 @@ export const DescribeClusterApi: ApiDescriptor<DescribeClusterRequest, DescribeC
   createResponse: createDescribeClusterResponse,
   encodeResponse: encodeDescribeClusterResponse,
   decodeResponse: decodeDescribeClusterResponse,
+  responseErrors: collectDescribeClusterResponseErrors,
 };
 
 /** API key 61 (`DescribeProducers`): versions 0. */
@@ -1291,6 +1348,7 @@ export const DescribeProducersApi: ApiDescriptor<DescribeProducersRequest, Descr
   createResponse: createDescribeProducersResponse,
   encodeResponse: encodeDescribeProducersResponse,
   decodeResponse: decodeDescribeProducersResponse,
+  responseErrors: collectDescribeProducersResponseErrors,
 };
 
 /** API key 62 (`BrokerRegistration`): versions 0-4. */
@@ -1310,6 +1368,7 @@ export const BrokerRegistrationApi: ApiDescriptor<BrokerRegistrationRequest, Bro
   createResponse: createBrokerRegistrationResponse,
   encodeResponse: encodeBrokerRegistrationResponse,
   decodeResponse: decodeBrokerRegistrationResponse,
+  responseErrors: collectBrokerRegistrationResponseErrors,
 };
 
 /** API key 63 (`BrokerHeartbeat`): versions 0-2. */
@@ -1329,6 +1388,7 @@ export const BrokerHeartbeatApi: ApiDescriptor<BrokerHeartbeatRequest, BrokerHea
   createResponse: createBrokerHeartbeatResponse,
   encodeResponse: encodeBrokerHeartbeatResponse,
   decodeResponse: decodeBrokerHeartbeatResponse,
+  responseErrors: collectBrokerHeartbeatResponseErrors,
 };
 
 /** API key 64 (`UnregisterBroker`): versions 0. */
@@ -1348,6 +1408,7 @@ export const UnregisterBrokerApi: ApiDescriptor<UnregisterBrokerRequest, Unregis
   createResponse: createUnregisterBrokerResponse,
   encodeResponse: encodeUnregisterBrokerResponse,
   decodeResponse: decodeUnregisterBrokerResponse,
+  responseErrors: collectUnregisterBrokerResponseErrors,
 };
 
 /** API key 65 (`DescribeTransactions`): versions 0. */
@@ -1367,6 +1428,7 @@ export const DescribeTransactionsApi: ApiDescriptor<DescribeTransactionsRequest,
   createResponse: createDescribeTransactionsResponse,
   encodeResponse: encodeDescribeTransactionsResponse,
   decodeResponse: decodeDescribeTransactionsResponse,
+  responseErrors: collectDescribeTransactionsResponseErrors,
 };
 
 /** API key 66 (`ListTransactions`): versions 0-2. */
@@ -1386,6 +1448,7 @@ export const ListTransactionsApi: ApiDescriptor<ListTransactionsRequest, ListTra
   createResponse: createListTransactionsResponse,
   encodeResponse: encodeListTransactionsResponse,
   decodeResponse: decodeListTransactionsResponse,
+  responseErrors: collectListTransactionsResponseErrors,
 };
 
 /** API key 67 (`AllocateProducerIds`): versions 0. */
@@ -1405,6 +1468,7 @@ export const AllocateProducerIdsApi: ApiDescriptor<AllocateProducerIdsRequest, A
   createResponse: createAllocateProducerIdsResponse,
   encodeResponse: encodeAllocateProducerIdsResponse,
   decodeResponse: decodeAllocateProducerIdsResponse,
+  responseErrors: collectAllocateProducerIdsResponseErrors,
 };
 
 /** API key 68 (`ConsumerGroupHeartbeat`): versions 0-1. */
@@ -1424,6 +1488,7 @@ export const ConsumerGroupHeartbeatApi: ApiDescriptor<ConsumerGroupHeartbeatRequ
   createResponse: createConsumerGroupHeartbeatResponse,
   encodeResponse: encodeConsumerGroupHeartbeatResponse,
   decodeResponse: decodeConsumerGroupHeartbeatResponse,
+  responseErrors: collectConsumerGroupHeartbeatResponseErrors,
 };
 
 /** API key 69 (`ConsumerGroupDescribe`): versions 0-1. */
@@ -1443,6 +1508,7 @@ export const ConsumerGroupDescribeApi: ApiDescriptor<ConsumerGroupDescribeReques
   createResponse: createConsumerGroupDescribeResponse,
   encodeResponse: encodeConsumerGroupDescribeResponse,
   decodeResponse: decodeConsumerGroupDescribeResponse,
+  responseErrors: collectConsumerGroupDescribeResponseErrors,
 };
 
 /** API key 70 (`ControllerRegistration`): versions 0. */
@@ -1462,6 +1528,7 @@ export const ControllerRegistrationApi: ApiDescriptor<ControllerRegistrationRequ
   createResponse: createControllerRegistrationResponse,
   encodeResponse: encodeControllerRegistrationResponse,
   decodeResponse: decodeControllerRegistrationResponse,
+  responseErrors: collectControllerRegistrationResponseErrors,
 };
 
 /** API key 71 (`GetTelemetrySubscriptions`): versions 0. */
@@ -1481,6 +1548,7 @@ export const GetTelemetrySubscriptionsApi: ApiDescriptor<GetTelemetrySubscriptio
   createResponse: createGetTelemetrySubscriptionsResponse,
   encodeResponse: encodeGetTelemetrySubscriptionsResponse,
   decodeResponse: decodeGetTelemetrySubscriptionsResponse,
+  responseErrors: collectGetTelemetrySubscriptionsResponseErrors,
 };
 
 /** API key 72 (`PushTelemetry`): versions 0. */
@@ -1500,6 +1568,7 @@ export const PushTelemetryApi: ApiDescriptor<PushTelemetryRequest, PushTelemetry
   createResponse: createPushTelemetryResponse,
   encodeResponse: encodePushTelemetryResponse,
   decodeResponse: decodePushTelemetryResponse,
+  responseErrors: collectPushTelemetryResponseErrors,
 };
 
 /** API key 73 (`AssignReplicasToDirs`): versions 0. */
@@ -1519,6 +1588,7 @@ export const AssignReplicasToDirsApi: ApiDescriptor<AssignReplicasToDirsRequest,
   createResponse: createAssignReplicasToDirsResponse,
   encodeResponse: encodeAssignReplicasToDirsResponse,
   decodeResponse: decodeAssignReplicasToDirsResponse,
+  responseErrors: collectAssignReplicasToDirsResponseErrors,
 };
 
 /** API key 74 (`ListConfigResources`): versions 0-1. */
@@ -1538,6 +1608,7 @@ export const ListConfigResourcesApi: ApiDescriptor<ListConfigResourcesRequest, L
   createResponse: createListConfigResourcesResponse,
   encodeResponse: encodeListConfigResourcesResponse,
   decodeResponse: decodeListConfigResourcesResponse,
+  responseErrors: collectListConfigResourcesResponseErrors,
 };
 
 /** API key 75 (`DescribeTopicPartitions`): versions 0. */
@@ -1557,6 +1628,7 @@ export const DescribeTopicPartitionsApi: ApiDescriptor<DescribeTopicPartitionsRe
   createResponse: createDescribeTopicPartitionsResponse,
   encodeResponse: encodeDescribeTopicPartitionsResponse,
   decodeResponse: decodeDescribeTopicPartitionsResponse,
+  responseErrors: collectDescribeTopicPartitionsResponseErrors,
 };
 
 /** API key 76 (`ShareGroupHeartbeat`): versions 1. */
@@ -1576,6 +1648,7 @@ export const ShareGroupHeartbeatApi: ApiDescriptor<ShareGroupHeartbeatRequest, S
   createResponse: createShareGroupHeartbeatResponse,
   encodeResponse: encodeShareGroupHeartbeatResponse,
   decodeResponse: decodeShareGroupHeartbeatResponse,
+  responseErrors: collectShareGroupHeartbeatResponseErrors,
 };
 
 /** API key 77 (`ShareGroupDescribe`): versions 1. */
@@ -1595,6 +1668,7 @@ export const ShareGroupDescribeApi: ApiDescriptor<ShareGroupDescribeRequest, Sha
   createResponse: createShareGroupDescribeResponse,
   encodeResponse: encodeShareGroupDescribeResponse,
   decodeResponse: decodeShareGroupDescribeResponse,
+  responseErrors: collectShareGroupDescribeResponseErrors,
 };
 
 /** API key 78 (`ShareFetch`): versions 1-2. */
@@ -1614,6 +1688,7 @@ export const ShareFetchApi: ApiDescriptor<ShareFetchRequest, ShareFetchResponse>
   createResponse: createShareFetchResponse,
   encodeResponse: encodeShareFetchResponse,
   decodeResponse: decodeShareFetchResponse,
+  responseErrors: collectShareFetchResponseErrors,
 };
 
 /** API key 79 (`ShareAcknowledge`): versions 1-2. */
@@ -1633,6 +1708,7 @@ export const ShareAcknowledgeApi: ApiDescriptor<ShareAcknowledgeRequest, ShareAc
   createResponse: createShareAcknowledgeResponse,
   encodeResponse: encodeShareAcknowledgeResponse,
   decodeResponse: decodeShareAcknowledgeResponse,
+  responseErrors: collectShareAcknowledgeResponseErrors,
 };
 
 /** API key 80 (`AddRaftVoter`): versions 0-1. */
@@ -1652,6 +1728,7 @@ export const AddRaftVoterApi: ApiDescriptor<AddRaftVoterRequest, AddRaftVoterRes
   createResponse: createAddRaftVoterResponse,
   encodeResponse: encodeAddRaftVoterResponse,
   decodeResponse: decodeAddRaftVoterResponse,
+  responseErrors: collectAddRaftVoterResponseErrors,
 };
 
 /** API key 81 (`RemoveRaftVoter`): versions 0. */
@@ -1671,6 +1748,7 @@ export const RemoveRaftVoterApi: ApiDescriptor<RemoveRaftVoterRequest, RemoveRaf
   createResponse: createRemoveRaftVoterResponse,
   encodeResponse: encodeRemoveRaftVoterResponse,
   decodeResponse: decodeRemoveRaftVoterResponse,
+  responseErrors: collectRemoveRaftVoterResponseErrors,
 };
 
 /** API key 82 (`UpdateRaftVoter`): versions 0. */
@@ -1690,6 +1768,7 @@ export const UpdateRaftVoterApi: ApiDescriptor<UpdateRaftVoterRequest, UpdateRaf
   createResponse: createUpdateRaftVoterResponse,
   encodeResponse: encodeUpdateRaftVoterResponse,
   decodeResponse: decodeUpdateRaftVoterResponse,
+  responseErrors: collectUpdateRaftVoterResponseErrors,
 };
 
 /** API key 83 (`InitializeShareGroupState`): versions 0. */
@@ -1709,6 +1788,7 @@ export const InitializeShareGroupStateApi: ApiDescriptor<InitializeShareGroupSta
   createResponse: createInitializeShareGroupStateResponse,
   encodeResponse: encodeInitializeShareGroupStateResponse,
   decodeResponse: decodeInitializeShareGroupStateResponse,
+  responseErrors: collectInitializeShareGroupStateResponseErrors,
 };
 
 /** API key 84 (`ReadShareGroupState`): versions 0. */
@@ -1728,6 +1808,7 @@ export const ReadShareGroupStateApi: ApiDescriptor<ReadShareGroupStateRequest, R
   createResponse: createReadShareGroupStateResponse,
   encodeResponse: encodeReadShareGroupStateResponse,
   decodeResponse: decodeReadShareGroupStateResponse,
+  responseErrors: collectReadShareGroupStateResponseErrors,
 };
 
 /** API key 85 (`WriteShareGroupState`): versions 0-1. */
@@ -1747,6 +1828,7 @@ export const WriteShareGroupStateApi: ApiDescriptor<WriteShareGroupStateRequest,
   createResponse: createWriteShareGroupStateResponse,
   encodeResponse: encodeWriteShareGroupStateResponse,
   decodeResponse: decodeWriteShareGroupStateResponse,
+  responseErrors: collectWriteShareGroupStateResponseErrors,
 };
 
 /** API key 86 (`DeleteShareGroupState`): versions 0. */
@@ -1766,6 +1848,7 @@ export const DeleteShareGroupStateApi: ApiDescriptor<DeleteShareGroupStateReques
   createResponse: createDeleteShareGroupStateResponse,
   encodeResponse: encodeDeleteShareGroupStateResponse,
   decodeResponse: decodeDeleteShareGroupStateResponse,
+  responseErrors: collectDeleteShareGroupStateResponseErrors,
 };
 
 /** API key 87 (`ReadShareGroupStateSummary`): versions 0-1. */
@@ -1785,6 +1868,7 @@ export const ReadShareGroupStateSummaryApi: ApiDescriptor<ReadShareGroupStateSum
   createResponse: createReadShareGroupStateSummaryResponse,
   encodeResponse: encodeReadShareGroupStateSummaryResponse,
   decodeResponse: decodeReadShareGroupStateSummaryResponse,
+  responseErrors: collectReadShareGroupStateSummaryResponseErrors,
 };
 
 /** API key 88 (`StreamsGroupHeartbeat`): versions 0-1. */
@@ -1804,6 +1888,7 @@ export const StreamsGroupHeartbeatApi: ApiDescriptor<StreamsGroupHeartbeatReques
   createResponse: createStreamsGroupHeartbeatResponse,
   encodeResponse: encodeStreamsGroupHeartbeatResponse,
   decodeResponse: decodeStreamsGroupHeartbeatResponse,
+  responseErrors: collectStreamsGroupHeartbeatResponseErrors,
 };
 
 /** API key 89 (`StreamsGroupDescribe`): versions 0-1. */
@@ -1823,6 +1908,7 @@ export const StreamsGroupDescribeApi: ApiDescriptor<StreamsGroupDescribeRequest,
   createResponse: createStreamsGroupDescribeResponse,
   encodeResponse: encodeStreamsGroupDescribeResponse,
   decodeResponse: decodeStreamsGroupDescribeResponse,
+  responseErrors: collectStreamsGroupDescribeResponseErrors,
 };
 
 /** API key 90 (`DescribeShareGroupOffsets`): versions 0-1. */
@@ -1842,6 +1928,7 @@ export const DescribeShareGroupOffsetsApi: ApiDescriptor<DescribeShareGroupOffse
   createResponse: createDescribeShareGroupOffsetsResponse,
   encodeResponse: encodeDescribeShareGroupOffsetsResponse,
   decodeResponse: decodeDescribeShareGroupOffsetsResponse,
+  responseErrors: collectDescribeShareGroupOffsetsResponseErrors,
 };
 
 /** API key 91 (`AlterShareGroupOffsets`): versions 0. */
@@ -1861,6 +1948,7 @@ export const AlterShareGroupOffsetsApi: ApiDescriptor<AlterShareGroupOffsetsRequ
   createResponse: createAlterShareGroupOffsetsResponse,
   encodeResponse: encodeAlterShareGroupOffsetsResponse,
   decodeResponse: decodeAlterShareGroupOffsetsResponse,
+  responseErrors: collectAlterShareGroupOffsetsResponseErrors,
 };
 
 /** API key 92 (`DeleteShareGroupOffsets`): versions 0. */
@@ -1880,6 +1968,7 @@ export const DeleteShareGroupOffsetsApi: ApiDescriptor<DeleteShareGroupOffsetsRe
   createResponse: createDeleteShareGroupOffsetsResponse,
   encodeResponse: encodeDeleteShareGroupOffsetsResponse,
   decodeResponse: decodeDeleteShareGroupOffsetsResponse,
+  responseErrors: collectDeleteShareGroupOffsetsResponseErrors,
 };
 
 /** API key 93 (`StreamsGroupTopologyDescriptionUpdate`): versions 0. */
@@ -1899,6 +1988,7 @@ export const StreamsGroupTopologyDescriptionUpdateApi: ApiDescriptor<StreamsGrou
   createResponse: createStreamsGroupTopologyDescriptionUpdateResponse,
   encodeResponse: encodeStreamsGroupTopologyDescriptionUpdateResponse,
   decodeResponse: decodeStreamsGroupTopologyDescriptionUpdateResponse,
+  responseErrors: collectStreamsGroupTopologyDescriptionUpdateResponseErrors,
 };
 
 /** API key 94 (`UnregisterController`): versions 0. */
@@ -1918,6 +2008,7 @@ export const UnregisterControllerApi: ApiDescriptor<UnregisterControllerRequest,
   createResponse: createUnregisterControllerResponse,
   encodeResponse: encodeUnregisterControllerResponse,
   decodeResponse: decodeUnregisterControllerResponse,
+  responseErrors: collectUnregisterControllerResponseErrors,
 };
 
 /** Every API descriptor, in API-key order. */

@@ -1,6 +1,6 @@
 // Helpers shared by the generated codecs (src/gen). Not part of the public entry.
 import { CodecError } from '../errors.js';
-import type { UnknownTaggedField } from '../protocol.js';
+import type { ResponseErrorEntry, UnknownTaggedField } from '../protocol.js';
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 
@@ -158,4 +158,20 @@ export function readUnknownTaggedOnly(r: Reader): UnknownTaggedField[] | undefin
     out.push({ tag, data: r.readRaw(end - r.pos) });
   }
   return out;
+}
+
+/** Kafka's zero uuid (`Uuid.ZERO_UUID`, "no id") in the codec's text form. */
+export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+/** A `ResponseErrorEntry` a generated response-error walk is still filling in. */
+export type ResponseErrorDraft = {
+  -readonly [K in keyof ResponseErrorEntry]: ResponseErrorEntry[K];
+};
+
+/**
+ * Starts an entry of a generated response-error walk. Every entry is born here and the walks
+ * add identifiers in one fixed order, so entries share hidden classes across APIs.
+ */
+export function newErrorEntry(path: string, errorCode: number): ResponseErrorDraft {
+  return { path, errorCode };
 }

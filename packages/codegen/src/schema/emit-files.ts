@@ -1,10 +1,12 @@
 /**
  * Stage 4b: lays the generated code out in files: one per API (request and response
- * together), the headers, the data and metadata-record types, the ApiKey table with its
- * descriptors, the metadata-record serde, a barrel, and the test arbitraries.
+ * together, with the response's error walk), the headers, the data and metadata-record types,
+ * the ApiKey table with its descriptors, the metadata-record serde, a barrel, and the test
+ * arbitraries.
  */
 import { emitArbitraries } from './emit-arbitraries.js';
 import { emitMessage, type Imports, newImports } from './emit-message.js';
+import { emitResponseErrors, walkName } from './emit-response-errors.js';
 import { buildMessageModel, type MessageModel } from './model.js';
 import type { MessageSpec } from './validate.js';
 import { formatVersions, isEmpty } from './versions.js';
@@ -78,8 +80,10 @@ function importBlock(imports: Imports, depth: string): string {
   const support = [...imports.support].filter((n) => n !== 'UnknownTaggedField').sort();
   if (support.length > 0)
     lines.push(`import { ${support.join(', ')} } from '${depth}internal/codec-support.js';`);
-  if (imports.support.has('UnknownTaggedField')) {
-    lines.push(`import type { UnknownTaggedField } from '${depth}protocol.js';`);
+  const protocol = [...imports.protocol];
+  if (imports.support.has('UnknownTaggedField')) protocol.push('UnknownTaggedField');
+  if (protocol.length > 0) {
+    lines.push(`import type { ${protocol.sort().join(', ')} } from '${depth}protocol.js';`);
   }
   lines.push(`import type { Reader } from '${depth}reader.js';`);
   const writer = [...imports.writer].sort();
@@ -159,7 +163,11 @@ export function generate(specs: readonly MessageSpec[], release: string): Genera
   const barrel: string[] = [];
   for (const g of groups.values()) {
     const imports = newImports();
-    const bodies = g.models.map((m) => emitMessage(m, imports));
+    const bodies = g.models.map((m) =>
+      m.spec.type === 'response'
+        ? `${emitMessage(m, imports)}\n${emitResponseErrors(m, imports)}`
+        : emitMessage(m, imports),
+    );
     const depth = g.path.split('/').length === 3 ? '../' : '../../';
     const content =
       header(
@@ -248,7 +256,7 @@ function emitApiKeys(
     const rq = req.spec.name;
     const rs = res.spec.name;
     imports.push(
-      `import { create${rq}, create${rs}, decode${rq}, decode${rs}, encode${rq}, encode${rs}, type ${rq}, type ${rs} } from '${file}';`,
+      `import { ${walkName(res)}, create${rq}, create${rs}, decode${rq}, decode${rs}, encode${rq}, encode${rs}, type ${rq}, type ${rs} } from '${file}';`,
     );
     keys.push(`${name}: ${key},`);
     const reqFlex = req.spec.flexibleVersions;
@@ -282,6 +290,7 @@ decodeRequest: decode${rq},
 createResponse: create${rs},
 encodeResponse: encode${rs},
 decodeResponse: decode${rs},
+responseErrors: ${walkName(res)},
 };
 `);
   }

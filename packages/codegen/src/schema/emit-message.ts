@@ -13,12 +13,14 @@ export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 export interface Imports {
   support: Set<string>;
   writer: Set<string>;
+  /** Types from protocol.ts. */
+  protocol: Set<string>;
   /** Structs whose default value the file keeps as a module constant (`DEFAULT_<name>`). */
   defaults: Set<string>;
 }
 
 export function newImports(): Imports {
-  return { support: new Set(), writer: new Set(), defaults: new Set() };
+  return { support: new Set(), writer: new Set(), protocol: new Set(), defaults: new Set() };
 }
 
 const TS_PRIMITIVE: Record<PrimitiveType, string> = {

@@ -1,28 +1,12 @@
 // The generator covers every API key and version in the pinned schemas. The expected counts
 // are derived here straight from the JSON files (a separate, minimal reading), not from the
 // generator's own parse.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generate } from '../../src/schema/emit-files.js';
 import { loadSchemas } from '../../src/schema/load.js';
-
-const root = join(import.meta.dirname, '..', '..', '..', '..');
-const dir = join(root, 'fixtures', 'schemas');
-const pinned = (
-  JSON.parse(readFileSync(join(root, 'fixtures', 'kafka-release.json'), 'utf8')) as {
-    kafka: string;
-  }
-).kafka;
-
-function ensureSchemas(): void {
-  const pin = join(dir, 'release.json');
-  if (existsSync(pin) && JSON.parse(readFileSync(pin, 'utf8')).kafka === pinned) return;
-  execFileSync('node', [join(root, 'packages', 'codegen', 'dist', 'bin', 'extract-schemas.js')], {
-    stdio: 'inherit',
-  });
-}
+import { schemasDir as dir, ensureSchemas, pinned } from '../support/pinned-schemas.js';
 
 function versionCount(text: string): number {
   const m = /"validVersions"\s*:\s*"([^"]*)"/.exec(text);
