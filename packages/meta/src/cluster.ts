@@ -77,7 +77,7 @@ export interface ClusterSendOptions {
    * `ProtocolError`, so the retry rules apply to it. Pass false for APIs whose error response
    * carries data the caller needs (JoinGroup's MEMBER_ID_REQUIRED with the member id).
    * Errors below the top level are not thrown unless `retryInnerMetadataErrors`; see the
-   * codec's `ApiDescriptor.responseErrors`.
+   * `responseErrors`.
    */
   readonly checkTopLevelError?: boolean;
   /**
@@ -522,7 +522,9 @@ export class Cluster {
     const context = `${api.name} v${version} to ${describe(target)}`;
     if (options.checkTopLevelError !== false) throwTopLevel(response, context);
     if (options.retryInnerMetadataErrors === true) {
-      const stale = responseErrors(response, context).find((e) => e.error.needsMetadataRefresh);
+      const stale = responseErrors(api, response, context).find(
+        (e) => e.error.needsMetadataRefresh,
+      );
       if (stale !== undefined) throw stale.error;
     }
     return response;

@@ -19,7 +19,7 @@ export { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find
 export { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
 export type { BrokerPoolOptions, Endpoint, PoolWait } from './pool.js';
 export { BrokerPool, parseHostPort } from './pool.js';
-export type { ResponseErrorEntry } from './response-errors.js';
+export type { ResponseError } from './response-errors.js';
 export { responseErrors } from './response-errors.js';
 export type { RetryPolicy } from './retry.js';
 export { DEFAULT_RETRY_POLICY, retryDelayMs } from './retry.js';

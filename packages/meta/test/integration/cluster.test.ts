@@ -91,7 +91,7 @@ function spyFactory(inner: ConnectionFactory = wireConnectionFactory()) {
         sent.push(entry);
         try {
           const response = await c.send(api, request, options);
-          entry.inner = responseErrors(response).map((e) => e.error.errorName);
+          entry.inner = responseErrors(api, response).map((e) => e.error.errorName);
           return response;
         } catch (error) {
           entry.failed = error instanceof ProtocolError ? error.errorName : String(error);

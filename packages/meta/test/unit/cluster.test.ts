@@ -1,4 +1,9 @@
-import { ErrorCode, KafkaError, ProtocolError } from '@kafkats/codec';
+import {
+  ErrorCode,
+  KafkaError,
+  ProtocolError,
+  ListOffsetsApi as RealListOffsetsApi,
+} from '@kafkats/codec';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Cluster, type ClusterConfig } from '../../src/index.js';
 import { FakeCluster, fakeApi, retriableError, spreadTopic } from './fake-cluster.js';
@@ -169,7 +174,12 @@ describe('the dispatcher', () => {
       topics: [{ name: 't', partitions: [{ partitionIndex: 0, errorCode: node === 1 ? 6 : 0 }] }],
     });
     fake.intercept = (node, apiKey) => (apiKey === 2 ? inner(node.nodeId) : undefined);
-    const ListOffsetsApi = fakeApi(2, 'ListOffsets');
+    // The generated walk of the real ListOffsets response finds the partition's code.
+    const fake2 = fakeApi(2, 'ListOffsets');
+    const ListOffsetsApi: typeof fake2 = {
+      ...fake2,
+      responseErrors: (r) => RealListOffsetsApi.responseErrors(r as never),
+    };
     // Without the option the answer comes back as it is, error inside.
     expect((await cluster.sendToLeader('t', 0, ListOffsetsApi, {})).servedBy).toBe(1);
     const n = metadataRequests(fake).length;

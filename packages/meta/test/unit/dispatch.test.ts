@@ -168,7 +168,7 @@ describe('back-pressure and cancellation', () => {
 
   it('an abort ends the operation at once, also while it waits to retry', async () => {
     const fake = new FakeCluster(1);
-    const cluster = await connect(fake, { retry: { backoffMs: 60_000, maxBackoffMs: 60_000 } });
+    const cluster = await connect(fake, { retry: { backoffMs: 10_000, maxBackoffMs: 10_000 } });
     fake.intercept = (_node, apiKey) =>
       apiKey === 8 ? KafkaError.fromCode(ErrorCode.REQUEST_TIMED_OUT, 'x') : undefined;
     const abort = new AbortController();

@@ -282,6 +282,7 @@ export function fakeApi(
     createResponse: () => ({ errorCode: 0, servedBy: -1 }),
     encodeResponse: unused,
     decodeResponse: () => ({ errorCode: 0, servedBy: -1 }),
+    responseErrors: (r) => (r.errorCode === 0 ? [] : [{ path: '', errorCode: r.errorCode }]),
   };
 }
 

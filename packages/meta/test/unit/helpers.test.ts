@@ -1,4 +1,10 @@
-import { ErrorCode } from '@kafkats/codec';
+import {
+  createProduceResponse,
+  createProduceResponsePartitionProduceResponse,
+  createProduceResponseTopicProduceResponse,
+  ErrorCode,
+  ProduceApi,
+} from '@kafkats/codec';
 import { describe, expect, it } from 'vitest';
 import {
   buildFindCoordinatorRequest,
@@ -80,29 +86,40 @@ describe('FindCoordinator shapes', () => {
 
 describe('responseErrors', () => {
   it('finds per-topic and per-partition codes with the same taxonomy, topic names inherited', () => {
-    const produceResponse = {
+    const produceResponse = createProduceResponse({
       responses: [
-        {
+        createProduceResponseTopicProduceResponse({
           name: 'orders',
           partitionResponses: [
-            { index: 0, errorCode: 0 },
-            { index: 1, errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, errorMessage: 'moved' },
+            createProduceResponsePartitionProduceResponse({ index: 0, errorCode: 0 }),
+            createProduceResponsePartitionProduceResponse({
+              index: 1,
+              errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER,
+              errorMessage: 'moved',
+            }),
           ],
-        },
-        { name: 'events', errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, partitionResponses: [] },
+        }),
+        createProduceResponseTopicProduceResponse({
+          name: 'events',
+          partitionResponses: [
+            createProduceResponsePartitionProduceResponse({
+              index: 0,
+              errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+            }),
+          ],
+        }),
       ],
-      throttleTimeMs: 0,
-    };
-    const found = responseErrors(produceResponse, 'Produce v11');
+    });
+    const found = responseErrors(ProduceApi, produceResponse, 'Produce v11');
     expect(found.map((f) => [f.path, f.topic, f.partition, f.error.errorName])).toEqual([
       ['responses[0].partitionResponses[1]', 'orders', 1, 'NOT_LEADER_OR_FOLLOWER'],
-      ['responses[1]', 'events', undefined, 'TOPIC_AUTHORIZATION_FAILED'],
+      ['responses[1].partitionResponses[0]', 'events', 0, 'TOPIC_AUTHORIZATION_FAILED'],
     ]);
     expect(found[0]?.error.needsMetadataRefresh).toBe(true);
     expect(found[0]?.error.message).toMatch(
       /^Produce v11, orders-1 \(moved\): NOT_LEADER_OR_FOLLOWER/,
     );
-    expect(responseErrors({ errorCode: 0, topics: [] })).toEqual([]);
+    expect(responseErrors(ProduceApi, createProduceResponse({}))).toEqual([]);
   });
 });
 
