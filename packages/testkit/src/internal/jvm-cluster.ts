@@ -446,7 +446,10 @@ class JvmCluster implements KafkaCluster {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    for (const n of this.nodes) this.resumeNode(n.layout.nodeId);
+    for (const n of this.nodes) {
+      if (n.paused === true && n.process !== null) killGroup(n.process.pgid, 'SIGCONT');
+      n.paused = false;
+    }
     await Promise.all(this.admins.map((a) => a.close()));
     // The node writing the CDS archive first, gracefully, while its peers still answer (a
     // controlled shutdown needs the quorum); then the rest are killed.
