@@ -4,11 +4,13 @@
 // (`@kafkats/codec/src/...`, `@kafkats/codec/dist/...`), relative paths that leave a package,
 // upward or sideways imports, and library imports of the private tooling (codegen, testkit)
 // are violations. Tests and benchmarks may use testkit. The same rule is checked against each
-// package.json's dependencies, so the declared graph and the real one cannot drift apart.
+// package.json's dependencies, so the declared graph and the real one cannot drift apart, and
+// against each tsconfig.json's project references (tsc -b builds what the references say). A
+// public entry (`src/index.ts`) may not re-export from `src/internal/`: internal means not API.
 //
 // Usage: node scripts/check-layers.mjs [repoRoot]   (exit 1 and a list on any violation)
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Library packages, lowest first. */
@@ -17,6 +19,7 @@ export const LAYERS = ['codec', 'wire', 'meta', 'client', 'remote-log-metadata']
 export const TOOLING = ['codegen', 'testkit'];
 
 const SOURCE = /\.(c|m)?(t|j)s$/;
+const REEXPORT = /\bexport\s+(?:type\s+)?[\w*{}\s,$]*\s+from\s+['"]([^'"]+)['"]/g;
 const SPECIFIER =
   /(?:\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?|\bexport\s+(?:type\s+)?[\w*{}\s,$]*\s+from\s+|\bimport\s*\(\s*|\brequire\s*\(\s*)['"]([^'"]+)['"]/g;
 
@@ -68,6 +71,42 @@ export function checkLayers(root) {
       const to = dep.slice('@kafkats/'.length);
       if (!allowed(name, to, 'src')) {
         violations.push(`packages/${name}/package.json: dependency ${dep} breaks the layering`);
+      }
+    }
+    const tsconfigPath = join(dir, 'tsconfig.json');
+    if (existsSync(tsconfigPath)) {
+      const declared = new Set(
+        Object.keys(pkg.dependencies ?? {})
+          .filter((d) => d.startsWith('@kafkats/'))
+          .map((d) => d.slice('@kafkats/'.length)),
+      );
+      const tsconfig = JSON.parse(readFileSync(tsconfigPath, 'utf8'));
+      const referenced = new Set(
+        (tsconfig.references ?? []).map((r) => basename(resolve(dir, r.path))),
+      );
+      const where = relative(root, tsconfigPath);
+      for (const d of declared) {
+        if (!referenced.has(d))
+          violations.push(`${where}: no project reference to ${d}, a declared dependency`);
+      }
+      for (const r of referenced) {
+        if (!declared.has(r))
+          violations.push(
+            `${where}: project reference to ${r}, which package.json does not declare`,
+          );
+      }
+    }
+    const index = join(dir, 'src', 'index.ts');
+    if (existsSync(index)) {
+      const text = readFileSync(index, 'utf8');
+      for (const match of text.matchAll(REEXPORT)) {
+        const spec = match[1];
+        if (spec.startsWith('.') && /(^|\/)internal\//.test(spec)) {
+          const line = text.slice(0, match.index).split('\n').length;
+          violations.push(
+            `${relative(root, index)}:${line}: the public entry re-exports ${spec}; internal modules are not API`,
+          );
+        }
       }
     }
     for (const file of walk(dir)) {

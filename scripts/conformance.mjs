@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run conformance`: our codec against Apache Kafka's own serializers (issue 5). Builds what
+// `npm run conformance`: our codec against Apache Kafka's own serializers. Builds what
 // the suite imports, runs the vitest conformance config, and ends with exactly one line:
 //   conformance: P/P (api, version, direction) byte-identical, R/R record-batch cases
 // Each suite file writes its tally to a scratch directory; this script adds them up. The exit

@@ -51,7 +51,7 @@ const steps = [
     ['turbo', 'run', 'test', '--concurrency=1', ...packagesWithUnitTests()],
   ],
   ['repo script tests', 'npx', ['vitest', 'run', '--config', 'scripts/vitest.config.ts']],
-  ['conformance against Kafka Java serializers (issue 5)', 'npm', ['run', 'conformance']],
+  ['conformance against Kafka Java serializers', 'npm', ['run', 'conformance']],
   [
     'integration tests (real Kafka)',
     'npx',

@@ -1,5 +1,5 @@
 /**
- * Message codec suite (issue 3): decode a Metadata response of 1,000 topics x 10 partitions
+ * Message codec suite: decode a Metadata response of 1,000 topics x 10 partitions
  * x RF 3, encode a Produce request (10 partitions x 100 records of 100 B), decode a ~1 MiB
  * Fetch response; each against the memcpy of the same bytes (floor) and the peers' own
  * protocol codecs (kafkajs, @platformatic/kafka; reached through their internal modules) on

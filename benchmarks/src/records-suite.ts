@@ -1,5 +1,5 @@
 /**
- * Record batch codec suite (issue 4): encode 1,000 x 100 B records and decode ~1 MiB of
+ * Record batch codec suite: encode 1,000 x 100 B records and decode ~1 MiB of
  * batches with each codec, CRC-32C throughput against the memcpy floor, and the peers'
  * record codecs (kafkajs, @platformatic/kafka; reached through their internal modules)
  * in the same run. Ratios are peer time / kafkats time: above 1 means kafkats is faster.

@@ -72,6 +72,38 @@ describe('check-layers', () => {
     expect(checkLayers(root)).toEqual([]);
   });
 
+  it('fails on a public entry that re-exports an internal module', () => {
+    const root = fakeRepo({
+      'packages/wire/package.json': pkg('wire'),
+      'packages/wire/src/index.ts':
+        "export { Ring } from './ring.js';\nexport { Slot } from './internal/slot.js';\nexport type { X } from './internal/x.js';\n",
+      'packages/wire/src/ring.ts': "import { Slot } from './internal/slot.js';\n",
+    });
+    expect(checkLayers(root)).toEqual([
+      'packages/wire/src/index.ts:2: the public entry re-exports ./internal/slot.js; internal modules are not API',
+      'packages/wire/src/index.ts:3: the public entry re-exports ./internal/x.js; internal modules are not API',
+    ]);
+  });
+
+  it('fails when tsconfig project references and declared dependencies differ', () => {
+    const tsconfig = (refs: string[]) =>
+      JSON.stringify({ references: refs.map((r) => ({ path: `../${r}` })) });
+    const root = fakeRepo({
+      'packages/codec/package.json': pkg('codec'),
+      'packages/wire/package.json': pkg('wire', { '@kafkats/codec': '0.1.0' }),
+      'packages/wire/tsconfig.json': tsconfig(['codec']),
+      'packages/meta/package.json': pkg('meta', {
+        '@kafkats/codec': '0.1.0',
+        '@kafkats/wire': '0.1.0',
+      }),
+      'packages/meta/tsconfig.json': tsconfig(['codec', 'client']),
+    });
+    expect(checkLayers(root)).toEqual([
+      'packages/meta/tsconfig.json: no project reference to wire, a declared dependency',
+      'packages/meta/tsconfig.json: project reference to client, which package.json does not declare',
+    ]);
+  });
+
   it('fails when the CLI sees a violation', async () => {
     const { spawnSync } = await import('node:child_process');
     const root = fakeRepo({

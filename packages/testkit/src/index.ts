@@ -33,11 +33,11 @@ export {
   type ProxyDirection,
   startFaultProxy,
 } from './faults/tcp-proxy.js';
-export { javaClientConfig } from './internal/client-config.js';
-export { type KafkaDist, kafkaDist } from './internal/dist.js';
-export { runKafkaTool } from './internal/java.js';
-export { stopProcessGroups } from './internal/node-process.js';
-export { reapOrphans } from './internal/reaper.js';
+export { javaClientConfig } from './client-config.js';
+export { type KafkaDist, kafkaDist } from './dist.js';
+export { runKafkaTool } from './java.js';
+export { stopProcessGroups } from './node-process.js';
+export { reapOrphans } from './reaper.js';
 export {
   type AclBindingSpec,
   type AclFilterSpec,

@@ -1,9 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { JavaAdminError, TestkitError, TestkitErrorCode } from './errors.js';
-import { kafkaDist } from './internal/dist.js';
-import { compileJava, toolJvmFlags } from './internal/java.js';
-import { OWNER_PROPERTY, onProcessExit } from './internal/reaper.js';
+import { kafkaDist } from './dist.js';
+import { compileJava, toolJvmFlags } from './java.js';
+import { OWNER_PROPERTY, onProcessExit } from './reaper.js';
 
 /** A topic as Kafka's AdminClient describes it. */
 export interface JavaTopicDescription {

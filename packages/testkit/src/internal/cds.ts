@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { kafkaDist } from './dist.js';
-import { cacheRoot } from './java.js';
+import { kafkaDist } from '../dist.js';
+import { cacheRoot } from '../java.js';
 
 // Class data sharing for the broker JVMs: a dynamic CDS archive (JDK 13+) of the classes a
 // broker loads at start-up, pre-parsed and pre-verified. Measured on the two-core machine, a

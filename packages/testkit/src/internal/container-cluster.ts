@@ -23,8 +23,8 @@ import type {
   StopNodeOptions,
 } from '../types.js';
 import { defaultBrokerSettings, kafkaEnvName } from './broker-config.js';
-import { javaClientConfig } from './client-config.js';
-import { kafkaDist } from './dist.js';
+import { javaClientConfig } from '../client-config.js';
+import { kafkaDist } from '../dist.js';
 import { randomKafkaUuid } from './jvm-cluster.js';
 import { releasePorts, reservePorts } from './ports.js';
 

@@ -23,18 +23,18 @@ import {
   type SecurityMaterial,
 } from './broker-config.js';
 import { brokerArchivePath, createArchiveFlags, publishArchive, useArchiveFlags } from './cds.js';
-import { javaClientConfig } from './client-config.js';
-import { kafkaDist } from './dist.js';
-import { compileJava, run, toolJvmFlags } from './java.js';
+import { javaClientConfig } from '../client-config.js';
+import { kafkaDist } from '../dist.js';
+import { compileJava, run, toolJvmFlags } from '../java.js';
 import {
   killGroup,
   type NodeProcess,
   spawnSupervised,
   stopSupervised,
   tailFile,
-} from './node-process.js';
+} from '../node-process.js';
 import { releasePorts, reservePorts } from './ports.js';
-import { onProcessExit, reapOrphans } from './reaper.js';
+import { onProcessExit, reapOrphans } from '../reaper.js';
 import { generateCertificates } from './tls.js';
 
 const LISTENER_ORDER: readonly ListenerName[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];

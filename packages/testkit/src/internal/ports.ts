@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestkitError, TestkitErrorCode } from '../errors.js';
-import { isAlive } from './reaper.js';
+import { isAlive } from '../reaper.js';
 
 // Ports come from below the Linux ephemeral range (32768-60999), so an outgoing connection
 // cannot grab one between our check and the broker's bind. Several test processes (other

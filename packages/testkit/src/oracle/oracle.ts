@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { OWNER_PROPERTY } from '../internal/reaper.js';
+import { OWNER_PROPERTY } from '../reaper.js';
 
 /** Kafka's own exception, verbatim: the Java class name and its message. */
 export interface OracleJavaError {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { javaClientConfig } from '../../src/internal/client-config.js';
+import { javaClientConfig } from '../../src/client-config.js';
 import {
   makeUsers,
   normaliseListeners,

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { canBind, releasePorts, reservePorts } from '../../src/internal/ports.js';
-import { isAlive, parseOwner, parseProcessGroup } from '../../src/internal/reaper.js';
+import { isAlive, parseOwner, parseProcessGroup } from '../../src/reaper.js';
 
 describe('reservePorts', () => {
   it('hands out distinct bindable ports and never the same one twice while held', async () => {

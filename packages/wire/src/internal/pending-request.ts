@@ -56,8 +56,8 @@ export function movePending(from: PendingRequest, to: PendingRequest): void {
 }
 
 /**
- * Marks the record settled and returns its reject (or resolve, via `settle`) callbacks
- * detached, so nothing can settle it twice; removes the abort listener.
+ * Marks the record settled: drops its callbacks (read them first), its message and its abort
+ * listener, so nothing can settle it twice and a slot record holds nothing of a finished request.
  */
 export function settle(p: PendingRequest): void {
   if (p.signal !== null && p.onAbort !== null) p.signal.removeEventListener('abort', p.onAbort);

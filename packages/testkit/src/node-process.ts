@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
-import { TestkitError, TestkitErrorCode } from '../errors.js';
+import { TestkitError, TestkitErrorCode } from './errors.js';
 import { isAlive, OWNER_PROPERTY } from './reaper.js';
 
 // The JVM runs under a small POSIX shell supervisor, leader of its own process group:

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { TestkitError, TestkitErrorCode } from '../errors.js';
-import { packageRoot } from './paths.js';
+import { TestkitError, TestkitErrorCode } from './errors.js';
+import { packageRoot } from './internal/paths.js';
 
 /** Where the pinned Kafka release's jars are (see bin/kafka-dist.mjs). */
 export interface KafkaDist {

@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { TestkitError, TestkitErrorCode } from '../errors.js';
-import { renderToolLog4j2 } from './broker-config.js';
+import { TestkitError, TestkitErrorCode } from './errors.js';
+import { renderToolLog4j2 } from './internal/broker-config.js';
 import { kafkaDist } from './dist.js';
-import { javaDir } from './paths.js';
+import { javaDir } from './internal/paths.js';
 
 /** Root of the testkit's caches ($KAFKATS_CACHE, else ~/.cache/kafkats), shared with kafka-dist. */
 export function cacheRoot(): string {

@@ -1,5 +1,5 @@
-import { TestkitError, TestkitErrorCode } from '../errors.js';
-import type { ClusterDescription, JavaAdminOptions } from '../types.js';
+import { TestkitError, TestkitErrorCode } from './errors.js';
+import type { ClusterDescription, JavaAdminOptions } from './types.js';
 
 /**
  * Java client properties for one listener of a cluster: bootstrap.servers plus, for TLS and
