@@ -1,9 +1,17 @@
 /**
  * Wire suite.
+ *  0. What `Cluster.send` costs over a bare `BrokerConnection.send`: the same Metadata request
+ *     (no topics, the negotiated version) to the in-process fake broker, bursts at 1 and 64 in
+ *     flight; the cluster adds target resolution, the pool lookup, the version choice and the
+ *     top-level error check. Both answers are compared before timing.
  *  1. Pipelined small requests (Metadata, no topics) per second over one connection to one
  *     local broker at maxInFlight 1, 5 and 64: kafkats vs kafkajs and @platformatic/kafka
  *     (their own Connection classes, reached through their modules), same run, same broker.
  *  2. Bytes per socket write() under a burst of 1,000 requests.
+ *  3. Client CPU per request (process.cpuUsage, user + system, over bursts of 512 at 5 in
+ *     flight) for the three clients against the same broker: only client work is counted when
+ *     the broker is a real Kafka (another process); against the fake broker (smoke) the
+ *     broker's own CPU is in the figure too.
  * Full mode starts a 1-node Kafka from the testkit (or uses KAFKATS_BENCH_BROKER=host:port);
  * `--smoke` (or KAFKATS_BENCH_FAKE=1) answers from an in-process fake broker, so CI needs no
  * cluster and the figures show client overhead alone. Peers speak their
@@ -13,6 +21,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ApiDescriptor, ApiVersionsApi, MetadataApi, Writer } from '@kafkats/codec';
+import { Cluster } from '@kafkats/meta';
 import {
   type FakeBroker,
   type KafkaCluster,
@@ -265,6 +274,114 @@ async function pipelined(smoke: boolean, host: string, port: number): Promise<vo
   console.table(writeRows);
 }
 
+// ---------------------------------------------------------------- 0. Cluster.send overhead
+
+async function clusterOverhead(smoke: boolean): Promise<void> {
+  const fake = await fakeBroker();
+  const rows: Record<string, string>[] = [];
+  try {
+    for (const maxInFlight of [1, 64]) {
+      const options = { maxInFlight, maxQueuedRequests: 100_000, clientId: 'bench' };
+      const bare = new BrokerConnection({
+        host: fake.host,
+        port: fake.port,
+        nodeId: 1,
+        ...options,
+      });
+      await bare.connect();
+      const cluster = await Cluster.connect(`${fake.host}:${fake.port}`, {
+        connection: options,
+        refreshIntervalMs: 0,
+      });
+      const version = bare.negotiatedVersion(MetadataApi) ?? 0;
+      const request = MetadataApi.createRequest({ topics: [], allowAutoTopicCreation: false });
+      const viaBare = () => bare.send(MetadataApi, request, { version });
+      const viaCluster = () => cluster.sendToNode(1, MetadataApi, request);
+      // Same work: both get the same answer at the same version.
+      const [a, b] = await Promise.all([viaBare(), viaCluster()]);
+      if (JSON.stringify(a) !== JSON.stringify(b))
+        throw new Error('Cluster.send and BrokerConnection.send answered differently');
+      const perBurst = maxInFlight === 1 ? 64 : 512;
+      const burstOf = (send: () => Promise<unknown>) => async () => {
+        const all: Promise<unknown>[] = new Array(perBurst);
+        for (let i = 0; i < perBurst; i++) all[i] = send();
+        await Promise.all(all);
+      };
+      const bench = new Bench(
+        smoke ? { iterations: 2, time: 0, warmup: false } : { time: 1500, warmupTime: 300 },
+      );
+      bench.add(`BrokerConnection.send, ${maxInFlight} in flight`, burstOf(viaBare));
+      bench.add(`Cluster.sendToNode, ${maxInFlight} in flight`, burstOf(viaCluster));
+      await bench.run();
+      const perRequest = bench.tasks.map((t) => {
+        const r = t.result;
+        if (r.state === 'errored') throw new Error(`${t.name}: ${String(r.error)}`);
+        return r.state === 'completed' ? (r.latency.mean * 1e6) / perBurst : Number.NaN;
+      });
+      const [bareNs, clusterNs] = perRequest as [number, number];
+      bench.tasks.forEach((t, i) => {
+        rows.push({
+          task: t.name,
+          'ns/request': (perRequest[i] as number).toFixed(0),
+          'overhead vs bare':
+            i === 0 ? '' : `${(((clusterNs - bareNs) / bareNs) * 100).toFixed(1)}%`,
+        });
+      });
+      await cluster.close();
+      await bare.close();
+    }
+  } finally {
+    await fake.close();
+  }
+  console.log(
+    'suite: wire / Cluster.send over a bare BrokerConnection.send (in-process fake broker)',
+  );
+  console.table(rows);
+}
+
+// ---------------------------------------------------------------- 3. CPU per request
+
+async function cpuPerRequest(smoke: boolean, host: string, port: number): Promise<void> {
+  const perBurst = 512;
+  const bursts = smoke ? 2 : 40;
+  const rounds = smoke ? 1 : 5;
+  const makers = [kafkats, kafkajs, platformatic];
+  const clients: Client[] = [];
+  for (const make of makers) clients.push(await make(host, port, 5));
+  const samples = new Map<string, number[]>();
+  try {
+    for (const c of clients) await burst(c, perBurst); // warm up
+    for (let round = 0; round < rounds; round++) {
+      // Rotate the order so no client always runs right after another's garbage.
+      for (let k = 0; k < clients.length; k++) {
+        const c = clients[(round + k) % clients.length] as Client;
+        const before = process.cpuUsage();
+        for (let i = 0; i < bursts; i++) await burst(c, perBurst);
+        const used = process.cpuUsage(before);
+        const us = (used.user + used.system) / (bursts * perBurst);
+        samples.set(c.name, [...(samples.get(c.name) ?? []), us]);
+      }
+    }
+  } finally {
+    for (const c of clients) await c.close();
+  }
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.floor(s.length / 2)] as number;
+  };
+  const ours = median(samples.get('kafkats') ?? []);
+  const rows = [...samples].map(([name, xs]) => ({
+    client: name,
+    'CPU µs/request (median)': median(xs).toFixed(2),
+    'min-max': `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`,
+    'kafkats / peer': (ours / median(xs)).toFixed(2),
+  }));
+  console.log(
+    `suite: wire / client CPU per pipelined Metadata request, ${rounds} rounds of ${bursts} x ${perBurst} at 5 in flight (kafkats / peer below 1 = kafkats uses less)`,
+  );
+  console.table(rows);
+}
+
 /** Runs the wire suite and prints its tables. */
 export async function runWireSuite(smoke: boolean): Promise<void> {
   let fake: FakeBroker | undefined;
@@ -291,7 +408,9 @@ export async function runWireSuite(smoke: boolean): Promise<void> {
     console.log(`wire: 1-node Kafka ${host}:${port} (testkit)`);
   }
   try {
+    await clusterOverhead(smoke);
     await pipelined(smoke, host, port);
+    await cpuPerRequest(smoke, host, port);
   } finally {
     await fake?.close();
     await cluster?.stop();
