@@ -6,9 +6,10 @@ import {
   MetadataApi,
 } from '@kafkats/codec';
 import { AbortedError, UnsupportedVersionError } from '@kafkats/wire';
+import { apiAccess } from './access.js';
 import type { ConnectionFactory, MetaConnection } from './api.js';
 import { classify } from './classify.js';
-import { OperationTimeoutError } from './errors.js';
+import { OperationTimeoutError, ReadOnlyError } from './errors.js';
 import { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find-coordinator.js';
 import { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
 import { BrokerPool, type BrokerPoolOptions } from './pool.js';
@@ -47,6 +48,13 @@ export interface ClusterConfig {
   readonly pool?: BrokerPoolOptions;
   /** Injectable randomness for jitter (tests). */
   readonly random?: () => number;
+  /**
+   * Refuse every request that changes the cluster (see `ACCESS_TABLE`; an API it does not
+   * classify counts as changing) with `ReadOnlyError`, before it is built or encoded. For
+   * clients that promise their operator they only look: a principal with READ and DESCRIBE
+   * is all they need. Default false.
+   */
+  readonly readOnly?: boolean;
 }
 
 /**
@@ -155,6 +163,7 @@ export class Cluster {
   readonly #requestTimeoutMs: number;
   readonly #maxStalenessMs: number;
   readonly #random: () => number;
+  readonly #readOnly: boolean;
   readonly #coordinators = new Map<string, number>();
   #snapshot: MetadataSnapshot = MetadataSnapshot.empty();
   #refreshing: Promise<MetadataSnapshot> | undefined;
@@ -174,6 +183,7 @@ export class Cluster {
       config.requestTimeoutMs ?? config.connection?.requestTimeoutMs ?? 30_000;
     this.#maxStalenessMs = config.maxStalenessMs ?? 300_000;
     this.#random = config.random ?? Math.random;
+    this.#readOnly = config.readOnly === true;
     // A dropped connection means the partitions that broker led need a new leader: forget them
     // so the next send to one refreshes instead of waiting on a dead broker.
     this.#pool.onBrokerDown((nodeId) => {
@@ -237,6 +247,11 @@ export class Cluster {
   /** The retry policy in force. */
   get retryPolicy(): RetryPolicy {
     return this.#policy;
+  }
+
+  /** True when the cluster refuses mutating requests (`ClusterConfig.readOnly`). */
+  get readOnly(): boolean {
+    return this.#readOnly;
   }
 
   /** The per-attempt request timeout in force, ms. */
@@ -322,7 +337,8 @@ export class Cluster {
    * Sends to `target` with retries, version choice and error handling: the one dispatcher the
    * `sendTo...` shorthands call.
    *
-   * @throws the last attempt's error when it is not retriable or the attempts are spent;
+   * @throws ReadOnlyError (before anything is built) for a mutating API on a read-only
+   *   cluster; the last attempt's error when it is not retriable or the attempts are spent;
    *   `OperationTimeoutError` (retriable, `cause` = last error) when the operation's time runs
    *   out; `AbortedError` when `options.signal` aborts
    */
@@ -332,6 +348,8 @@ export class Cluster {
     request: RequestInput<Req>,
     options: ClusterSendOptions = {},
   ): Promise<Res> {
+    if (this.#readOnly && apiAccess(api.apiKey) !== 'read')
+      return Promise.reject(new ReadOnlyError(api.name, api.apiKey));
     return this.#withRetries(target, api.name, options, (attempt) =>
       this.#attemptSend(target, api, request, options, attempt),
     );
@@ -441,6 +459,8 @@ export class Cluster {
       'version' | 'timeoutMs' | 'signal' | 'checkTopLevelError'
     > = {},
   ): Promise<Res> {
+    if (this.#readOnly && apiAccess(api.apiKey) !== 'read')
+      throw new ReadOnlyError(api.name, api.apiKey);
     const version = chooseVersion(
       connection,
       api as ApiDescriptor<unknown, unknown>,

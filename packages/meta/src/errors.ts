@@ -39,3 +39,21 @@ export class PoolClosedError extends KafkaError {
     super('ERR_KAFKA_POOL_CLOSED', message, { retriable });
   }
 }
+
+/**
+ * A read-only cluster refused to send a mutating request (the access table's `write`
+ * class, which is also where an unclassified API falls). Raised before the request is built
+ * or encoded; nothing reaches a broker. Not retriable. Code `ERR_KAFKA_READ_ONLY`.
+ */
+export class ReadOnlyError extends KafkaError {
+  readonly apiKey: number;
+
+  constructor(apiName: string, apiKey: number) {
+    super(
+      'ERR_KAFKA_READ_ONLY',
+      `${apiName} (key ${apiKey}) changes the cluster; this cluster was opened read-only`,
+      { retriable: false },
+    );
+    this.apiKey = apiKey;
+  }
+}

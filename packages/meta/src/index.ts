@@ -1,3 +1,5 @@
+export type { AccessEntry, ApiAccess } from './access.js';
+export { ACCESS_TABLE, apiAccess } from './access.js';
 export type {
   ConnectionFactory,
   ConnectionSendOptions,
@@ -13,7 +15,12 @@ export type {
   RequestInput,
 } from './cluster.js';
 export { Cluster } from './cluster.js';
-export { OperationTimeoutError, PoolClosedError, UnknownNodeError } from './errors.js';
+export {
+  OperationTimeoutError,
+  PoolClosedError,
+  ReadOnlyError,
+  UnknownNodeError,
+} from './errors.js';
 export type { CoordinatorAnswer } from './find-coordinator.js';
 export { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find-coordinator.js';
 export { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';

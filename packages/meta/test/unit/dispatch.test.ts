@@ -3,7 +3,12 @@
 import { ErrorCode, KafkaError } from '@kafkats/codec';
 import { AbortedError, BackpressureError, RequestTimeoutError } from '@kafkats/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cluster, type ClusterConfig, OperationTimeoutError } from '../../src/index.js';
+import {
+  Cluster,
+  type ClusterConfig,
+  OperationTimeoutError,
+  ReadOnlyError,
+} from '../../src/index.js';
 import { FakeCluster, fakeApi, spreadTopic } from './fake-cluster.js';
 
 const ProduceApi = fakeApi(0, 'Produce');
@@ -199,5 +204,41 @@ describe('dedicated connections', () => {
     expect(await cluster.pool.get({ nodeId: 1 })).not.toBe(dedicated);
     await cluster.close();
     expect(dedicated.closed).toBe(true);
+  });
+});
+
+describe('the read-only gate', () => {
+  it('refuses a mutating request before it is built or sent, and lets reads through', async () => {
+    const fake = new FakeCluster(1);
+    fake.topics.set('t', spreadTopic(1, 1));
+    const cluster = await connect(fake, { readOnly: true });
+    expect(cluster.readOnly).toBe(true);
+    let built = 0;
+    const error = await cluster
+      .sendToLeader('t', 0, ProduceApi, () => {
+        built++;
+        return {};
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReadOnlyError);
+    expect(error).toMatchObject({ code: 'ERR_KAFKA_READ_ONLY', retriable: false, apiKey: 0 });
+    expect((error as Error).message).toMatch(/^Produce \(key 0\)/);
+    expect(built).toBe(0);
+    await expect(
+      cluster.sendToCoordinator('group', 'g', OffsetCommitApi, {}),
+    ).rejects.toBeInstanceOf(ReadOnlyError);
+    // An API the table does not know is refused too.
+    await expect(cluster.sendAny(fakeApi(9_999, 'FromTheFuture'), {})).rejects.toBeInstanceOf(
+      ReadOnlyError,
+    );
+    const dedicated = await cluster.openConnection(1);
+    await expect(cluster.sendOn(dedicated, ProduceApi, {})).rejects.toBeInstanceOf(ReadOnlyError);
+    expect(sentOf(fake, 0)).toEqual([]);
+    expect(sentOf(fake, 8)).toEqual([]);
+    expect(sentOf(fake, 10)).toEqual([]); // not even the coordinator lookup
+    // Reads go through.
+    await cluster.sendToLeader('t', 0, FetchApi, {});
+    await cluster.sendOn(dedicated, FetchApi, {});
+    expect(sentOf(fake, 1)).toHaveLength(2);
   });
 });

@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  ACCESS_TABLE,
+  apiAccess,
   BrokerSelector,
   CoordinatorKind,
   ROUTING_TABLE,
@@ -18,6 +20,12 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..
  * `[apiKey, name]` of every `*Request.json` in the pinned kafka-clients jar, read by a few
  * lines of Java (the JDK reads zips; Node does not without a dependency).
  */
+let pinned: [number, string][] | undefined;
+function pinnedApiKeys(): [number, string][] {
+  pinned ??= schemaApiKeys();
+  return pinned;
+}
+
 function schemaApiKeys(): [number, string][] {
   const dist = JSON.parse(
     execFileSync('node', [join(root, 'packages/testkit/bin/kafka-dist.mjs')], { encoding: 'utf8' }),
@@ -47,7 +55,7 @@ function schemaApiKeys(): [number, string][] {
 describe('the routing table', () => {
   it('has an explicit entry for every API key in the pinned schemas, and no other', () => {
     // Removed APIs (`validVersions: none`, the ZooKeeper-era 4-7) are left out by the reader.
-    const schema = schemaApiKeys();
+    const schema = pinnedApiKeys();
     expect(schema.length).toBe(91);
     expect(ROUTING_TABLE.map((r) => [r.apiKey, r.name])).toEqual(schema);
   }, 60_000);
@@ -116,5 +124,49 @@ describe('the routing table', () => {
     );
     expect(CoordinatorKind.Group).toBe('group');
     expect(BrokerSelector.PartitionLeader).toBe('partitionLeader');
+  });
+});
+
+describe('the read-only access table', () => {
+  it('has an explicit entry for every API key in the pinned schemas, and no other', () => {
+    expect(ACCESS_TABLE.map((r) => [r.apiKey, r.name])).toEqual(pinnedApiKeys());
+  }, 60_000);
+
+  it('refuses what it does not know: an unclassified key is a write', () => {
+    expect(apiAccess(9_999)).toBe('write');
+    expect(apiAccess(-1)).toBe('write');
+  });
+
+  it.each([
+    'Produce',
+    'CreateTopics',
+    'InitProducerId',
+    'AlterConfigs',
+    'IncrementalAlterConfigs',
+    'DeleteRecords',
+    'OffsetCommit',
+    'JoinGroup',
+    'ConsumerGroupHeartbeat',
+    'TxnOffsetCommit',
+    'CreateAcls',
+    'ElectLeaders',
+  ])('%s writes', (name) => {
+    expect(ACCESS_TABLE.find((r) => r.name === name)?.access).toBe('write');
+  });
+
+  it.each([
+    'Metadata',
+    'Fetch',
+    'ListOffsets',
+    'DescribeConfigs',
+    'FindCoordinator',
+    'OffsetFetch',
+    'DescribeGroups',
+    'DescribeCluster',
+    'ApiVersions',
+    'SaslHandshake',
+    'SaslAuthenticate',
+  ])('%s reads', (name) => {
+    expect(ACCESS_TABLE.find((r) => r.name === name)?.access).toBe('read');
   });
 });
