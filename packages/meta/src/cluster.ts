@@ -16,7 +16,12 @@ import { BrokerPool, type BrokerPoolOptions } from './pool.js';
 import { responseErrors } from './response-errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs, sleep } from './retry.js';
 import { type CoordinatorKind, routing } from './routing.js';
-import { keepNewerLeaderEpochs, MetadataSnapshot } from './snapshot.js';
+import {
+  type BrokerInfo,
+  keepNewerLeaderEpochs,
+  type LeaderHint,
+  MetadataSnapshot,
+} from './snapshot.js';
 import { type WireConnectionOptions, wireConnectionFactory } from './wire-factory.js';
 
 /** How to build a {@link Cluster}. Every field has a default. */
@@ -321,6 +326,32 @@ export class Cluster {
       {},
       (attempt) => this.#coordinatorOnce(kind, key, attempt),
     );
+  }
+
+  /**
+   * Applies the new leaders a Produce (v10+) or Fetch (v16+) answer carries with
+   * NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH (KIP-951 `CurrentLeader`, and the new
+   * leader's address in `NodeEndpoints`): a new snapshot with those partitions' leaders and
+   * epochs (never going back in epoch), the endpoints learnt by the pool, and no Metadata
+   * request. Returns how many partitions moved; 0 means nothing usable was in the hints, and
+   * the caller falls back to `refreshTopics`.
+   */
+  applyLeaderHints(hints: readonly LeaderHint[], endpoints: readonly BrokerInfo[] = []): number {
+    const current = this.#snapshot;
+    const next = current.withLeaderHints(hints, endpoints);
+    if (next === current) return 0;
+    this.#pool.learnAddresses(endpoints);
+    this.#snapshot = next;
+    let moved = 0;
+    for (const h of hints) {
+      if (
+        next.leaderFor(h.topic, h.partition) !== current.leaderFor(h.topic, h.partition) ||
+        next.partition(h.topic, h.partition)?.leaderEpoch !==
+          current.partition(h.topic, h.partition)?.leaderEpoch
+      )
+        moved++;
+    }
+    return moved;
   }
 
   /** Forgets the cached coordinator for a key. */

@@ -39,7 +39,13 @@ export {
   Routing,
   routing,
 } from './routing.js';
-export type { BrokerInfo, PartitionInfo, SnapshotInit, TopicInfo } from './snapshot.js';
+export type {
+  BrokerInfo,
+  LeaderHint,
+  PartitionInfo,
+  SnapshotInit,
+  TopicInfo,
+} from './snapshot.js';
 export { keepNewerLeaderEpochs, MetadataSnapshot, ZERO_UUID } from './snapshot.js';
 export type { WireConnectionOptions } from './wire-factory.js';
 export { wireConnectionFactory } from './wire-factory.js';

@@ -34,6 +34,14 @@ export interface TopicInfo {
   readonly partitions: readonly PartitionInfo[];
 }
 
+/** A partition's new leader as a Produce (v10+) or Fetch (v16+) answer names it (KIP-951). */
+export interface LeaderHint {
+  readonly topic: string;
+  readonly partition: number;
+  readonly leaderId: number;
+  readonly leaderEpoch: number;
+}
+
 /** The constructor's input. */
 export interface SnapshotInit {
   readonly brokers: readonly BrokerInfo[];
@@ -163,6 +171,55 @@ export class MetadataSnapshot {
         : { controllerId: (hasBrokers ? fresh.controllerId : this.controllerId) as number }),
       clusterId: fresh.clusterId ?? this.clusterId,
       fetchedAtMs: Math.min(this.fetchedAtMs, fresh.fetchedAtMs),
+    });
+  }
+
+  /**
+   * A copy with the leaders that produce and fetch answers name (KIP-951 `CurrentLeader`)
+   * applied: a hint replaces a partition's leader and epoch only when its epoch is newer than
+   * the one this snapshot holds (as Kafka's `Metadata.updatePartitionLeadership` does), and
+   * only when the new leader's address is known (here or in `endpoints`, which join the
+   * brokers). Replicas and ISR are kept. Returns this snapshot when no hint applies.
+   */
+  withLeaderHints(
+    hints: readonly LeaderHint[],
+    endpoints: readonly BrokerInfo[],
+  ): MetadataSnapshot {
+    const known = new Map(this.brokers.map((b) => [b.nodeId, b]));
+    const added: BrokerInfo[] = [];
+    for (const e of endpoints) {
+      if (!known.has(e.nodeId)) {
+        known.set(e.nodeId, e);
+        added.push(e);
+      }
+    }
+    const byTopic = new Map<string, Map<number, LeaderHint>>();
+    for (const h of hints) {
+      const p = this.partition(h.topic, h.partition);
+      if (p === undefined || h.leaderId < 0 || !known.has(h.leaderId)) continue;
+      if (!(h.leaderEpoch > p.leaderEpoch)) continue;
+      let m = byTopic.get(h.topic);
+      if (m === undefined) byTopic.set(h.topic, (m = new Map()));
+      m.set(h.partition, h);
+    }
+    if (byTopic.size === 0) return this;
+    const topics = this.topics.map((t) => {
+      const m = byTopic.get(t.name);
+      if (m === undefined) return t;
+      return {
+        ...t,
+        partitions: t.partitions.map((p) => {
+          const h = m.get(p.partition);
+          return h === undefined ? p : { ...p, leader: h.leaderId, leaderEpoch: h.leaderEpoch };
+        }),
+      };
+    });
+    return new MetadataSnapshot({
+      brokers: [...this.brokers, ...added],
+      topics,
+      ...(this.controllerId === undefined ? {} : { controllerId: this.controllerId }),
+      clusterId: this.clusterId,
+      fetchedAtMs: this.fetchedAtMs,
     });
   }
 

@@ -242,3 +242,38 @@ describe('the read-only gate', () => {
     expect(sentOf(fake, 1)).toHaveLength(2);
   });
 });
+
+describe('leader hints (KIP-951)', () => {
+  it('moves a partition to the hinted leader without a Metadata request, learning its address', async () => {
+    const fake = new FakeCluster(3);
+    fake.topics.set('t', spreadTopic(3, 3, 4));
+    const cluster = await connect(fake);
+    const metadataBefore = sentOf(fake, 3).length;
+    const moved = cluster.applyLeaderHints(
+      [{ topic: 't', partition: 0, leaderId: 3, leaderEpoch: 5 }],
+      [{ nodeId: 3, host: '127.0.0.1', port: 9003, rack: null }],
+    );
+    expect(moved).toBe(1);
+    expect(cluster.snapshot().partition('t', 0)).toMatchObject({ leader: 3, leaderEpoch: 5 });
+    expect(sentOf(fake, 3).length).toBe(metadataBefore);
+    expect((await cluster.sendToLeader('t', 0, ProduceApi, {})).servedBy).toBe(3);
+    expect(sentOf(fake, 3).length).toBe(metadataBefore);
+  });
+
+  it('never goes back in epoch, and ignores a leader whose address nobody knows', async () => {
+    const fake = new FakeCluster(2);
+    fake.topics.set('t', spreadTopic(2, 2, 7));
+    const cluster = await connect(fake);
+    const before = cluster.snapshot();
+    expect(
+      cluster.applyLeaderHints([
+        { topic: 't', partition: 0, leaderId: 2, leaderEpoch: 6 }, // older
+        { topic: 't', partition: 0, leaderId: 2, leaderEpoch: 7 }, // same
+        { topic: 't', partition: 1, leaderId: 9, leaderEpoch: 8 }, // unknown broker, no endpoint
+        { topic: 't', partition: 1, leaderId: -1, leaderEpoch: 8 }, // no leader
+        { topic: 'other', partition: 0, leaderId: 1, leaderEpoch: 99 }, // unknown topic
+      ]),
+    ).toBe(0);
+    expect(cluster.snapshot()).toBe(before);
+  });
+});
