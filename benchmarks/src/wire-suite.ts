@@ -1,11 +1,9 @@
 /**
- * Wire suite (issue 6).
- *  1. Correlation bookkeeping: our slot ring vs a Map keyed by correlation id (with and
- *     without the per-request timer some clients add), ns per request at 5 and 64 in flight.
- *  2. Pipelined small requests (Metadata, no topics) per second over one connection to one
+ * Wire suite.
+ *  1. Pipelined small requests (Metadata, no topics) per second over one connection to one
  *     local broker at maxInFlight 1, 5 and 64: kafkats vs kafkajs and @platformatic/kafka
  *     (their own Connection classes, reached through their modules), same run, same broker.
- *  3. Bytes per socket write() under a burst of 1,000 requests.
+ *  2. Bytes per socket write() under a burst of 1,000 requests.
  * Full mode starts a 1-node Kafka from the testkit (or uses KAFKATS_BENCH_BROKER=host:port);
  * `--smoke` (or KAFKATS_BENCH_FAKE=1) answers from an in-process fake broker, so CI needs no
  * cluster and the figures show client overhead alone. Peers speak their
@@ -21,7 +19,7 @@ import {
   startCluster,
   startFakeBroker,
 } from '@kafkats/testkit';
-import { BrokerConnection, RequestPipeline } from '@kafkats/wire';
+import { BrokerConnection } from '@kafkats/wire';
 import { Bench } from 'tinybench';
 
 const require = createRequire(import.meta.url);
@@ -32,90 +30,6 @@ interface Client {
   send: Send;
   writes(): { writes: number; bytes: number };
   close(): Promise<void>;
-}
-
-// ---------------------------------------------------------------- 1. bookkeeping
-
-interface Waiter {
-  resolve: ((v: unknown) => void) | null;
-  reject: ((e: unknown) => void) | null;
-  deadline: number;
-}
-const noop = () => {};
-
-async function bookkeeping(smoke: boolean): Promise<void> {
-  const rows: Record<string, string>[] = [];
-  for (const n of [5, 64]) {
-    const ring = new RequestPipeline<Waiter>(n, () => ({
-      resolve: null,
-      reject: null,
-      deadline: 0,
-    }));
-    const map = new Map<number, Waiter>();
-    let nextId = 0;
-    const ids = new Int32Array(n);
-    const bench = new Bench(
-      smoke ? { iterations: 5, time: 0, warmup: false } : { time: 400, warmupTime: 100 },
-    );
-    bench.add(`ring, ${n} in flight`, () => {
-      for (let i = 0; i < n; i++) {
-        const s = ring.acquire() as NonNullable<ReturnType<typeof ring.acquire>>;
-        s.data.resolve = noop;
-        s.data.reject = noop;
-        s.deadlineMs = i;
-        ids[i] = s.correlationId;
-      }
-      for (let i = 0; i < n; i++) {
-        const s = ring.complete(ids[i] as number) as NonNullable<ReturnType<typeof ring.complete>>;
-        s.data.resolve?.(undefined);
-        s.data.resolve = null;
-        s.data.reject = null;
-        ring.release(s);
-      }
-    });
-    bench.add(`Map, ${n} in flight`, () => {
-      for (let i = 0; i < n; i++) {
-        const id = nextId++ & 0x7fffffff;
-        map.set(id, { resolve: noop, reject: noop, deadline: i });
-        ids[i] = id;
-      }
-      for (let i = 0; i < n; i++) {
-        const id = ids[i] as number;
-        const w = map.get(id);
-        map.delete(id);
-        w?.resolve?.(undefined);
-      }
-    });
-    bench.add(`Map + timer per request, ${n} in flight`, () => {
-      const timers: NodeJS.Timeout[] = [];
-      for (let i = 0; i < n; i++) {
-        const id = nextId++ & 0x7fffffff;
-        map.set(id, { resolve: noop, reject: noop, deadline: i });
-        ids[i] = id;
-        timers.push(setTimeout(noop, 30_000));
-      }
-      for (let i = 0; i < n; i++) {
-        const id = ids[i] as number;
-        const w = map.get(id);
-        map.delete(id);
-        clearTimeout(timers[i]);
-        w?.resolve?.(undefined);
-      }
-    });
-    await bench.run();
-    const perReq = bench.tasks.map((t) =>
-      t.result.state === 'completed' ? (t.result.latency.mean * 1e6) / n : Number.NaN,
-    );
-    bench.tasks.forEach((t, i) => {
-      rows.push({
-        task: t.name,
-        'ns/request': (perReq[i] as number).toFixed(1),
-        'vs ring': ((perReq[i] as number) / (perReq[0] as number)).toFixed(2),
-      });
-    });
-  }
-  console.log('suite: wire / correlation bookkeeping (acquire + complete, FIFO)');
-  console.table(rows);
 }
 
 // ---------------------------------------------------------------- broker
@@ -353,7 +267,6 @@ async function pipelined(smoke: boolean, host: string, port: number): Promise<vo
 
 /** Runs the wire suite and prints its tables. */
 export async function runWireSuite(smoke: boolean): Promise<void> {
-  await bookkeeping(smoke);
   let fake: FakeBroker | undefined;
   let cluster: KafkaCluster | undefined;
   let host: string;

@@ -1,44 +1,42 @@
-/**
- * The part of a codec API descriptor (`MetadataApi`, `ProduceApi`, ...) the cluster needs:
- * the key to route by, a name for messages, and the request/response types carried by
- * `createRequest` and `decodeResponse`.
- */
-export interface ApiLike {
-  readonly apiKey: number;
-  readonly name: string;
-  // biome-ignore lint/suspicious/noExplicitAny: only the return type is read
-  createRequest(...args: any[]): unknown;
-  // biome-ignore lint/suspicious/noExplicitAny: only the return type is read
-  decodeResponse(...args: any[]): unknown;
-}
+import type { ApiDescriptor } from '@kafkats/codec';
 
-/** The request message type of an API descriptor. */
-export type RequestOf<A extends ApiLike> = ReturnType<A['createRequest']>;
-/** The response message type of an API descriptor. */
-export type ResponseOf<A extends ApiLike> = ReturnType<A['decodeResponse']>;
-
-/** Per-call options for a send. */
-export interface SendOptions {
+/** Per-request options on one connection. The cluster always names the version. */
+export interface ConnectionSendOptions {
+  /** The version to encode and decode at; chosen once by the caller from `negotiatedVersion`. */
+  readonly version: number;
   /** Give up waiting for this one request after this many ms (the connection's default otherwise). */
   readonly timeoutMs?: number;
+  /** Aborts the wait for this request; a request already written is discarded when its answer comes. */
+  readonly signal?: AbortSignal;
 }
 
 /**
- * What the cluster needs from one broker connection. The real one wraps the wire's
+ * What the cluster needs from one broker connection. The real one is the wire's
  * `BrokerConnection` (ApiVersions already negotiated when the factory resolves); tests inject
- * fakes.
+ * fakes. A connection lives exactly as long as its socket: once `closed`, it never comes back,
+ * and the pool opens a new one.
  */
 export interface MetaConnection {
-  /** Sends at the negotiated version; rejects with a retriable error when the connection drops. */
-  send<A extends ApiLike>(
-    api: A,
-    request: RequestOf<A>,
-    options?: SendOptions,
-  ): Promise<ResponseOf<A>>;
-  /** The version `send` uses for an API key, or undefined when the broker does not support it. */
+  /**
+   * Sends at `options.version` and decodes the answer at that version.
+   *
+   * @throws (rejects) a retriable error when the connection drops or the request times out
+   *   (the connection is then closed); an unsupported-version error before anything is
+   *   written when the broker cannot take that version
+   */
+  send<Req, Res>(
+    api: ApiDescriptor<Req, Res>,
+    request: Req,
+    options: ConnectionSendOptions,
+  ): Promise<Res>;
+  /** The highest version of an API both sides support, or undefined when the broker lacks it. */
   negotiatedVersion(apiKey: number): number | undefined;
-  /** True once the connection is closed or lost; the pool then opens a new one. */
+  /** True once the connection is closed or lost. */
   readonly closed: boolean;
+  /** Requests on the wire or waiting for a slot; an idle connection has none. */
+  readonly pending: number;
+  /** When a request was last written or a response last read, epoch ms. */
+  readonly lastActivityMs: number;
   /** Calls `listener` once when the connection drops or closes. Returns an unsubscribe. */
   onClose(listener: (error: Error | undefined) => void): () => void;
   /** Closes the socket; in-flight requests fail. */

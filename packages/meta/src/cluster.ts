@@ -1,18 +1,14 @@
 import {
+  type ApiDescriptor,
   ErrorCode,
   FindCoordinatorApi,
   KafkaError,
   MetadataApi,
-  ProtocolError,
 } from '@kafkats/codec';
-import type {
-  ApiLike,
-  ConnectionFactory,
-  MetaConnection,
-  RequestOf,
-  ResponseOf,
-  SendOptions,
-} from './api.js';
+import { AbortedError, UnsupportedVersionError } from '@kafkats/wire';
+import type { ConnectionFactory, MetaConnection } from './api.js';
+import { classify } from './classify.js';
+import { OperationTimeoutError } from './errors.js';
 import { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find-coordinator.js';
 import { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
 import { BrokerPool, type BrokerPoolOptions } from './pool.js';
@@ -29,8 +25,15 @@ export interface ClusterConfig {
    * (a wire `BrokerConnection` per broker); tests inject fakes.
    */
   readonly connectionFactory?: ConnectionFactory;
-  /** Options for every wire connection (TLS, SASL, timeouts) when no factory is given. */
+  /** Options for every wire connection (TLS, SASL, limits) when no factory is given. */
   readonly connection?: WireConnectionOptions;
+  /**
+   * How long one request may wait for its answer, ms, before the attempt fails with a
+   * retriable `RequestTimeoutError` and its connection is recycled (Kafka's
+   * `request.timeout.ms`). Each attempt waits `min(requestTimeoutMs, time left in the
+   * operation)`. Default `connection.requestTimeoutMs`, else 30000.
+   */
+  readonly requestTimeoutMs?: number;
   /**
    * Background full refresh period, ms. Default 30000: fresher than Java's 5 minutes because a
    * UI shows it, with invalidation on errors doing the real work. 0 turns it off.
@@ -40,20 +43,41 @@ export interface ClusterConfig {
   readonly maxStalenessMs?: number;
   /** Retry behaviour (merged over {@link DEFAULT_RETRY_POLICY}). */
   readonly retry?: Partial<RetryPolicy>;
-  /** Reconnect backoff for the pool. */
+  /** Connection pool options (reconnect backoff, idle close). */
   readonly pool?: BrokerPoolOptions;
   /** Injectable randomness for jitter (tests). */
   readonly random?: () => number;
 }
 
-/** Per-operation options for the send methods. */
-export interface ClusterSendOptions extends SendOptions {
+/**
+ * A request, or a function that builds it for the version the cluster picked. The function
+ * form is for requests whose shape depends on the version (Fetch by topic id from v13,
+ * FindCoordinator's `coordinatorKeys` from v4); it is called once per attempt, after the
+ * connection for that attempt is known.
+ */
+export type RequestInput<Req> = Req | ((version: number) => Req);
+
+/** Per-operation options for the send methods. Every field has a default. */
+export interface ClusterSendOptions {
+  /**
+   * Send at exactly this version. Refused with `UnsupportedVersionError` (before anything is
+   * written) when the broker does not support it. Default: the highest both sides support.
+   */
+  readonly version?: number;
+  /** Per-attempt request timeout, ms. Default the cluster's `requestTimeoutMs`. */
+  readonly timeoutMs?: number;
+  /** The whole operation's deadline, ms, retries included. Default `retry.operationTimeoutMs`. */
+  readonly operationTimeoutMs?: number;
+  /** Attempts for ordinary retriable errors, the first included; 1 sends once. Default `retry.maxAttempts`. */
+  readonly maxAttempts?: number;
+  /** Cancels the operation: the pending wait rejects at once with `AbortedError`. */
+  readonly signal?: AbortSignal;
   /**
    * When true (the default), a non-zero top-level `errorCode` in the response is thrown as a
    * `ProtocolError`, so the retry rules apply to it. Pass false for APIs whose error response
    * carries data the caller needs (JoinGroup's MEMBER_ID_REQUIRED with the member id).
-   * Errors below the top level are not thrown unless `retryInnerMetadataErrors`; see
-   * `responseErrors`.
+   * Errors below the top level are not thrown unless `retryInnerMetadataErrors`; see the
+   * codec's `ApiDescriptor.responseErrors`.
    */
   readonly checkTopLevelError?: boolean;
   /**
@@ -66,14 +90,15 @@ export interface ClusterSendOptions extends SendOptions {
   readonly retryInnerMetadataErrors?: boolean;
 }
 
-type Target =
+/** Where a request goes. */
+export type ClusterTarget =
   | { readonly kind: 'any' }
   | { readonly kind: 'controller' }
   | { readonly kind: 'node'; readonly nodeId: number }
   | { readonly kind: 'coordinator'; readonly coordinator: CoordinatorKind; readonly key: string }
   | { readonly kind: 'leader'; readonly topic: string; readonly partition: number };
 
-function describe(target: Target): string {
+function describe(target: ClusterTarget): string {
   switch (target.kind) {
     case 'any':
       return 'any broker';
@@ -92,9 +117,25 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-const isRetriable = (error: Error): boolean => error instanceof KafkaError && error.retriable;
-const isConnectionError = (error: Error): boolean =>
-  error instanceof KafkaError && error.code.startsWith('ERR_KAFKA_CONNECTION_');
+/** The version to send `api` at on `connection`: the pinned one, else the highest shared. */
+function chooseVersion(
+  connection: MetaConnection,
+  api: ApiDescriptor<unknown, unknown>,
+  pinned: number | undefined,
+  where: string,
+): number {
+  if (pinned !== undefined) return pinned;
+  const version = connection.negotiatedVersion(api.apiKey);
+  if (version === undefined)
+    throw new UnsupportedVersionError(`${where}: the broker does not support ${api.name}`);
+  return version;
+}
+
+/** One attempt's context, handed down so no inner step outlives the operation. */
+interface Attempt {
+  readonly deadline: number;
+  readonly signal: AbortSignal | undefined;
+}
 
 /**
  * A connected Kafka cluster: the metadata snapshot, routing, connections and retries.
@@ -102,10 +143,16 @@ const isConnectionError = (error: Error): boolean =>
  *
  * `snapshot()` never waits: it returns the current immutable snapshot, and a refresh swaps the
  * reference in one assignment, so a reader sees the old view or the new one, never a mix.
+ *
+ * Decisions each have one owner: the cluster picks the version once per attempt from the
+ * connection it will use and the wire sends exactly that; the pool alone decides when to dial
+ * a broker again; the wire's one timer per connection bounds each request, with
+ * `min(requestTimeoutMs, time left in the operation)`.
  */
 export class Cluster {
   readonly #pool: BrokerPool;
   readonly #policy: RetryPolicy;
+  readonly #requestTimeoutMs: number;
   readonly #maxStalenessMs: number;
   readonly #random: () => number;
   readonly #coordinators = new Map<string, number>();
@@ -123,6 +170,8 @@ export class Cluster {
       config.pool,
     );
     this.#policy = Object.freeze({ ...DEFAULT_RETRY_POLICY, ...config.retry });
+    this.#requestTimeoutMs =
+      config.requestTimeoutMs ?? config.connection?.requestTimeoutMs ?? 30_000;
     this.#maxStalenessMs = config.maxStalenessMs ?? 300_000;
     this.#random = config.random ?? Math.random;
     // A dropped connection means the partitions that broker led need a new leader: forget them
@@ -165,8 +214,8 @@ export class Cluster {
       config,
     );
     try {
-      await cluster.#withRetries({ kind: 'any' }, 'Metadata', (deadline) =>
-        cluster.#refreshOnce(deadline),
+      await cluster.#withRetries({ kind: 'any' }, 'Metadata', {}, (attempt) =>
+        cluster.#refreshOnce(attempt),
       );
     } catch (error) {
       await cluster.close();
@@ -190,12 +239,17 @@ export class Cluster {
     return this.#policy;
   }
 
+  /** The per-attempt request timeout in force, ms. */
+  get requestTimeoutMs(): number {
+    return this.#requestTimeoutMs;
+  }
+
   /**
    * Fetches metadata for every topic and installs it. Concurrent calls share one request.
    * One attempt; callers that want retries go through a send.
    */
   refresh(): Promise<MetadataSnapshot> {
-    return this.#refreshOnce(Date.now() + this.#policy.operationTimeoutMs);
+    return this.#refreshOnce(this.#oneShot());
   }
 
   /**
@@ -205,7 +259,7 @@ export class Cluster {
    * (and is never created: see `buildMetadataRequest`).
    */
   refreshTopics(names: readonly string[]): Promise<MetadataSnapshot> {
-    return this.#refreshTopicsOnce(names, Date.now() + this.#policy.operationTimeoutMs);
+    return this.#refreshTopicsOnce(names, this.#oneShot());
   }
 
   /** Refreshes only when the snapshot is older than `maxStalenessMs` or knows no broker. */
@@ -227,17 +281,17 @@ export class Cluster {
    *   LEADER_NOT_AVAILABLE when there is still no leader
    */
   leaderFor(topic: string, partition: number): Promise<number> {
-    return this.#leaderOnce(topic, partition, Date.now() + this.#policy.operationTimeoutMs);
+    return this.#leaderOnce(topic, partition, this.#oneShot());
   }
 
   /**
-   * The controller id from metadata (in KRaft: a broker that forwards to the active controller,
-   * kafka-facts C.13), refreshing once if unknown.
+   * The controller id from metadata (in KRaft: a broker that forwards to the active
+   * controller), refreshing once if unknown.
    *
    * @throws ProtocolError NOT_CONTROLLER when no controller is known after a refresh
    */
   controller(): Promise<number> {
-    return this.#controllerOnce(Date.now() + this.#policy.operationTimeoutMs);
+    return this.#controllerOnce(this.#oneShot());
   }
 
   /**
@@ -249,7 +303,8 @@ export class Cluster {
     return this.#withRetries(
       { kind: 'coordinator', coordinator: kind, key },
       'FindCoordinator',
-      (deadline) => this.#coordinatorOnce(kind, key, deadline),
+      {},
+      (attempt) => this.#coordinatorOnce(kind, key, attempt),
     );
   }
 
@@ -263,54 +318,73 @@ export class Cluster {
     return (await this.#pool.any()).negotiatedVersion(apiKey);
   }
 
+  /**
+   * Sends to `target` with retries, version choice and error handling: the one dispatcher the
+   * `sendTo...` shorthands call.
+   *
+   * @throws the last attempt's error when it is not retriable or the attempts are spent;
+   *   `OperationTimeoutError` (retriable, `cause` = last error) when the operation's time runs
+   *   out; `AbortedError` when `options.signal` aborts
+   */
+  send<Req, Res>(
+    target: ClusterTarget,
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
+    options: ClusterSendOptions = {},
+  ): Promise<Res> {
+    return this.#withRetries(target, api.name, options, (attempt) =>
+      this.#attemptSend(target, api, request, options, attempt),
+    );
+  }
+
   /** Sends to any live broker. */
-  sendAny<A extends ApiLike>(
-    api: A,
-    request: RequestOf<A>,
+  sendAny<Req, Res>(
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
     options?: ClusterSendOptions,
-  ): Promise<ResponseOf<A>> {
-    return this.#dispatch({ kind: 'any' }, api, request, options);
+  ): Promise<Res> {
+    return this.send({ kind: 'any' }, api, request, options);
   }
 
   /** Sends to the controller; on NOT_CONTROLLER the cached controller is cleared and metadata refreshed. */
-  sendToController<A extends ApiLike>(
-    api: A,
-    request: RequestOf<A>,
+  sendToController<Req, Res>(
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
     options?: ClusterSendOptions,
-  ): Promise<ResponseOf<A>> {
-    return this.#dispatch({ kind: 'controller' }, api, request, options);
+  ): Promise<Res> {
+    return this.send({ kind: 'controller' }, api, request, options);
   }
 
   /** Sends to one named broker. */
-  sendToNode<A extends ApiLike>(
+  sendToNode<Req, Res>(
     nodeId: number,
-    api: A,
-    request: RequestOf<A>,
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
     options?: ClusterSendOptions,
-  ): Promise<ResponseOf<A>> {
-    return this.#dispatch({ kind: 'node', nodeId }, api, request, options);
+  ): Promise<Res> {
+    return this.send({ kind: 'node', nodeId }, api, request, options);
   }
 
   /** Sends to the group or transaction coordinator for `key`. */
-  sendToCoordinator<A extends ApiLike>(
+  sendToCoordinator<Req, Res>(
     kind: CoordinatorKind,
     key: string,
-    api: A,
-    request: RequestOf<A>,
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
     options?: ClusterSendOptions,
-  ): Promise<ResponseOf<A>> {
-    return this.#dispatch({ kind: 'coordinator', coordinator: kind, key }, api, request, options);
+  ): Promise<Res> {
+    return this.send({ kind: 'coordinator', coordinator: kind, key }, api, request, options);
   }
 
   /** Sends to a partition's leader; a stale-leader error refreshes that topic only. */
-  sendToLeader<A extends ApiLike>(
+  sendToLeader<Req, Res>(
     topic: string,
     partition: number,
-    api: A,
-    request: RequestOf<A>,
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
     options?: ClusterSendOptions,
-  ): Promise<ResponseOf<A>> {
-    return this.#dispatch({ kind: 'leader', topic, partition }, api, request, options);
+  ): Promise<Res> {
+    return this.send({ kind: 'leader', topic, partition }, api, request, options);
   }
 
   /**
@@ -319,11 +393,11 @@ export class Cluster {
    *
    * @throws KafkaError `ERR_KAFKA_ROUTING_NEEDS_TARGET` for coordinator, caller and leader APIs
    */
-  sendRouted<A extends ApiLike>(
-    api: A,
-    request: RequestOf<A>,
+  sendRouted<Req, Res>(
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
     options?: ClusterSendOptions,
-  ): Promise<ResponseOf<A>> {
+  ): Promise<Res> {
     const route = routing(api.apiKey);
     if (route.kind === 'any') return this.sendAny(api, request, options);
     if (route.kind === 'controller') return this.sendToController(api, request, options);
@@ -338,7 +412,53 @@ export class Cluster {
     );
   }
 
-  /** Stops the background refresh and closes every connection. */
+  /**
+   * Opens a connection to one broker that is not shared through the pool and not retried: for
+   * long polls (a Fetch with a long `maxWaitMs` would hold up every other request on a shared
+   * connection, since Kafka answers one connection in order). The caller sends on it with
+   * {@link sendOn}, and closes it; a dropped dedicated connection is the caller's to reopen.
+   *
+   * @throws UnknownNodeError (retriable) when the metadata has no address for `nodeId`; the
+   *   connection error when the broker cannot be reached
+   */
+  async openConnection(nodeId: number): Promise<MetaConnection> {
+    if (!this.#pool.knownNodes().includes(nodeId))
+      await this.#refreshOnce(this.#oneShot()).catch(() => {});
+    return this.#pool.openDedicated(nodeId);
+  }
+
+  /**
+   * One request on a connection the caller holds (from {@link openConnection}): the version
+   * chosen once from that connection, the request built for it, a top-level error thrown as a
+   * `ProtocolError`. No retries.
+   */
+  async sendOn<Req, Res>(
+    connection: MetaConnection,
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
+    options: Pick<
+      ClusterSendOptions,
+      'version' | 'timeoutMs' | 'signal' | 'checkTopLevelError'
+    > = {},
+  ): Promise<Res> {
+    const version = chooseVersion(
+      connection,
+      api as ApiDescriptor<unknown, unknown>,
+      options.version,
+      api.name,
+    );
+    const built =
+      typeof request === 'function' ? (request as (v: number) => Req)(version) : request;
+    const response = await connection.send(api, built, {
+      version,
+      timeoutMs: options.timeoutMs ?? this.#requestTimeoutMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    if (options.checkTopLevelError !== false) throwTopLevel(response, `${api.name} v${version}`);
+    return response;
+  }
+
+  /** Stops the background refresh and closes every pooled connection. */
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
@@ -348,159 +468,164 @@ export class Cluster {
 
   // -- the dispatcher ---------------------------------------------------------------------
 
-  #dispatch<A extends ApiLike>(
-    target: Target,
-    api: A,
-    request: RequestOf<A>,
-    options: ClusterSendOptions = {},
-  ): Promise<ResponseOf<A>> {
-    return this.#withRetries(target, api.name, async (deadline) => {
-      const connection = await this.#resolve(target, deadline);
-      const remaining = Math.max(1, deadline - Date.now());
-      const response = await connection.send(api, request, {
-        timeoutMs: Math.min(remaining, options.timeoutMs ?? remaining),
-      });
-      if (options.checkTopLevelError !== false) {
-        const code = (response as { errorCode?: unknown } | null)?.errorCode;
-        if (typeof code === 'number' && code !== 0) {
-          const message = (response as { errorMessage?: unknown }).errorMessage;
-          throw KafkaError.fromCode(
-            code,
-            `${api.name} to ${describe(target)}${typeof message === 'string' ? ` (${message})` : ''}`,
-          );
-        }
-      }
-      if (options.retryInnerMetadataErrors === true) {
-        const stale = responseErrors(response, `${api.name} to ${describe(target)}`).find(
-          (e) => e.error.needsMetadataRefresh,
-        );
-        if (stale !== undefined) throw stale.error;
-      }
-      return response;
-    });
+  #oneShot(): Attempt {
+    return { deadline: Date.now() + this.#policy.operationTimeoutMs, signal: undefined };
+  }
+
+  /** The request timeout of one send: the configured one, cut to what the operation has left. */
+  #timeoutFor(attempt: Attempt, configured = this.#requestTimeoutMs): number {
+    return Math.max(1, Math.min(configured, attempt.deadline - Date.now()));
+  }
+
+  /** One send on `connection`, the version chosen from it once and pinned on the wire. */
+  #sendVia<Req, Res>(
+    connection: MetaConnection,
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
+    attempt: Attempt,
+    pinned?: number,
+    timeoutMs?: number,
+  ): Promise<{ response: Res; version: number }> {
+    const version = chooseVersion(
+      connection,
+      api as ApiDescriptor<unknown, unknown>,
+      pinned,
+      api.name,
+    );
+    const built =
+      typeof request === 'function' ? (request as (v: number) => Req)(version) : request;
+    return connection
+      .send(api, built, {
+        version,
+        timeoutMs: this.#timeoutFor(attempt, timeoutMs),
+        ...(attempt.signal === undefined ? {} : { signal: attempt.signal }),
+      })
+      .then((response) => ({ response, version }));
+  }
+
+  async #attemptSend<Req, Res>(
+    target: ClusterTarget,
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
+    options: ClusterSendOptions,
+    attempt: Attempt,
+  ): Promise<Res> {
+    const connection = await this.#resolve(target, attempt);
+    const { response, version } = await this.#sendVia(
+      connection,
+      api,
+      request,
+      attempt,
+      options.version,
+      options.timeoutMs,
+    );
+    const context = `${api.name} v${version} to ${describe(target)}`;
+    if (options.checkTopLevelError !== false) throwTopLevel(response, context);
+    if (options.retryInnerMetadataErrors === true) {
+      const stale = responseErrors(response, context).find((e) => e.error.needsMetadataRefresh);
+      if (stale !== undefined) throw stale.error;
+    }
+    return response;
   }
 
   /**
    * The one retry loop. `once` makes a single attempt; nothing it calls retries on its own
    * (refreshes and coordinator lookups inside are single attempts bounded by the same
    * deadline), so retries never nest and no inner step extends the operation's deadline.
+   * Each failure is classified by {@link classify}; both refresh axes are acted on, since a
+   * stale leader and a moved coordinator live in different caches.
    */
   async #withRetries<T>(
-    target: Target,
+    target: ClusterTarget,
     what: string,
-    once: (deadline: number) => Promise<T>,
+    options: Pick<ClusterSendOptions, 'operationTimeoutMs' | 'maxAttempts' | 'signal'>,
+    once: (attempt: Attempt) => Promise<T>,
   ): Promise<T> {
+    const operationTimeoutMs = options.operationTimeoutMs ?? this.#policy.operationTimeoutMs;
+    const maxAttempts = Math.max(1, options.maxAttempts ?? this.#policy.maxAttempts);
+    const signal = options.signal;
     const started = Date.now();
-    const deadline = started + this.#policy.operationTimeoutMs;
-    let attempt = 1;
-    for (;;) {
-      const delay = retryDelayMs(this.#policy, attempt, this.#random);
-      if (delay > 0) await sleep(Math.min(delay, Math.max(0, deadline - Date.now())));
+    const attempt: Attempt = { deadline: started + operationTimeoutMs, signal };
+    const label = `${what} to ${describe(target)}`;
+    for (let n = 1; ; n++) {
+      if (signal?.aborted) throw new AbortedError(label, signal.reason);
       let error: Error;
       try {
-        return await byDeadline(
-          once(deadline),
-          deadline,
-          () =>
-            `${what} to ${describe(target)}: no success within ${this.#policy.operationTimeoutMs} ms (attempt ${attempt} still in flight)`,
-        );
+        return await once(attempt);
       } catch (thrown) {
         error = asError(thrown);
       }
-      if (this.#closed) throw error;
-      const protocol = error instanceof ProtocolError ? error : undefined;
-
-      // Two independent axes, both acted on: a stale leader and a moved coordinator live in
-      // different caches, and refreshing the wrong one retries the same wrong broker.
-      // A broker we cannot reach may no longer lead or control anything: ask again (Java's
-      // NetworkClient requests a metadata update on every disconnect too).
-      const unreachable =
-        isConnectionError(error) && (target.kind === 'leader' || target.kind === 'controller');
-      if (target.kind === 'controller' && unreachable)
-        this.#snapshot = this.#snapshot.withoutController();
-      if (protocol?.needsMetadataRefresh || unreachable)
-        await this.#onStaleMetadata(target, deadline);
-      if (protocol?.errorCode === ErrorCode.NOT_CONTROLLER) {
-        // KRaft: the "controller" is any broker, re-picked by a full refresh (kafka-facts B.1).
-        this.#snapshot = this.#snapshot.withoutController();
-        await this.#onStaleMetadata({ kind: 'controller' }, deadline);
-      }
-      const coordinatorGone =
-        target.kind === 'coordinator' &&
-        (protocol?.needsCoordinatorRefresh === true || isConnectionError(error));
-      if (target.kind === 'coordinator' && coordinatorGone)
+      if (this.#closed || error instanceof AbortedError) throw error;
+      const verdict = classify(error, target.kind);
+      if (verdict.refreshCoordinator && target.kind === 'coordinator')
         this.invalidateCoordinator(target.coordinator, target.key);
-      // LOAD_IN_PROGRESS: right coordinator, still loading; same node again, but the wait is
-      // as long as a move's, not an attempt count's.
-      const coordinatorWait =
-        target.kind === 'coordinator' &&
-        (protocol?.needsCoordinatorRefresh === true ||
-          protocol?.errorCode === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
-
-      const now = Date.now();
-      const budgetLeft = coordinatorWait
-        ? now - started < this.#policy.coordinatorTimeoutMs
-        : attempt < this.#policy.maxAttempts;
-      if (!isRetriable(error) || !budgetLeft || now >= deadline) {
-        if (now >= deadline && isRetriable(error) && budgetLeft) {
-          throw new KafkaError(
-            'ERR_KAFKA_OPERATION_TIMEOUT',
-            `${what} to ${describe(target)}: no success within ${this.#policy.operationTimeoutMs} ms (${attempt} attempts); last error: ${error.message}`,
-            { cause: error },
-          );
-        }
-        throw error;
+      if (verdict.refreshMetadata) {
+        if (target.kind === 'controller') this.#snapshot = this.#snapshot.withoutController();
+        await this.#onStaleMetadata(target, attempt);
       }
-      attempt++;
+      const budgetLeft = verdict.coordinatorWait
+        ? Date.now() - started < this.#policy.coordinatorTimeoutMs
+        : n < maxAttempts;
+      if (!verdict.retry || !budgetLeft) throw error;
+      const delay = retryDelayMs(this.#policy, n + 1, this.#random);
+      if (Date.now() + delay >= attempt.deadline) {
+        throw new OperationTimeoutError(
+          `${label}: no success within ${operationTimeoutMs} ms (${n} attempt${n === 1 ? '' : 's'}); last error: ${error.message}`,
+          error,
+        );
+      }
+      await sleep(delay, signal);
     }
   }
 
-  async #resolve(target: Target, deadline: number): Promise<MetaConnection> {
+  async #resolve(target: ClusterTarget, attempt: Attempt): Promise<MetaConnection> {
     switch (target.kind) {
       case 'any':
-        return this.#pool.any();
+        return this.#pool.any(attempt);
       case 'node':
-        return this.#nodeConnection(target.nodeId, deadline);
+        return this.#nodeConnection(target.nodeId, attempt);
       case 'controller':
-        return this.#nodeConnection(await this.#controllerOnce(deadline), deadline);
+        return this.#nodeConnection(await this.#controllerOnce(attempt), attempt);
       case 'coordinator':
         return this.#nodeConnection(
-          await this.#coordinatorOnce(target.coordinator, target.key, deadline),
-          deadline,
+          await this.#coordinatorOnce(target.coordinator, target.key, attempt),
+          attempt,
         );
       case 'leader':
         return this.#nodeConnection(
-          await this.#leaderOnce(target.topic, target.partition, deadline),
-          deadline,
+          await this.#leaderOnce(target.topic, target.partition, attempt),
+          attempt,
         );
     }
   }
 
   /** A node's connection; a node the snapshot has never named triggers one full refresh. */
-  async #nodeConnection(nodeId: number, deadline: number): Promise<MetaConnection> {
+  async #nodeConnection(nodeId: number, attempt: Attempt): Promise<MetaConnection> {
     if (!this.#pool.knownNodes().includes(nodeId))
-      await this.#refreshOnce(deadline).catch(() => {});
-    return this.#pool.get({ nodeId });
+      await this.#refreshOnce(attempt).catch(() => {});
+    return this.#pool.get({ nodeId }, attempt);
   }
 
-  async #onStaleMetadata(target: Target, deadline: number): Promise<void> {
+  async #onStaleMetadata(target: ClusterTarget, attempt: Attempt): Promise<void> {
     try {
-      if (target.kind === 'leader') await this.#refreshTopicsOnce([target.topic], deadline);
-      else await this.#refreshOnce(deadline);
+      if (target.kind === 'leader') await this.#refreshTopicsOnce([target.topic], attempt);
+      else await this.#refreshOnce(attempt);
     } catch {
       // The retry that follows reports what is still wrong; a failed refresh is not the story.
     }
   }
 
-  #refreshOnce(deadline: number): Promise<MetadataSnapshot> {
+  #refreshOnce(attempt: Attempt): Promise<MetadataSnapshot> {
     this.#refreshing ??= (async () => {
       try {
-        const connection = await this.#pool.any();
-        const version = connection.negotiatedVersion(MetadataApi.apiKey) ?? 0;
-        const response = await connection.send(MetadataApi, buildMetadataRequest(null, version), {
-          timeoutMs: Math.max(1, deadline - Date.now()),
-        });
-        throwTopLevel(response.errorCode, `Metadata v${version}`);
+        const connection = await this.#pool.any(attempt);
+        const { response, version } = await this.#sendVia(
+          connection,
+          MetadataApi,
+          (v) => buildMetadataRequest(null, v),
+          attempt,
+        );
+        throwTopLevel(response, `Metadata v${version}`);
         return this.#install(snapshotFromMetadata(response, Date.now()), 'full');
       } finally {
         this.#refreshing = undefined;
@@ -509,14 +634,16 @@ export class Cluster {
     return this.#refreshing;
   }
 
-  async #refreshTopicsOnce(names: readonly string[], deadline: number): Promise<MetadataSnapshot> {
+  async #refreshTopicsOnce(names: readonly string[], attempt: Attempt): Promise<MetadataSnapshot> {
     if (names.length === 0) return this.#snapshot;
-    const connection = await this.#pool.any();
-    const version = connection.negotiatedVersion(MetadataApi.apiKey) ?? 0;
-    const response = await connection.send(MetadataApi, buildMetadataRequest(names, version), {
-      timeoutMs: Math.max(1, deadline - Date.now()),
-    });
-    throwTopLevel(response.errorCode, `Metadata v${version}`);
+    const connection = await this.#pool.any(attempt);
+    const { response, version } = await this.#sendVia(
+      connection,
+      MetadataApi,
+      (v) => buildMetadataRequest(names, v),
+      attempt,
+    );
+    throwTopLevel(response, `Metadata v${version}`);
     return this.#install(snapshotFromMetadata(response, Date.now()), 'merge');
   }
 
@@ -530,10 +657,10 @@ export class Cluster {
     return next;
   }
 
-  async #leaderOnce(topic: string, partition: number, deadline: number): Promise<number> {
+  async #leaderOnce(topic: string, partition: number, attempt: Attempt): Promise<number> {
     const known = this.#snapshot.leaderFor(topic, partition);
     if (known !== undefined) return known;
-    const snapshot = await this.#refreshTopicsOnce([topic], deadline);
+    const snapshot = await this.#refreshTopicsOnce([topic], attempt);
     const leader = snapshot.leaderFor(topic, partition);
     if (leader !== undefined) return leader;
     const info = snapshot.topic(topic);
@@ -547,27 +674,25 @@ export class Cluster {
     throw KafkaError.fromCode(code, `leader of ${topic}-${partition}`);
   }
 
-  async #controllerOnce(deadline: number): Promise<number> {
+  async #controllerOnce(attempt: Attempt): Promise<number> {
     const known = this.#snapshot.controllerId;
     if (known !== undefined) return known;
-    const id = (await this.#refreshOnce(deadline)).controllerId;
+    const id = (await this.#refreshOnce(attempt)).controllerId;
     if (id === undefined)
       throw KafkaError.fromCode(ErrorCode.NOT_CONTROLLER, 'Metadata names no controller');
     return id;
   }
 
-  async #coordinatorOnce(kind: CoordinatorKind, key: string, deadline: number): Promise<number> {
+  async #coordinatorOnce(kind: CoordinatorKind, key: string, attempt: Attempt): Promise<number> {
     const cacheKey = `${kind} ${key}`;
     const cached = this.#coordinators.get(cacheKey);
     if (cached !== undefined) return cached;
-    const connection = await this.#pool.any();
-    const version = connection.negotiatedVersion(FindCoordinatorApi.apiKey) ?? 0;
-    const response = await connection.send(
+    const connection = await this.#pool.any(attempt);
+    const { response, version } = await this.#sendVia(
+      connection,
       FindCoordinatorApi,
-      buildFindCoordinatorRequest(kind, key, version),
-      {
-        timeoutMs: Math.max(1, deadline - Date.now()),
-      },
+      (v) => buildFindCoordinatorRequest(kind, key, v),
+      attempt,
     );
     const answer = readFindCoordinatorResponse(response, key, version);
     if (!answer.ok) throw answer.error;
@@ -582,31 +707,10 @@ export class Cluster {
   }
 }
 
-/**
- * `work`, or a rejection with `ERR_KAFKA_OPERATION_TIMEOUT` at `deadline` if it is still
- * pending then. A connect to a broker that does not answer is bounded only by the connection's
- * own timeout (and the pool shares it with later callers, so it is left running); without this
- * it could hold the operation past the deadline the caller was promised.
- */
-function byDeadline<T>(work: Promise<T>, deadline: number, message: () => string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new KafkaError('ERR_KAFKA_OPERATION_TIMEOUT', message())),
-      Math.max(0, deadline - Date.now()),
-    );
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
-
-function throwTopLevel(code: number | undefined, context: string): void {
-  if (code !== undefined && code !== 0) throw KafkaError.fromCode(code, context);
+/** Throws the response's top-level error code, when it has one and it is not NONE. */
+function throwTopLevel(response: unknown, context: string): void {
+  const code = (response as { errorCode?: unknown } | null)?.errorCode;
+  if (typeof code !== 'number' || code === 0) return;
+  const message = (response as { errorMessage?: unknown }).errorMessage;
+  throw KafkaError.fromCode(code, `${context}${typeof message === 'string' ? ` (${message})` : ''}`);
 }

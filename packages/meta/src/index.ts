@@ -1,18 +1,23 @@
 export type {
-  ApiLike,
   ConnectionFactory,
+  ConnectionSendOptions,
   ConnectTarget,
   MetaConnection,
-  RequestOf,
-  ResponseOf,
-  SendOptions,
 } from './api.js';
-export type { ClusterConfig, ClusterSendOptions } from './cluster.js';
+export type { TargetKind, Verdict } from './classify.js';
+export { classify } from './classify.js';
+export type {
+  ClusterConfig,
+  ClusterSendOptions,
+  ClusterTarget,
+  RequestInput,
+} from './cluster.js';
 export { Cluster } from './cluster.js';
+export { OperationTimeoutError, PoolClosedError, UnknownNodeError } from './errors.js';
 export type { CoordinatorAnswer } from './find-coordinator.js';
 export { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find-coordinator.js';
 export { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
-export type { BrokerPoolOptions, Endpoint } from './pool.js';
+export type { BrokerPoolOptions, Endpoint, PoolWait } from './pool.js';
 export { BrokerPool, parseHostPort } from './pool.js';
 export type { ResponseErrorEntry } from './response-errors.js';
 export { responseErrors } from './response-errors.js';

@@ -1,5 +1,7 @@
 import { KafkaError } from '@kafkats/codec';
+import { AbortedError, ConnectionError } from '@kafkats/wire';
 import type { ConnectionFactory, ConnectTarget, MetaConnection } from './api.js';
+import { PoolClosedError, UnknownNodeError } from './errors.js';
 import { retryDelayMs, sleep } from './retry.js';
 import type { BrokerInfo } from './snapshot.js';
 
@@ -18,6 +20,20 @@ export interface BrokerPoolOptions {
    * timeout.
    */
   readonly anyStaggerMs?: number;
+  /**
+   * A pooled connection with nothing in flight for this long is closed, ms, and reopened on
+   * demand (Kafka's `connections.max.idle.ms`, default 540000 = 9 minutes). 0 never closes.
+   */
+  readonly connectionsMaxIdleMs?: number;
+  /** Random source in [0, 1) for the reconnect jitter; default Math.random. */
+  readonly random?: () => number;
+}
+
+/** How long a caller may wait for a connection, and its cancellation. */
+export interface PoolWait {
+  /** Epoch ms after which the wait fails. */
+  readonly deadline?: number;
+  readonly signal?: AbortSignal | undefined;
 }
 
 interface Slot {
@@ -49,8 +65,11 @@ export function parseHostPort(address: string): { host: string; port: number } {
 }
 
 /**
- * One connection per broker, opened lazily.
+ * One connection per broker, opened lazily; the one owner of reconnects.
  *
+ * A connection lives exactly as long as its socket; when it drops, the pool forgets it and the
+ * next `get` dials again, no sooner than the endpoint's jittered exponential backoff allows
+ * (`reconnectBackoffMs` doubling to `reconnectBackoffMaxMs`, reset by a success).
  * Connecting is guarded per endpoint, never globally: concurrent callers for one broker share
  * one connect (twenty callers, one socket), and a slow connect to a dead broker does not hold
  * up connects to healthy ones. Connections are keyed by node id *and* address, so a node that
@@ -58,6 +77,10 @@ export function parseHostPort(address: string): { host: string; port: number } {
  * known broker can be reached, {@link BrokerPool.any} goes back to the bootstrap addresses: a
  * cluster rolled onto new addresses is a normal event, and a pool that only knows the last
  * metadata's addresses would retry dead endpoints forever.
+ *
+ * A bootstrap connection whose address turns out to be a known node's becomes that node's
+ * connection; the other bootstrap connections close once idle, so no broker is held twice.
+ * Connections idle for `connectionsMaxIdleMs` are closed.
  */
 export class BrokerPool {
   readonly #bootstrap: readonly string[];
@@ -65,10 +88,14 @@ export class BrokerPool {
   readonly #backoffMs: number;
   readonly #backoffMaxMs: number;
   readonly #anyStaggerMs: number;
+  readonly #maxIdleMs: number;
+  readonly #random: () => number;
   /** node id -> its current address (from the latest installed snapshot). */
   readonly #addresses = new Map<number, { host: string; port: number }>();
   readonly #slots = new Map<string, Slot>();
+  readonly #dedicated = new Set<MetaConnection>();
   readonly #downListeners = new Set<(nodeId: number, error: Error | undefined) => void>();
+  #idleTimer: NodeJS.Timeout | undefined;
   #closed = false;
   #rotation = 0;
 
@@ -89,6 +116,17 @@ export class BrokerPool {
     this.#backoffMs = options.reconnectBackoffMs ?? 50;
     this.#backoffMaxMs = options.reconnectBackoffMaxMs ?? 1000;
     this.#anyStaggerMs = options.anyStaggerMs ?? 250;
+    this.#maxIdleMs = options.connectionsMaxIdleMs ?? 540_000;
+    this.#random = options.random ?? Math.random;
+    if (this.#maxIdleMs > 0) {
+      // Checked at half the idle limit (at most every 30 s), so a connection closes between
+      // one and one and a half limits after its last use.
+      this.#idleTimer = setInterval(
+        () => this.closeIdle(),
+        Math.max(10, Math.min(this.#maxIdleMs / 2, 30_000)),
+      );
+      this.#idleTimer.unref();
+    }
   }
 
   /** The bootstrap addresses as given. */
@@ -98,7 +136,9 @@ export class BrokerPool {
 
   /**
    * Learns broker addresses from an installed snapshot. A node whose address changed has its
-   * old connection closed; the next `get` opens one to the new address.
+   * old connection closed; the next `get` opens one to the new address. An open bootstrap
+   * connection to a node's address becomes that node's connection; other bootstrap
+   * connections are closed once nothing is in flight on them.
    */
   learnAddresses(brokers: readonly BrokerInfo[]): void {
     for (const b of brokers) {
@@ -106,7 +146,9 @@ export class BrokerPool {
       if (known !== undefined && known.host === b.host && known.port === b.port) continue;
       this.#addresses.set(b.nodeId, { host: b.host, port: b.port });
       if (known !== undefined) this.#drop(nodeKey(b.nodeId, known.host, known.port));
+      this.#adoptBootstrap(b);
     }
+    if (this.#addresses.size > 0) this.#closeBootstrapIfIdle();
   }
 
   /** Node ids whose addresses the pool knows. */
@@ -121,38 +163,25 @@ export class BrokerPool {
   }
 
   /**
-   * The connection to an endpoint, opened if needed.
+   * The connection to an endpoint, opened if needed. An open connection comes back at once
+   * (no timer); a caller that has to wait for a connect waits until `wait.deadline` at most.
    *
-   * @throws KafkaError `ERR_KAFKA_POOL_UNKNOWN_NODE` (retriable: metadata may learn it) for a node
-   *   id without a known address; the factory's error (a retriable connection error) when the
-   *   connect fails; `ERR_KAFKA_POOL_CLOSED` after close()
+   * @throws UnknownNodeError (retriable: metadata may learn it) for a node id without a known
+   *   address; the factory's error (a retriable connection error) when the connect fails; a
+   *   retriable `ConnectionError` when the connect outlasts `wait.deadline`; `AbortedError`;
+   *   `PoolClosedError` after close()
    */
-  get(endpoint: Endpoint): Promise<MetaConnection> {
-    if (this.#closed)
-      return Promise.reject(new KafkaError('ERR_KAFKA_POOL_CLOSED', 'the broker pool is closed'));
+  get(endpoint: Endpoint, wait?: PoolWait): Promise<MetaConnection> {
+    if (this.#closed) return Promise.reject(new PoolClosedError('the broker pool is closed'));
     let target: ConnectTarget;
     let key: string;
     if ('nodeId' in endpoint) {
       const address = this.#addresses.get(endpoint.nodeId);
-      if (address === undefined) {
-        return Promise.reject(
-          new KafkaError(
-            'ERR_KAFKA_POOL_UNKNOWN_NODE',
-            `broker ${endpoint.nodeId} is not in the metadata`,
-            {
-              retriable: true,
-            },
-          ),
-        );
-      }
+      if (address === undefined) return Promise.reject(new UnknownNodeError(endpoint.nodeId));
       key = nodeKey(endpoint.nodeId, address.host, address.port);
-      target = {
-        ...address,
-        nodeId: endpoint.nodeId,
-        label: `broker ${endpoint.nodeId} (${address.host}:${address.port})`,
-      };
+      target = nodeTarget(endpoint.nodeId, address);
     } else {
-      key = `bootstrap ${endpoint.bootstrap}`;
+      key = bootstrapKey(endpoint.bootstrap);
       target = { ...parseHostPort(endpoint.bootstrap), label: `bootstrap ${endpoint.bootstrap}` };
     }
     let slot = this.#slots.get(key);
@@ -171,7 +200,7 @@ export class BrokerPool {
       return Promise.resolve(slot.connection);
     // Every caller arriving while a connect is in flight gets that same promise.
     slot.connecting ??= this.#connect(slot);
-    return slot.connecting;
+    return bounded(slot.connecting, wait, target.label);
   }
 
   /**
@@ -180,7 +209,7 @@ export class BrokerPool {
    *
    * @throws the last connect error when nothing can be reached
    */
-  async any(): Promise<MetaConnection> {
+  async any(wait?: PoolWait): Promise<MetaConnection> {
     const open: MetaConnection[] = [];
     for (const [nodeId, address] of this.#addresses) {
       const c = this.#slots.get(nodeKey(nodeId, address.host, address.port))?.connection;
@@ -190,8 +219,8 @@ export class BrokerPool {
     // Before metadata names any broker (or after every node connection dropped), an open
     // bootstrap connection is as good as any: no need for a second socket to the same broker.
     for (const address of this.#bootstrap) {
-      const c = this.#slots.get(`bootstrap ${address}`)?.connection;
-      if (c !== undefined && !c.closed && this.#addresses.size === 0) return c;
+      const c = this.#slots.get(bootstrapKey(address))?.connection;
+      if (c !== undefined && !c.closed) return c;
     }
     const nodes = this.knownNodes();
     const start = nodes.length === 0 ? 0 : this.#rotation++ % nodes.length;
@@ -200,7 +229,30 @@ export class BrokerPool {
       endpoints.push({ nodeId: nodes[(start + i) % nodes.length] as number });
     }
     for (const address of this.#bootstrap) endpoints.push({ bootstrap: address });
-    return this.#firstReachable(endpoints);
+    return bounded(this.#firstReachable(endpoints), wait, 'any broker');
+  }
+
+  /**
+   * A connection to `nodeId` that the pool does not share: the caller owns it and closes it
+   * (the pool closes it too, on close()). For long polls that must not hold up other requests.
+   *
+   * @throws UnknownNodeError; the factory's connect error
+   */
+  async openDedicated(nodeId: number): Promise<MetaConnection> {
+    if (this.#closed) throw new PoolClosedError('the broker pool is closed');
+    const address = this.#addresses.get(nodeId);
+    if (address === undefined) throw new UnknownNodeError(nodeId);
+    const connection = await this.#factory({
+      ...nodeTarget(nodeId, address),
+      label: `broker ${nodeId} (${address.host}:${address.port}, dedicated)`,
+    });
+    if (this.#closed) {
+      await connection.close().catch(() => {});
+      throw new PoolClosedError('the broker pool is closed');
+    }
+    this.#dedicated.add(connection);
+    connection.onClose(() => this.#dedicated.delete(connection));
+    return connection;
   }
 
   /**
@@ -250,7 +302,7 @@ export class BrokerPool {
     });
   }
 
-  /** How many connections are open or opening (for tests and diagnostics). */
+  /** How many pooled connections are open or opening (for tests and diagnostics). */
   connectionCount(): number {
     let n = 0;
     for (const slot of this.#slots.values()) {
@@ -263,14 +315,34 @@ export class BrokerPool {
     return n;
   }
 
-  /** Closes every connection; later `get` calls reject. */
+  /**
+   * Closes pooled connections with nothing pending whose last activity is older than
+   * `connectionsMaxIdleMs`; runs on a timer, callable for tests. Returns how many it closed.
+   */
+  closeIdle(nowMs: number = Date.now()): number {
+    if (this.#maxIdleMs <= 0) return 0;
+    let closed = 0;
+    for (const slot of [...this.#slots.values()]) {
+      const c = slot.connection;
+      if (c === undefined || c.closed || c.pending > 0) continue;
+      if (nowMs - c.lastActivityMs < this.#maxIdleMs) continue;
+      this.#release(slot);
+      closed++;
+    }
+    return closed;
+  }
+
+  /** Closes every connection, dedicated ones included; later `get` calls reject. */
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#idleTimer !== undefined) clearInterval(this.#idleTimer);
     const closing: Promise<void>[] = [];
     for (const slot of this.#slots.values()) {
       if (slot.connection !== undefined) closing.push(slot.connection.close().catch(() => {}));
       slot.connection = undefined;
     }
+    for (const c of this.#dedicated) closing.push(c.close().catch(() => {}));
+    this.#dedicated.clear();
     this.#slots.clear();
     await Promise.all(closing);
   }
@@ -283,24 +355,14 @@ export class BrokerPool {
       if (this.#closed || this.#slots.get(slot.key) !== slot) {
         // Closed, or the node moved, while we were connecting: this socket has no owner.
         await connection.close().catch(() => {});
-        throw new KafkaError(
-          'ERR_KAFKA_POOL_CLOSED',
+        throw new PoolClosedError(
           `${slot.target.label}: connection no longer wanted`,
-          {
-            retriable: !this.#closed,
-          },
+          !this.#closed,
         );
       }
-      slot.connection = connection;
       slot.failures = 0;
       slot.retryAtMs = 0;
-      connection.onClose((error) => {
-        if (slot.connection !== connection) return;
-        slot.connection = undefined;
-        if (slot.target.nodeId !== undefined && !this.#closed) {
-          for (const listener of this.#downListeners) listener(slot.target.nodeId, error);
-        }
-      });
+      this.#attach(slot, connection);
       return connection;
     } catch (error) {
       slot.failures++;
@@ -309,11 +371,69 @@ export class BrokerPool {
         retryDelayMs(
           { backoffMs: this.#backoffMs, maxBackoffMs: this.#backoffMaxMs, jitter: 0.2 },
           slot.failures + 1,
+          this.#random,
         );
       throw error;
     } finally {
       slot.connecting = undefined;
     }
+  }
+
+  /** Makes `connection` the slot's, and forgets it (telling the listeners) when it drops. */
+  #attach(slot: Slot, connection: MetaConnection): void {
+    slot.connection = connection;
+    connection.onClose((error) => {
+      if (slot.connection !== connection) return;
+      slot.connection = undefined;
+      if (slot.target.nodeId !== undefined && !this.#closed && error !== undefined) {
+        for (const listener of this.#downListeners) listener(slot.target.nodeId, error);
+      }
+    });
+  }
+
+  /** An open bootstrap connection to `broker`'s address becomes the node's connection. */
+  #adoptBootstrap(broker: BrokerInfo): void {
+    const nodeSlotKey = nodeKey(broker.nodeId, broker.host, broker.port);
+    const existing = this.#slots.get(nodeSlotKey);
+    if (existing?.connection !== undefined || existing?.connecting !== undefined) return;
+    for (const address of this.#bootstrap) {
+      const bootstrap = this.#slots.get(bootstrapKey(address));
+      const c = bootstrap?.connection;
+      if (bootstrap === undefined || c === undefined || c.closed) continue;
+      const { host, port } = bootstrap.target;
+      if (host !== broker.host || port !== broker.port) continue;
+      bootstrap.connection = undefined;
+      this.#slots.delete(bootstrap.key);
+      const slot: Slot = existing ?? {
+        key: nodeSlotKey,
+        target: nodeTarget(broker.nodeId, broker),
+        connection: undefined,
+        connecting: undefined,
+        failures: 0,
+        retryAtMs: 0,
+      };
+      this.#slots.set(nodeSlotKey, slot);
+      this.#attach(slot, c);
+      return;
+    }
+  }
+
+  /** Bootstrap connections that became redundant once metadata named the brokers. */
+  #closeBootstrapIfIdle(): void {
+    for (const address of this.#bootstrap) {
+      const slot = this.#slots.get(bootstrapKey(address));
+      const c = slot?.connection;
+      if (slot === undefined || c === undefined || c.closed || c.pending > 0) continue;
+      this.#release(slot);
+    }
+  }
+
+  /** Closes a slot's connection on purpose (no broker-down signal) and forgets the slot. */
+  #release(slot: Slot): void {
+    const connection = slot.connection;
+    slot.connection = undefined;
+    if (slot.connecting === undefined) this.#slots.delete(slot.key);
+    if (connection !== undefined) void connection.close().catch(() => {});
   }
 
   #drop(key: string): void {
@@ -328,4 +448,66 @@ export class BrokerPool {
 
 function nodeKey(nodeId: number, host: string, port: number): string {
   return `node ${nodeId} ${host}:${port}`;
+}
+
+function bootstrapKey(address: string): string {
+  return `bootstrap ${address}`;
+}
+
+function nodeTarget(nodeId: number, address: { host: string; port: number }): ConnectTarget {
+  return {
+    host: address.host,
+    port: address.port,
+    nodeId,
+    label: `broker ${nodeId} (${address.host}:${address.port})`,
+  };
+}
+
+/**
+ * `work`, or a rejection when `wait.deadline` passes or `wait.signal` aborts first. Only
+ * callers that must wait for a connect get here, so the timer is off the hot path. A connect
+ * to a broker that does not answer is bounded by the connection's own setup timeout, and the
+ * pool shares it with later callers, so it is left running.
+ */
+function bounded<T>(work: Promise<T>, wait: PoolWait | undefined, label: string): Promise<T> {
+  if (wait === undefined || (wait.deadline === undefined && wait.signal === undefined))
+    return work;
+  const { deadline, signal } = wait;
+  if (signal?.aborted) return Promise.reject(new AbortedError(`connect to ${label}`, signal.reason));
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      finish();
+      reject(new AbortedError(`connect to ${label}`, signal?.reason));
+    };
+    const finish = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    if (deadline !== undefined) {
+      const waitMs = Math.max(0, deadline - Date.now());
+      timer = setTimeout(() => {
+        finish();
+        reject(
+          new ConnectionError(
+            'ERR_KAFKA_CONNECTION_FAILED',
+            label,
+            `no connection within the operation's time (${waitMs} ms left when the wait began)`,
+          ),
+        );
+      }, waitMs);
+      timer.unref();
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        finish();
+        resolve(value);
+      },
+      (error: unknown) => {
+        finish();
+        reject(error);
+      },
+    );
+  });
 }

@@ -1,3 +1,5 @@
+import { AbortedError } from '@kafkats/wire';
+
 /** How the cluster retries a routed request. Every field has a default. */
 export interface RetryPolicy {
   /** Attempts per operation for ordinary retriable errors, first one included. Default 5. */
@@ -48,10 +50,25 @@ export function retryDelayMs(
   return Math.max(0, Math.min(policy.maxBackoffMs, Math.round(base * factor)));
 }
 
-/** Resolves after `ms`, with an unref'd timer so a pending retry never keeps Node alive. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
+/**
+ * Resolves after `ms`, with an unref'd timer so a pending retry never keeps Node alive.
+ * Rejects with `AbortedError` as soon as `signal` aborts.
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new AbortedError('retry backoff', signal.reason));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new AbortedError('retry backoff', signal?.reason));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
     timer.unref?.();
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

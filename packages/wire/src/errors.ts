@@ -93,3 +93,14 @@ export class AuthenticationError extends KafkaError {
     this.broker = broker;
   }
 }
+
+/**
+ * The caller cancelled the request through its `AbortSignal`. A request already written is
+ * left in its slot and its late answer discarded, so the connection stays in step.
+ * Code `ERR_KAFKA_ABORTED`; never retriable; `cause` is the signal's reason.
+ */
+export class AbortedError extends KafkaError {
+  constructor(what: string, reason: unknown) {
+    super('ERR_KAFKA_ABORTED', `${what}: aborted`, { retriable: false, cause: reason });
+  }
+}

@@ -17,11 +17,15 @@ export class FrameSizeError extends Error {
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Splits a byte stream into Kafka frames (`int32 size` + `size` bytes) as socket chunks
- * arrive. A frame wholly inside one chunk is handed out as a view of that chunk (no copy);
- * only a frame that straddles chunks is assembled into one buffer, allocated once its size
- * has been checked against `maxFrameBytes`, so an untrusted length never sizes memory.
+ * arrive. A frame wholly inside one chunk is handed out as a view of that chunk (no copy).
+ * A frame that straddles chunks is assembled in a buffer that grows (doubling, capped at the
+ * frame size) as its bytes arrive, so the memory it holds follows what the peer actually
+ * sent: a header announcing 100 MiB followed by a trickle pins at most twice the trickle, not
+ * 100 MiB. The size is still checked against `maxFrameBytes` at the header.
  *
  * `onFrame` receives the bytes after the size prefix (header + body). The view stays valid
  * as long as it is referenced: Node never reuses a socket chunk.
@@ -31,7 +35,9 @@ export class FrameReader {
   private readonly onFrame: (frame: Buffer) => void;
   private readonly header = Buffer.alloc(4);
   private headerFilled = 0;
-  private pending: Buffer | null = null;
+  /** Size of the frame being collected; -1 when between frames. */
+  private pendingSize = -1;
+  private pending: Buffer = EMPTY;
   private pendingFilled = 0;
   private stopped = false;
 
@@ -54,7 +60,8 @@ export class FrameReader {
   /** Stops delivering frames, also in the middle of a `push` (the connection is closing). */
   stop(): void {
     this.stopped = true;
-    this.pending = null;
+    this.pendingSize = -1;
+    this.pending = EMPTY;
     this.headerFilled = 0;
     this.pendingFilled = 0;
   }
@@ -69,16 +76,25 @@ export class FrameReader {
     let off = 0;
     const end = chunk.length;
     while (off < end && !this.stopped) {
-      const pending = this.pending;
-      if (pending !== null) {
-        const take = Math.min(pending.length - this.pendingFilled, end - off);
-        chunk.copy(pending, this.pendingFilled, off, off + take);
-        this.pendingFilled += take;
+      if (this.pendingSize >= 0) {
+        const take = Math.min(this.pendingSize - this.pendingFilled, end - off);
+        const need = this.pendingFilled + take;
+        if (need > this.pending.length) {
+          const grown = Buffer.allocUnsafe(
+            Math.min(this.pendingSize, Math.max(need, 2 * this.pending.length)),
+          );
+          this.pending.copy(grown, 0, 0, this.pendingFilled);
+          this.pending = grown;
+        }
+        chunk.copy(this.pending, this.pendingFilled, off, off + take);
+        this.pendingFilled = need;
         off += take;
-        if (this.pendingFilled === pending.length) {
-          this.pending = null;
+        if (this.pendingFilled === this.pendingSize) {
+          const frame = this.pending;
+          this.pendingSize = -1;
+          this.pending = EMPTY;
           this.pendingFilled = 0;
-          this.onFrame(pending);
+          this.onFrame(frame);
         }
         continue;
       }
@@ -104,7 +120,7 @@ export class FrameReader {
         off += size;
         this.onFrame(frame);
       } else {
-        this.pending = Buffer.allocUnsafe(size);
+        this.pendingSize = size;
         this.pendingFilled = 0;
       }
     }
