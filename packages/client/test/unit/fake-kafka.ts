@@ -75,6 +75,8 @@ export class FakeKafka {
   readonly connections: FakeConnection[] = [];
   /** Fetches answered. */
   fetchAnswers = 0;
+  /** Fetches answered with at least one batch. */
+  dataAnswers = 0;
   readonly #waiters = new Set<() => void>();
 
   constructor(brokers = 3, partitions = 1) {
@@ -309,6 +311,7 @@ export class FakeKafka {
       size += b.bytes.length;
     }
     this.fetchAnswers++;
+    if (chosen.length > 0) this.dataAnswers++;
     return data({
       highWatermark: state.logEndOffset,
       lastStableOffset: state.logEndOffset,
