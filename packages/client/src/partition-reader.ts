@@ -119,7 +119,9 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
   constructor(cluster: Cluster, options: PartitionReaderOptions) {
     const { topic, partition, startOffset } = options;
     if (typeof topic !== 'string' || topic === '') throw invalid('topic must be a name');
-    count(partition, 0, 'partition');
+    if (!Number.isInteger(partition) || partition < 0) {
+      throw invalid(`partition must be an integer >= 0, got ${partition}`);
+    }
     if (typeof startOffset === 'bigint' ? startOffset < 0n : !isSpec(startOffset)) {
       throw invalid(`startOffset must be an offset >= 0, 'earliest' or 'latest'`);
     }

@@ -491,6 +491,32 @@ describe('PartitionReader: cancellation and memory', () => {
     expect(valuesOf([...first, ...second])).toEqual(expected(0, 4));
   });
 
+  it('waits out a throttled answer before fetching again (KIP-219)', async () => {
+    const kafka = new FakeKafka();
+    kafka.appendValues(0, 1);
+    kafka.appendValues(0, 1);
+    kafka.intercept = (_node, apiKey, request, version) => {
+      if (apiKey !== 1) return undefined;
+      return kafka.fetch(1, request as FetchRequest, version, undefined).then((r) => {
+        r.throttleTimeMs = 600_000;
+        return r;
+      });
+    };
+    const controller = new AbortController();
+    const reader = open(await connect(kafka), {
+      partitionMaxBytes: 1,
+      prefetch: false,
+      signal: controller.signal,
+    });
+    const batches = await readUntil(reader, (all) => {
+      if (all.length === 1) setTimeout(() => controller.abort(), 50);
+      return false;
+    });
+    // The first answer asked for ten minutes of quiet: no second fetch was sent.
+    expect(batches).toHaveLength(1);
+    expect(kafka.fetches()).toHaveLength(1);
+  });
+
   it('refuses a second concurrent iteration', async () => {
     const kafka = new FakeKafka();
     const controller = new AbortController();
