@@ -1,0 +1,49 @@
+import type { KafkaRecord } from '@kafkats/codec';
+
+/**
+ * What one Fetch answer moved a partition reader forward by. Yielded only when the position
+ * moved: a long poll that expires with nothing new yields nothing.
+ *
+ * Keys, values and header values of `records` are views into the response's bytes (or into a
+ * compressed batch's decompressed copy). They are never reused, so they stay valid as long as
+ * you hold them, but any one of them keeps the whole response in memory: copy
+ * (`Buffer.from(view)`) what you keep beyond processing.
+ */
+export interface PartitionBatch {
+  readonly topic: string;
+  readonly partition: number;
+  /**
+   * The offset this answer was fetched at. Equal to the previous batch's `nextOffset`, except
+   * after an OFFSET_OUT_OF_RANGE reset moved the reader (the gap is visible here).
+   */
+  readonly fetchOffset: bigint;
+  /**
+   * Data records, offsets ascending, all at or after `fetchOffset`. Never control records
+   * (transaction markers); under read_committed, never records of aborted transactions. May be
+   * empty when the answer held only such records. Each has `offset` (bigint), `timestamp`
+   * (bigint ms), `key`, `value`, `headers`.
+   */
+  readonly records: readonly KafkaRecord[];
+  /**
+   * Where reading continues: resume a reader here to read on after this batch. Past the last
+   * record and also past any skipped control batch, aborted batch or compacted gap.
+   */
+  readonly nextOffset: bigint;
+  /** The partition's high-water mark in this answer (offsets below it are replicated). */
+  readonly highWatermark: bigint;
+  /** The last stable offset (end of decided transactions) in this answer; -1 when not sent. */
+  readonly lastStableOffset: bigint;
+  /** The log start offset in this answer; -1 when not sent. */
+  readonly logStartOffset: bigint;
+  /** The broker that answered (the leader). */
+  readonly leaderId: number;
+  /** The leader epoch the reader fetched with; -1 when unknown. */
+  readonly leaderEpoch: number;
+}
+
+/**
+ * Which records a reader sees (Kafka's `isolation.level`; int8 0 and 1 on the wire, KIP-98):
+ * `'read_uncommitted'` every data record up to the high-water mark, `'read_committed'` only
+ * committed transactional records, up to the last stable offset.
+ */
+export type IsolationLevelName = 'read_uncommitted' | 'read_committed';

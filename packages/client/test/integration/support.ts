@@ -1,0 +1,133 @@
+// Shared pieces of the reader's integration tests: unique names, a connection factory that
+// records every request, and a bounded read loop (a guard against hanging, not a timing check).
+import { randomUUID } from 'node:crypto';
+import type { KafkaRecord } from '@kafkats/codec';
+import {
+  type ConnectionFactory,
+  type MetaConnection,
+  type WireConnectionOptions,
+  wireConnectionFactory,
+} from '@kafkats/meta';
+import type { ConsumedRecord } from '@kafkats/testkit';
+import type { PartitionBatch } from '../../src/index.js';
+
+export const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+export interface SentRequest {
+  /** Undefined on a bootstrap connection (the pool may adopt one as a node's connection). */
+  readonly nodeId: number | undefined;
+  /** `host:port` of the broker. */
+  readonly address: string;
+  readonly dedicated: boolean;
+  readonly apiKey: number;
+  /** Set when the answer (or a failure) came back. */
+  settled: 'answered' | 'failed' | undefined;
+}
+
+/** The real wire factory, with every request on every connection recorded. */
+export function spyFactory(options: WireConnectionOptions = {}): {
+  factory: ConnectionFactory;
+  sent: SentRequest[];
+} {
+  const inner = wireConnectionFactory(options);
+  const sent: SentRequest[] = [];
+  const factory: ConnectionFactory = async (target) => {
+    const c = await inner(target);
+    const dedicated = target.label.includes('dedicated');
+    const wrapped: MetaConnection = {
+      get closed() {
+        return c.closed;
+      },
+      get pending() {
+        return c.pending;
+      },
+      get lastActivityMs() {
+        return c.lastActivityMs;
+      },
+      negotiatedVersion: (k) => c.negotiatedVersion(k),
+      onClose: (l) => c.onClose(l),
+      close: () => c.close(),
+      send: async (api, request, sendOptions) => {
+        const entry: SentRequest = {
+          nodeId: target.nodeId,
+          address: `${target.host}:${target.port}`,
+          dedicated,
+          apiKey: api.apiKey,
+          settled: undefined,
+        };
+        sent.push(entry);
+        try {
+          const response = await c.send(api, request, sendOptions);
+          entry.settled = 'answered';
+          return response;
+        } catch (error) {
+          entry.settled = 'failed';
+          throw error;
+        }
+      },
+    };
+    return wrapped;
+  };
+  return { factory, sent };
+}
+
+/**
+ * Iterates until `done` says so or `guardMs` passes (then the loop is aborted and the caller's
+ * assertions on what was read fail with the evidence).
+ */
+export async function readWhile(
+  source: AsyncIterable<PartitionBatch>,
+  done: (all: PartitionBatch[]) => boolean,
+  options: {
+    guard?: AbortController;
+    guardMs?: number;
+    onBatch?: (b: PartitionBatch) => void;
+  } = {},
+): Promise<PartitionBatch[]> {
+  const all: PartitionBatch[] = [];
+  const guard = options.guard;
+  const timer = guard ? setTimeout(() => guard.abort(), options.guardMs ?? 90_000) : undefined;
+  try {
+    for await (const batch of source) {
+      all.push(batch);
+      options.onBatch?.(batch);
+      if (done(all)) break;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  return all;
+}
+
+/** A record as plain data, comparable with what Kafka's own consumer read. */
+export interface PlainRecord {
+  offset: bigint;
+  timestamp: bigint;
+  key: string | null;
+  value: string | null;
+  headers: { key: string; value: string | null }[];
+}
+
+const hex = (b: Buffer | null) => (b === null ? null : b.toString('hex'));
+
+export function plain(record: KafkaRecord): PlainRecord {
+  return {
+    offset: record.offset,
+    timestamp: record.timestamp,
+    key: hex(record.key),
+    value: hex(record.value),
+    headers: record.headers.map((h) => ({ key: h.key, value: hex(h.value) })),
+  };
+}
+
+export function plainJava(record: ConsumedRecord): PlainRecord {
+  return {
+    offset: record.offset,
+    timestamp: record.timestamp,
+    key: hex(record.key),
+    value: hex(record.value),
+    headers: record.headers.map((h) => ({ key: h.key, value: hex(h.value) })),
+  };
+}
+
+export const recordsOf = (batches: readonly PartitionBatch[]) => batches.flatMap((b) => b.records);

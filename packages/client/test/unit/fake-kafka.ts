@@ -1,0 +1,430 @@
+// An in-memory Kafka behind @kafkats/meta's ConnectionFactory: brokers, one log per partition
+// made of real encoded record batches, a leader and epoch per partition that a test can move,
+// a metadata view that may lag behind the truth, and hooks to answer any request differently.
+// Fetch follows the broker's rules the reader depends on: leader and epoch checks (KIP-320),
+// OFFSET_OUT_OF_RANGE, the high-water mark, and a long poll that waits for data or maxWaitMs.
+import {
+  createFetchResponse,
+  createFetchResponseFetchableTopicResponse,
+  createFetchResponseLeaderIdAndEpoch,
+  createFetchResponsePartitionData,
+  createListOffsetsResponse,
+  createListOffsetsResponsePartitionResponse,
+  createListOffsetsResponseTopicResponse,
+  createMetadataResponse,
+  createMetadataResponseBroker,
+  createMetadataResponsePartition,
+  createMetadataResponseTopic,
+  ErrorCode,
+  encodeRecordBatchSync,
+  type FetchRequest,
+  type FetchResponse,
+  type ListOffsetsRequest,
+  type MetadataRequest,
+  type RecordInput,
+} from '@kafkats/codec';
+import type { ConnectionFactory, ConnectTarget, MetaConnection } from '@kafkats/meta';
+import { AbortedError, ConnectionError } from '@kafkats/wire';
+
+export const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
+
+export interface FakePartitionState {
+  leader: number;
+  leaderEpoch: number;
+  /** Encoded batches with the offset each starts at. */
+  batches: { baseOffset: bigint; bytes: Buffer; lastOffset: bigint }[];
+  logStartOffset: bigint;
+  /** Next offset to assign (the log end offset; the high-water mark here). */
+  logEndOffset: bigint;
+}
+
+type Handler = (
+  node: number,
+  apiKey: number,
+  request: unknown,
+  version: number,
+) => unknown | Promise<unknown>;
+
+export interface SentRequest {
+  node: number;
+  apiKey: number;
+  request: unknown;
+  version: number;
+  dedicated: boolean;
+}
+
+export class FakeKafka {
+  readonly brokers = new Map<number, { host: string; port: number; up: boolean }>();
+  topicName = 'events';
+  topicId = TOPIC_ID;
+  /** Error code the topic's metadata carries (TOPIC_AUTHORIZATION_FAILED, ...). */
+  topicErrorCode = 0;
+  readonly partitions: FakePartitionState[] = [];
+  /** When set, Metadata answers from this view instead of the truth (a lagging broker). */
+  metadataView: { leader: number; leaderEpoch: number }[] | undefined;
+  versions = new Map<number, number>([
+    [1, 17],
+    [2, 9],
+    [3, 12],
+  ]);
+  /** Runs before the default handling; return undefined to fall through. */
+  intercept: Handler | undefined;
+  /** Leader hints (KIP-951) in NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH answers. */
+  leaderHints = false;
+  readonly sent: SentRequest[] = [];
+  readonly connections: FakeConnection[] = [];
+  /** Fetches answered. */
+  fetchAnswers = 0;
+  /** Fetches answered with at least one batch. */
+  dataAnswers = 0;
+  readonly #waiters = new Set<() => void>();
+
+  constructor(brokers = 3, partitions = 1) {
+    for (let id = 1; id <= brokers; id++)
+      this.brokers.set(id, { host: '127.0.0.1', port: 9000 + id, up: true });
+    for (let p = 0; p < partitions; p++) {
+      this.partitions.push({
+        leader: (p % brokers) + 1,
+        leaderEpoch: 0,
+        batches: [],
+        logStartOffset: 0n,
+        logEndOffset: 0n,
+      });
+    }
+  }
+
+  bootstrap(): string {
+    return [...this.brokers.values()].map((b) => `${b.host}:${b.port}`).join(',');
+  }
+
+  partition(p = 0): FakePartitionState {
+    const state = this.partitions[p];
+    if (state === undefined) throw new Error(`no fake partition ${p}`);
+    return state;
+  }
+
+  /** Appends one batch and wakes long polls. Returns its base offset. */
+  append(
+    p: number,
+    records: readonly RecordInput[],
+    extra: { producerId?: bigint; transactional?: boolean; control?: boolean } = {},
+  ): bigint {
+    const state = this.partition(p);
+    const baseOffset = state.logEndOffset;
+    const bytes = encodeRecordBatchSync({
+      baseOffset,
+      partitionLeaderEpoch: state.leaderEpoch,
+      ...(extra.producerId === undefined
+        ? {}
+        : { producerId: extra.producerId, producerEpoch: 0, baseSequence: 0 }),
+      ...(extra.transactional === undefined ? {} : { transactional: extra.transactional }),
+      ...(extra.control === undefined ? {} : { control: extra.control }),
+      now: 1_700_000_000_000,
+      records,
+    });
+    const lastOffset = baseOffset + BigInt(records.length - 1);
+    state.batches.push({ baseOffset, bytes, lastOffset });
+    state.logEndOffset = lastOffset + 1n;
+    this.wake();
+    return baseOffset;
+  }
+
+  /** Appends `n` records with values `v<offset>`, one batch. */
+  appendValues(p: number, n: number): void {
+    const start = this.partition(p).logEndOffset;
+    const records = Array.from({ length: n }, (_, i) => ({
+      key: null,
+      value: Buffer.from(`v${start + BigInt(i)}`),
+    }));
+    this.append(p, records);
+  }
+
+  /** Moves leadership (bumps the epoch) and wakes long polls. */
+  moveLeader(p: number, to: number): void {
+    const state = this.partition(p);
+    state.leader = to;
+    state.leaderEpoch++;
+    this.wake();
+  }
+
+  /** Drops every connection to a broker, as a lost socket. */
+  drop(node: number): void {
+    for (const c of this.connections) if (c.node === node) c.lose();
+  }
+
+  wake(): void {
+    for (const w of [...this.#waiters]) w();
+  }
+
+  factory: ConnectionFactory = async (target: ConnectTarget) => {
+    const entry = [...this.brokers.entries()].find(
+      ([, b]) => b.host === target.host && b.port === target.port,
+    );
+    if (entry === undefined || !entry[1].up) {
+      throw new ConnectionError('ERR_KAFKA_CONNECTION_FAILED', target.label, 'refused');
+    }
+    const connection = new FakeConnection(this, entry[0], target.label.includes('dedicated'));
+    this.connections.push(connection);
+    return connection;
+  };
+
+  /** Open dedicated connections. */
+  dedicated(): FakeConnection[] {
+    return this.connections.filter((c) => c.dedicated && !c.closed);
+  }
+
+  fetches(): SentRequest[] {
+    return this.sent.filter((s) => s.apiKey === 1);
+  }
+
+  metadataRequests(): number {
+    return this.sent.filter((s) => s.apiKey === 3).length;
+  }
+
+  async answer(
+    node: number,
+    apiKey: number,
+    request: unknown,
+    version: number,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    const custom = await this.intercept?.(node, apiKey, request, version);
+    if (custom !== undefined) {
+      if (custom instanceof Error) throw custom;
+      return custom;
+    }
+    if (apiKey === 3) return this.metadata(request as MetadataRequest);
+    if (apiKey === 2) return this.listOffsets(request as ListOffsetsRequest);
+    if (apiKey === 1) return this.fetch(node, request as FetchRequest, version, signal);
+    throw new Error(`fake kafka: api ${apiKey} not handled`);
+  }
+
+  metadata(request: MetadataRequest) {
+    const view = this.metadataView ?? this.partitions;
+    const named = request.topics === null || request.topics.some((t) => t.name === this.topicName);
+    return createMetadataResponse({
+      brokers: [...this.brokers.entries()].map(([nodeId, b]) =>
+        createMetadataResponseBroker({ nodeId, host: b.host, port: b.port }),
+      ),
+      clusterId: 'fake',
+      controllerId: 1,
+      topics: named
+        ? [
+            createMetadataResponseTopic({
+              errorCode: this.topicErrorCode,
+              name: this.topicName,
+              topicId: this.topicId,
+              partitions:
+                this.topicErrorCode !== 0
+                  ? []
+                  : view.map((p, i) =>
+                      createMetadataResponsePartition({
+                        partitionIndex: i,
+                        leaderId: p.leader,
+                        leaderEpoch: p.leaderEpoch,
+                        replicaNodes: [...this.brokers.keys()],
+                        isrNodes: [...this.brokers.keys()],
+                      }),
+                    ),
+            }),
+          ]
+        : [],
+    });
+  }
+
+  listOffsets(request: ListOffsetsRequest) {
+    return createListOffsetsResponse({
+      topics: request.topics.map((t) =>
+        createListOffsetsResponseTopicResponse({
+          name: t.name,
+          partitions: t.partitions.map((p) => {
+            const state = this.partition(p.partitionIndex);
+            return createListOffsetsResponsePartitionResponse({
+              partitionIndex: p.partitionIndex,
+              offset: p.timestamp === -2n ? state.logStartOffset : state.logEndOffset,
+              timestamp: -1n,
+            });
+          }),
+        }),
+      ),
+    });
+  }
+
+  async fetch(
+    node: number,
+    request: FetchRequest,
+    version: number,
+    signal: AbortSignal | undefined,
+  ): Promise<FetchResponse> {
+    const topic = request.topics[0]!;
+    const asked = topic.partitions[0]!;
+    const state = this.partition(asked.partition);
+    const data = (init: Parameters<typeof createFetchResponsePartitionData>[0]) =>
+      createFetchResponse({
+        responses: [
+          createFetchResponseFetchableTopicResponse({
+            topic: version >= 13 ? '' : topic.topic,
+            topicId: version >= 13 ? topic.topicId : 'AAAAAAAAAAAAAAAAAAAAAA',
+            partitions: [
+              createFetchResponsePartitionData({ partitionIndex: asked.partition, ...init }),
+            ],
+          }),
+        ],
+      });
+    const hint = () =>
+      this.leaderHints
+        ? {
+            currentLeader: createFetchResponseLeaderIdAndEpoch({
+              leaderId: state.leader,
+              leaderEpoch: state.leaderEpoch,
+            }),
+          }
+        : {};
+    if (version >= 13 && topic.topicId !== this.topicId) {
+      return data({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID });
+    }
+    if (state.leader !== node) {
+      return data({ errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, ...hint() });
+    }
+    if (asked.currentLeaderEpoch >= 0 && asked.currentLeaderEpoch < state.leaderEpoch) {
+      return data({ errorCode: ErrorCode.FENCED_LEADER_EPOCH, ...hint() });
+    }
+    if (asked.currentLeaderEpoch > state.leaderEpoch) {
+      return data({ errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH });
+    }
+    const offset = asked.fetchOffset;
+    if (offset < state.logStartOffset || offset > state.logEndOffset) {
+      return data({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, highWatermark: -1n });
+    }
+    if (offset === state.logEndOffset && request.maxWaitMs > 0) {
+      await this.#longPoll(request.maxWaitMs, signal);
+      if (signal?.aborted) throw new Error('fake kafka: the fetch was abandoned');
+      if (state.leader !== node) return data({ errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER });
+    }
+    // From the batch holding the offset on, whole batches up to partitionMaxBytes (at least one).
+    const chosen: Buffer[] = [];
+    let size = 0;
+    for (const b of state.batches) {
+      if (b.lastOffset < offset) continue;
+      if (chosen.length > 0 && size + b.bytes.length > asked.partitionMaxBytes) break;
+      chosen.push(b.bytes);
+      size += b.bytes.length;
+    }
+    this.fetchAnswers++;
+    if (chosen.length > 0) this.dataAnswers++;
+    return data({
+      highWatermark: state.logEndOffset,
+      lastStableOffset: state.logEndOffset,
+      logStartOffset: state.logStartOffset,
+      records: Buffer.concat(chosen),
+    });
+  }
+
+  /** Waits for maxWaitMs, or until the log or its leader changes, or the request is abandoned. */
+  #longPoll(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#waiters.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+export class FakeConnection implements MetaConnection {
+  closed = false;
+  pending = 0;
+  lastActivityMs = Date.now();
+  readonly kafka: FakeKafka;
+  readonly node: number;
+  readonly dedicated: boolean;
+  readonly #listeners = new Set<(e: Error | undefined) => void>();
+  readonly #inflight = new Set<(e: Error) => void>();
+
+  constructor(kafka: FakeKafka, node: number, dedicated: boolean) {
+    this.kafka = kafka;
+    this.node = node;
+    this.dedicated = dedicated;
+  }
+
+  negotiatedVersion(apiKey: number): number | undefined {
+    return this.kafka.versions.get(apiKey);
+  }
+
+  send<Req, Res>(
+    api: { apiKey: number; name: string },
+    request: Req,
+    options: { version: number; signal?: AbortSignal },
+  ): Promise<Res> {
+    if (this.closed) {
+      return Promise.reject(
+        new ConnectionError('ERR_KAFKA_CONNECTION_LOST', `broker ${this.node}`, 'closed'),
+      );
+    }
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(new AbortedError(api.name, signal.reason));
+    this.kafka.sent.push({
+      node: this.node,
+      apiKey: api.apiKey,
+      request,
+      version: options.version,
+      dedicated: this.dedicated,
+    });
+    this.pending++;
+    return new Promise<Res>((resolve, reject) => {
+      // The fake broker's own wait ends with the connection or the caller's abort.
+      const local = new AbortController();
+      const fail = (e: Error) => {
+        cleanup();
+        local.abort();
+        reject(e);
+      };
+      const onAbort = () => fail(new AbortedError(api.name, signal?.reason));
+      const cleanup = () => {
+        this.pending--;
+        this.#inflight.delete(fail);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      this.#inflight.add(fail);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      Promise.resolve()
+        .then(() =>
+          this.kafka.answer(this.node, api.apiKey, request, options.version, local.signal),
+        )
+        .then(
+          (response) => {
+            if (!this.#inflight.has(fail)) return;
+            cleanup();
+            resolve(response as Res);
+          },
+          (error: unknown) => {
+            if (!this.#inflight.has(fail)) return;
+            fail(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
+    });
+  }
+
+  onClose(listener: (error: Error | undefined) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The socket is lost: every request in flight fails with a retriable ConnectionError. */
+  lose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const error = new ConnectionError('ERR_KAFKA_CONNECTION_LOST', `broker ${this.node}`, 'lost');
+    for (const f of [...this.#inflight]) f(error);
+    for (const l of this.#listeners) l(error);
+  }
+
+  async close(): Promise<void> {
+    this.lose();
+  }
+}
