@@ -28,6 +28,7 @@ import { type AdminCall, throwIfNothingAnswered } from './admin-call.js';
 import {
   type FanOutResult,
   fanOutToLeaders,
+  type LeaderFanOutSpec,
   type PartitionKey,
   type PartitionOutcome,
   partitionKey,
@@ -114,20 +115,51 @@ function outcomes<P extends { partitionIndex: number; errorCode: number }, R>(
   return out;
 }
 
-/** The results in input order, each input partition answered by its (deduplicated) result. */
-function inOrder<K extends TopicPartition, R, O>(
-  keys: readonly K[],
-  results: ReadonlyMap<string, FanOutResult<R>>,
-  make: (key: K, r: FanOutResult<R>) => O,
-): O[] {
-  const out = keys.map((key) => {
-    const r = results.get(partitionKey(key.topic, key.partition)) ?? {};
-    return make(key, r);
+/**
+ * {@link fanOutToLeaders} for items that may name a partition more than once: identical items
+ * (same `identity`) are sent once, and different asks of one partition (its earliest and its
+ * latest offset) go in separate rounds run side by side, since one request carries a
+ * partition once. Results are keyed by `identity`.
+ */
+async function fanOutDistinct<K extends PartitionKey, R>(
+  call: AdminCall,
+  items: readonly K[],
+  identity: (item: K) => string,
+  spec: LeaderFanOutSpec<K, R>,
+): Promise<Map<string, FanOutResult<R>>> {
+  const layers: K[][] = [];
+  const seen = new Set<string>();
+  const depth = new Map<string, number>();
+  for (const item of items) {
+    const id = identity(item);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const key = partitionKey(item.topic, item.partition);
+    const d = depth.get(key) ?? 0;
+    depth.set(key, d + 1);
+    (layers[d] ??= []).push(item);
+  }
+  const answered = await Promise.all(layers.map((layer) => fanOutToLeaders(call, layer, spec)));
+  const out = new Map<string, FanOutResult<R>>();
+  layers.forEach((layer, i) => {
+    for (const item of layer) {
+      const r = answered[i]!.get(partitionKey(item.topic, item.partition));
+      if (r !== undefined) out.set(identity(item), r);
+    }
   });
-  throwIfNothingAnswered(
-    keys.map((key) => results.get(partitionKey(key.topic, key.partition))?.error),
-  );
   return out;
+}
+
+/** The results in input order; throws when no item got any answer (see `throwIfNothingAnswered`). */
+function inOrder<K extends TopicPartition, R, O>(
+  items: readonly K[],
+  results: ReadonlyMap<string, FanOutResult<R>>,
+  identity: (item: K) => string,
+  make: (item: K, r: FanOutResult<R>) => O,
+): O[] {
+  const found = items.map((item) => results.get(identity(item)) ?? {});
+  throwIfNothingAnswered(found.map((r) => r.error));
+  return items.map((item, i) => make(item, found[i]!));
 }
 
 const tp = (k: TopicPartition) => ({ topic: k.topic, partition: k.partition });
@@ -140,7 +172,9 @@ export async function listOffsets(
 ): Promise<ListOffsetsResult> {
   const readCommitted = options.isolationLevel === 'read_committed';
   type Found = { offset: bigint; timestamp: bigint; leaderEpoch: number };
-  const results = await fanOutToLeaders<ListOffsetsRequestItem, Found>(call, items, {
+  const identity = (k: ListOffsetsRequestItem) =>
+    `${partitionKey(k.topic, k.partition)}@${specTimestamp(k.spec)}`;
+  const results = await fanOutDistinct<ListOffsetsRequestItem, Found>(call, items, identity, {
     async send(node, keys, sendOptions) {
       let version = 0;
       const response = await call.cluster.sendToNode(
@@ -159,7 +193,7 @@ export async function listOffsets(
       }));
     },
   });
-  const partitions = inOrder(items, results, (key, r): ListedOffset => {
+  const partitions = inOrder(items, results, identity, (key, r): ListedOffset => {
     if (r.value === undefined) return { ...tp(key), ...(r.error ? { error: r.error } : {}) };
     return {
       ...tp(key),
@@ -176,7 +210,9 @@ export async function deleteRecords(
   call: AdminCall,
   items: readonly DeleteRecordsRequestItem[],
 ): Promise<DeleteRecordsResult> {
-  const results = await fanOutToLeaders<DeleteRecordsRequestItem, bigint>(call, items, {
+  const identity = (k: DeleteRecordsRequestItem) =>
+    `${partitionKey(k.topic, k.partition)}@${k.beforeOffset}`;
+  const results = await fanOutDistinct<DeleteRecordsRequestItem, bigint>(call, items, identity, {
     async send(node, keys, sendOptions) {
       let version = 0;
       const response = await call.cluster.sendToNode(
@@ -207,6 +243,7 @@ export async function deleteRecords(
   const partitions = inOrder(
     items,
     results,
+    identity,
     (key, r): DeletedRecords =>
       r.value === undefined
         ? { ...tp(key), ...(r.error ? { error: r.error } : {}) }
@@ -221,7 +258,8 @@ export async function describeProducers(
   items: readonly TopicPartition[],
   options: DescribeProducersOptions,
 ): Promise<DescribeProducersResult> {
-  const results = await fanOutToLeaders<TopicPartition, ProducerState[]>(call, items, {
+  const identity = (k: TopicPartition) => partitionKey(k.topic, k.partition);
+  const results = await fanOutDistinct<TopicPartition, ProducerState[]>(call, items, identity, {
     ...(options.brokerId === undefined ? {} : { fixedNode: options.brokerId }),
     async send(node, keys, sendOptions) {
       const response = await call.cluster.sendToNode(
@@ -254,6 +292,7 @@ export async function describeProducers(
   const partitions = inOrder(
     items,
     results,
+    identity,
     (key, r): PartitionProducers => ({
       ...tp(key),
       activeProducers: r.value ?? [],

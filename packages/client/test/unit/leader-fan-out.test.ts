@@ -275,6 +275,34 @@ describe('leader-routed admin calls', () => {
     ]);
   });
 
+  it('answers different asks of one partition (earliest and latest) in separate requests', async () => {
+    const fake = new FakeKafka(1);
+    fake.addTopic('t', 1);
+    fake.on(LIST_OFFSETS, (_node, req) => ({
+      throttleTimeMs: 0,
+      topics: req.topics.map(
+        (t: { name: string; partitions: { partitionIndex: number; timestamp: bigint }[] }) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({
+            partitionIndex: p.partitionIndex,
+            errorCode: 0,
+            timestamp: -1n,
+            offset: p.timestamp === -2n ? 3n : 42n,
+            leaderEpoch: 0,
+          })),
+        }),
+      ),
+    }));
+    const result = await (await start(fake)).listOffsets([
+      { topic: 't', partition: 0, spec: 'earliest' },
+      { topic: 't', partition: 0, spec: 'latest' },
+      { topic: 't', partition: 0, spec: 'earliest' },
+    ]);
+
+    expect(fake.sentTo(LIST_OFFSETS)).toHaveLength(2);
+    expect(result.partitions.map((p) => p.offset)).toEqual([3n, 42n, 3n]);
+  });
+
   it('groups DeleteRecords by leader and answers repeated partitions from one request', async () => {
     const fake = new FakeKafka(2);
     fake.addTopic('t', 2);
