@@ -1,3 +1,97 @@
+export { Admin } from './admin.js';
+export type {
+  AclBinding,
+  AclBindingFilter,
+  AclBindingInput,
+  AclOperation,
+  AclPatternType,
+  AclPermissionType,
+  AclResourceType,
+  CreateAclsResult,
+  DeleteAclsFilterResult,
+  DeleteAclsResult,
+} from './admin-acls.js';
+export type {
+  BrokerDescription,
+  BrokerLogDirs,
+  ClusterDescription,
+  DescribeClusterOptions,
+  DescribeLogDirsOptions,
+  DescribeLogDirsResult,
+  ElectedPartition,
+  ElectionType,
+  ElectLeadersOptions,
+  ElectLeadersResult,
+  LogDirDescription,
+  LogDirReplica,
+} from './admin-cluster.js';
+export type {
+  AlterConfigOp,
+  AlterConfigOpType,
+  AlterConfigsOptions,
+  AlterConfigsResource,
+  AlterConfigsResult,
+  ConfigEntry,
+  ConfigResource,
+  ConfigResourceType,
+  ConfigSource,
+  ConfigSynonym,
+  ConfigType,
+  DescribeConfigsOptions,
+  DescribeConfigsResource,
+  DescribeConfigsResult,
+  DescribedConfigs,
+} from './admin-configs.js';
+export { CONFIG_RESOURCE_TYPE_CODES } from './admin-configs.js';
+export type {
+  CommittedOffset,
+  DescribeGroupsOptions,
+  DescribeGroupsResult,
+  GroupDescription,
+  GroupListing,
+  GroupMember,
+  ListConsumerGroupOffsetsOptions,
+  ListConsumerGroupOffsetsResult,
+  ListGroupsOptions,
+  ListGroupsResult,
+} from './admin-groups.js';
+export type {
+  DeletedRecords,
+  DeleteRecordsRequestItem,
+  DeleteRecordsResult,
+  DescribeProducersOptions,
+  DescribeProducersResult,
+  IsolationLevel,
+  ListedOffset,
+  ListOffsetsOptions,
+  ListOffsetsRequestItem,
+  ListOffsetsResult,
+  OffsetSpec,
+  PartitionProducers,
+  ProducerState,
+  TopicPartition,
+} from './admin-offsets.js';
+export type { AdminCallOptions, AdminOptions } from './admin-options.js';
+export { AdminClosedError } from './admin-options.js';
+export type {
+  CreatedTopic,
+  CreatedTopicConfig,
+  CreatePartitionsOptions,
+  CreatePartitionsResult,
+  CreateTopicsOptions,
+  CreateTopicsResult,
+  DeleteTopicsResult,
+  DescribeTopicsResult,
+  ListTopicsOptions,
+  NewPartitions,
+  NewTopic,
+  PartitionDescription,
+  TopicDescription,
+  TopicListing,
+  TopicToWaitFor,
+  WaitForTopicsOptions,
+} from './admin-topics.js';
+
 /** The package's name. */
 export const PACKAGE_NAME = '@kafkats/client';
 

@@ -1,0 +1,100 @@
+import type { KafkaError, ProtocolError } from '@kafkats/codec';
+import type { TopicPartition } from './admin-offsets.js';
+import type { AdminCallOptions } from './admin-options.js';
+
+/** Options of {@link Admin.listGroups}. */
+export interface ListGroupsOptions extends AdminCallOptions {
+  /** Only groups in these states (`Stable`, `Empty`, ...; ListGroups v4+). Default all. */
+  readonly states?: readonly string[];
+  /** Only groups of these types (`classic`, `consumer`, `share`, `streams`; v5+). Default all. */
+  readonly types?: readonly string[];
+}
+
+/** A group as {@link Admin.listGroups} lists it. */
+export interface GroupListing {
+  readonly groupId: string;
+  /** `consumer` for consumer groups, `connect`, ...; empty for a group that has none. */
+  readonly protocolType: string;
+  /** The group's state (ListGroups v4+). */
+  readonly state?: string;
+  /** `classic`, `consumer`, `share` or `streams` (ListGroups v5+). */
+  readonly type?: string;
+}
+
+/** {@link Admin.listGroups}' answer: the groups of every broker that answered, and who did not. */
+export interface ListGroupsResult {
+  /** Sorted by group id. */
+  readonly groups: readonly GroupListing[];
+  /** Brokers whose groups are missing from `groups`, and why. */
+  readonly errors: readonly { readonly brokerId: number; readonly error: KafkaError }[];
+}
+
+/** Options of {@link Admin.describeGroups}. */
+export interface DescribeGroupsOptions extends AdminCallOptions {
+  /** Also return `authorizedOperations` (DescribeGroups v3+). Default false. */
+  readonly includeAuthorizedOperations?: boolean;
+}
+
+/** One member of a described group. */
+export interface GroupMember {
+  readonly memberId: string;
+  /** The static member id (`group.instance.id`), or null. */
+  readonly groupInstanceId: string | null;
+  readonly clientId: string;
+  readonly clientHost: string;
+  /** The member's subscription as its protocol encodes it (a copy). */
+  readonly metadata: Buffer;
+  /** The member's assignment as its protocol encodes it (a copy). */
+  readonly assignment: Buffer;
+  /** `assignment` decoded, for groups of protocol type `consumer`; absent otherwise. */
+  readonly assignedPartitions?: readonly TopicPartition[];
+}
+
+/** A group as {@link Admin.describeGroups} describes it (the classic protocol's view). */
+export interface GroupDescription {
+  readonly groupId: string;
+  /** GROUP_AUTHORIZATION_FAILED, GROUP_ID_NOT_FOUND, COORDINATOR_NOT_AVAILABLE past the deadline... */
+  readonly error?: KafkaError;
+  /** `Stable`, `Empty`, `PreparingRebalance`, `CompletingRebalance`, `Dead`; empty on error. */
+  readonly state: string;
+  readonly protocolType: string;
+  /** The chosen protocol (the assignor for consumer groups: `range`, ...). */
+  readonly protocol: string;
+  readonly members: readonly GroupMember[];
+  /** Kafka's `AclOperation` bit set, when asked for and returned. */
+  readonly authorizedOperations?: number;
+}
+
+/** {@link Admin.describeGroups}' answer: one entry per requested group, in request order. */
+export interface DescribeGroupsResult {
+  readonly groups: readonly GroupDescription[];
+}
+
+/** Options of {@link Admin.listConsumerGroupOffsets}. */
+export interface ListConsumerGroupOffsetsOptions extends AdminCallOptions {
+  /** Only these partitions; default every partition the group has committed. */
+  readonly partitions?: readonly TopicPartition[];
+  /**
+   * Wait for pending transactional commits (KIP-447): such partitions answer
+   * UNSTABLE_OFFSET_COMMIT instead of the last stable offset. Default false.
+   */
+  readonly requireStable?: boolean;
+}
+
+/** One partition's committed offset. */
+export interface CommittedOffset extends TopicPartition {
+  /** -1n when the group has no commit for a partition asked for by name. */
+  readonly offset: bigint;
+  /** The leader epoch the commit was made in, when recorded. */
+  readonly leaderEpoch?: number;
+  /** The commit's metadata string. */
+  readonly metadata: string | null;
+  readonly error?: ProtocolError;
+}
+
+/** {@link Admin.listConsumerGroupOffsets}' answer. */
+export interface ListConsumerGroupOffsetsResult {
+  readonly groupId: string;
+  /** Sorted by topic and partition. */
+  readonly partitions: readonly CommittedOffset[];
+}

@@ -1,0 +1,393 @@
+import { Cluster } from '@kafkats/meta';
+import type {
+  AclBinding,
+  AclBindingFilter,
+  AclBindingInput,
+  CreateAclsResult,
+  DeleteAclsResult,
+} from './admin-acls.js';
+import type {
+  ClusterDescription,
+  DescribeClusterOptions,
+  DescribeLogDirsOptions,
+  DescribeLogDirsResult,
+  ElectLeadersOptions,
+  ElectLeadersResult,
+} from './admin-cluster.js';
+import type {
+  AlterConfigsOptions,
+  AlterConfigsResource,
+  AlterConfigsResult,
+  DescribeConfigsOptions,
+  DescribeConfigsResource,
+  DescribeConfigsResult,
+} from './admin-configs.js';
+import type {
+  DescribeGroupsOptions,
+  DescribeGroupsResult,
+  ListConsumerGroupOffsetsOptions,
+  ListConsumerGroupOffsetsResult,
+  ListGroupsOptions,
+  ListGroupsResult,
+} from './admin-groups.js';
+import type {
+  DeleteRecordsRequestItem,
+  DeleteRecordsResult,
+  DescribeProducersOptions,
+  DescribeProducersResult,
+  ListOffsetsOptions,
+  ListOffsetsRequestItem,
+  ListOffsetsResult,
+  TopicPartition,
+} from './admin-offsets.js';
+import { type AdminCallOptions, AdminClosedError, type AdminOptions } from './admin-options.js';
+import type {
+  CreatePartitionsOptions,
+  CreatePartitionsResult,
+  CreateTopicsOptions,
+  CreateTopicsResult,
+  DeleteTopicsResult,
+  DescribeTopicsResult,
+  ListTopicsOptions,
+  NewPartitions,
+  NewTopic,
+  TopicListing,
+  TopicToWaitFor,
+  WaitForTopicsOptions,
+} from './admin-topics.js';
+import * as acls from './internal/admin-acls.js';
+import { AdminCall } from './internal/admin-call.js';
+import * as clusterOps from './internal/admin-cluster.js';
+import * as configs from './internal/admin-configs.js';
+import * as groups from './internal/admin-groups.js';
+import * as offsets from './internal/admin-offsets.js';
+import * as topics from './internal/admin-topics.js';
+
+/**
+ * Kafka's admin operations over a {@link Cluster}, each request routed as Kafka routes it:
+ * topic creation, deletion, partition increases and elections to the controller; configs,
+ * ACLs, metadata and DescribeCluster to any broker (a broker's own configs to that broker);
+ * ListOffsets, DeleteRecords and DescribeProducers grouped per partition leader; group APIs
+ * to the group's coordinator; DescribeLogDirs and ListGroups to each broker.
+ *
+ * Error model: partial success is normal. Each result lists every item asked for (topic,
+ * partition, resource, group) with an `error` field when that item failed: a `ProtocolError`
+ * carrying Kafka's name (`errorName: 'TOPIC_ALREADY_EXISTS'`) and `retriable`. A method
+ * rejects only when the call failed as a whole: the request could not be sent or answered
+ * within the call's `timeoutMs` (`OperationTimeoutError`, `ConnectionError`), authentication
+ * failed (`AuthenticationError`), a top-level error refused the whole request
+ * (`ProtocolError`, e.g. CLUSTER_AUTHORIZATION_FAILED), the call was aborted
+ * (`AbortedError`), or the admin is closed (`AdminClosedError`). Fan-out calls (per leader,
+ * per broker, per group) reject only when no item got an answer; otherwise the items whose
+ * broker could not be reached carry that error.
+ *
+ * Offsets and timestamps are `bigint`; topic ids are Kafka's base64url text.
+ */
+export class Admin {
+  /** The cluster this admin sends through. */
+  readonly cluster: Cluster;
+  #owned = false;
+  #closed = false;
+
+  /**
+   * Borrows a connected cluster: `close()` then leaves the cluster open for its owner.
+   */
+  constructor(cluster: Cluster) {
+    this.cluster = cluster;
+  }
+
+  /**
+   * Connects to a cluster this admin owns (closed by `close()`).
+   *
+   * @param bootstrap `host:port` list, as an array or comma-separated
+   * @throws the cluster's connect errors (`ERR_KAFKA_BOOTSTRAP_INVALID`, connection,
+   *   authentication, `OperationTimeoutError`)
+   */
+  static async connect(
+    bootstrap: string | readonly string[],
+    options: AdminOptions = {},
+  ): Promise<Admin> {
+    const admin = new Admin(await Cluster.connect(bootstrap, options));
+    admin.#owned = true;
+    return admin;
+  }
+
+  /** True after `close()`. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #call(what: string, options: AdminCallOptions): AdminCall {
+    if (this.#closed) throw new AdminClosedError(what);
+    return new AdminCall(this.cluster, what, options);
+  }
+
+  /**
+   * Creates topics (CreateTopics, to the controller). Topics answered NOT_CONTROLLER or
+   * THROTTLING_QUOTA_EXCEEDED are sent again alone within the deadline. A created topic may
+   * not be in every broker's metadata yet: pass `waitForLeaders` or call {@link waitForTopics}.
+   *
+   * @returns one entry per topic: its id, partitions, replication factor and configs, or its
+   *   `error` (TOPIC_ALREADY_EXISTS, INVALID_REPLICATION_FACTOR, INVALID_CONFIG, ...)
+   * @throws OperationTimeoutError when `waitForLeaders` ran out of time (the topics exist)
+   */
+  async createTopics(
+    newTopics: readonly NewTopic[],
+    options: CreateTopicsOptions = {},
+  ): Promise<CreateTopicsResult> {
+    return topics.createTopics(this.#call('createTopics', options), newTopics, options);
+  }
+
+  /**
+   * Deletes topics by name (DeleteTopics, to the controller); NOT_CONTROLLER and throttled
+   * topics are sent again alone.
+   *
+   * @returns one entry per name, with `error` UNKNOWN_TOPIC_OR_PARTITION,
+   *   TOPIC_AUTHORIZATION_FAILED, ... when that topic was not deleted
+   */
+  async deleteTopics(
+    names: readonly string[],
+    options: AdminCallOptions = {},
+  ): Promise<DeleteTopicsResult> {
+    return topics.deleteTopics(this.#call('deleteTopics', options), names);
+  }
+
+  /** Lists the topics the principal may describe (Metadata for all topics, any broker), sorted by name. */
+  async listTopics(options: ListTopicsOptions = {}): Promise<TopicListing[]> {
+    return topics.listTopics(this.#call('listTopics', options), options);
+  }
+
+  /**
+   * Describes topics: id, partitions, leaders, leader epochs, replicas, ISR and offline
+   * replicas (Metadata, any broker). A topic the answering broker does not know yet has
+   * `error` UNKNOWN_TOPIC_OR_PARTITION.
+   */
+  async describeTopics(
+    names: readonly string[],
+    options: AdminCallOptions = {},
+  ): Promise<DescribeTopicsResult> {
+    return topics.describeTopics(this.#call('describeTopics', options), names);
+  }
+
+  /**
+   * Waits until every broker's metadata shows each topic with all its partitions led (and at
+   * least `partitions` partitions, when given), polling every broker with the retry backoff
+   * (100 ms doubling to 1 s); then merges the topics into the cluster's snapshot. Bounded by
+   * the call's `timeoutMs` (default the operation timeout, 60 s).
+   *
+   * @throws OperationTimeoutError at the deadline (cause: what a broker still lacked); a
+   *   non-retriable error a broker answered (TOPIC_AUTHORIZATION_FAILED)
+   */
+  async waitForTopics(
+    topicsToWaitFor: readonly TopicToWaitFor[],
+    options: WaitForTopicsOptions = {},
+  ): Promise<void> {
+    return topics.waitForTopics(this.#call('waitForTopics', options), topicsToWaitFor);
+  }
+
+  /**
+   * Raises partition counts (CreatePartitions, to the controller).
+   *
+   * @returns one entry per topic, `error` INVALID_PARTITIONS (not an increase),
+   *   UNKNOWN_TOPIC_OR_PARTITION, ... when refused
+   */
+  async createPartitions(
+    increases: readonly NewPartitions[],
+    options: CreatePartitionsOptions = {},
+  ): Promise<CreatePartitionsResult> {
+    return topics.createPartitions(this.#call('createPartitions', options), increases, options);
+  }
+
+  /**
+   * The cluster id, the reported controller and the brokers (DescribeCluster, any broker;
+   * Metadata where DescribeCluster is not supported).
+   *
+   * @throws ProtocolError the top-level error (CLUSTER_AUTHORIZATION_FAILED)
+   */
+  async describeCluster(options: DescribeClusterOptions = {}): Promise<ClusterDescription> {
+    return clusterOps.describeCluster(this.#call('describeCluster', options), options);
+  }
+
+  /**
+   * Describes configs (DescribeConfigs): topic, group and cluster-default resources from any
+   * broker, a broker's own from that broker, in parallel.
+   *
+   * @returns one entry per resource with its configs, or `error` (TOPIC_AUTHORIZATION_FAILED,
+   *   UNKNOWN_TOPIC_OR_PARTITION, ...)
+   */
+  async describeConfigs(
+    resources: readonly DescribeConfigsResource[],
+    options: DescribeConfigsOptions = {},
+  ): Promise<DescribeConfigsResult> {
+    return configs.describeConfigs(this.#call('describeConfigs', options), resources, options);
+  }
+
+  /**
+   * Changes configs incrementally (IncrementalAlterConfigs: SET, DELETE, APPEND, SUBTRACT),
+   * routed as {@link describeConfigs}.
+   *
+   * @returns one entry per resource, `error` INVALID_CONFIG, POLICY_VIOLATION,
+   *   TOPIC_AUTHORIZATION_FAILED, ... when refused
+   */
+  async incrementalAlterConfigs(
+    resources: readonly AlterConfigsResource[],
+    options: AlterConfigsOptions = {},
+  ): Promise<AlterConfigsResult> {
+    return configs.incrementalAlterConfigs(
+      this.#call('incrementalAlterConfigs', options),
+      resources,
+      options,
+    );
+  }
+
+  /**
+   * Looks up offsets (ListOffsets): earliest, latest, by timestamp, max timestamp, ... One
+   * request per partition leader, in parallel. Partitions answered with a stale-leader error
+   * (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE, ...) or whose leader's connection failed
+   * are regrouped after a metadata refresh and sent again; other retriable answers are sent
+   * again as they are; the rest are final. Until the call's deadline.
+   *
+   * @throws UnsupportedVersionError when a spec needs a newer ListOffsets than the broker has
+   */
+  async listOffsets(
+    partitions: readonly ListOffsetsRequestItem[],
+    options: ListOffsetsOptions = {},
+  ): Promise<ListOffsetsResult> {
+    return offsets.listOffsets(this.#call('listOffsets', options), partitions, options);
+  }
+
+  /**
+   * Deletes records before an offset (DeleteRecords), moving the log start offset; one
+   * request per partition leader, retried as {@link listOffsets}.
+   *
+   * @returns each partition's new low watermark, or `error` (OFFSET_OUT_OF_RANGE past the
+   *   high watermark, POLICY_VIOLATION on a compacted topic, TOPIC_AUTHORIZATION_FAILED, ...)
+   */
+  async deleteRecords(
+    partitions: readonly DeleteRecordsRequestItem[],
+    options: AdminCallOptions = {},
+  ): Promise<DeleteRecordsResult> {
+    return offsets.deleteRecords(this.#call('deleteRecords', options), partitions);
+  }
+
+  /**
+   * The active idempotent and transactional producers of partitions (DescribeProducers,
+   * KIP-664), from each partition's leader, retried as {@link listOffsets}; or from
+   * `brokerId`.
+   */
+  async describeProducers(
+    partitions: readonly TopicPartition[],
+    options: DescribeProducersOptions = {},
+  ): Promise<DescribeProducersResult> {
+    return offsets.describeProducers(this.#call('describeProducers', options), partitions, options);
+  }
+
+  /**
+   * Elects leaders (ElectLeaders, to the controller): PREFERRED moves leadership back to
+   * each partition's first replica; UNCLEAN lets an out-of-sync replica lead (may lose data).
+   *
+   * @param partitions the partitions, or null for every partition
+   * @returns per partition: success, or `error` ELECTION_NOT_NEEDED (already led by that
+   *   replica), PREFERRED_LEADER_NOT_AVAILABLE, UNKNOWN_TOPIC_OR_PARTITION, ...
+   * @throws ProtocolError the top-level error (CLUSTER_AUTHORIZATION_FAILED)
+   */
+  async electLeaders(
+    partitions: readonly TopicPartition[] | null,
+    options: ElectLeadersOptions = {},
+  ): Promise<ElectLeadersResult> {
+    return clusterOps.electLeaders(this.#call('electLeaders', options), partitions, options);
+  }
+
+  /**
+   * Each broker's log directories and the replicas in them (DescribeLogDirs, to each broker
+   * in parallel; by default every broker in the metadata).
+   *
+   * @returns one entry per broker, `error` when that broker refused
+   *   (CLUSTER_AUTHORIZATION_FAILED) or could not be reached
+   */
+  async describeLogDirs(options: DescribeLogDirsOptions = {}): Promise<DescribeLogDirsResult> {
+    return clusterOps.describeLogDirs(this.#call('describeLogDirs', options), options);
+  }
+
+  /**
+   * Creates ACL bindings (CreateAcls, any broker: it forwards to the controller).
+   *
+   * @returns one entry per binding (defaults filled in), `error` when refused
+   *   (SECURITY_DISABLED without an authorizer, CLUSTER_AUTHORIZATION_FAILED, INVALID_REQUEST)
+   */
+  async createAcls(
+    bindings: readonly AclBindingInput[],
+    options: AdminCallOptions = {},
+  ): Promise<CreateAclsResult> {
+    return acls.createAcls(this.#call('createAcls', options), bindings);
+  }
+
+  /**
+   * The ACL bindings matching a filter (DescribeAcls, any broker).
+   *
+   * @throws ProtocolError SECURITY_DISABLED (no authorizer), CLUSTER_AUTHORIZATION_FAILED
+   */
+  async describeAcls(
+    filter: AclBindingFilter = {},
+    options: AdminCallOptions = {},
+  ): Promise<AclBinding[]> {
+    return acls.describeAcls(this.#call('describeAcls', options), filter);
+  }
+
+  /**
+   * Deletes the ACL bindings matching each filter (DeleteAcls, any broker).
+   *
+   * @returns per filter: the bindings deleted, or its `error`
+   */
+  async deleteAcls(
+    filters: readonly AclBindingFilter[],
+    options: AdminCallOptions = {},
+  ): Promise<DeleteAclsResult> {
+    return acls.deleteAcls(this.#call('deleteAcls', options), filters);
+  }
+
+  /**
+   * Lists the groups of every broker (ListGroups to each, merged): each broker answers for
+   * the groups it coordinates. Brokers that failed are listed in `errors`.
+   */
+  async listGroups(options: ListGroupsOptions = {}): Promise<ListGroupsResult> {
+    return groups.listGroups(this.#call('listGroups', options), options);
+  }
+
+  /**
+   * Describes groups (DescribeGroups, each to its coordinator): state, protocol and members,
+   * consumer-group assignments decoded. A coordinator that moved or is loading is asked again.
+   */
+  async describeGroups(
+    groupIds: readonly string[],
+    options: DescribeGroupsOptions = {},
+  ): Promise<DescribeGroupsResult> {
+    return groups.describeGroups(this.#call('describeGroups', options), groupIds, options);
+  }
+
+  /**
+   * A consumer group's committed offsets (OffsetFetch, to the group's coordinator).
+   *
+   * @throws ProtocolError the group's error (GROUP_AUTHORIZATION_FAILED, GROUP_ID_NOT_FOUND)
+   */
+  async listConsumerGroupOffsets(
+    groupId: string,
+    options: ListConsumerGroupOffsetsOptions = {},
+  ): Promise<ListConsumerGroupOffsetsResult> {
+    return groups.listConsumerGroupOffsets(
+      this.#call('listConsumerGroupOffsets', options),
+      groupId,
+      options,
+    );
+  }
+
+  /**
+   * Closes the admin: later calls reject with `AdminClosedError`. Closes the cluster too when
+   * this admin made it ({@link connect}); a borrowed cluster stays open. Idempotent.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#owned) await this.cluster.close();
+  }
+}

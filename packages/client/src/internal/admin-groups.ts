@@ -1,0 +1,264 @@
+import {
+  type ConsumerProtocolAssignment,
+  createDescribeGroupsRequest,
+  createListGroupsRequest,
+  createOffsetFetchRequest,
+  DescribeGroupsApi,
+  decodeConsumerProtocolAssignment,
+  type KafkaError,
+  ListGroupsApi,
+  OffsetFetchApi,
+  type OffsetFetchResponse,
+  Reader,
+} from '@kafkats/codec';
+import { ZERO_UUID } from '@kafkats/meta';
+import { UnsupportedVersionError } from '@kafkats/wire';
+import type {
+  CommittedOffset,
+  DescribeGroupsOptions,
+  DescribeGroupsResult,
+  GroupDescription,
+  GroupListing,
+  GroupMember,
+  ListConsumerGroupOffsetsOptions,
+  ListConsumerGroupOffsetsResult,
+  ListGroupsOptions,
+  ListGroupsResult,
+} from '../admin-groups.js';
+import type { TopicPartition } from '../admin-offsets.js';
+import {
+  type AdminCall,
+  asItemError,
+  brokerError,
+  errorOrUndefined,
+  throwIfNothingAnswered,
+} from './admin-call.js';
+import { sendToGroup } from './group-request.js';
+
+/** ListGroups to every broker (each answers for the groups it coordinates), merged. */
+export async function listGroups(
+  call: AdminCall,
+  options: ListGroupsOptions,
+): Promise<ListGroupsResult> {
+  let snapshot = call.cluster.snapshot();
+  if (snapshot.brokers.length === 0) snapshot = await call.cluster.refresh();
+  const groups = new Map<string, GroupListing>();
+  const errors: { brokerId: number; error: KafkaError }[] = [];
+  const states = options.states ?? [];
+  const types = options.types ?? [];
+  await Promise.all(
+    snapshot.brokers.map(async ({ nodeId }) => {
+      try {
+        let version = 0;
+        const r = await call.cluster.sendToNode(
+          nodeId,
+          ListGroupsApi,
+          (v) => {
+            version = v;
+            if ((states.length > 0 && v < 4) || (types.length > 0 && v < 5))
+              throw new UnsupportedVersionError(
+                `ListGroups v${v} to broker ${nodeId} cannot filter by ${v < 4 ? 'state' : 'type'}`,
+              );
+            return createListGroupsRequest({
+              ...(v >= 4 ? { statesFilter: [...states] } : {}),
+              ...(v >= 5 ? { typesFilter: [...types] } : {}),
+            });
+          },
+          call.sendOptions(),
+        );
+        for (const g of r.groups) {
+          groups.set(g.groupId, {
+            groupId: g.groupId,
+            protocolType: g.protocolType,
+            ...(version >= 4 ? { state: g.groupState } : {}),
+            ...(version >= 5 ? { type: g.groupType } : {}),
+          });
+        }
+      } catch (thrown) {
+        errors.push({ brokerId: nodeId, error: asItemError(thrown) });
+      }
+    }),
+  );
+  if (errors.length === snapshot.brokers.length) throwIfNothingAnswered(errors.map((e) => e.error));
+  return {
+    groups: [...groups.values()].sort((a, b) =>
+      a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0,
+    ),
+    errors: errors.sort((a, b) => a.brokerId - b.brokerId),
+  };
+}
+
+/**
+ * A consumer group member's assignment (ConsumerProtocolAssignment: an int16 version, then the
+ * struct), or undefined when the bytes are not one. Versions above the newest known are read
+ * as that one, as Kafka's ConsumerProtocol does (later versions only append fields).
+ */
+function decodeAssignment(bytes: Buffer): TopicPartition[] | undefined {
+  if (bytes.length === 0) return [];
+  try {
+    const r = new Reader(bytes);
+    const version = r.readInt16();
+    const a: ConsumerProtocolAssignment = decodeConsumerProtocolAssignment(r, Math.min(version, 3));
+    return a.assignedPartitions.flatMap((t) =>
+      t.partitions.map((partition) => ({ topic: t.topic, partition })),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/** DescribeGroups, one request per group to its coordinator, in parallel. */
+export async function describeGroups(
+  call: AdminCall,
+  groupIds: readonly string[],
+  options: DescribeGroupsOptions,
+): Promise<DescribeGroupsResult> {
+  const described = new Map<string, GroupDescription>();
+  await Promise.all(
+    [...new Set(groupIds)].map(async (groupId) => {
+      const empty = { groupId, state: '', protocolType: '', protocol: '', members: [] };
+      try {
+        let version = 0;
+        const response = await sendToGroup(
+          call,
+          groupId,
+          DescribeGroupsApi,
+          (v) => {
+            version = v;
+            return createDescribeGroupsRequest({
+              groups: [groupId],
+              ...(v >= 3
+                ? { includeAuthorizedOperations: options.includeAuthorizedOperations ?? false }
+                : {}),
+            });
+          },
+          (r) => r.groups.find((g) => g.groupId === groupId)?.errorCode ?? 0,
+        );
+        const g = response.groups.find((x) => x.groupId === groupId);
+        const context = `DescribeGroups v${version}, group ${groupId}`;
+        if (g === undefined) {
+          described.set(groupId, { ...empty, error: brokerError(-1, `${context}: no answer`) });
+          return;
+        }
+        const error = errorOrUndefined(g.errorCode, context, g.errorMessage);
+        if (error !== undefined) {
+          described.set(groupId, { ...empty, error });
+          return;
+        }
+        const consumer = g.protocolType === 'consumer';
+        described.set(groupId, {
+          groupId,
+          state: g.groupState,
+          protocolType: g.protocolType,
+          protocol: g.protocolData,
+          members: g.members.map((m): GroupMember => {
+            const assignment = Buffer.from(m.memberAssignment);
+            const assigned = consumer ? decodeAssignment(assignment) : undefined;
+            return {
+              memberId: m.memberId,
+              groupInstanceId: m.groupInstanceId,
+              clientId: m.clientId,
+              clientHost: m.clientHost,
+              metadata: Buffer.from(m.memberMetadata),
+              assignment,
+              ...(assigned === undefined ? {} : { assignedPartitions: assigned }),
+            };
+          }),
+          ...(g.authorizedOperations === -2147483648
+            ? {}
+            : { authorizedOperations: g.authorizedOperations }),
+        });
+      } catch (thrown) {
+        described.set(groupId, { ...empty, error: asItemError(thrown) });
+      }
+    }),
+  );
+  const groups = groupIds.map((id) => described.get(id)!);
+  throwIfNothingAnswered(groups.map((g) => g.error));
+  return { groups };
+}
+
+// OffsetFetch v10 names topics by id only; up to v9 the answer carries names, which is what
+// this API returns, so the version is capped there rather than resolving ids through metadata.
+const OFFSET_FETCH_BY_NAME_MAX = 9;
+
+function topicsOf(partitions: readonly TopicPartition[] | undefined) {
+  if (partitions === undefined) return null;
+  const topics = new Map<string, number[]>();
+  for (const { topic, partition } of partitions) {
+    const list = topics.get(topic);
+    if (list === undefined) topics.set(topic, [partition]);
+    else if (!list.includes(partition)) list.push(partition);
+  }
+  return [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+}
+
+/**
+ * OffsetFetch for one group from its coordinator. A group-level error
+ * (GROUP_AUTHORIZATION_FAILED, GROUP_ID_NOT_FOUND) is the whole call's, thrown.
+ */
+export async function listConsumerGroupOffsets(
+  call: AdminCall,
+  groupId: string,
+  options: ListConsumerGroupOffsetsOptions,
+): Promise<ListConsumerGroupOffsetsResult> {
+  const negotiated = await call.cluster.negotiatedFor(OffsetFetchApi.apiKey);
+  if (negotiated === undefined)
+    throw new UnsupportedVersionError('the brokers do not support OffsetFetch');
+  const version = Math.min(negotiated, OFFSET_FETCH_BY_NAME_MAX);
+  const topics = topicsOf(options.partitions);
+  if (topics === null && version < 2)
+    throw new UnsupportedVersionError(
+      `OffsetFetch v${version} cannot list all of a group's offsets`,
+    );
+  const requireStable = options.requireStable ?? false;
+  const response: OffsetFetchResponse = await sendToGroup(
+    call,
+    groupId,
+    OffsetFetchApi,
+    () =>
+      version >= 8
+        ? createOffsetFetchRequest({
+            groups: [
+              {
+                groupId,
+                memberId: null,
+                memberEpoch: -1,
+                topics: topics === null ? null : topics.map((t) => ({ ...t, topicId: ZERO_UUID })),
+              },
+            ],
+            requireStable,
+          })
+        : createOffsetFetchRequest({
+            groupId,
+            topics,
+            ...(version >= 7 ? { requireStable } : {}),
+          }),
+    (r) => (version >= 8 ? (r.groups[0]?.errorCode ?? 0) : r.errorCode),
+    { version },
+  );
+  const context = `OffsetFetch v${version}, group ${groupId}`;
+  const group = version >= 8 ? response.groups.find((g) => g.groupId === groupId) : undefined;
+  if (version >= 8) {
+    if (group === undefined) throw brokerError(-1, `${context}: no answer`);
+    if (group.errorCode !== 0) throw brokerError(group.errorCode, context);
+  }
+  const answered = group === undefined ? response.topics : group.topics;
+  const partitions: CommittedOffset[] = answered.flatMap((t) =>
+    t.partitions.map((p) => {
+      const error = errorOrUndefined(p.errorCode, `${context}, ${t.name}-${p.partitionIndex}`);
+      return {
+        topic: t.name,
+        partition: p.partitionIndex,
+        offset: p.committedOffset,
+        ...(p.committedLeaderEpoch < 0 ? {} : { leaderEpoch: p.committedLeaderEpoch }),
+        metadata: p.metadata,
+        ...(error === undefined ? {} : { error }),
+      };
+    }),
+  );
+  partitions.sort((a, b) =>
+    a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition,
+  );
+  return { groupId, partitions };
+}

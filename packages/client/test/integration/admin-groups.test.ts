@@ -1,0 +1,158 @@
+// The admin's group calls against a real 3-node cluster. The testkit's JavaAdmin.consume reads
+// in assign mode without a group, so the group here is made by Kafka's own console consumer
+// (org.apache.kafka.tools.consumer.ConsoleConsumer, a KafkaConsumer subscribed with --group,
+// committing on close), and checked with Kafka's ConsumerGroupCommand.
+import { ProtocolError } from '@kafkats/codec';
+import { runKafkaTool, sharedCluster } from '@kafkats/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Admin } from '../../src/index.js';
+import { eventually, unique } from './admin-support.js';
+
+const shared = sharedCluster();
+let admin: Admin;
+let topic: string;
+
+const CONSOLE_CONSUMER = 'org.apache.kafka.tools.consumer.ConsoleConsumer';
+const GROUP_COMMAND = 'org.apache.kafka.tools.consumer.group.ConsumerGroupCommand';
+
+function consoleConsumer(group: string, extra: readonly string[]) {
+  return runKafkaTool(
+    CONSOLE_CONSUMER,
+    [
+      '--bootstrap-server',
+      shared.bootstrap,
+      '--topic',
+      topic,
+      '--group',
+      group,
+      '--from-beginning',
+      ...extra,
+    ],
+    { timeoutMs: 120_000 },
+  );
+}
+
+/** `partition -> CURRENT-OFFSET` from `ConsumerGroupCommand --describe`. */
+async function javaCommitted(group: string): Promise<Map<number, bigint>> {
+  const out = await runKafkaTool(GROUP_COMMAND, [
+    '--bootstrap-server',
+    shared.bootstrap,
+    '--describe',
+    '--group',
+    group,
+  ]);
+  expect(out.status).toBe(0);
+  const committed = new Map<number, bigint>();
+  for (const line of out.stdout.split('\n')) {
+    const cols = line.trim().split(/\s+/);
+    // GROUP TOPIC PARTITION CURRENT-OFFSET LOG-END-OFFSET LAG CONSUMER-ID HOST CLIENT-ID
+    if (cols[0] === group && cols[1] === topic && /^\d+$/.test(cols[3] ?? ''))
+      committed.set(Number(cols[2]), BigInt(cols[3]!));
+  }
+  return committed;
+}
+
+beforeAll(async () => {
+  admin = await Admin.connect(shared.bootstrap);
+  topic = unique('adm-groups');
+  await shared.admin.createTopic(topic, { partitions: 2, replicationFactor: 3 });
+  await shared.admin.produce(
+    topic,
+    Array.from({ length: 10 }, (_, i) => ({ partition: i % 2, value: `v${i}` })),
+  );
+});
+afterAll(async () => {
+  await admin?.close();
+});
+
+describe('Admin groups (real brokers, Kafka’s console consumer and group command as second client)', () => {
+  it('lists, describes and reads the offsets of a group the Java consumer committed in', async () => {
+    const group = unique('adm-g');
+    const consumed = await consoleConsumer(group, [
+      '--max-messages',
+      '10',
+      '--timeout-ms',
+      '60000',
+    ]);
+    expect(consumed.stdout.trim().split('\n')).toHaveLength(10);
+
+    const listed = await admin.listGroups();
+    expect(listed.errors).toEqual([]);
+    expect(listed.groups.find((g) => g.groupId === group)).toEqual({
+      groupId: group,
+      protocolType: 'consumer',
+      state: 'Empty',
+      type: 'classic',
+    });
+    const empty = await admin.listGroups({ states: ['Stable'] });
+    expect(empty.groups.some((g) => g.groupId === group)).toBe(false);
+
+    const described = await admin.describeGroups([group]);
+    expect(described.groups[0]).toMatchObject({
+      groupId: group,
+      state: 'Empty',
+      protocolType: 'consumer',
+      members: [],
+    });
+
+    const ours = await admin.listConsumerGroupOffsets(group);
+    const java = await javaCommitted(group);
+    expect(ours.groupId).toBe(group);
+    expect(ours.partitions.map((p) => [p.topic, p.partition, p.offset, p.error])).toEqual([
+      [topic, 0, java.get(0), undefined],
+      [topic, 1, java.get(1), undefined],
+    ]);
+    expect(ours.partitions.reduce((sum, p) => sum + p.offset, 0n)).toBe(10n);
+
+    const one = await admin.listConsumerGroupOffsets(group, {
+      partitions: [
+        { topic, partition: 1 },
+        { topic: unique('adm-never'), partition: 0 },
+      ],
+    });
+    expect(one.partitions.map((p) => p.offset)).toContain(java.get(1));
+    expect(one.partitions.map((p) => p.offset)).toContain(-1n);
+  });
+
+  it('shows an active Java member and its decoded assignment while it is subscribed', async () => {
+    const group = unique('adm-live');
+    // No --max-messages: it stays subscribed until 20 s pass without a new record.
+    const running = consoleConsumer(group, ['--timeout-ms', '20000']);
+    const described = await eventually(
+      () => admin.describeGroups([group]),
+      (r) => r.groups[0]!.state === 'Stable' && r.groups[0]!.members.length === 1,
+      60_000,
+    );
+    const g = described.groups[0]!;
+    expect(g).toMatchObject({ state: 'Stable', protocolType: 'consumer' });
+    expect(g.protocol).not.toBe('');
+    const member = g.members[0]!;
+    expect(member.clientId).toMatch(/^console-consumer/);
+    expect(
+      [...(member.assignedPartitions ?? [])].sort((a, b) => a.partition - b.partition),
+    ).toEqual([
+      { topic, partition: 0 },
+      { topic, partition: 1 },
+    ]);
+
+    const tool = await runKafkaTool(GROUP_COMMAND, [
+      '--bootstrap-server',
+      shared.bootstrap,
+      '--describe',
+      '--group',
+      group,
+      '--members',
+    ]);
+    expect(tool.stdout).toContain(member.memberId);
+    await running;
+  });
+
+  it('types the error of a group the cluster does not know', async () => {
+    const result = await admin.describeGroups([unique('adm-nobody')]);
+    const g = result.groups[0]!;
+    // Kafka 4 answers a group it never saw with GROUP_ID_NOT_FOUND (DescribeGroups v6, KIP-1043).
+    expect(g.error).toBeInstanceOf(ProtocolError);
+    expect((g.error as ProtocolError).errorName).toBe('GROUP_ID_NOT_FOUND');
+    expect(g.members).toEqual([]);
+  });
+});

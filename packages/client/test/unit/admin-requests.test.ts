@@ -1,0 +1,282 @@
+// Request building and per-item behaviour of the admin's single-destination calls, against a
+// scripted cluster: what goes on the wire, where it goes, and which items are sent again.
+import { ErrorCode, ProtocolError } from '@kafkats/codec';
+import { UnsupportedVersionError } from '@kafkats/wire';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Admin, AdminClosedError } from '../../src/index.js';
+import { buildListOffsetsRequest } from '../../src/internal/admin-offsets.js';
+import { FakeKafka } from './admin-fake-kafka.js';
+
+const CREATE_TOPICS = 19;
+const DESCRIBE_CONFIGS = 32;
+const DESCRIBE_GROUPS = 15;
+const FIND_COORDINATOR = 10;
+const OFFSET_FETCH = 9;
+
+let admin: Admin | undefined;
+afterEach(async () => {
+  await admin?.close();
+  await admin?.cluster.close();
+  admin = undefined;
+});
+
+async function start(fake: FakeKafka): Promise<Admin> {
+  admin = new Admin(await fake.connect());
+  return admin;
+}
+
+describe('ListOffsets requests', () => {
+  const keys = [
+    { topic: 'a', partition: 0, spec: 'earliest' as const },
+    { topic: 'a', partition: 1, spec: 'latest' as const },
+    { topic: 'b', partition: 0, spec: 'maxTimestamp' as const },
+    { topic: 'a', partition: 2, spec: { timestamp: 1_700_000_000_000n } },
+  ];
+
+  it('maps each spec to its ListOffsets timestamp, grouped by topic, as a consumer (replica -1)', () => {
+    const request = buildListOffsetsRequest(keys, 9, true, 1234);
+    expect(request.replicaId).toBe(-1);
+    expect(request.isolationLevel).toBe(1);
+    expect(request.timeoutMs).toBe(1234);
+    expect(
+      request.topics.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.timestamp])]),
+    ).toEqual([
+      [
+        'a',
+        [
+          [0, -2n],
+          [1, -1n],
+          [2, 1_700_000_000_000n],
+        ],
+      ],
+      ['b', [[0, -3n]]],
+    ]);
+  });
+
+  it('refuses maxTimestamp below ListOffsets v7 before anything is sent', () => {
+    expect(() => buildListOffsetsRequest(keys, 6, false, 1)).toThrow(UnsupportedVersionError);
+    expect(buildListOffsetsRequest(keys.slice(0, 2), 6, false, 1).topics).toHaveLength(1);
+  });
+});
+
+describe('createTopics', () => {
+  it('returns one success and one typed error, and sends only the NOT_CONTROLLER topic again', async () => {
+    const fake = new FakeKafka(3);
+    let round = 0;
+    fake.on(CREATE_TOPICS, (_node, req) => {
+      round++;
+      return {
+        throttleTimeMs: 0,
+        topics: req.topics.map((t: { name: string }) => {
+          const code =
+            t.name === 'taken'
+              ? ErrorCode.TOPIC_ALREADY_EXISTS
+              : t.name === 'late' && round === 1
+                ? ErrorCode.NOT_CONTROLLER
+                : 0;
+          return {
+            name: t.name,
+            topicId: code === 0 ? 'Q2mFSP1MRY6P2NqRZ7Sr3w' : 'AAAAAAAAAAAAAAAAAAAAAA',
+            errorCode: code,
+            errorMessage: code === 0 ? null : 'no',
+            topicConfigErrorCode: 0,
+            numPartitions: code === 0 ? 2 : -1,
+            replicationFactor: code === 0 ? 3 : -1,
+            configs:
+              code === 0
+                ? [
+                    {
+                      name: 'retention.ms',
+                      value: '1000',
+                      readOnly: false,
+                      configSource: 1,
+                      isSensitive: false,
+                    },
+                  ]
+                : null,
+          };
+        }),
+      };
+    });
+    const a = await start(fake);
+    const result = await a.createTopics([
+      { name: 'taken', numPartitions: 1 },
+      {
+        name: 'late',
+        replicaAssignment: [
+          [1, 2, 3],
+          [2, 3, 1],
+        ],
+        configs: { 'retention.ms': '1000' },
+      },
+    ]);
+
+    const sent = fake.sentTo(CREATE_TOPICS);
+    expect(sent.map((s) => s.request.topics.map((t: { name: string }) => t.name))).toEqual([
+      ['taken', 'late'],
+      ['late'],
+    ]);
+    expect(sent.every((s) => s.node === fake.controllerId)).toBe(true);
+    const late = sent[1]!.request.topics[0];
+    expect([late.numPartitions, late.replicationFactor]).toEqual([-1, -1]);
+    expect(late.assignments).toEqual([
+      { partitionIndex: 0, brokerIds: [1, 2, 3] },
+      { partitionIndex: 1, brokerIds: [2, 3, 1] },
+    ]);
+    expect(late.configs).toEqual([{ name: 'retention.ms', value: '1000' }]);
+
+    const [taken, created] = result.topics;
+    expect(taken!.error).toBeInstanceOf(ProtocolError);
+    expect(taken!.error!.errorName).toBe('TOPIC_ALREADY_EXISTS');
+    expect(taken!.topicId).toBeUndefined();
+    expect(created).toEqual({
+      name: 'late',
+      topicId: 'Q2mFSP1MRY6P2NqRZ7Sr3w',
+      numPartitions: 2,
+      replicationFactor: 3,
+      configs: [
+        {
+          name: 'retention.ms',
+          value: '1000',
+          readOnly: false,
+          isSensitive: false,
+          source: 'DYNAMIC_TOPIC_CONFIG',
+        },
+      ],
+    });
+  });
+});
+
+describe('describeConfigs', () => {
+  it('asks broker 2 for its own configs and any broker for the rest, answering in request order', async () => {
+    const fake = new FakeKafka(3);
+    fake.on(DESCRIBE_CONFIGS, (node, req) => ({
+      throttleTimeMs: 0,
+      results: req.resources.map((r: { resourceType: number; resourceName: string }) => ({
+        errorCode: r.resourceName === 'secret' ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : 0,
+        errorMessage: null,
+        resourceType: r.resourceType,
+        resourceName: r.resourceName,
+        configs: [
+          {
+            name: 'answered.by',
+            value: String(node),
+            readOnly: true,
+            configSource: 5,
+            isSensitive: false,
+            synonyms: [],
+            configType: 3,
+            documentation: null,
+          },
+        ],
+      })),
+    }));
+    const a = await start(fake);
+    const result = await a.describeConfigs([
+      { type: 'TOPIC', name: 't' },
+      { type: 'BROKER', name: '2' },
+      { type: 'TOPIC', name: 'secret' },
+    ]);
+
+    const sent = fake.sentTo(DESCRIBE_CONFIGS);
+    expect(sent).toHaveLength(2);
+    const toTwo = sent.find((s) => s.request.resources[0].resourceType === 4)!;
+    expect(toTwo.node).toBe(2);
+    expect(toTwo.request.resources).toHaveLength(1);
+    expect(result.resources.map((r) => [r.type, r.name])).toEqual([
+      ['TOPIC', 't'],
+      ['BROKER', '2'],
+      ['TOPIC', 'secret'],
+    ]);
+    expect(result.resources[1]!.configs[0]).toMatchObject({
+      name: 'answered.by',
+      value: '2',
+      source: 'DEFAULT_CONFIG',
+      isDefault: true,
+      type: 'INT',
+    });
+    expect((result.resources[2]!.error as ProtocolError).errorName).toBe(
+      'TOPIC_AUTHORIZATION_FAILED',
+    );
+    expect(result.resources[2]!.configs).toEqual([]);
+  });
+});
+
+describe('group calls', () => {
+  it('asks again while the coordinator loads, and finds it again after NOT_COORDINATOR', async () => {
+    const fake = new FakeKafka(3);
+    const answers = [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.NOT_COORDINATOR, 0];
+    fake.on(DESCRIBE_GROUPS, (_node, req) => {
+      const code = answers.shift() ?? 0;
+      if (code === ErrorCode.NOT_COORDINATOR) fake.coordinatorId = 3;
+      return {
+        throttleTimeMs: 0,
+        groups: [
+          {
+            errorCode: code,
+            errorMessage: null,
+            groupId: req.groups[0],
+            groupState: code === 0 ? 'Empty' : '',
+            protocolType: 'consumer',
+            protocolData: '',
+            members: [],
+            authorizedOperations: -2147483648,
+          },
+        ],
+      };
+    });
+    const result = await (await start(fake)).describeGroups(['g']);
+
+    expect(fake.sentTo(DESCRIBE_GROUPS).map((s) => s.node)).toEqual([2, 2, 3]);
+    expect(fake.sentTo(FIND_COORDINATOR)).toHaveLength(2);
+    expect(result.groups).toEqual([
+      { groupId: 'g', state: 'Empty', protocolType: 'consumer', protocol: '', members: [] },
+    ]);
+  });
+
+  it('caps OffsetFetch at v9 (topics by name) and throws the group’s own error', async () => {
+    const fake = new FakeKafka(1);
+    fake.coordinatorId = 1;
+    fake.on(OFFSET_FETCH, (_node, req) => ({
+      throttleTimeMs: 0,
+      topics: [],
+      errorCode: 0,
+      groups: [
+        {
+          groupId: req.groups[0].groupId,
+          errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED,
+          topics: [],
+        },
+      ],
+    }));
+    const a = await start(fake);
+    const error = await a.listConsumerGroupOffsets('g').catch((e: unknown) => e);
+
+    expect(fake.sentTo(OFFSET_FETCH).map((s) => s.version)).toEqual([9]);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).errorName).toBe('GROUP_AUTHORIZATION_FAILED');
+  });
+});
+
+describe('Admin lifecycle', () => {
+  it('leaves a borrowed cluster open on close, and refuses calls afterwards', async () => {
+    const fake = new FakeKafka(1);
+    const a = await start(fake);
+    await a.close();
+
+    await expect(a.listTopics()).rejects.toBeInstanceOf(AdminClosedError);
+    await expect(a.cluster.refresh()).resolves.toBeDefined();
+  });
+
+  it('closes the cluster it made itself', async () => {
+    const fake = new FakeKafka(1);
+    const a = await Admin.connect('127.0.0.1:19001', {
+      connectionFactory: fake.factory,
+      refreshIntervalMs: 0,
+    });
+    await a.close();
+
+    expect(a.closed).toBe(true);
+    await expect(a.cluster.refresh()).rejects.toThrow();
+  });
+});
