@@ -123,6 +123,13 @@ export class IdempotenceState {
   onSuccess(batch: ProducerBatch, baseOffset: bigint): void {
     const e = this.#remove(batch);
     if (batch.producerId !== e.producerId || batch.producerEpoch !== e.producerEpoch) return;
+    if (batch.sentEpoch !== batch.producerEpoch || batch.sentSequence !== batch.baseSequence) {
+      // The answer is for the bytes sent before an epoch bump renumbered the batch: the broker
+      // took it under the old epoch, so the new epoch has not started there. Renumber the rest
+      // of the partition from 0 again, or its next batch would open the new epoch mid-sequence.
+      this.#rewrite(e);
+      return;
+    }
     if (batch.lastSequence > e.lastAckedSequence) e.lastAckedSequence = batch.lastSequence;
     if (baseOffset >= 0n) {
       const last = baseOffset + BigInt(batch.recordCount - 1);
@@ -148,6 +155,9 @@ export class IdempotenceState {
     const e = this.#entry(batch.topic, batch.partition);
     if (errorCode === ErrorCode.UNKNOWN_PRODUCER_ID) {
       if (logStartOffset === -1n || batch.sequenceReset) return true;
+      // An earlier batch of the partition is still out (maybe written, maybe not): let it land
+      // first. Bumping now would renumber it and could write it twice.
+      if (e.inflight[0] !== batch) return true;
       if (e.lastAckedOffset < logStartOffset) {
         // Retention removed the producer's last write: expected, start over.
         if (this.#transactional) this.#rewrite(e);

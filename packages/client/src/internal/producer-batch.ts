@@ -50,6 +50,9 @@ export class ProducerBatch {
   inFlight = false;
   /** True after an epoch bump gave this batch a new producer epoch and sequence. */
   sequenceReset = false;
+  /** The epoch and sequence of the bytes last sent (an answer is about those, not a later rewrite). */
+  sentEpoch = -1;
+  sentSequence = -1;
   /** The last error a send of this batch met (reported as a delivery timeout's cause). */
   lastError: Error | undefined;
   done = false;
