@@ -125,10 +125,12 @@ export class FakeProduceCluster implements ProducerCluster {
   sendAny<Req, Res>(api: ApiDescriptor<Req, Res>): Promise<Res> {
     if (api.apiKey !== 22) return Promise.reject(new Error(`fake: sendAny ${api.name}`));
     const producerId = this.nextProducerId++;
-    return Promise.resolve(api.createResponse({ producerId, producerEpoch: 0 } as Partial<Res>));
+    return Promise.resolve(
+      api.createResponse({ producerId, producerEpoch: 0 } as unknown as Partial<Res>),
+    );
   }
 
-  sendToCoordinator<Req, Res>(): Promise<Res> {
+  sendToCoordinator<_Req, Res>(): Promise<Res> {
     return Promise.reject(new Error('fake: no coordinator'));
   }
 
@@ -222,7 +224,7 @@ export class FakeProduceCluster implements ProducerCluster {
     });
     if (log.nextError !== undefined) {
       const code = log.nextError;
-      log.nextError = undefined;
+      delete log.nextError;
       return fail(code);
     }
     const batch = decodeRecordBatches(bytes).next().value!;
