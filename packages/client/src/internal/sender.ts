@@ -145,11 +145,25 @@ export class Sender {
     const snapshot = this.#cluster.snapshot();
     const idem = this.#idempotence;
     let next = Number.POSITIVE_INFINITY;
+    // A broker with one ready batch also takes the open batches of its other partitions, as
+    // Kafka's Sender drains every partition of a ready node: fewer, fuller requests.
+    const readyNodes = new Set<number>();
+    for (const q of this.#accumulator.queues()) {
+      const head = q.batches[0];
+      if (head === undefined || head.encoded === null || head.retryAtMs > now) continue;
+      const leader = snapshot.leaderFor(q.topic, q.partition);
+      if (leader !== undefined) readyNodes.add(leader);
+    }
     for (;;) {
       const requests = new Map<number, { batches: ProducerBatch[]; bytes: number }>();
       for (const q of this.#accumulator.queues()) {
         const head = q.batches[0];
-        if (head === undefined || !head.closed || head.encoded === null) continue;
+        if (head === undefined) continue;
+        if (!head.closed && head.recordCount > 0) {
+          const leader = snapshot.leaderFor(q.topic, q.partition);
+          if (leader !== undefined && readyNodes.has(leader)) this.#accumulator.close(head);
+        }
+        if (!head.closed || head.encoded === null) continue;
         if (head.retryAtMs > now) {
           if (head.retryAtMs < next) next = head.retryAtMs;
           continue;
