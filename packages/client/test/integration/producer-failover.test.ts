@@ -37,9 +37,33 @@ describe('Producer under leader failover (private 3-node cluster)', () => {
     await cluster.refreshTopics([topic]);
     const producer = new Producer(cluster, { lingerMs: 5 });
     const results: Promise<RecordMetadata>[] = [];
-    let enqueued = 0;
+    // Two faults, each pinned inside the stream: the producer pauses at `kill` until the leader
+    // is down, keeps producing while it is down and restarting, and pauses at `back` until it is
+    // up again, so records are in flight at both edges.
+    const faults = [
+      { partition: 0, kill: TOTAL * 0.2, back: TOTAL * 0.35 },
+      { partition: 1, kill: TOTAL * 0.5, back: TOTAL * 0.65 },
+    ].map((f) => {
+      let killed!: () => void;
+      let restarted!: () => void;
+      return {
+        ...f,
+        killed: new Promise<void>((r) => {
+          killed = r;
+        }),
+        restarted: new Promise<void>((r) => {
+          restarted = r;
+        }),
+        markKilled: () => killed(),
+        markRestarted: () => restarted(),
+      };
+    });
     const produce = (async () => {
       for (let i = 0; i < TOTAL; i++) {
+        for (const f of faults) {
+          if (i === f.kill) await f.killed;
+          if (i === f.back) await f.restarted;
+        }
         // Keyed records (murmur2 spreads them over the six partitions); the value carries i.
         const delivery = await producer.enqueue({
           topic,
@@ -47,26 +71,29 @@ describe('Producer under leader failover (private 3-node cluster)', () => {
           value: String(i).padStart(7, '0'),
         });
         results.push(delivery.result);
-        enqueued = i + 1;
-        if (enqueued % 20_000 === 0) console.log(`failover: ${enqueued} records enqueued`);
-        // Slow the stream a little so the faults land in the middle of it.
-        if (i % 2000 === 0) await new Promise((r) => setTimeout(r, 20));
+        if (i % 20_000 === 0) console.log(`failover: ${i} records enqueued`);
+        // Pace the stream so the window between kill and restart sees many batches.
+        if (i % 500 === 0) await new Promise((r) => setTimeout(r, 10));
       }
     })();
-    const faults = (async () => {
-      for (const [partition, startAt] of [
-        [0, TOTAL * 0.2],
-        [1, TOTAL * 0.5],
-      ] as const) {
-        while (enqueued < startAt) await new Promise((r) => setTimeout(r, 50));
-        const leader = await leaderOf(topic, partition);
+    const faulting = (async () => {
+      for (const f of faults) {
+        await new Promise((r) => setTimeout(r, 500));
+        const leader = await leaderOf(topic, f.partition);
         await kafka.stopNode(leader, { signal: 'SIGKILL' });
+        console.log(`failover: leader ${leader} of ${topic}-${f.partition} killed`);
+        f.markKilled();
         await new Promise((r) => setTimeout(r, 3000));
         await kafka.startNode(leader);
-        console.log(`failover: leader ${leader} of ${topic}-${partition} killed and restarted`);
+        console.log(`failover: broker ${leader} restarted`);
+        f.markRestarted();
+        // The next fault starts only once the stream has reached its kill point.
+        const next = faults[faults.indexOf(f) + 1];
+        if (next !== undefined)
+          while (results.length < next.kill) await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    await Promise.all([produce, faults]);
+    await Promise.all([produce, faulting]);
     const metadata = await Promise.all(results);
     await producer.close();
     expect(metadata).toHaveLength(TOTAL);
