@@ -6,5 +6,11 @@ import type { Cluster } from '@kafkats/meta';
  */
 export type ProducerCluster = Pick<
   Cluster,
-  'snapshot' | 'refreshTopics' | 'sendToNode' | 'sendAny' | 'sendToCoordinator' | 'negotiatedFor'
+  | 'snapshot'
+  | 'refreshTopics'
+  | 'applyLeaderHints'
+  | 'sendToNode'
+  | 'sendAny'
+  | 'sendToCoordinator'
+  | 'negotiatedFor'
 >;

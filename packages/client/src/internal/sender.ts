@@ -10,6 +10,7 @@ import {
   type ProduceResponse,
   ProtocolError,
 } from '@kafkats/codec';
+import type { LeaderHint } from '@kafkats/meta';
 import { AuthenticationError, UnsupportedVersionError } from '@kafkats/wire';
 import type { ProducerCluster } from '../producer-cluster.js';
 import { DeliveryTimeoutError } from '../producer-errors.js';
@@ -262,6 +263,7 @@ export class Sender {
         t.name !== '' ? t.name : snapshot.topics.find((x) => x.topicId === t.topicId)?.name;
       if (name !== undefined) byTopic.set(name, t);
     }
+    const hints: LeaderHint[] = [];
     for (const b of batches) {
       const p = byTopic.get(b.topic)?.partitionResponses.find((x) => x.index === b.partition);
       if (p === undefined) {
@@ -291,10 +293,36 @@ export class Sender {
         p.errorCode,
         `Produce to ${b.label} on broker ${node}${detail}`,
       );
-      // A leader hint (Produce v10+) or a stale-metadata error: refetch the topic's leaders.
-      if (error.needsMetadataRefresh || p.currentLeader.leaderId >= 0)
+      if (p.currentLeader.leaderId >= 0 && p.currentLeader.leaderEpoch >= 0) {
+        // KIP-951: the answer names the new leader; install it instead of refetching metadata.
+        hints.push({
+          topic: b.topic,
+          partition: b.partition,
+          leaderId: p.currentLeader.leaderId,
+          leaderEpoch: p.currentLeader.leaderEpoch,
+        });
+      } else if (error.needsMetadataRefresh) {
         this.#staleTopics.add(b.topic);
+      }
       this.#retryOrFail(b, error, p.errorCode, p.logStartOffset);
+    }
+    if (hints.length > 0) {
+      this.#cluster.applyLeaderHints(
+        hints,
+        response.nodeEndpoints.map((e) => ({
+          nodeId: e.nodeId,
+          host: e.host,
+          port: e.port,
+          rack: e.rack,
+        })),
+      );
+      // A hint that could not be used (older epoch, unknown address) still needs a refresh.
+      const now = this.#cluster.snapshot();
+      for (const h of hints) {
+        const known = now.partition(h.topic, h.partition);
+        if (known?.leader !== h.leaderId || known.leaderEpoch < h.leaderEpoch)
+          this.#staleTopics.add(h.topic);
+      }
     }
   }
 

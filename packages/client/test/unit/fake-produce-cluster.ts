@@ -12,7 +12,13 @@ import {
   KafkaError,
   type ProduceRequest,
 } from '@kafkats/codec';
-import { type ClusterSendOptions, MetadataSnapshot, type RequestInput } from '@kafkats/meta';
+import {
+  type BrokerInfo,
+  type ClusterSendOptions,
+  type LeaderHint,
+  MetadataSnapshot,
+  type RequestInput,
+} from '@kafkats/meta';
 import type { ProducerCluster } from '../../src/index.js';
 
 /** What happens to one Produce request. */
@@ -112,6 +118,17 @@ export class FakeProduceCluster implements ProducerCluster {
 
   snapshot(): MetadataSnapshot {
     return this.#snapshot;
+  }
+
+  /** Leader hints (KIP-951) as the real cluster applies them; counted. */
+  hintsApplied = 0;
+
+  applyLeaderHints(hints: readonly LeaderHint[], endpoints: readonly BrokerInfo[] = []): number {
+    const next = this.#snapshot.withLeaderHints(hints, endpoints);
+    if (next === this.#snapshot) return 0;
+    this.#snapshot = next;
+    this.hintsApplied += hints.length;
+    return hints.length;
   }
 
   refreshTopics(): Promise<MetadataSnapshot> {
