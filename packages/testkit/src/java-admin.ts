@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { JavaAdminError, TestkitError, TestkitErrorCode } from './errors.js';
 import { kafkaDist } from './dist.js';
+import { JavaAdminError, TestkitError, TestkitErrorCode } from './errors.js';
 import { compileJava, toolJvmFlags } from './java.js';
 import { OWNER_PROPERTY, onProcessExit } from './reaper.js';
 

@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { kafkaDist } from './dist.js';
 import { TestkitError, TestkitErrorCode } from './errors.js';
 import { renderToolLog4j2 } from './internal/broker-config.js';
-import { kafkaDist } from './dist.js';
 import { javaDir } from './internal/paths.js';
 
 /** Root of the testkit's caches ($KAFKATS_CACHE, else ~/.cache/kafkats), shared with kafka-dist. */

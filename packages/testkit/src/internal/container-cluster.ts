@@ -12,6 +12,8 @@ import {
   type StartedTestContainer,
   Wait,
 } from 'testcontainers';
+import { javaClientConfig } from '../client-config.js';
+import { kafkaDist } from '../dist.js';
 import { TestkitError, TestkitErrorCode } from '../errors.js';
 import { JavaAdmin } from '../java-admin.js';
 import type {
@@ -23,8 +25,6 @@ import type {
   StopNodeOptions,
 } from '../types.js';
 import { defaultBrokerSettings, kafkaEnvName } from './broker-config.js';
-import { javaClientConfig } from '../client-config.js';
-import { kafkaDist } from '../dist.js';
 import { randomKafkaUuid } from './jvm-cluster.js';
 import { releasePorts, reservePorts } from './ports.js';
 

@@ -2,8 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { javaClientConfig } from '../client-config.js';
+import { kafkaDist } from '../dist.js';
 import { TestkitError, TestkitErrorCode } from '../errors.js';
+import { compileJava, run, toolJvmFlags } from '../java.js';
 import { JavaAdmin } from '../java-admin.js';
+import {
+  killGroup,
+  type NodeProcess,
+  spawnSupervised,
+  stopSupervised,
+  tailFile,
+} from '../node-process.js';
+import { onProcessExit, reapOrphans } from '../reaper.js';
 import type {
   BrokerEndpoint,
   ClusterDescription,
@@ -23,18 +34,7 @@ import {
   type SecurityMaterial,
 } from './broker-config.js';
 import { brokerArchivePath, createArchiveFlags, publishArchive, useArchiveFlags } from './cds.js';
-import { javaClientConfig } from '../client-config.js';
-import { kafkaDist } from '../dist.js';
-import { compileJava, run, toolJvmFlags } from '../java.js';
-import {
-  killGroup,
-  type NodeProcess,
-  spawnSupervised,
-  stopSupervised,
-  tailFile,
-} from '../node-process.js';
 import { releasePorts, reservePorts } from './ports.js';
-import { onProcessExit, reapOrphans } from '../reaper.js';
 import { generateCertificates } from './tls.js';
 
 const LISTENER_ORDER: readonly ListenerName[] = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'];

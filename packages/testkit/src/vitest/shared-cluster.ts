@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
-import { TestkitError, TestkitErrorCode } from '../errors.js';
 import { javaClientConfig } from '../client-config.js';
+import { TestkitError, TestkitErrorCode } from '../errors.js';
 import { JavaAdmin } from '../java-admin.js';
 import type {
   BrokerEndpoint,
