@@ -2,6 +2,7 @@ import {
   type ApiDescriptor,
   ErrorCode,
   FindCoordinatorApi,
+  type FindCoordinatorResponse,
   KafkaError,
   MetadataApi,
 } from '@kafkats/codec';
@@ -9,8 +10,14 @@ import { AbortedError, UnsupportedVersionError } from '@kafkats/wire';
 import { apiAccess } from './access.js';
 import type { ConnectionFactory, MetaConnection } from './api.js';
 import { classify } from './classify.js';
+import { CoordinatorBatcher } from './coordinator-batcher.js';
 import { OperationTimeoutError, ReadOnlyError } from './errors.js';
-import { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find-coordinator.js';
+import {
+  buildFindCoordinatorBatchRequest,
+  buildFindCoordinatorRequest,
+  type CoordinatorAnswer,
+  readFindCoordinatorResponse,
+} from './find-coordinator.js';
 import { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
 import { BrokerPool, type BrokerPoolOptions } from './pool.js';
 import { responseErrors } from './response-errors.js';
@@ -170,6 +177,9 @@ export class Cluster {
   readonly #random: () => number;
   readonly #readOnly: boolean;
   readonly #coordinators = new Map<string, number>();
+  readonly #lookups = new CoordinatorBatcher((kind, keys, deadline) =>
+    this.#lookupRound(kind, keys, deadline),
+  );
   #snapshot: MetadataSnapshot = MetadataSnapshot.empty();
   #refreshing: Promise<MetadataSnapshot> | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -739,14 +749,7 @@ export class Cluster {
     const cacheKey = `${kind} ${key}`;
     const cached = this.#coordinators.get(cacheKey);
     if (cached !== undefined) return cached;
-    const connection = await this.#pool.any(attempt);
-    const { response, version } = await this.#sendVia(
-      connection,
-      FindCoordinatorApi,
-      (v) => buildFindCoordinatorRequest(kind, key, v),
-      attempt,
-    );
-    const answer = readFindCoordinatorResponse(response, key, version);
+    const answer = await this.#lookups.lookup(kind, key, attempt.deadline);
     if (!answer.ok) throw answer.error;
     // The coordinator may be a broker this snapshot has not seen yet; its address is in the answer.
     if (!this.#pool.knownNodes().includes(answer.nodeId)) {
@@ -756,6 +759,57 @@ export class Cluster {
     }
     this.#coordinators.set(cacheKey, answer.nodeId);
     return answer.nodeId;
+  }
+
+  /**
+   * One FindCoordinator round for the keys the batcher gathered: a single request from v4,
+   * one per key below it; each key keeps its own answer or error.
+   */
+  async #lookupRound(
+    kind: CoordinatorKind,
+    keys: readonly string[],
+    deadline: number,
+  ): Promise<Map<string, CoordinatorAnswer | Error>> {
+    const attempt: Attempt = { deadline, signal: undefined };
+    const connection = await this.#pool.any(attempt);
+    const version = chooseVersion(
+      connection,
+      FindCoordinatorApi as ApiDescriptor<unknown, unknown>,
+      undefined,
+      'FindCoordinator',
+    );
+    const answers = new Map<string, CoordinatorAnswer | Error>();
+    const read = (response: FindCoordinatorResponse, key: string) => {
+      try {
+        answers.set(key, readFindCoordinatorResponse(response, key, version));
+      } catch (error) {
+        answers.set(key, error instanceof Error ? error : new Error(String(error)));
+      }
+    };
+    if (version >= 4) {
+      const { response } = await this.#sendVia(
+        connection,
+        FindCoordinatorApi,
+        buildFindCoordinatorBatchRequest(kind, keys, version),
+        attempt,
+        version,
+      );
+      for (const key of keys) read(response, key);
+    } else {
+      await Promise.all(
+        keys.map(async (key) => {
+          const { response } = await this.#sendVia(
+            connection,
+            FindCoordinatorApi,
+            buildFindCoordinatorRequest(kind, key, version),
+            attempt,
+            version,
+          );
+          read(response, key);
+        }),
+      );
+    }
+    return answers;
   }
 }
 
