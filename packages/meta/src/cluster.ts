@@ -5,6 +5,7 @@ import {
   type FindCoordinatorResponse,
   KafkaError,
   MetadataApi,
+  ProtocolError,
 } from '@kafkats/codec';
 import { AbortedError, UnsupportedVersionError } from '@kafkats/wire';
 import { apiAccess } from './access.js';
@@ -57,7 +58,22 @@ export interface ClusterConfig {
   /** Retry behaviour (merged over {@link DEFAULT_RETRY_POLICY}). */
   readonly retry?: Partial<RetryPolicy>;
   /** Connection pool options (reconnect backoff, idle close). */
-  readonly pool?: BrokerPoolOptions;
+  readonly pool?: Omit<BrokerPoolOptions, 'rebootstrap'>;
+  /**
+   * What to do when the cluster cannot be reached through the brokers the metadata named
+   * (Kafka's `metadata.recovery.strategy`, KIP-899/KIP-1102): `'rebootstrap'` (the default, as
+   * in Kafka 4.x) goes back to the bootstrap addresses, resolved afresh, when every known broker
+   * is unreachable, when no metadata could be had for `metadataRecoveryRebootstrapTriggerMs`,
+   * or when a broker answers REBOOTSTRAP_REQUIRED; `'none'` only ever dials known brokers once
+   * the first metadata is in.
+   */
+  readonly metadataRecoveryStrategy?: 'none' | 'rebootstrap';
+  /**
+   * With `'rebootstrap'`: how long without any successful metadata before the learnt brokers
+   * are forgotten and the bootstrap addresses used again, ms (Kafka's
+   * `metadata.recovery.rebootstrap.trigger.ms`). Default 300000.
+   */
+  readonly metadataRecoveryRebootstrapTriggerMs?: number;
   /** Injectable randomness for jitter (tests). */
   readonly random?: () => number;
   /**
@@ -176,6 +192,10 @@ export class Cluster {
   readonly #maxStalenessMs: number;
   readonly #random: () => number;
   readonly #readOnly: boolean;
+  readonly #rebootstrap: boolean;
+  readonly #rebootstrapTriggerMs: number;
+  /** When the last metadata answer was installed, epoch ms. */
+  #lastMetadataMs = Date.now();
   readonly #coordinators = new Map<string, number>();
   readonly #lookups = new CoordinatorBatcher((kind, keys, deadline) =>
     this.#lookupRound(kind, keys, deadline),
@@ -188,10 +208,12 @@ export class Cluster {
   lastRefreshError: Error | undefined;
 
   private constructor(bootstrap: readonly string[], config: ClusterConfig) {
+    this.#rebootstrap = (config.metadataRecoveryStrategy ?? 'rebootstrap') === 'rebootstrap';
+    this.#rebootstrapTriggerMs = config.metadataRecoveryRebootstrapTriggerMs ?? 300_000;
     this.#pool = new BrokerPool(
       bootstrap,
       config.connectionFactory ?? wireConnectionFactory(config.connection),
-      config.pool,
+      { ...config.pool, rebootstrap: this.#rebootstrap },
     );
     this.#policy = Object.freeze({ ...DEFAULT_RETRY_POLICY, ...config.retry });
     this.#requestTimeoutMs =
@@ -619,7 +641,16 @@ export class Cluster {
         error = asError(thrown);
       }
       if (this.#closed || error instanceof AbortedError) throw error;
-      const verdict = classify(error, target.kind);
+      let verdict = classify(error, target.kind);
+      if (
+        this.#rebootstrap &&
+        error instanceof ProtocolError &&
+        error.errorCode === ErrorCode.REBOOTSTRAP_REQUIRED
+      ) {
+        // KIP-1102: the broker says our metadata is beyond repair; start over from bootstrap.
+        this.#rebootstrapNow();
+        verdict = { ...verdict, retry: true };
+      }
       if (verdict.refreshCoordinator && target.kind === 'coordinator')
         this.invalidateCoordinator(target.coordinator, target.key);
       if (verdict.refreshMetadata) {
@@ -677,9 +708,25 @@ export class Cluster {
     }
   }
 
+  /** Forgets the learnt brokers and the snapshot: the next metadata comes through bootstrap. */
+  #rebootstrapNow(): void {
+    this.#pool.rebootstrap();
+    this.#snapshot = MetadataSnapshot.empty();
+    this.#coordinators.clear();
+  }
+
   #refreshOnce(attempt: Attempt): Promise<MetadataSnapshot> {
     this.#refreshing ??= (async () => {
       try {
+        if (
+          this.#rebootstrap &&
+          this.#pool.knownNodes().length > 0 &&
+          Date.now() - this.#lastMetadataMs >= this.#rebootstrapTriggerMs
+        ) {
+          // No metadata for the trigger period through the brokers we knew: they may all be
+          // gone (a rolled cluster), so go back to the addresses we were given.
+          this.#rebootstrapNow();
+        }
         const connection = await this.#pool.any(attempt);
         const { response, version } = await this.#sendVia(
           connection,
@@ -714,8 +761,9 @@ export class Cluster {
     const current = this.#snapshot;
     const next =
       mode === 'merge' ? current.withTopicsMerged(fresh) : keepNewerLeaderEpochs(fresh, current);
-    this.#pool.learnAddresses(next.brokers);
+    this.#pool.learnAddresses(next.brokers, { complete: mode === 'full' });
     this.#snapshot = next;
+    this.#lastMetadataMs = Date.now();
     return next;
   }
 

@@ -341,3 +341,46 @@ describe('batched coordinator lookups (KIP-699)', () => {
     ]);
   });
 });
+
+describe('rebootstrap (KIP-899, KIP-1102)', () => {
+  it('REBOOTSTRAP_REQUIRED makes the cluster forget the brokers it learnt and start over from bootstrap', async () => {
+    const fake = new FakeCluster(2);
+    const cluster = await connect(fake);
+    await cluster.sendToNode(2, OffsetCommitApi, {});
+    let told = false;
+    fake.intercept = (_node, apiKey) => {
+      if (apiKey !== 8 || told) return undefined;
+      told = true;
+      return { errorCode: ErrorCode.REBOOTSTRAP_REQUIRED, servedBy: 2 };
+    };
+    const connectsBefore = fake.connects.length;
+    expect((await cluster.sendToNode(2, OffsetCommitApi, {})).servedBy).toBe(2);
+    const after = fake.connects.slice(connectsBefore);
+    // The next metadata came through a bootstrap address, then the node was dialled again.
+    expect(after[0]).toMatch(/^bootstrap /);
+    expect(after).toContain('broker 2 (127.0.0.1:9002)');
+  });
+
+  it('no metadata for the trigger period sends the next refresh through bootstrap', async () => {
+    const fake = new FakeCluster(2);
+    const cluster = await connect(fake, { metadataRecoveryRebootstrapTriggerMs: 30 });
+    await cluster.sendToNode(1, OffsetCommitApi, {});
+    await new Promise((r) => setTimeout(r, 60));
+    const connectsBefore = fake.connects.length;
+    await cluster.refresh();
+    expect(fake.connects.slice(connectsBefore)[0]).toMatch(/^bootstrap /);
+  });
+
+  it("with 'none', a cluster whose known brokers are all down never dials bootstrap again", async () => {
+    const fake = new FakeCluster(2);
+    const cluster = await connect(fake, {
+      metadataRecoveryStrategy: 'none',
+      retry: { maxAttempts: 2 },
+    });
+    for (const b of fake.brokers) b.up = false;
+    for (const id of [1, 2]) fake.drop(id);
+    const connectsBefore = fake.connects.length;
+    await expect(cluster.refresh()).rejects.toMatchObject({ retriable: true });
+    expect(fake.connects.slice(connectsBefore).some((c) => c.startsWith('bootstrap'))).toBe(false);
+  });
+});
