@@ -2,15 +2,23 @@ import {
   type ApiDescriptor,
   ErrorCode,
   FindCoordinatorApi,
+  type FindCoordinatorResponse,
   KafkaError,
   MetadataApi,
+  ProtocolError,
 } from '@kafkats/codec';
 import { AbortedError, UnsupportedVersionError } from '@kafkats/wire';
 import { apiAccess } from './access.js';
 import type { ConnectionFactory, MetaConnection } from './api.js';
 import { classify } from './classify.js';
+import { CoordinatorBatcher } from './coordinator-batcher.js';
 import { OperationTimeoutError, ReadOnlyError } from './errors.js';
-import { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find-coordinator.js';
+import {
+  buildFindCoordinatorBatchRequest,
+  buildFindCoordinatorRequest,
+  type CoordinatorAnswer,
+  readFindCoordinatorResponse,
+} from './find-coordinator.js';
 import { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
 import { BrokerPool, type BrokerPoolOptions } from './pool.js';
 import { responseErrors } from './response-errors.js';
@@ -50,7 +58,22 @@ export interface ClusterConfig {
   /** Retry behaviour (merged over {@link DEFAULT_RETRY_POLICY}). */
   readonly retry?: Partial<RetryPolicy>;
   /** Connection pool options (reconnect backoff, idle close). */
-  readonly pool?: BrokerPoolOptions;
+  readonly pool?: Omit<BrokerPoolOptions, 'rebootstrap'>;
+  /**
+   * What to do when the cluster cannot be reached through the brokers the metadata named
+   * (Kafka's `metadata.recovery.strategy`, KIP-899/KIP-1102): `'rebootstrap'` (the default, as
+   * in Kafka 4.x) goes back to the bootstrap addresses, resolved afresh, when every known broker
+   * is unreachable, when no metadata could be had for `metadataRecoveryRebootstrapTriggerMs`,
+   * or when a broker answers REBOOTSTRAP_REQUIRED; `'none'` only ever dials known brokers once
+   * the first metadata is in.
+   */
+  readonly metadataRecoveryStrategy?: 'none' | 'rebootstrap';
+  /**
+   * With `'rebootstrap'`: how long without any successful metadata before the learnt brokers
+   * are forgotten and the bootstrap addresses used again, ms (Kafka's
+   * `metadata.recovery.rebootstrap.trigger.ms`). Default 300000.
+   */
+  readonly metadataRecoveryRebootstrapTriggerMs?: number;
   /** Injectable randomness for jitter (tests). */
   readonly random?: () => number;
   /**
@@ -169,7 +192,14 @@ export class Cluster {
   readonly #maxStalenessMs: number;
   readonly #random: () => number;
   readonly #readOnly: boolean;
+  readonly #rebootstrap: boolean;
+  readonly #rebootstrapTriggerMs: number;
+  /** When the last metadata answer was installed, epoch ms. */
+  #lastMetadataMs = Date.now();
   readonly #coordinators = new Map<string, number>();
+  readonly #lookups = new CoordinatorBatcher((kind, keys, deadline) =>
+    this.#lookupRound(kind, keys, deadline),
+  );
   #snapshot: MetadataSnapshot = MetadataSnapshot.empty();
   #refreshing: Promise<MetadataSnapshot> | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
@@ -178,10 +208,12 @@ export class Cluster {
   lastRefreshError: Error | undefined;
 
   private constructor(bootstrap: readonly string[], config: ClusterConfig) {
+    this.#rebootstrap = (config.metadataRecoveryStrategy ?? 'rebootstrap') === 'rebootstrap';
+    this.#rebootstrapTriggerMs = config.metadataRecoveryRebootstrapTriggerMs ?? 300_000;
     this.#pool = new BrokerPool(
       bootstrap,
       config.connectionFactory ?? wireConnectionFactory(config.connection),
-      config.pool,
+      { ...config.pool, rebootstrap: this.#rebootstrap },
     );
     this.#policy = Object.freeze({ ...DEFAULT_RETRY_POLICY, ...config.retry });
     this.#requestTimeoutMs =
@@ -609,7 +641,16 @@ export class Cluster {
         error = asError(thrown);
       }
       if (this.#closed || error instanceof AbortedError) throw error;
-      const verdict = classify(error, target.kind);
+      let verdict = classify(error, target.kind);
+      if (
+        this.#rebootstrap &&
+        error instanceof ProtocolError &&
+        error.errorCode === ErrorCode.REBOOTSTRAP_REQUIRED
+      ) {
+        // KIP-1102: the broker says our metadata is beyond repair; start over from bootstrap.
+        this.#rebootstrapNow();
+        verdict = { ...verdict, retry: true };
+      }
       if (verdict.refreshCoordinator && target.kind === 'coordinator')
         this.invalidateCoordinator(target.coordinator, target.key);
       if (verdict.refreshMetadata) {
@@ -667,9 +708,25 @@ export class Cluster {
     }
   }
 
+  /** Forgets the learnt brokers and the snapshot: the next metadata comes through bootstrap. */
+  #rebootstrapNow(): void {
+    this.#pool.rebootstrap();
+    this.#snapshot = MetadataSnapshot.empty();
+    this.#coordinators.clear();
+  }
+
   #refreshOnce(attempt: Attempt): Promise<MetadataSnapshot> {
     this.#refreshing ??= (async () => {
       try {
+        if (
+          this.#rebootstrap &&
+          this.#pool.knownNodes().length > 0 &&
+          Date.now() - this.#lastMetadataMs >= this.#rebootstrapTriggerMs
+        ) {
+          // No metadata for the trigger period through the brokers we knew: they may all be
+          // gone (a rolled cluster), so go back to the addresses we were given.
+          this.#rebootstrapNow();
+        }
         const connection = await this.#pool.any(attempt);
         const { response, version } = await this.#sendVia(
           connection,
@@ -704,8 +761,9 @@ export class Cluster {
     const current = this.#snapshot;
     const next =
       mode === 'merge' ? current.withTopicsMerged(fresh) : keepNewerLeaderEpochs(fresh, current);
-    this.#pool.learnAddresses(next.brokers);
+    this.#pool.learnAddresses(next.brokers, { complete: mode === 'full' });
     this.#snapshot = next;
+    this.#lastMetadataMs = Date.now();
     return next;
   }
 
@@ -739,14 +797,7 @@ export class Cluster {
     const cacheKey = `${kind} ${key}`;
     const cached = this.#coordinators.get(cacheKey);
     if (cached !== undefined) return cached;
-    const connection = await this.#pool.any(attempt);
-    const { response, version } = await this.#sendVia(
-      connection,
-      FindCoordinatorApi,
-      (v) => buildFindCoordinatorRequest(kind, key, v),
-      attempt,
-    );
-    const answer = readFindCoordinatorResponse(response, key, version);
+    const answer = await this.#lookups.lookup(kind, key, attempt.deadline);
     if (!answer.ok) throw answer.error;
     // The coordinator may be a broker this snapshot has not seen yet; its address is in the answer.
     if (!this.#pool.knownNodes().includes(answer.nodeId)) {
@@ -756,6 +807,57 @@ export class Cluster {
     }
     this.#coordinators.set(cacheKey, answer.nodeId);
     return answer.nodeId;
+  }
+
+  /**
+   * One FindCoordinator round for the keys the batcher gathered: a single request from v4,
+   * one per key below it; each key keeps its own answer or error.
+   */
+  async #lookupRound(
+    kind: CoordinatorKind,
+    keys: readonly string[],
+    deadline: number,
+  ): Promise<Map<string, CoordinatorAnswer | Error>> {
+    const attempt: Attempt = { deadline, signal: undefined };
+    const connection = await this.#pool.any(attempt);
+    const version = chooseVersion(
+      connection,
+      FindCoordinatorApi as ApiDescriptor<unknown, unknown>,
+      undefined,
+      'FindCoordinator',
+    );
+    const answers = new Map<string, CoordinatorAnswer | Error>();
+    const read = (response: FindCoordinatorResponse, key: string) => {
+      try {
+        answers.set(key, readFindCoordinatorResponse(response, key, version));
+      } catch (error) {
+        answers.set(key, error instanceof Error ? error : new Error(String(error)));
+      }
+    };
+    if (version >= 4) {
+      const { response } = await this.#sendVia(
+        connection,
+        FindCoordinatorApi,
+        buildFindCoordinatorBatchRequest(kind, keys, version),
+        attempt,
+        version,
+      );
+      for (const key of keys) read(response, key);
+    } else {
+      await Promise.all(
+        keys.map(async (key) => {
+          const { response } = await this.#sendVia(
+            connection,
+            FindCoordinatorApi,
+            buildFindCoordinatorRequest(kind, key, version),
+            attempt,
+            version,
+          );
+          read(response, key);
+        }),
+      );
+    }
+    return answers;
   }
 }
 

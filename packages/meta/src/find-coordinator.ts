@@ -31,6 +31,30 @@ export function buildFindCoordinatorRequest(
     : createFindCoordinatorRequest({ key, keyType });
 }
 
+/**
+ * A FindCoordinator request for several keys of one kind: one request from v4 (KIP-699
+ * `coordinatorKeys`); below v4 only a single key fits.
+ *
+ * @throws KafkaError `ERR_KAFKA_COORDINATOR_UNSUPPORTED` for several keys below v4
+ */
+export function buildFindCoordinatorBatchRequest(
+  kind: CoordinatorKind,
+  keys: readonly string[],
+  version: number,
+): FindCoordinatorRequest {
+  if (keys.length === 1) return buildFindCoordinatorRequest(kind, keys[0] as string, version);
+  if (version < 4) {
+    throw new KafkaError(
+      'ERR_KAFKA_COORDINATOR_UNSUPPORTED',
+      `FindCoordinator v${version} takes one key; ${keys.length} need v4+`,
+    );
+  }
+  return createFindCoordinatorRequest({
+    keyType: COORDINATOR_KEY_TYPE[kind],
+    coordinatorKeys: [...keys],
+  });
+}
+
 /** The coordinator FindCoordinator named, or the error it gave instead. */
 export type CoordinatorAnswer =
   | { readonly ok: true; readonly nodeId: number; readonly host: string; readonly port: number }

@@ -22,7 +22,11 @@ export {
   UnknownNodeError,
 } from './errors.js';
 export type { CoordinatorAnswer } from './find-coordinator.js';
-export { buildFindCoordinatorRequest, readFindCoordinatorResponse } from './find-coordinator.js';
+export {
+  buildFindCoordinatorBatchRequest,
+  buildFindCoordinatorRequest,
+  readFindCoordinatorResponse,
+} from './find-coordinator.js';
 export { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
 export type { BrokerPoolOptions, Endpoint, PoolWait } from './pool.js';
 export { BrokerPool, parseHostPort } from './pool.js';

@@ -27,6 +27,13 @@ export interface BrokerPoolOptions {
   readonly connectionsMaxIdleMs?: number;
   /** Random source in [0, 1) for the reconnect jitter; default Math.random. */
   readonly random?: () => number;
+  /**
+   * When every known broker is unreachable, dial the bootstrap addresses again (re-resolved)
+   * instead of only the brokers the last metadata named: Kafka's
+   * `metadata.recovery.strategy=rebootstrap` (KIP-899; the default since Kafka 4.0, KIP-1102).
+   * False is `none`: after the first metadata, only known brokers are dialled. Default true.
+   */
+  readonly rebootstrap?: boolean;
 }
 
 /** How long a caller may wait for a connection, and its cancellation. */
@@ -90,6 +97,7 @@ export class BrokerPool {
   readonly #anyStaggerMs: number;
   readonly #maxIdleMs: number;
   readonly #random: () => number;
+  readonly #rebootstrap: boolean;
   /** node id -> its current address (from the latest installed snapshot). */
   readonly #addresses = new Map<number, { host: string; port: number }>();
   readonly #slots = new Map<string, Slot>();
@@ -118,6 +126,7 @@ export class BrokerPool {
     this.#anyStaggerMs = options.anyStaggerMs ?? 250;
     this.#maxIdleMs = options.connectionsMaxIdleMs ?? 540_000;
     this.#random = options.random ?? Math.random;
+    this.#rebootstrap = options.rebootstrap ?? true;
     if (this.#maxIdleMs > 0) {
       // Checked at half the idle limit (at most every 30 s), so a connection closes between
       // one and one and a half limits after its last use.
@@ -138,9 +147,20 @@ export class BrokerPool {
    * Learns broker addresses from an installed snapshot. A node whose address changed has its
    * old connection closed; the next `get` opens one to the new address. An open bootstrap
    * connection to a node's address becomes that node's connection; other bootstrap
-   * connections are closed once nothing is in flight on them.
+   * connections are closed once nothing is in flight on them. With `complete` (a full
+   * Metadata answer), brokers it does not name are forgotten and their connections closed.
    */
-  learnAddresses(brokers: readonly BrokerInfo[]): void {
+  learnAddresses(brokers: readonly BrokerInfo[], options: { complete?: boolean } = {}): void {
+    if (options.complete === true) {
+      // A full Metadata answer lists every live broker: one it no longer names has left the
+      // cluster (scaled in, replaced); keeping its address would keep dialling a dead endpoint.
+      const present = new Set(brokers.map((b) => b.nodeId));
+      for (const [nodeId, address] of [...this.#addresses]) {
+        if (present.has(nodeId)) continue;
+        this.#addresses.delete(nodeId);
+        this.#drop(nodeKey(nodeId, address.host, address.port));
+      }
+    }
     for (const b of brokers) {
       const known = this.#addresses.get(b.nodeId);
       if (known !== undefined && known.host === b.host && known.port === b.port) continue;
@@ -149,6 +169,17 @@ export class BrokerPool {
       this.#adoptBootstrap(b);
     }
     if (this.#addresses.size > 0) this.#closeBootstrapIfIdle();
+  }
+
+  /**
+   * Forgets every broker the metadata named and closes their connections: the next `any()`
+   * dials the bootstrap addresses, resolved afresh (KIP-899 rebootstrap, also what a
+   * REBOOTSTRAP_REQUIRED answer asks for, KIP-1102). Dedicated connections are the caller's.
+   */
+  rebootstrap(): void {
+    for (const [nodeId, address] of [...this.#addresses])
+      this.#drop(nodeKey(nodeId, address.host, address.port));
+    this.#addresses.clear();
   }
 
   /** Node ids whose addresses the pool knows. */
@@ -205,7 +236,8 @@ export class BrokerPool {
 
   /**
    * A connection to any broker: an open one if there is one, else the known brokers in turn,
-   * else the bootstrap addresses (re-resolved by the connection on every attempt).
+   * else (unless `rebootstrap` is off) the bootstrap addresses, re-resolved by the connection on
+   * every attempt.
    *
    * @throws the last connect error when nothing can be reached
    */
@@ -228,7 +260,8 @@ export class BrokerPool {
     for (let i = 0; i < nodes.length; i++) {
       endpoints.push({ nodeId: nodes[(start + i) % nodes.length] as number });
     }
-    for (const address of this.#bootstrap) endpoints.push({ bootstrap: address });
+    if (this.#rebootstrap || nodes.length === 0)
+      for (const address of this.#bootstrap) endpoints.push({ bootstrap: address });
     return bounded(this.#firstReachable(endpoints), wait, 'any broker');
   }
 
@@ -262,7 +295,7 @@ export class BrokerPool {
    * connections like any other). Rejects with the last error when every endpoint failed.
    */
   #firstReachable(endpoints: readonly Endpoint[]): Promise<MetaConnection> {
-    // Never empty: the constructor refuses an empty bootstrap list.
+    // Never empty: the known brokers, or the bootstrap list (the constructor refuses an empty one).
     return new Promise((resolve, reject) => {
       let next = 0;
       let pending = 0;

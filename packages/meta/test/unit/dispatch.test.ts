@@ -277,3 +277,110 @@ describe('leader hints (KIP-951)', () => {
     expect(cluster.snapshot()).toBe(before);
   });
 });
+
+describe('batched coordinator lookups (KIP-699)', () => {
+  it('concurrent lookups of several groups ride one FindCoordinator v4+ request', async () => {
+    const fake = new FakeCluster(3);
+    fake.versions.set(10, 6);
+    const cluster = await connect(fake);
+    const groups = ['g1', 'g2', 'g3', 'g4', 'g2'];
+    const nodes = await Promise.all(groups.map((g) => cluster.coordinator('group', g)));
+    expect(nodes).toEqual([2, 2, 2, 2, 2]);
+    const lookups = sentOf(fake, 10);
+    expect(lookups).toHaveLength(1);
+    expect((lookups[0]?.request as { coordinatorKeys: string[] }).coordinatorKeys).toEqual([
+      'g1',
+      'g2',
+      'g3',
+      'g4',
+    ]);
+  });
+
+  it('each key keeps its own answer: one key failing does not fail the others', async () => {
+    const fake = new FakeCluster(3);
+    fake.versions.set(10, 6);
+    const cluster = await connect(fake);
+    fake.intercept = (_node, apiKey, request) => {
+      if (apiKey !== 10) return undefined;
+      const keys = (request as { coordinatorKeys: string[] }).coordinatorKeys;
+      return {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        errorMessage: null,
+        nodeId: 0,
+        host: '',
+        port: 0,
+        coordinators: keys.map((key) =>
+          key === 'forbidden'
+            ? { key, nodeId: -1, host: '', port: -1, errorCode: 30, errorMessage: 'no' }
+            : { key, nodeId: 3, host: '127.0.0.1', port: 9003, errorCode: 0, errorMessage: null },
+        ),
+      };
+    };
+    const [ok, denied] = await Promise.allSettled([
+      cluster.coordinator('group', 'fine'),
+      cluster.coordinator('group', 'forbidden'),
+    ]);
+    expect(ok).toEqual({ status: 'fulfilled', value: 3 });
+    expect(denied).toMatchObject({
+      status: 'rejected',
+      reason: { errorName: 'GROUP_AUTHORIZATION_FAILED' },
+    });
+    expect(sentOf(fake, 10)).toHaveLength(1);
+  });
+
+  it('below v4 each key gets its own request', async () => {
+    const fake = new FakeCluster(3);
+    fake.versions.set(10, 3);
+    const cluster = await connect(fake);
+    await Promise.all(['a', 'b', 'c'].map((g) => cluster.coordinator('group', g)));
+    expect(sentOf(fake, 10).map((s) => (s.request as { key: string }).key)).toEqual([
+      'a',
+      'b',
+      'c',
+    ]);
+  });
+});
+
+describe('rebootstrap (KIP-899, KIP-1102)', () => {
+  it('REBOOTSTRAP_REQUIRED makes the cluster forget the brokers it learnt and start over from bootstrap', async () => {
+    const fake = new FakeCluster(2);
+    const cluster = await connect(fake);
+    await cluster.sendToNode(2, OffsetCommitApi, {});
+    let told = false;
+    fake.intercept = (_node, apiKey) => {
+      if (apiKey !== 8 || told) return undefined;
+      told = true;
+      return { errorCode: ErrorCode.REBOOTSTRAP_REQUIRED, servedBy: 2 };
+    };
+    const connectsBefore = fake.connects.length;
+    expect((await cluster.sendToNode(2, OffsetCommitApi, {})).servedBy).toBe(2);
+    const after = fake.connects.slice(connectsBefore);
+    // The next metadata came through a bootstrap address, then the node was dialled again.
+    expect(after[0]).toMatch(/^bootstrap /);
+    expect(after).toContain('broker 2 (127.0.0.1:9002)');
+  });
+
+  it('no metadata for the trigger period sends the next refresh through bootstrap', async () => {
+    const fake = new FakeCluster(2);
+    const cluster = await connect(fake, { metadataRecoveryRebootstrapTriggerMs: 30 });
+    await cluster.sendToNode(1, OffsetCommitApi, {});
+    await new Promise((r) => setTimeout(r, 60));
+    const connectsBefore = fake.connects.length;
+    await cluster.refresh();
+    expect(fake.connects.slice(connectsBefore)[0]).toMatch(/^bootstrap /);
+  });
+
+  it("with 'none', a cluster whose known brokers are all down never dials bootstrap again", async () => {
+    const fake = new FakeCluster(2);
+    const cluster = await connect(fake, {
+      metadataRecoveryStrategy: 'none',
+      retry: { maxAttempts: 2 },
+    });
+    for (const b of fake.brokers) b.up = false;
+    for (const id of [1, 2]) fake.drop(id);
+    const connectsBefore = fake.connects.length;
+    await expect(cluster.refresh()).rejects.toMatchObject({ retriable: true });
+    expect(fake.connects.slice(connectsBefore).some((c) => c.startsWith('bootstrap'))).toBe(false);
+  });
+});

@@ -284,6 +284,34 @@ describe('BrokerPool', () => {
     await pool.close();
   });
 
+  it('forgets a broker a full Metadata answer no longer names, and closes its connection', async () => {
+    const fake = new FakeCluster(3);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+    learn(pool, fake);
+    const gone = await pool.get({ nodeId: 3 });
+    pool.learnAddresses(
+      fake.brokers
+        .filter((b) => b.nodeId !== 3)
+        .map((b) => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: null })),
+      { complete: true },
+    );
+    expect(pool.knownNodes().sort()).toEqual([1, 2]);
+    expect(gone.closed).toBe(true);
+    await expect(pool.get({ nodeId: 3 })).rejects.toMatchObject({
+      code: 'ERR_KAFKA_POOL_UNKNOWN_NODE',
+    });
+    await pool.close();
+  });
+
+  it('a partial answer (a targeted refresh) forgets nobody', async () => {
+    const fake = new FakeCluster(3);
+    const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+    learn(pool, fake);
+    pool.learnAddresses([{ nodeId: 1, host: '127.0.0.1', port: 9001, rack: null }]);
+    expect(pool.knownNodes().sort()).toEqual([1, 2, 3]);
+    await pool.close();
+  });
+
   it.each(['', 'host', 'host:0', 'host:70000', ':9092'])(
     'rejects bootstrap address %j',
     (address) => {
