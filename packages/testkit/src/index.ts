@@ -1,6 +1,9 @@
 // @kafkats/testkit: real Apache Kafka clusters for tests and benchmarks, and Kafka's own Java
 // client as the independent second opinion. Private tooling: library source never imports it.
+
+export { javaClientConfig } from './client-config.js';
 export { selectedBackend, startCluster } from './cluster.js';
+export { type KafkaDist, kafkaDist } from './dist.js';
 export { JavaAdminError, TestkitError, TestkitErrorCode } from './errors.js';
 // Fault injection (issue 6): TCP proxy, hostile fake broker, recordings. Raw bytes only.
 export {
@@ -33,11 +36,7 @@ export {
   type ProxyDirection,
   startFaultProxy,
 } from './faults/tcp-proxy.js';
-export { javaClientConfig } from './client-config.js';
-export { type KafkaDist, kafkaDist } from './dist.js';
 export { runKafkaTool } from './java.js';
-export { stopProcessGroups } from './node-process.js';
-export { reapOrphans } from './reaper.js';
 export {
   type AclBindingSpec,
   type AclFilterSpec,
@@ -53,6 +52,7 @@ export {
   type ProduceRecord,
   type ProducerState,
 } from './java-admin.js';
+export { stopProcessGroups } from './node-process.js';
 // Conformance oracle (issue 5): Kafka's own serializers over a JSON-lines pipe.
 export {
   type Oracle,
@@ -72,6 +72,9 @@ export {
   type StartOracleOptions,
   startOracle,
 } from './oracle/oracle.js';
+// Kafka's own tiered-storage metadata serde, partitioner and store, for remote-log-metadata.
+export { runRlmmOracle } from './oracle/rlmm-oracle.js';
+export { reapOrphans } from './reaper.js';
 export type {
   BrokerEndpoint,
   ClusterDescription,
