@@ -103,5 +103,27 @@ export { MultiPartitionReader } from './multi-partition-reader.js';
 export type { IsolationLevelName, PartitionBatch } from './partition-batch.js';
 export type { PartitionReaderOptions } from './partition-reader.js';
 export { PartitionReader } from './partition-reader.js';
+export { murmur2, partitionForKey, StickyPartitioner, toPositive } from './partitioner.js';
+export { Producer } from './producer.js';
+export type { ProducerCluster } from './producer-cluster.js';
+export {
+  DeliveryTimeoutError,
+  ProducerBlockedError,
+  ProducerClosedError,
+  ProducerConfigError,
+  ProducerFatalError,
+  ProducerFencedError,
+  RecordTooLargeError,
+  TransactionAbortableError,
+  TransactionStateError,
+} from './producer-errors.js';
+export type {
+  Delivery,
+  ProducerOptions,
+  ProducerRecord,
+  RecordMetadata,
+  TransactionGroup,
+  TransactionOffset,
+} from './producer-options.js';
 export type { PartitionReaderErrorCode } from './reader-errors.js';
 export { OffsetOutOfRangeError, PartitionReaderError } from './reader-errors.js';

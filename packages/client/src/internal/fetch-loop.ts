@@ -1,6 +1,7 @@
 import {
   ErrorCode,
   FetchApi,
+  type FetchResponseNodeEndpoint,
   type FetchResponsePartitionData,
   KafkaError,
   ProtocolError,
@@ -208,7 +209,13 @@ export class FetchLoop {
       });
     }
     if (data.errorCode !== 0)
-      return this.#onPartitionError(data, target.fetchOffset, where, signal);
+      return this.#onPartitionError(
+        data,
+        response.nodeEndpoints,
+        target.fetchOffset,
+        where,
+        signal,
+      );
     this.#failures = 0;
     this.lastError = undefined;
     this.highWatermark = data.highWatermark;
@@ -250,6 +257,7 @@ export class FetchLoop {
   /** A partition-level error: reset, follow a named leader, or hand it to `#onFailure`. */
   async #onPartitionError(
     data: FetchResponsePartitionData,
+    endpoints: readonly FetchResponseNodeEndpoint[],
     fetchOffset: bigint,
     where: string,
     signal: AbortSignal,
@@ -265,9 +273,22 @@ export class FetchLoop {
     const hint = data.currentLeader;
     if (error.retriable && hint.leaderId >= 0 && hint.leaderEpoch > this.#leaderEpoch) {
       // KIP-951: the broker named the new leader; go there now instead of refreshing first.
+      // The cluster learns it too (and the leader's address, so the dedicated connection to it
+      // needs no Metadata request either).
       this.lastError = error;
       this.#leader = hint.leaderId;
       this.#leaderEpoch = hint.leaderEpoch;
+      this.#cluster.applyLeaderHints(
+        [
+          {
+            topic: this.#config.topic,
+            partition: this.#config.partition,
+            leaderId: hint.leaderId,
+            leaderEpoch: hint.leaderEpoch,
+          },
+        ],
+        endpoints.map((e) => ({ nodeId: e.nodeId, host: e.host, port: e.port, rack: e.rack })),
+      );
       return undefined;
     }
     throw error;

@@ -123,8 +123,13 @@ describe('PartitionReader on a real cluster', () => {
     await shared.admin.produce(topic, values('committed-a-', 3), { transactionalId: txn });
     await shared.admin.produce(topic, values('aborted-', 3), { transactionalId: txn, abort: true });
     await shared.admin.produce(topic, values('committed-b-', 2), { transactionalId: txn });
-    const end = await endOffset(topic);
-    // 2 plain + 3 + marker + 3 + marker + 2 + marker
+    // 2 plain + 3 + marker + 3 + marker + 2 + marker. The transaction coordinator writes the
+    // last marker after the commit returns: ask until it is there (bounded).
+    let end = await endOffset(topic);
+    for (let i = 0; i < 100 && end < 13n; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      end = await endOffset(topic);
+    }
     expect(end).toBe(13n);
 
     for (const isolationLevel of ['read_committed', 'read_uncommitted'] as const) {

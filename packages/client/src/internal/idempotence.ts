@@ -1,0 +1,256 @@
+import { ErrorCode } from '@kafkats/codec';
+import { incrementSequence, type ProducerBatch } from './producer-batch.js';
+
+/** Sequence bookkeeping of one partition (Kafka's TxnPartitionEntry). */
+interface PartitionSequences {
+  producerId: bigint;
+  producerEpoch: number;
+  nextSequence: number;
+  lastAckedSequence: number;
+  lastAckedOffset: bigint;
+  /** Batches with a sequence that are not done (sent, or queued for a retry), by sequence. */
+  readonly inflight: ProducerBatch[];
+}
+
+const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+/**
+ * The idempotent producer's state: producer id and epoch, per-partition sequence numbers, and
+ * the rules of Kafka's TransactionManager for when a batch may be drained, when a failed one
+ * may be retried and when the epoch must be bumped so sequences can start again at 0 (KIP-360).
+ * Pure bookkeeping: it sends nothing.
+ */
+export class IdempotenceState {
+  producerId = -1n;
+  producerEpoch = -1;
+  readonly #transactional: boolean;
+  readonly #maxInFlight: number;
+  readonly #partitions = new Map<string, PartitionSequences>();
+  /** Partitions whose in-flight batches must be renumbered by the next epoch bump. */
+  readonly #toRewrite = new Set<string>();
+  epochBumpRequired = false;
+  /**
+   * A transactional batch failed after being sent: its sequences may have a gap, so the abort
+   * that must follow also bumps the epoch through InitProducerId (KIP-360).
+   */
+  transactionalBumpRequired = false;
+
+  constructor(transactional: boolean, maxInFlight: number) {
+    this.#transactional = transactional;
+    this.#maxInFlight = maxInFlight;
+  }
+
+  hasProducerId(): boolean {
+    return this.producerId >= 0n;
+  }
+
+  /** Installs a producer id and epoch from InitProducerId; every partition starts over at 0. */
+  setProducerIdAndEpoch(producerId: bigint, producerEpoch: number): void {
+    this.producerId = producerId;
+    this.producerEpoch = producerEpoch;
+  }
+
+  /** Forgets every partition's sequences (a transactional producer's new epoch). */
+  resetSequences(): void {
+    this.#partitions.clear();
+    this.#toRewrite.clear();
+    this.epochBumpRequired = false;
+    this.transactionalBumpRequired = false;
+  }
+
+  #entry(topic: string, partition: number): PartitionSequences {
+    const k = key(topic, partition);
+    let e = this.#partitions.get(k);
+    if (e === undefined) {
+      e = {
+        producerId: this.producerId,
+        producerEpoch: this.producerEpoch,
+        nextSequence: 0,
+        lastAckedSequence: -1,
+        lastAckedOffset: -1n,
+        inflight: [],
+      };
+      this.#partitions.set(k, e);
+    }
+    return e;
+  }
+
+  #stale(e: PartitionSequences): boolean {
+    return e.producerId !== this.producerId || e.producerEpoch !== this.producerEpoch;
+  }
+
+  /**
+   * Whether the head batch of a partition may be sent now (Kafka's
+   * RecordAccumulator.shouldStopDrainBatchesForPartition, inverted): a new batch waits while the
+   * partition has `maxInFlight` batches out or batches of an older epoch still out; a retried
+   * batch goes only when it is the partition's oldest unfinished one, so retries keep order.
+   */
+  canDrain(batch: ProducerBatch): boolean {
+    if (!this.hasProducerId()) return false;
+    const e = this.#entry(batch.topic, batch.partition);
+    if (batch.baseSequence < 0) {
+      if (e.inflight.length > 0 && this.#stale(e)) return false;
+      return e.inflight.length < this.#maxInFlight;
+    }
+    return e.inflight[0] === batch;
+  }
+
+  /** Gives a new batch its producer id, epoch and sequence, and tracks it as in flight. */
+  assignSequence(batch: ProducerBatch): void {
+    const e = this.#entry(batch.topic, batch.partition);
+    if (this.#stale(e) && e.inflight.length === 0) this.#restart(e);
+    batch.stamp(this.producerId, this.producerEpoch, e.nextSequence, false);
+    e.nextSequence = incrementSequence(e.nextSequence, batch.recordCount);
+    e.inflight.push(batch);
+  }
+
+  #restart(e: PartitionSequences): void {
+    e.producerId = this.producerId;
+    e.producerEpoch = this.producerEpoch;
+    e.nextSequence = 0;
+    e.lastAckedSequence = -1;
+    e.lastAckedOffset = -1n;
+  }
+
+  #remove(batch: ProducerBatch): PartitionSequences {
+    const e = this.#entry(batch.topic, batch.partition);
+    const i = e.inflight.indexOf(batch);
+    if (i >= 0) e.inflight.splice(i, 1);
+    return e;
+  }
+
+  /** A batch was acknowledged (or reported a duplicate) at `baseOffset` (-1n when unknown). */
+  onSuccess(batch: ProducerBatch, baseOffset: bigint): void {
+    const e = this.#remove(batch);
+    if (batch.producerId !== e.producerId || batch.producerEpoch !== e.producerEpoch) return;
+    if (batch.sentEpoch !== batch.producerEpoch || batch.sentSequence !== batch.baseSequence) {
+      // The answer is for the bytes sent before an epoch bump renumbered the batch: the broker
+      // took it under the old epoch, so the new epoch has not started there. Renumber the rest
+      // of the partition from 0 again, or its next batch would open the new epoch mid-sequence.
+      this.#rewrite(e);
+      return;
+    }
+    if (batch.lastSequence > e.lastAckedSequence) e.lastAckedSequence = batch.lastSequence;
+    if (baseOffset >= 0n) {
+      const last = baseOffset + BigInt(batch.recordCount - 1);
+      if (last > e.lastAckedOffset) e.lastAckedOffset = last;
+    }
+  }
+
+  /**
+   * Whether a batch that failed with `errorCode` may be sent again (Kafka's
+   * TransactionManager.canRetry): UNKNOWN_PRODUCER_ID and OUT_OF_ORDER_SEQUENCE_NUMBER are
+   * retried by the idempotent producer, after an epoch bump when the broker really lost the
+   * producer's state or a sequence gap is real; otherwise `retriable` (the error table) decides.
+   *
+   * @param logStartOffset from the partition's response, -1n when unknown
+   */
+  canRetry(
+    batch: ProducerBatch,
+    errorCode: number,
+    retriable: boolean,
+    logStartOffset: bigint,
+  ): boolean {
+    if (batch.producerId !== this.producerId) return false;
+    const e = this.#entry(batch.topic, batch.partition);
+    if (errorCode === ErrorCode.UNKNOWN_PRODUCER_ID) {
+      if (logStartOffset === -1n || batch.sequenceReset) return true;
+      // An earlier batch of the partition is still out (maybe written, maybe not): let it land
+      // first. Bumping now would renumber it and could write it twice.
+      if (e.inflight[0] !== batch) return true;
+      if (e.lastAckedOffset < logStartOffset) {
+        // Retention removed the producer's last write: expected, start over.
+        if (this.#transactional) this.#rewrite(e);
+        else this.requestEpochBump(batch.topic, batch.partition);
+        return true;
+      }
+      if (!this.#transactional) {
+        this.requestEpochBump(batch.topic, batch.partition);
+        return true;
+      }
+      return false;
+    }
+    if (errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) {
+      // Not the next sequence: an earlier batch failed and goes again first.
+      if (batch.sequenceReset || batch.baseSequence !== incrementSequence(e.lastAckedSequence, 1))
+        return true;
+      if (!this.#transactional) {
+        this.requestEpochBump(batch.topic, batch.partition);
+        return true;
+      }
+      return false;
+    }
+    if (errorCode === ErrorCode.INVALID_PRODUCER_EPOCH && batch.sequenceReset) return true;
+    return retriable;
+  }
+
+  /**
+   * A batch failed for good. If it had been sent under the current epoch, the broker may hold
+   * a gap in the partition's sequences: an idempotent producer bumps the epoch and renumbers the
+   * partition's remaining batches from 0 (a transactional one aborts instead).
+   */
+  onFailed(batch: ProducerBatch): void {
+    this.#remove(batch);
+    if (batch.baseSequence < 0) return;
+    if (batch.producerId !== this.producerId || batch.producerEpoch !== this.producerEpoch) return;
+    if (this.#transactional) this.transactionalBumpRequired = true;
+    else this.requestEpochBump(batch.topic, batch.partition);
+  }
+
+  /** Asks for an epoch bump that renumbers this partition's in-flight batches. */
+  requestEpochBump(topic: string, partition: number): void {
+    this.#toRewrite.add(key(topic, partition));
+    this.epochBumpRequired = true;
+  }
+
+  /**
+   * Bumps the epoch locally when asked (the idempotent producer's KIP-360 bump needs no
+   * request): the partitions that asked get their unfinished batches renumbered from 0 under
+   * the new epoch; the others move to it when their in-flight batches are done.
+   *
+   * @returns `'new-id'` when the epoch would overflow and a new producer id is needed
+   */
+  bumpEpochIfRequired(): 'none' | 'bumped' | 'new-id' {
+    if (!this.epochBumpRequired) return 'none';
+    this.epochBumpRequired = false;
+    if (this.producerEpoch >= 0x7fff) {
+      this.producerId = -1n;
+      this.producerEpoch = -1;
+      this.#partitions.clear();
+      this.#toRewrite.clear();
+      return 'new-id';
+    }
+    this.producerEpoch++;
+    for (const k of this.#toRewrite) {
+      const e = this.#partitions.get(k);
+      if (e !== undefined) this.#rewrite(e);
+    }
+    this.#toRewrite.clear();
+    return 'bumped';
+  }
+
+  /** Kafka's startSequencesAtBeginning: renumbers unfinished batches from 0 under the current id and epoch. */
+  #rewrite(e: PartitionSequences): void {
+    let sequence = 0;
+    for (const b of e.inflight) {
+      b.stamp(this.producerId, this.producerEpoch, sequence, true);
+      b.sequenceReset = true;
+      sequence = incrementSequence(sequence, b.recordCount);
+    }
+    e.producerId = this.producerId;
+    e.producerEpoch = this.producerEpoch;
+    e.nextSequence = sequence;
+    e.lastAckedSequence = -1;
+    e.lastAckedOffset = -1n;
+  }
+
+  /** Unfinished sequenced batches of a partition (tests, diagnostics). */
+  inflight(topic: string, partition: number): readonly ProducerBatch[] {
+    return this.#partitions.get(key(topic, partition))?.inflight ?? [];
+  }
+
+  /** The next sequence a partition will hand out (tests, diagnostics). */
+  nextSequence(topic: string, partition: number): number {
+    return this.#partitions.get(key(topic, partition))?.nextSequence ?? 0;
+  }
+}

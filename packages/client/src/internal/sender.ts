@@ -1,0 +1,473 @@
+import {
+  createProduceRequestPartitionProduceData,
+  createProduceRequestTopicProduceData,
+  ErrorCode,
+  InitProducerIdApi,
+  KafkaError,
+  ProduceApi,
+  type ProduceRequest,
+  type ProduceRequestTopicProduceData,
+  type ProduceResponse,
+  ProtocolError,
+} from '@kafkats/codec';
+import type { LeaderHint } from '@kafkats/meta';
+import { AuthenticationError, UnsupportedVersionError } from '@kafkats/wire';
+import type { ProducerCluster } from '../producer-cluster.js';
+import { DeliveryTimeoutError } from '../producer-errors.js';
+import type { ResolvedProducerOptions } from '../producer-options.js';
+import type { Accumulator } from './accumulator.js';
+import type { IdempotenceState } from './idempotence.js';
+import type { ProducerBatch } from './producer-batch.js';
+
+/** What the sender asks of the producer around it. */
+export interface SenderHooks {
+  /** An error after which the producer is unusable (fencing, authorization, unsupported version). */
+  onFatal(error: Error): void;
+  /** A record of the current transaction failed: the transaction must abort. */
+  onAbortable(error: Error): void;
+  /** Transactional producers: true when the partition is in the transaction (else starts adding it). */
+  partitionReady(topic: string, partition: number): boolean;
+}
+
+/** Broker errors on Produce after which the producer cannot go on (Kafka's fatal set). */
+const FATAL_PRODUCE_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+  ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+  ErrorCode.PRODUCER_FENCED,
+  ErrorCode.UNSUPPORTED_VERSION,
+  ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
+]);
+
+/** True for errors that end the producer rather than one batch. */
+export function isFatalError(error: unknown): boolean {
+  if (error instanceof ProtocolError) return FATAL_PRODUCE_ERRORS.has(error.errorCode);
+  return error instanceof UnsupportedVersionError || error instanceof AuthenticationError;
+}
+
+/**
+ * Drains ready batches and sends them, as Kafka's Sender does: per leader broker, one Produce
+ * request with at most one batch per partition, at most `maxInFlight` requests per broker,
+ * each sent once (`maxAttempts: 1`) so that retries and sequence numbers stay here. A request
+ * that fails as a whole leaves the outcome unknown: its batches go again with the same
+ * sequences and the broker drops what it already has.
+ */
+export class Sender {
+  readonly #cluster: ProducerCluster;
+  readonly #options: ResolvedProducerOptions;
+  readonly #accumulator: Accumulator;
+  readonly #idempotence: IdempotenceState | null;
+  readonly #hooks: SenderHooks;
+  readonly #inFlightPerNode = new Map<number, number>();
+  readonly #staleTopics = new Set<string>();
+  #refreshing = false;
+  #lastRefreshMs = 0;
+  #scheduled = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerAtMs = Number.POSITIVE_INFINITY;
+  #initializing = false;
+  #initFailures = 0;
+  #stopped = false;
+  /** Pins Produce to at most this version (transactions of the first generation: v11). */
+  produceVersionCap: number | undefined;
+
+  constructor(
+    cluster: ProducerCluster,
+    options: ResolvedProducerOptions,
+    accumulator: Accumulator,
+    idempotence: IdempotenceState | null,
+    hooks: SenderHooks,
+  ) {
+    this.#cluster = cluster;
+    this.#options = options;
+    this.#accumulator = accumulator;
+    this.#idempotence = idempotence;
+    this.#hooks = hooks;
+  }
+
+  /** Runs a drain pass soon (once per tick however often it is asked). */
+  wakeup(): void {
+    if (this.#scheduled || this.#stopped) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#run();
+    });
+  }
+
+  /** Makes sure a drain pass runs no later than `atMs` (linger and backoff deadlines). */
+  scheduleAt(atMs: number): void {
+    if (this.#stopped || atMs >= this.#timerAtMs) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerAtMs = atMs;
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#timerAtMs = Number.POSITIVE_INFINITY;
+        this.#run();
+      },
+      Math.max(0, atMs - Date.now()),
+    );
+  }
+
+  /** Stops timers; responses still in flight are still handled. */
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Produce requests in flight (all brokers). */
+  get inFlightRequests(): number {
+    let n = 0;
+    for (const v of this.#inFlightPerNode.values()) n += v;
+    return n;
+  }
+
+  #run(): void {
+    if (this.#stopped) return;
+    const now = Date.now();
+    const idem = this.#idempotence;
+    const transactional = this.#options.transactionalId !== undefined;
+    if (idem !== null && !transactional) {
+      if (idem.bumpEpochIfRequired() === 'new-id') this.#failStaleProducerBatches();
+      if (!idem.hasProducerId()) this.#initProducerId();
+    }
+    let next = this.#accumulator.closeDue(now);
+    for (const batch of this.#accumulator.expired(now, this.#options.deliveryTimeoutMs)) {
+      this.#fail(batch, this.#timeoutError(batch));
+    }
+    if (idem === null || idem.hasProducerId()) next = Math.min(next, this.#drain(now));
+    if (next !== Number.POSITIVE_INFINITY) this.scheduleAt(next);
+    if (this.#staleTopics.size > 0) this.#refreshMetadata();
+  }
+
+  /** Drains and sends; returns the earliest backoff deadline among waiting batches. */
+  #drain(now: number): number {
+    const snapshot = this.#cluster.snapshot();
+    const idem = this.#idempotence;
+    let next = Number.POSITIVE_INFINITY;
+    // A broker with one ready batch also takes the open batches of its other partitions, as
+    // Kafka's Sender drains every partition of a ready node: fewer, fuller requests.
+    const readyNodes = new Set<number>();
+    for (const q of this.#accumulator.queues()) {
+      const head = q.batches[0];
+      if (head === undefined || head.encoded === null || head.retryAtMs > now) continue;
+      const leader = snapshot.leaderFor(q.topic, q.partition);
+      if (leader !== undefined) readyNodes.add(leader);
+    }
+    for (;;) {
+      const requests = new Map<number, { batches: ProducerBatch[]; bytes: number }>();
+      for (const q of this.#accumulator.queues()) {
+        const head = q.batches[0];
+        if (head === undefined) continue;
+        if (!head.closed && head.recordCount > 0) {
+          const leader = snapshot.leaderFor(q.topic, q.partition);
+          if (leader !== undefined && readyNodes.has(leader)) this.#accumulator.close(head);
+        }
+        if (!head.closed || head.encoded === null) continue;
+        if (head.retryAtMs > now) {
+          if (head.retryAtMs < next) next = head.retryAtMs;
+          continue;
+        }
+        const leader = snapshot.leaderFor(q.topic, q.partition);
+        if (leader === undefined) {
+          this.#staleTopics.add(q.topic);
+          continue;
+        }
+        let request = requests.get(leader);
+        if (request === undefined) {
+          if ((this.#inFlightPerNode.get(leader) ?? 0) >= this.#options.maxInFlight) continue;
+          request = { batches: [], bytes: 0 };
+          requests.set(leader, request);
+        }
+        const size = head.encoded.length;
+        if (request.batches.length > 0 && request.bytes + size > this.#options.maxRequestSize)
+          continue;
+        if (idem !== null && !idem.canDrain(head)) continue;
+        if (!this.#hooks.partitionReady(q.topic, q.partition)) continue;
+        q.batches.shift();
+        if (idem !== null && head.baseSequence < 0) idem.assignSequence(head);
+        head.inFlight = true;
+        head.attempts++;
+        head.sentEpoch = head.producerEpoch;
+        head.sentSequence = head.baseSequence;
+        request.batches.push(head);
+        request.bytes += size;
+      }
+      let sent = 0;
+      for (const [node, request] of requests) {
+        if (request.batches.length === 0) continue;
+        this.#send(node, request.batches);
+        sent++;
+      }
+      if (sent === 0) return next;
+    }
+  }
+
+  #send(node: number, batches: ProducerBatch[]): void {
+    this.#inFlightPerNode.set(node, (this.#inFlightPerNode.get(node) ?? 0) + 1);
+    const options = this.#options;
+    const snapshot = this.#cluster.snapshot();
+    const build = (version: number): ProduceRequest => {
+      const topics = new Map<string, ProduceRequestTopicProduceData>();
+      for (const b of batches) {
+        let t = topics.get(b.topic);
+        if (t === undefined) {
+          // Names up to v12, topic ids from v13: the codec drops whichever the version lacks.
+          t = createProduceRequestTopicProduceData({ name: b.topic });
+          if (version >= 13) t.topicId = snapshot.topic(b.topic)?.topicId ?? t.topicId;
+          topics.set(b.topic, t);
+        }
+        t.partitionData.push(
+          createProduceRequestPartitionProduceData({ index: b.partition, records: b.encoded }),
+        );
+      }
+      return ProduceApi.createRequest({
+        transactionalId: options.transactionalId ?? null,
+        acks: options.acks,
+        timeoutMs: options.requestTimeoutMs,
+        topicData: [...topics.values()],
+      });
+    };
+    const cap = this.produceVersionCap;
+    this.#cluster
+      .sendToNode(node, ProduceApi, build, {
+        maxAttempts: 1,
+        timeoutMs: options.requestTimeoutMs,
+        ...(cap === undefined ? {} : { version: cap }),
+      })
+      .then(
+        (response) => this.#onResponse(node, batches, response, snapshot),
+        (error: unknown) => this.#onRequestError(node, batches, error),
+      )
+      .finally(() => {
+        this.#inFlightPerNode.set(node, (this.#inFlightPerNode.get(node) ?? 1) - 1);
+        this.wakeup();
+      });
+  }
+
+  #onResponse(
+    node: number,
+    batches: ProducerBatch[],
+    response: ProduceResponse,
+    snapshot: ReturnType<ProducerCluster['snapshot']>,
+  ): void {
+    if (this.#options.acks === 0) {
+      for (const b of batches) this.#succeed(b, -1n, -1n);
+      return;
+    }
+    // v13+ answers by topic id: map ids back to the names the batches carry.
+    const byTopic = new Map<string, ProduceResponse['responses'][number]>();
+    for (const t of response.responses) {
+      const name =
+        t.name !== '' ? t.name : snapshot.topics.find((x) => x.topicId === t.topicId)?.name;
+      if (name !== undefined) byTopic.set(name, t);
+    }
+    const hints: LeaderHint[] = [];
+    for (const b of batches) {
+      const p = byTopic.get(b.topic)?.partitionResponses.find((x) => x.index === b.partition);
+      if (p === undefined) {
+        this.#retryOrFail(
+          b,
+          new KafkaError(
+            'ERR_KAFKA_PRODUCER_RESPONSE_INCOMPLETE',
+            `Produce to broker ${node}: no answer for ${b.label}`,
+            { retriable: true },
+          ),
+          -1,
+          -1n,
+        );
+        continue;
+      }
+      if (p.errorCode === ErrorCode.NONE) {
+        this.#succeed(b, p.baseOffset, p.logAppendTimeMs);
+        continue;
+      }
+      if (p.errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
+        // Written before, beyond the broker's memory of its offset (Kafka completes it the same way).
+        this.#succeed(b, -1n, -1n);
+        continue;
+      }
+      const detail = p.errorMessage === null ? '' : ` (${p.errorMessage})`;
+      const error = KafkaError.fromCode(
+        p.errorCode,
+        `Produce to ${b.label} on broker ${node}${detail}`,
+      );
+      if (p.currentLeader.leaderId >= 0 && p.currentLeader.leaderEpoch >= 0) {
+        // KIP-951: the answer names the new leader; install it instead of refetching metadata.
+        hints.push({
+          topic: b.topic,
+          partition: b.partition,
+          leaderId: p.currentLeader.leaderId,
+          leaderEpoch: p.currentLeader.leaderEpoch,
+        });
+      } else if (error.needsMetadataRefresh) {
+        this.#staleTopics.add(b.topic);
+      }
+      this.#retryOrFail(b, error, p.errorCode, p.logStartOffset);
+    }
+    if (hints.length > 0) {
+      this.#cluster.applyLeaderHints(
+        hints,
+        response.nodeEndpoints.map((e) => ({
+          nodeId: e.nodeId,
+          host: e.host,
+          port: e.port,
+          rack: e.rack,
+        })),
+      );
+      // A hint that could not be used (older epoch, unknown address) still needs a refresh.
+      const now = this.#cluster.snapshot();
+      for (const h of hints) {
+        const known = now.partition(h.topic, h.partition);
+        if (known?.leader !== h.leaderId || known.leaderEpoch < h.leaderEpoch)
+          this.#staleTopics.add(h.topic);
+      }
+    }
+  }
+
+  #onRequestError(node: number, batches: ProducerBatch[], thrown: unknown): void {
+    const error =
+      thrown instanceof Error ? thrown : new Error(`Produce to broker ${node}: ${String(thrown)}`);
+    for (const b of batches) {
+      // Outcome unknown: the leader may have moved or died; look again before resending.
+      this.#staleTopics.add(b.topic);
+      this.#retryOrFail(b, error, -1, -1n);
+    }
+  }
+
+  #retryOrFail(
+    batch: ProducerBatch,
+    error: Error,
+    errorCode: number,
+    logStartOffset: bigint,
+  ): void {
+    batch.inFlight = false;
+    batch.lastError = error;
+    if (batch.done) return;
+    if (isFatalError(error)) {
+      this.#fail(batch, error);
+      this.#hooks.onFatal(error);
+      return;
+    }
+    const retriable = error instanceof KafkaError && error.retriable;
+    const idem = this.#idempotence;
+    const canRetry =
+      idem !== null && errorCode >= 0
+        ? idem.canRetry(batch, errorCode, retriable, logStartOffset)
+        : retriable;
+    const now = Date.now();
+    if (canRetry && now - batch.createdMs < this.#options.deliveryTimeoutMs) {
+      batch.retryAtMs = now + this.#backoffMs(batch.attempts);
+      this.#accumulator.reenqueue(batch);
+      return;
+    }
+    this.#fail(batch, canRetry ? this.#timeoutError(batch) : error);
+  }
+
+  /** Exponential backoff with ±20% jitter (Kafka's retry.backoff.ms / retry.backoff.max.ms). */
+  #backoffMs(attempts: number): number {
+    const { retryBackoffMs, retryBackoffMaxMs, random } = this.#options;
+    const base = Math.min(retryBackoffMaxMs, retryBackoffMs * 2 ** Math.max(0, attempts - 1));
+    return Math.max(0, Math.round(base * (0.8 + 0.4 * random())));
+  }
+
+  #timeoutError(batch: ProducerBatch): DeliveryTimeoutError {
+    const cause = batch.lastError;
+    return new DeliveryTimeoutError(
+      `${batch.recordCount} record(s) for ${batch.label} not delivered within deliveryTimeoutMs (${this.#options.deliveryTimeoutMs} ms)${cause === undefined ? '' : `; last error: ${cause.message}`}`,
+      cause,
+    );
+  }
+
+  #succeed(batch: ProducerBatch, baseOffset: bigint, logAppendTimeMs: bigint): void {
+    batch.inFlight = false;
+    this.#idempotence?.onSuccess(batch, baseOffset);
+    this.#accumulator.finished(batch);
+    batch.complete(baseOffset, logAppendTimeMs);
+  }
+
+  /** Fails a batch that is not queued (in flight, just answered, or expired). */
+  #fail(batch: ProducerBatch, error: Error): void {
+    batch.inFlight = false;
+    this.#idempotence?.onFailed(batch);
+    this.#accumulator.finished(batch);
+    batch.fail(error);
+    if (this.#options.transactionalId !== undefined) this.#hooks.onAbortable(error);
+  }
+
+  /** Fails every queued batch with `error` (fatal state, abort, forced close). */
+  failQueued(error: Error): void {
+    for (const b of this.#accumulator.takeAll()) this.#fail(b, error);
+  }
+
+  /** After a producer id reset, batches stamped with the old id cannot be retried: fail them. */
+  #failStaleProducerBatches(): void {
+    for (const q of this.#accumulator.queues()) {
+      for (let i = 0; i < q.batches.length; ) {
+        const b = q.batches[i]!;
+        if (b.baseSequence >= 0) {
+          q.batches.splice(i, 1);
+          this.#fail(b, this.#timeoutError(b));
+        } else i++;
+      }
+    }
+  }
+
+  /** The idempotent (non-transactional) producer's id: InitProducerId to any broker. */
+  #initProducerId(): void {
+    if (this.#initializing) return;
+    this.#initializing = true;
+    this.#cluster
+      .sendAny(InitProducerIdApi, (_v) =>
+        InitProducerIdApi.createRequest({
+          transactionalId: null,
+          transactionTimeoutMs: 0x7fffffff,
+        }),
+      )
+      .then(
+        (response) => {
+          this.#initFailures = 0;
+          this.#idempotence?.setProducerIdAndEpoch(response.producerId, response.producerEpoch);
+        },
+        (error: unknown) => {
+          if (isFatalError(error) || !(error instanceof KafkaError && error.retriable)) {
+            this.#hooks.onFatal(error instanceof Error ? error : new Error(String(error)));
+            return;
+          }
+          this.#initFailures++;
+        },
+      )
+      .finally(() => {
+        this.#initializing = false;
+        if (this.#initFailures > 0)
+          this.scheduleAt(Date.now() + this.#backoffMs(this.#initFailures));
+        else this.wakeup();
+      });
+  }
+
+  /** One targeted metadata refresh at a time, at most once per `retryBackoffMs`. */
+  #refreshMetadata(): void {
+    if (this.#refreshing) return;
+    const now = Date.now();
+    const wait = this.#lastRefreshMs + this.#options.retryBackoffMs - now;
+    if (wait > 0) {
+      this.scheduleAt(now + wait);
+      return;
+    }
+    const topics = [...this.#staleTopics];
+    this.#staleTopics.clear();
+    this.#refreshing = true;
+    this.#lastRefreshMs = now;
+    this.#cluster
+      .refreshTopics(topics)
+      .catch(() => {
+        // Still stale: the next failed send asks again.
+        for (const t of topics) this.#staleTopics.add(t);
+      })
+      .finally(() => {
+        this.#refreshing = false;
+        this.wakeup();
+      });
+  }
+}

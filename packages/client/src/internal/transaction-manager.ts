@@ -1,0 +1,496 @@
+import {
+  AddOffsetsToTxnApi,
+  AddPartitionsToTxnApi,
+  type ApiDescriptor,
+  createAddPartitionsToTxnRequestTopic,
+  createTxnOffsetCommitRequestPartition,
+  createTxnOffsetCommitRequestTopic,
+  EndTxnApi,
+  ErrorCode,
+  InitProducerIdApi,
+  KafkaError,
+  ProtocolError,
+  TxnOffsetCommitApi,
+} from '@kafkats/codec';
+import { UnsupportedVersionError } from '@kafkats/wire';
+import type { ProducerCluster } from '../producer-cluster.js';
+import {
+  ProducerFatalError,
+  ProducerFencedError,
+  TransactionAbortableError,
+  TransactionStateError,
+} from '../producer-errors.js';
+import type {
+  ResolvedProducerOptions,
+  TransactionGroup,
+  TransactionOffset,
+} from '../producer-options.js';
+import type { IdempotenceState } from './idempotence.js';
+import { isFatalError } from './sender.js';
+
+/** Where a transactional producer is (Kafka's TransactionManager.State, reduced). */
+export type TransactionState =
+  | 'uninitialized'
+  | 'ready'
+  | 'in-transaction'
+  | 'committing'
+  | 'aborting'
+  | 'fatal';
+
+/** What the transaction manager asks of the producer around it. */
+export interface TransactionHooks {
+  /** Waits until every batch sent so far is done. */
+  flush(): Promise<void>;
+  /** Fails every batch not yet sent. */
+  failQueued(error: Error): void;
+  /** Lets the sender drain again (a partition joined the transaction). */
+  wakeup(): void;
+  /** The producer is unusable from now on. */
+  onFatal(error: Error): void;
+}
+
+// Versions of the first-generation transaction protocol (AddPartitionsToTxn from the client):
+// AddPartitionsToTxn v4+ is broker-to-broker, EndTxn v5, TxnOffsetCommit v5 and Produce v12
+// belong to KIP-890's second generation, which this producer does not speak.
+const CAP = {
+  addPartitions: 3,
+  endTxn: 4,
+  addOffsets: 4,
+  txnOffsetCommit: 4,
+  produce: 11,
+  initProducerId: 5,
+} as const;
+
+const FENCED: ReadonlySet<number> = new Set([
+  ErrorCode.PRODUCER_FENCED,
+  ErrorCode.INVALID_PRODUCER_EPOCH,
+]);
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * The transactional producer's protocol with its transaction coordinator (found through
+ * `cluster.sendToCoordinator('transaction', transactionalId)`), first-generation transactions:
+ * InitProducerId fences older producers of the same id; each partition joins the running
+ * transaction by AddPartitionsToTxn before its first batch is sent; AddOffsetsToTxn then
+ * TxnOffsetCommit (to the group coordinator) put consumed offsets in it; EndTxn commits or
+ * aborts. After a failed batch the epoch is bumped by InitProducerId with the current id and
+ * epoch when the transaction aborts (KIP-360).
+ */
+export class TransactionManager {
+  state: TransactionState = 'uninitialized';
+  readonly #cluster: ProducerCluster;
+  readonly #options: ResolvedProducerOptions;
+  readonly #id: string;
+  readonly #idem: IdempotenceState;
+  readonly #hooks: TransactionHooks;
+  readonly #added = new Set<string>();
+  readonly #pending = new Map<string, { topic: string; partition: number }>();
+  #adding = false;
+  /** True once the coordinator knows of the transaction (a partition or offsets were added). */
+  #started = false;
+  #abortable: Error | undefined;
+  #fatal: Error | undefined;
+  /** Produce version cap, known after initTransactions. */
+  produceVersion: number | undefined;
+
+  constructor(
+    cluster: ProducerCluster,
+    options: ResolvedProducerOptions,
+    transactionalId: string,
+    idem: IdempotenceState,
+    hooks: TransactionHooks,
+  ) {
+    this.#cluster = cluster;
+    this.#options = options;
+    this.#id = transactionalId;
+    this.#idem = idem;
+    this.#hooks = hooks;
+  }
+
+  /** The error a send must fail with now, or undefined when sends are allowed. */
+  sendError(): Error | undefined {
+    if (this.#fatal !== undefined) return this.#fatal;
+    if (this.#abortable !== undefined)
+      return new TransactionAbortableError(
+        `transaction of ${JSON.stringify(this.#id)} must be aborted: ${this.#abortable.message}`,
+        this.#abortable,
+      );
+    if (this.state !== 'in-transaction')
+      return new TransactionStateError(
+        `send on transactional producer ${JSON.stringify(this.#id)} outside a transaction (state ${this.state}); call beginTransaction() first`,
+      );
+    return undefined;
+  }
+
+  /** True when a partition's batches may be sent (it is in the transaction); else starts adding it. */
+  partitionReady(topic: string, partition: number): boolean {
+    if (this.#abortable !== undefined) return false;
+    if (this.state !== 'in-transaction' && this.state !== 'committing') return false;
+    const k = `${topic}\u0000${partition}`;
+    if (this.#added.has(k)) return true;
+    this.#pending.set(k, { topic, partition });
+    void this.#addPartitions();
+    return false;
+  }
+
+  /** A record of the transaction failed: only an abort can follow; unsent batches fail now. */
+  onAbortable(error: Error): void {
+    if (this.state === 'aborting' || this.state === 'fatal' || this.state === 'ready') return;
+    if (this.#abortable !== undefined) return;
+    this.#abortable = error;
+    this.#hooks.failQueued(
+      new TransactionAbortableError(
+        `transaction of ${JSON.stringify(this.#id)} failed: ${error.message}`,
+        error,
+      ),
+    );
+  }
+
+  /** The producer became unusable. */
+  onFatal(error: Error): void {
+    this.#fatal ??= error;
+    this.state = 'fatal';
+  }
+
+  #checkNotFatal(): void {
+    if (this.#fatal !== undefined) throw this.#fatal;
+  }
+
+  async initTransactions(): Promise<void> {
+    this.#checkNotFatal();
+    if (this.state !== 'uninitialized')
+      throw new TransactionStateError(`initTransactions() called twice (state ${this.state})`);
+    const deadline = Date.now() + this.#options.maxBlockMs;
+    this.produceVersion = await this.#version(
+      { apiKey: 0, name: 'Produce' } as ApiDescriptor,
+      CAP.produce,
+    );
+    await this.#initProducerId(-1n, -1, deadline);
+    this.state = 'ready';
+  }
+
+  async #initProducerId(producerId: bigint, producerEpoch: number, deadline: number) {
+    const response = await this.#call(
+      'transaction',
+      this.#id,
+      InitProducerIdApi,
+      () =>
+        InitProducerIdApi.createRequest({
+          transactionalId: this.#id,
+          transactionTimeoutMs: this.#options.transactionTimeoutMs,
+          producerId,
+          producerEpoch,
+        }),
+      CAP.initProducerId,
+      deadline,
+    );
+    this.#idem.setProducerIdAndEpoch(response.producerId, response.producerEpoch);
+    this.#idem.resetSequences();
+  }
+
+  beginTransaction(): void {
+    this.#checkNotFatal();
+    if (this.state !== 'ready')
+      throw new TransactionStateError(
+        `beginTransaction() needs a ready producer (state ${this.state}${this.state === 'uninitialized' ? '; call initTransactions() first' : ''})`,
+      );
+    this.#added.clear();
+    this.#pending.clear();
+    this.#started = false;
+    this.#abortable = undefined;
+    this.state = 'in-transaction';
+  }
+
+  async sendOffsetsToTransaction(
+    offsets: readonly TransactionOffset[],
+    group: TransactionGroup,
+  ): Promise<void> {
+    const refused = this.sendError();
+    if (refused !== undefined) throw refused;
+    const deadline = Date.now() + this.#options.maxBlockMs;
+    await this.#call(
+      'transaction',
+      this.#id,
+      AddOffsetsToTxnApi,
+      () =>
+        AddOffsetsToTxnApi.createRequest({
+          transactionalId: this.#id,
+          producerId: this.#idem.producerId,
+          producerEpoch: this.#idem.producerEpoch,
+          groupId: group.groupId,
+        }),
+      CAP.addOffsets,
+      deadline,
+    ).catch((error: unknown) => this.#abortableFrom(error));
+    this.#started = true;
+    const topics = new Map<string, ReturnType<typeof createTxnOffsetCommitRequestTopic>>();
+    for (const o of offsets) {
+      let t = topics.get(o.topic);
+      if (t === undefined) {
+        t = createTxnOffsetCommitRequestTopic({ name: o.topic });
+        topics.set(o.topic, t);
+      }
+      t.partitions.push(
+        createTxnOffsetCommitRequestPartition({
+          partitionIndex: o.partition,
+          committedOffset: o.offset,
+          committedLeaderEpoch: o.leaderEpoch ?? -1,
+          committedMetadata: o.metadata ?? '',
+        }),
+      );
+    }
+    for (;;) {
+      const response = await this.#call(
+        'group',
+        group.groupId,
+        TxnOffsetCommitApi,
+        () =>
+          TxnOffsetCommitApi.createRequest({
+            transactionalId: this.#id,
+            groupId: group.groupId,
+            producerId: this.#idem.producerId,
+            producerEpoch: this.#idem.producerEpoch,
+            generationIdOrMemberEpoch: group.generationId ?? -1,
+            memberId: group.memberId ?? '',
+            groupInstanceId: group.groupInstanceId ?? null,
+            topics: [...topics.values()],
+          }),
+        CAP.txnOffsetCommit,
+        deadline,
+      ).catch((error: unknown) => this.#abortableFrom(error));
+      const failed = response.topics
+        .flatMap((t) => t.partitions.map((p) => ({ t, p })))
+        .find(({ p }) => p.errorCode !== 0);
+      if (failed === undefined) return;
+      const error = KafkaError.fromCode(
+        failed.p.errorCode,
+        `TxnOffsetCommit for group ${JSON.stringify(group.groupId)}, ${failed.t.name}-${failed.p.partitionIndex}`,
+      );
+      if (error.retriable && Date.now() < deadline) {
+        await sleep(this.#options.retryBackoffMs);
+        continue;
+      }
+      this.#abortableFrom(error);
+    }
+  }
+
+  async commitTransaction(): Promise<void> {
+    this.#checkNotFatal();
+    if (this.#abortable !== undefined) throw this.sendError();
+    if (this.state !== 'in-transaction')
+      throw new TransactionStateError(
+        `commitTransaction() outside a transaction (state ${this.state})`,
+      );
+    this.state = 'committing';
+    await this.#hooks.flush();
+    this.#checkNotFatal();
+    if (this.#abortable !== undefined) {
+      this.state = 'in-transaction';
+      throw this.sendError();
+    }
+    if (this.#started) {
+      try {
+        await this.#endTxn(true);
+      } catch (error) {
+        this.#checkNotFatal();
+        this.state = 'in-transaction';
+        this.#abortable ??= error as Error;
+        throw this.sendError();
+      }
+    }
+    this.state = 'ready';
+  }
+
+  async abortTransaction(): Promise<void> {
+    this.#checkNotFatal();
+    if (this.state !== 'in-transaction' && this.state !== 'committing')
+      throw new TransactionStateError(
+        `abortTransaction() outside a transaction (state ${this.state})`,
+      );
+    this.state = 'aborting';
+    this.#pending.clear();
+    this.#hooks.failQueued(
+      new TransactionAbortableError(`transaction of ${JSON.stringify(this.#id)} was aborted`),
+    );
+    await this.#hooks.flush();
+    this.#checkNotFatal();
+    if (this.#started) await this.#endTxn(false);
+    if (this.#idem.transactionalBumpRequired) {
+      // KIP-360: a batch failed after being sent, so its sequences may have a gap; a new epoch
+      // lets every partition start again at 0.
+      await this.#initProducerId(
+        this.#idem.producerId,
+        this.#idem.producerEpoch,
+        Date.now() + this.#options.maxBlockMs,
+      );
+    }
+    this.#abortable = undefined;
+    this.state = 'ready';
+  }
+
+  #endTxn(committed: boolean) {
+    return this.#call(
+      'transaction',
+      this.#id,
+      EndTxnApi,
+      () =>
+        EndTxnApi.createRequest({
+          transactionalId: this.#id,
+          producerId: this.#idem.producerId,
+          producerEpoch: this.#idem.producerEpoch,
+          committed,
+        }),
+      CAP.endTxn,
+      Date.now() + this.#options.maxBlockMs,
+    );
+  }
+
+  /** Adds the pending partitions to the transaction, one request at a time. */
+  async #addPartitions(): Promise<void> {
+    if (this.#adding) return;
+    this.#adding = true;
+    try {
+      while (this.#pending.size > 0 && this.#abortable === undefined && this.#fatal === undefined) {
+        const batch = new Map(this.#pending);
+        const byTopic = new Map<string, number[]>();
+        for (const { topic, partition } of batch.values()) {
+          const list = byTopic.get(topic) ?? [];
+          list.push(partition);
+          byTopic.set(topic, list);
+        }
+        let response: Awaited<ReturnType<typeof this.addPartitionsRequest>>;
+        try {
+          response = await this.addPartitionsRequest(byTopic);
+        } catch (error) {
+          if (this.#fatal === undefined) this.onAbortable(error as Error);
+          return;
+        }
+        let retry = false;
+        for (const t of response.resultsByTopicV3AndBelow) {
+          for (const p of t.resultsByPartition) {
+            const k = `${t.name}\u0000${p.partitionIndex}`;
+            if (p.partitionErrorCode === 0) {
+              this.#added.add(k);
+              this.#pending.delete(k);
+              this.#started = true;
+              continue;
+            }
+            const error = KafkaError.fromCode(
+              p.partitionErrorCode,
+              `AddPartitionsToTxn for ${t.name}-${p.partitionIndex}`,
+            );
+            if (FENCED.has(p.partitionErrorCode)) {
+              this.#fatalFrom(error);
+              return;
+            }
+            // OPERATION_NOT_ATTEMPTED: another partition of the request failed first.
+            if (error.retriable || p.partitionErrorCode === ErrorCode.OPERATION_NOT_ATTEMPTED)
+              retry = true;
+            else {
+              this.onAbortable(error);
+              return;
+            }
+          }
+        }
+        this.#hooks.wakeup();
+        // CONCURRENT_TRANSACTIONS right after a previous EndTxn clears in a few ms (Kafka retries at 20 ms).
+        if (retry) await sleep(20);
+      }
+    } finally {
+      this.#adding = false;
+    }
+  }
+
+  addPartitionsRequest(byTopic: Map<string, number[]>) {
+    return this.#call(
+      'transaction',
+      this.#id,
+      AddPartitionsToTxnApi,
+      () =>
+        AddPartitionsToTxnApi.createRequest({
+          v3AndBelowTransactionalId: this.#id,
+          v3AndBelowProducerId: this.#idem.producerId,
+          v3AndBelowProducerEpoch: this.#idem.producerEpoch,
+          v3AndBelowTopics: [...byTopic].map(([name, partitions]) =>
+            createAddPartitionsToTxnRequestTopic({ name, partitions }),
+          ),
+        }),
+      CAP.addPartitions,
+      Date.now() + this.#options.maxBlockMs,
+    );
+  }
+
+  /** The highest version both sides support, at most `cap`. */
+  async #version(api: ApiDescriptor, cap: number): Promise<number> {
+    const negotiated = await this.#cluster.negotiatedFor(api.apiKey);
+    if (negotiated === undefined) {
+      const error = new UnsupportedVersionError(`the brokers do not support ${api.name}`);
+      this.#fatalFrom(error);
+    }
+    return Math.min(negotiated!, cap);
+  }
+
+  /**
+   * One coordinator request, retried on retriable errors (CONCURRENT_TRANSACTIONS while the
+   * coordinator finishes an earlier transaction, a moving coordinator) until `deadline`.
+   * Fencing and authorization errors make the producer fatal.
+   */
+  async #call<Req, Res>(
+    kind: 'transaction' | 'group',
+    key: string,
+    api: ApiDescriptor<Req, Res>,
+    build: () => Req,
+    cap: number,
+    deadline: number,
+  ): Promise<Res> {
+    const version = await this.#version(api as ApiDescriptor, cap);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#cluster.sendToCoordinator(kind, key, api, build, {
+          version,
+          operationTimeoutMs: Math.max(1, deadline - Date.now()),
+        });
+      } catch (error) {
+        this.#checkNotFatal();
+        if (error instanceof ProtocolError && FENCED.has(error.errorCode)) this.#fatalFrom(error);
+        if (
+          isFatalError(error) ||
+          (error instanceof ProtocolError &&
+            error.errorCode === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+        )
+          this.#fatalFrom(error as Error);
+        const retriable = error instanceof KafkaError && error.retriable;
+        const wait = Math.min(
+          this.#options.retryBackoffMaxMs,
+          this.#options.retryBackoffMs * 2 ** (attempt - 1),
+        );
+        if (!retriable || Date.now() + wait >= deadline) throw error;
+        await sleep(wait);
+      }
+    }
+  }
+
+  #abortableFrom(error: unknown): never {
+    this.#checkNotFatal();
+    const e = error instanceof Error ? error : new Error(String(error));
+    this.onAbortable(e);
+    throw this.sendError();
+  }
+
+  #fatalFrom(error: Error): never {
+    const fatal =
+      error instanceof ProtocolError && FENCED.has(error.errorCode)
+        ? new ProducerFencedError(
+            `transactional producer ${JSON.stringify(this.#id)} was fenced by a newer producer with the same transactionalId`,
+            error,
+          )
+        : new ProducerFatalError(
+            `transactional producer ${JSON.stringify(this.#id)} cannot continue: ${error.message}`,
+            error,
+          );
+    this.onFatal(fatal);
+    this.#hooks.onFatal(fatal);
+    throw fatal;
+  }
+}

@@ -1,0 +1,196 @@
+import type { CompressionCodec } from '@kafkats/codec';
+import { ProducerConfigError } from './producer-errors.js';
+
+/** One record to send. */
+export interface ProducerRecord {
+  readonly topic: string;
+  /**
+   * Pins the record to this partition. Default: Kafka's partitioner (murmur2 of the key for
+   * keyed records, sticky partitioning for unkeyed ones).
+   */
+  readonly partition?: number;
+  /** Key bytes; a string is sent as UTF-8. Default none (null). */
+  readonly key?: Buffer | string | null;
+  /** Value bytes; a string is sent as UTF-8; null is a tombstone. */
+  readonly value: Buffer | string | null;
+  /** Header values as bytes (a string is UTF-8) or null. */
+  readonly headers?: readonly { readonly key: string; readonly value: Buffer | string | null }[];
+  /** CreateTime, ms since the epoch. Default the time of `send`. */
+  readonly timestamp?: number | bigint;
+}
+
+/** Where and when a record was written. */
+export interface RecordMetadata {
+  readonly topic: string;
+  readonly partition: number;
+  /**
+   * The record's offset; `-1n` when the broker did not say (acks=0, or a batch the broker
+   * reported as DUPLICATE_SEQUENCE_NUMBER: written earlier, offset no longer known).
+   */
+  readonly offset: bigint;
+  /** The record's timestamp (ms): the broker's LogAppendTime when the topic uses it, else the record's CreateTime. */
+  readonly timestamp: bigint;
+}
+
+/** One consumed position to commit with the transaction. */
+export interface TransactionOffset {
+  readonly topic: string;
+  readonly partition: number;
+  /** The next offset the group should read (last processed + 1). */
+  readonly offset: bigint;
+  /** Leader epoch of the last consumed record; default -1 (unknown). */
+  readonly leaderEpoch?: number;
+  readonly metadata?: string | null;
+}
+
+/** The consumer group the offsets belong to (Kafka's ConsumerGroupMetadata). */
+export interface TransactionGroup {
+  readonly groupId: string;
+  /** Default -1: no generation check (a group without a live consumer). */
+  readonly generationId?: number;
+  /** Default '' (no member check). */
+  readonly memberId?: string;
+  readonly groupInstanceId?: string | null;
+}
+
+/** A record the producer took into its buffer; `result` settles on delivery. */
+export interface Delivery {
+  /**
+   * Resolves once the broker acknowledged the record (as `acks` asks); rejects with the
+   * record's failure. A rejection nobody awaits is not reported as unhandled.
+   */
+  readonly result: Promise<RecordMetadata>;
+}
+
+/**
+ * Producer options. Defaults follow Kafka's Java producer (4.x) wherever it has the setting;
+ * the Java name is given for each.
+ */
+export interface ProducerOptions {
+  /**
+   * `acks`: `'all'` (same as -1; the default) waits for every in-sync replica, `1` for the
+   * leader only, `0` for nothing (no offsets). Anything but `'all'` turns idempotence off
+   * unless `idempotent: true` is set, which then is a configuration error.
+   */
+  readonly acks?: 'all' | -1 | 0 | 1;
+  /**
+   * `enable.idempotence`: InitProducerId, per-partition sequence numbers, exactly-once writes per
+   * partition and order kept across retries. Default true (false when `acks` is not 'all').
+   */
+  readonly idempotent?: boolean;
+  /** `transactional.id`: makes the producer transactional (requires idempotence). Default none. */
+  readonly transactionalId?: string;
+  /** `transaction.timeout.ms`: the coordinator aborts a transaction open longer than this. Default 60000. */
+  readonly transactionTimeoutMs?: number;
+  /** `linger.ms`: how long a batch waits for more records before it is sent, ms. Default 5. */
+  readonly lingerMs?: number;
+  /** `batch.size`: a batch closes once its records take this many bytes (uncompressed). Default 16384. */
+  readonly batchSize?: number;
+  /**
+   * `max.in.flight.requests.per.connection`: Produce requests in flight per broker, and so
+   * batches in flight per partition. At most 5 with idempotence (the broker keeps the last 5
+   * batches per producer for deduplication). Default 5.
+   */
+  readonly maxInFlight?: number;
+  /** `compression.type`. Default `'none'`. */
+  readonly compression?: CompressionCodec;
+  /** `compression.<codec>.level` (KIP-390): gzip 1-9, zstd -131072..22; none for snappy and lz4. */
+  readonly compressionLevel?: number;
+  /** `buffer.memory`: bytes of records held before `send` waits. Default 33554432 (32 MiB). */
+  readonly bufferMemory?: number;
+  /**
+   * `max.block.ms`: how long `send` waits for buffer room or for a topic's metadata, and how
+   * long each transactional call may take, ms. Default 60000.
+   */
+  readonly maxBlockMs?: number;
+  /**
+   * `delivery.timeout.ms`: a record's whole life from `send` to acknowledgement, retries
+   * included, ms. Must be at least `lingerMs + requestTimeoutMs`. Default 120000.
+   */
+  readonly deliveryTimeoutMs?: number;
+  /** `request.timeout.ms`: one Produce request's wait for its answer, ms. Default 30000. */
+  readonly requestTimeoutMs?: number;
+  /** `retry.backoff.ms`: first wait before a retry, ms; doubles per attempt. Default 100. */
+  readonly retryBackoffMs?: number;
+  /** `retry.backoff.max.ms`: the cap on that wait, ms. Default 1000. */
+  readonly retryBackoffMaxMs?: number;
+  /** `max.request.size`: bytes of batches per Produce request, and the largest record. Default 1048576. */
+  readonly maxRequestSize?: number;
+  /** Injectable randomness in [0, 1) for the sticky partitioner and jitter (tests). */
+  readonly random?: () => number;
+}
+
+/** Options with every default applied (internal). */
+export interface ResolvedProducerOptions {
+  readonly acks: -1 | 0 | 1;
+  readonly idempotent: boolean;
+  readonly transactionalId: string | undefined;
+  readonly transactionTimeoutMs: number;
+  readonly lingerMs: number;
+  readonly batchSize: number;
+  readonly maxInFlight: number;
+  readonly compression: CompressionCodec;
+  readonly compressionLevel: number | undefined;
+  readonly bufferMemory: number;
+  readonly maxBlockMs: number;
+  readonly deliveryTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly retryBackoffMs: number;
+  readonly retryBackoffMaxMs: number;
+  readonly maxRequestSize: number;
+  readonly random: () => number;
+}
+
+function positive(name: string, value: number, min = 1): number {
+  if (!Number.isFinite(value) || value < min)
+    throw new ProducerConfigError(`${name} must be a number >= ${min}, got ${value}`);
+  return value;
+}
+
+/**
+ * Applies the defaults and checks the combinations Kafka's producer refuses.
+ * @throws ProducerConfigError `ERR_KAFKA_PRODUCER_CONFIG_INVALID`
+ */
+export function resolveProducerOptions(options: ProducerOptions): ResolvedProducerOptions {
+  const acks = options.acks === undefined || options.acks === 'all' ? -1 : options.acks;
+  if (acks !== -1 && acks !== 0 && acks !== 1)
+    throw new ProducerConfigError(`acks must be 'all', -1, 0 or 1, got ${String(options.acks)}`);
+  const transactional = options.transactionalId !== undefined;
+  if (transactional && options.idempotent === false)
+    throw new ProducerConfigError('a transactional producer needs idempotence');
+  const idempotent = options.idempotent ?? acks === -1;
+  if (idempotent && acks !== -1)
+    throw new ProducerConfigError(`idempotence needs acks 'all', got acks ${acks}`);
+  const maxInFlight = positive('maxInFlight', options.maxInFlight ?? 5);
+  if (idempotent && maxInFlight > 5)
+    throw new ProducerConfigError(`idempotence allows at most 5 in flight, got ${maxInFlight}`);
+  const lingerMs = positive('lingerMs', options.lingerMs ?? 5, 0);
+  const requestTimeoutMs = positive('requestTimeoutMs', options.requestTimeoutMs ?? 30_000);
+  const deliveryTimeoutMs = positive('deliveryTimeoutMs', options.deliveryTimeoutMs ?? 120_000);
+  if (deliveryTimeoutMs < lingerMs + requestTimeoutMs) {
+    throw new ProducerConfigError(
+      `deliveryTimeoutMs (${deliveryTimeoutMs}) must be at least lingerMs + requestTimeoutMs (${lingerMs + requestTimeoutMs})`,
+    );
+  }
+  if (options.transactionalId === '')
+    throw new ProducerConfigError('transactionalId must not be empty');
+  return {
+    acks,
+    idempotent,
+    transactionalId: options.transactionalId,
+    transactionTimeoutMs: positive('transactionTimeoutMs', options.transactionTimeoutMs ?? 60_000),
+    lingerMs,
+    batchSize: positive('batchSize', options.batchSize ?? 16_384),
+    maxInFlight,
+    compression: options.compression ?? 'none',
+    compressionLevel: options.compressionLevel,
+    bufferMemory: positive('bufferMemory', options.bufferMemory ?? 32 * 1024 * 1024),
+    maxBlockMs: positive('maxBlockMs', options.maxBlockMs ?? 60_000, 0),
+    deliveryTimeoutMs,
+    requestTimeoutMs,
+    retryBackoffMs: positive('retryBackoffMs', options.retryBackoffMs ?? 100, 0),
+    retryBackoffMaxMs: positive('retryBackoffMaxMs', options.retryBackoffMaxMs ?? 1000, 0),
+    maxRequestSize: positive('maxRequestSize', options.maxRequestSize ?? 1024 * 1024),
+    random: options.random ?? Math.random,
+  };
+}

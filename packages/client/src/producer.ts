@@ -1,0 +1,475 @@
+import { KafkaError, ProtocolError, type RecordInput } from '@kafkats/codec';
+import { Accumulator } from './internal/accumulator.js';
+import { IdempotenceState } from './internal/idempotence.js';
+import type { ProducerBatch } from './internal/producer-batch.js';
+import { Sender } from './internal/sender.js';
+import { TransactionManager } from './internal/transaction-manager.js';
+import { partitionForKey, StickyPartitioner } from './partitioner.js';
+import type { ProducerCluster } from './producer-cluster.js';
+import {
+  ProducerBlockedError,
+  ProducerClosedError,
+  ProducerFatalError,
+  ProducerFencedError,
+  RecordTooLargeError,
+  TransactionStateError,
+} from './producer-errors.js';
+import {
+  type Delivery,
+  type ProducerOptions,
+  type ProducerRecord,
+  type RecordMetadata,
+  type ResolvedProducerOptions,
+  resolveProducerOptions,
+  type TransactionGroup,
+  type TransactionOffset,
+} from './producer-options.js';
+
+/** A record turned into bytes, waiting for room or metadata. */
+interface Prepared {
+  readonly topic: string;
+  readonly partition: number | undefined;
+  readonly input: RecordInput;
+  readonly timestamp: number;
+  /** Bytes the record adds to a batch (estimate, uncompressed). */
+  readonly bytes: number;
+  readonly resolve: (m: RecordMetadata) => void;
+  readonly reject: (e: Error) => void;
+  /** Settles when the record is in the buffer (or refused). */
+  readonly accepted: { resolve: () => void; reject: (e: Error) => void };
+  readonly deadline: number;
+}
+
+const toBytes = (v: Buffer | string | null | undefined): Buffer | null =>
+  v === null || v === undefined ? null : typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
+
+/** Upper bound of a record's framing in a v2 batch: length, attributes, deltas, lengths. */
+const RECORD_OVERHEAD = 21;
+/** The v2 batch header. */
+const BATCH_OVERHEAD = 61;
+
+/**
+ * A Kafka producer: idempotent by default, batching per partition (`lingerMs`, `batchSize`),
+ * at most `maxInFlight` batches per partition with order kept across retries, compression,
+ * memory bounded by `bufferMemory`, optional transactions. Built on a `@kafkats/meta` Cluster
+ * that it does not own.
+ *
+ * ```ts
+ * const producer = new Producer(cluster, { compression: 'zstd' });
+ * const { offset } = await producer.send({ topic: 'orders', key: 'order-1', value: '{...}' });
+ * await producer.close();
+ * ```
+ */
+export class Producer {
+  readonly #cluster: ProducerCluster;
+  readonly #options: ResolvedProducerOptions;
+  readonly #accumulator: Accumulator;
+  readonly #idempotence: IdempotenceState | null;
+  readonly #sender: Sender;
+  readonly #txn: TransactionManager | null;
+  readonly #sticky: StickyPartitioner;
+  readonly #waiting: Prepared[] = [];
+  #memoryUsed = 0;
+  #waitTimer: ReturnType<typeof setTimeout> | undefined;
+  #metadataRefresh: Promise<unknown> | undefined;
+  #fatal: Error | undefined;
+  #closing: Promise<void> | undefined;
+  #closed = false;
+
+  /**
+   * @throws ProducerConfigError `ERR_KAFKA_PRODUCER_CONFIG_INVALID` for conflicting options
+   */
+  constructor(cluster: ProducerCluster, options: ProducerOptions = {}) {
+    this.#cluster = cluster;
+    const o = resolveProducerOptions(options);
+    this.#options = o;
+    const transactional = o.transactionalId !== undefined;
+    this.#idempotence = o.idempotent ? new IdempotenceState(transactional, o.maxInFlight) : null;
+    this.#sticky = new StickyPartitioner(o.batchSize, o.random);
+    this.#accumulator = new Accumulator(
+      o.batchSize,
+      o.lingerMs,
+      {
+        compression: o.compression,
+        compressionLevel: o.compressionLevel,
+        transactional,
+      },
+      () => this.#sender.wakeup(),
+      (bytes) => this.#release(bytes),
+    );
+    this.#sender = new Sender(cluster, o, this.#accumulator, this.#idempotence, {
+      onFatal: (error) => this.#onFatal(error),
+      onAbortable: (error) => this.#txn?.onAbortable(error),
+      partitionReady: (topic, partition) => this.#txn?.partitionReady(topic, partition) ?? true,
+    });
+    this.#txn =
+      o.transactionalId === undefined || this.#idempotence === null
+        ? null
+        : new TransactionManager(cluster, o, o.transactionalId, this.#idempotence, {
+            flush: () => this.#flushBatches(),
+            failQueued: (error) => this.#sender.failQueued(error),
+            wakeup: () => this.#sender.wakeup(),
+            onFatal: (error) => this.#onFatal(error),
+          });
+  }
+
+  /**
+   * Sends one record and resolves when the broker acknowledged it. Waits (up to `maxBlockMs`)
+   * for buffer room and for the topic's metadata; records of one producer are appended in
+   * the order `send` was called. To send many records without waiting for each
+   * acknowledgement, call `send` without awaiting (or use {@link enqueue} for flow control).
+   *
+   * @throws (rejects) ProducerClosedError, ProducerFatalError / ProducerFencedError,
+   *   TransactionStateError or TransactionAbortableError (transactional, outside or after a
+   *   failed step of a transaction), RecordTooLargeError, ProducerBlockedError
+   *   (`ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED`, `ERR_KAFKA_PRODUCER_METADATA_TIMEOUT`),
+   *   DeliveryTimeoutError, or the broker's ProtocolError for the record's partition
+   */
+  send(record: ProducerRecord): Promise<RecordMetadata> {
+    let accept: Promise<void>;
+    const result = new Promise<RecordMetadata>((resolve, reject) => {
+      accept = this.#submit(record, resolve, reject);
+    });
+    accept!.catch(() => {});
+    return result;
+  }
+
+  /**
+   * Takes a record into the buffer and resolves once it is there (waiting, like `send`, up to
+   * `maxBlockMs` for room or metadata); the returned `result` settles on delivery. Awaiting
+   * `enqueue` in a loop keeps memory bounded by `bufferMemory` while batches stay full.
+   *
+   * @throws (rejects) as `send`, for the errors that refuse the record before it is buffered
+   */
+  async enqueue(record: ProducerRecord): Promise<Delivery> {
+    let accept: Promise<void>;
+    const result = new Promise<RecordMetadata>((resolve, reject) => {
+      accept = this.#submit(record, resolve, reject);
+    });
+    result.catch(() => {});
+    await accept!;
+    return { result };
+  }
+
+  /**
+   * Sends everything buffered now without waiting for `lingerMs`, and resolves when every record
+   * sent before the call has been acknowledged or has failed (failures reject their own
+   * `send`, not `flush`).
+   */
+  async flush(): Promise<void> {
+    await this.#waitingSettled();
+    await this.#flushBatches();
+  }
+
+  /**
+   * Stops taking records, sends what is buffered and waits for it, at most `timeoutMs`
+   * (default: no limit beyond each record's `deliveryTimeoutMs`). What is left then fails with
+   * ProducerClosedError. A transaction still open is aborted. The cluster stays open.
+   */
+  close(options: { readonly timeoutMs?: number } = {}): Promise<void> {
+    this.#closing ??= this.#close(options.timeoutMs ?? Number.POSITIVE_INFINITY);
+    return this.#closing;
+  }
+
+  // -- transactions ----------------------------------------------------------------------
+
+  /**
+   * Registers the `transactionalId` with its coordinator (InitProducerId): fences any older
+   * producer with the same id and completes or aborts its open transaction. Once per producer.
+   *
+   * @throws TransactionStateError without `transactionalId` or when called twice;
+   *   ProducerFencedError / ProducerFatalError; the coordinator's error after `maxBlockMs`
+   */
+  async initTransactions(): Promise<void> {
+    await this.#transactions().initTransactions();
+    this.#sender.produceVersionCap = this.#transactions().produceVersion;
+  }
+
+  /**
+   * Starts a transaction (local: the coordinator learns of it with its first partition).
+   * @throws TransactionStateError unless initialized and not already in a transaction
+   */
+  beginTransaction(): void {
+    this.#transactions().beginTransaction();
+  }
+
+  /**
+   * Adds consumed offsets of a consumer group to the transaction (AddOffsetsToTxn, then
+   * TxnOffsetCommit to the group coordinator): they commit or abort with the records.
+   *
+   * @param group the group id, or its metadata (generation and member id, for fencing zombies)
+   * @throws TransactionStateError outside a transaction; TransactionAbortableError when the
+   *   coordinator refused; ProducerFencedError
+   */
+  async sendOffsetsToTransaction(
+    offsets: readonly TransactionOffset[],
+    group: string | TransactionGroup,
+  ): Promise<void> {
+    await this.#transactions().sendOffsetsToTransaction(
+      offsets,
+      typeof group === 'string' ? { groupId: group } : group,
+    );
+  }
+
+  /**
+   * Flushes, then commits the transaction (EndTxn). When a record of the transaction failed,
+   * rejects with TransactionAbortableError: call {@link abortTransaction}.
+   *
+   * @throws TransactionStateError, TransactionAbortableError, ProducerFencedError (fatal)
+   */
+  async commitTransaction(): Promise<void> {
+    await this.#transactions().commitTransaction();
+  }
+
+  /**
+   * Aborts the transaction: records not yet sent fail with TransactionAbortableError, the rest
+   * are awaited, then EndTxn(abort). Readers with `read_committed` never see its records.
+   *
+   * @throws TransactionStateError outside a transaction; ProducerFencedError (fatal)
+   */
+  async abortTransaction(): Promise<void> {
+    await this.#transactions().abortTransaction();
+  }
+
+  #transactions(): TransactionManager {
+    if (this.#txn === null) throw new TransactionStateError('the producer has no transactionalId');
+    if (this.#closed) throw new ProducerClosedError('the producer is closed');
+    return this.#txn;
+  }
+
+  // -- appending -------------------------------------------------------------------------
+
+  #submit(
+    record: ProducerRecord,
+    resolve: (m: RecordMetadata) => void,
+    reject: (e: Error) => void,
+  ): Promise<void> {
+    const refused = this.#refusal();
+    if (refused !== undefined) {
+      reject(refused);
+      return Promise.reject(refused);
+    }
+    if (
+      record.partition !== undefined &&
+      (!Number.isInteger(record.partition) || record.partition < 0)
+    ) {
+      const error = new KafkaError(
+        'ERR_KAFKA_PRODUCER_PARTITION_INVALID',
+        `partition ${record.partition} of topic ${record.topic} is not a partition number`,
+      );
+      reject(error);
+      return Promise.reject(error);
+    }
+    const key = toBytes(record.key);
+    const value = toBytes(record.value);
+    const headers = (record.headers ?? []).map((h) => ({ key: h.key, value: toBytes(h.value) }));
+    const timestamp = record.timestamp === undefined ? Date.now() : Number(record.timestamp);
+    let bytes = RECORD_OVERHEAD + (key?.length ?? 0) + (value?.length ?? 0);
+    for (const h of headers) bytes += 10 + Buffer.byteLength(h.key) + (h.value?.length ?? 0);
+    if (
+      bytes + BATCH_OVERHEAD > this.#options.maxRequestSize ||
+      bytes > this.#options.bufferMemory
+    ) {
+      const error = new RecordTooLargeError(
+        `a record of about ${bytes} bytes for topic ${record.topic} exceeds maxRequestSize (${this.#options.maxRequestSize}) or bufferMemory (${this.#options.bufferMemory})`,
+      );
+      reject(error);
+      return Promise.reject(error);
+    }
+    return new Promise<void>((acceptResolve, acceptReject) => {
+      const prepared: Prepared = {
+        topic: record.topic,
+        partition: record.partition,
+        input: { key, value, headers, timestamp },
+        timestamp,
+        bytes,
+        resolve,
+        reject,
+        accepted: { resolve: acceptResolve, reject: acceptReject },
+        deadline: Date.now() + this.#options.maxBlockMs,
+      };
+      if (this.#waiting.length === 0 && this.#tryAppend(prepared)) {
+        acceptResolve();
+        return;
+      }
+      this.#waiting.push(prepared);
+      this.#processWaiting();
+    });
+  }
+
+  #refusal(): Error | undefined {
+    if (this.#fatal !== undefined) return this.#fatal;
+    if (this.#closed) return new ProducerClosedError('the producer is closed');
+    return this.#txn?.sendError();
+  }
+
+  /** Appends when the topic's metadata is known and the buffer has room; false otherwise. */
+  #tryAppend(p: Prepared): boolean {
+    const topic = this.#cluster.snapshot().topic(p.topic);
+    const count = topic?.partitions.length ?? 0;
+    if (topic === undefined || count === 0 || (p.partition !== undefined && p.partition >= count)) {
+      this.#refreshFor(p.topic);
+      return false;
+    }
+    const memory = p.bytes;
+    if (this.#memoryUsed + memory > this.#options.bufferMemory) return false;
+    let partition = p.partition;
+    if (partition === undefined) {
+      const key = p.input.key ?? null;
+      if (key !== null) partition = partitionForKey(key, count);
+      else {
+        const available: number[] = [];
+        for (const info of topic.partitions)
+          if (info.leader !== undefined) available.push(info.partition);
+        partition = this.#sticky.partition(p.topic, available, count);
+      }
+    }
+    const now = Date.now();
+    const batch = this.#accumulator.batchFor(p.topic, partition, p.bytes, now);
+    const fresh = batch.recordCount === 0;
+    batch.append(p.input, p.bytes, memory, {
+      resolve: p.resolve,
+      reject: p.reject,
+      timestamp: p.timestamp,
+    });
+    this.#memoryUsed += memory;
+    if (p.partition === undefined && (p.input.key ?? null) === null)
+      this.#sticky.onAppend(p.topic, partition, p.bytes);
+    this.#accumulator.afterAppend(batch);
+    if (fresh) this.#sender.scheduleAt(now + this.#options.lingerMs);
+    return true;
+  }
+
+  #refreshFor(topic: string): void {
+    if (this.#metadataRefresh !== undefined) return;
+    this.#metadataRefresh = this.#cluster
+      .refreshTopics([topic])
+      .catch(() => {})
+      .then(() => new Promise((r) => setTimeout(r, this.#options.retryBackoffMs)))
+      .finally(() => {
+        this.#metadataRefresh = undefined;
+        this.#processWaiting();
+      });
+  }
+
+  #release(bytes: number): void {
+    this.#memoryUsed -= bytes;
+    if (this.#waiting.length > 0) this.#processWaiting();
+  }
+
+  /** Appends waiting records in order; the head blocks the rest (order of `send` calls). */
+  #processWaiting(): void {
+    const now = Date.now();
+    while (this.#waiting.length > 0) {
+      const head = this.#waiting[0]!;
+      const refused = this.#refusal();
+      if (refused === undefined && this.#tryAppend(head)) {
+        this.#waiting.shift();
+        head.accepted.resolve();
+        continue;
+      }
+      if (refused === undefined && head.deadline > now) break;
+      this.#waiting.shift();
+      const known = this.#cluster.snapshot().topic(head.topic) !== undefined;
+      const error =
+        refused ??
+        (known
+          ? new ProducerBlockedError(
+              'ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED',
+              `no room in bufferMemory (${this.#options.bufferMemory} bytes) for a record of topic ${head.topic} within maxBlockMs (${this.#options.maxBlockMs} ms)`,
+            )
+          : new ProducerBlockedError(
+              'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
+              `topic ${head.topic} (or its partition ${head.partition ?? ''}) not in metadata within maxBlockMs (${this.#options.maxBlockMs} ms)`,
+            ));
+      head.reject(error);
+      head.accepted.reject(error);
+    }
+    if (this.#waitTimer !== undefined) clearTimeout(this.#waitTimer);
+    this.#waitTimer = undefined;
+    const head = this.#waiting[0];
+    if (head !== undefined) {
+      this.#waitTimer = setTimeout(() => this.#processWaiting(), Math.max(0, head.deadline - now));
+    }
+  }
+
+  /** Resolves when every record waiting now has been appended or refused. */
+  async #waitingSettled(): Promise<void> {
+    const last = this.#waiting[this.#waiting.length - 1];
+    if (last === undefined) return;
+    await new Promise<void>((resolve) => {
+      const check = () => {
+        if (!this.#waiting.includes(last)) resolve();
+        else setTimeout(check, 5);
+      };
+      check();
+    });
+  }
+
+  async #flushBatches(): Promise<void> {
+    const batches: ProducerBatch[] = [...this.#accumulator.incomplete];
+    if (batches.length === 0) return;
+    this.#accumulator.flushing++;
+    try {
+      this.#accumulator.closeAll();
+      this.#sender.wakeup();
+      await Promise.all(batches.map((b) => b.whenDone));
+    } finally {
+      this.#accumulator.flushing--;
+    }
+  }
+
+  #onFatal(error: Error): void {
+    if (this.#fatal !== undefined) return;
+    const fatal =
+      error instanceof ProducerFatalError
+        ? error
+        : error instanceof ProtocolError && error.errorName === 'PRODUCER_FENCED'
+          ? new ProducerFencedError(
+              `producer ${JSON.stringify(this.#options.transactionalId ?? '')} was fenced by a newer producer with the same transactionalId`,
+              error,
+            )
+          : new ProducerFatalError(`the producer cannot continue: ${error.message}`, error);
+    this.#fatal = fatal;
+    this.#txn?.onFatal(fatal);
+    this.#sender.failQueued(fatal);
+    this.#processWaiting();
+  }
+
+  async #close(timeoutMs: number): Promise<void> {
+    this.#closed = true;
+    const work = (async () => {
+      await this.#waitingSettled();
+      if (this.#txn !== null && this.#fatal === undefined) {
+        const state = this.#txn.state;
+        if (state === 'in-transaction' || state === 'committing')
+          await this.#txn.abortTransaction().catch(() => {});
+      }
+      await this.#flushBatches();
+    })();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut =
+      timeoutMs === Number.POSITIVE_INFINITY
+        ? work.then(() => false)
+        : Promise.race([
+            work.then(() => false),
+            new Promise<boolean>((r) => {
+              timer = setTimeout(() => r(true), timeoutMs);
+            }),
+          ]);
+    const forced = await timedOut;
+    if (timer !== undefined) clearTimeout(timer);
+    if (forced) {
+      const error = new ProducerClosedError(
+        `the producer was closed before these records were delivered (close timeout ${timeoutMs} ms)`,
+      );
+      for (const p of this.#waiting.splice(0)) {
+        p.reject(error);
+        p.accepted.reject(error);
+      }
+      this.#sender.failQueued(error);
+    }
+    if (this.#waitTimer !== undefined) clearTimeout(this.#waitTimer);
+    this.#sender.stop();
+  }
+}

@@ -1,0 +1,188 @@
+// The producer against the shared 3-node cluster, checked with Kafka's own Java consumer and
+// tools: every compression codec, transactions under both isolation levels, offsets committed
+// in a transaction, and fencing by a second producer with the same transactionalId.
+import { randomUUID } from 'node:crypto';
+import type { CompressionCodec } from '@kafkats/codec';
+import { Cluster } from '@kafkats/meta';
+import { runKafkaTool, sharedCluster } from '@kafkats/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Producer, ProducerFencedError, TransactionStateError } from '../../src/index.js';
+
+const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+describe('Producer against Kafka', () => {
+  const kafka = sharedCluster();
+  let cluster: Cluster;
+
+  beforeAll(async () => {
+    cluster = await Cluster.connect(kafka.bootstrap);
+  });
+  afterAll(async () => {
+    await cluster?.close();
+  });
+
+  async function topic(prefix: string, partitions: number): Promise<string> {
+    const name = unique(prefix);
+    await kafka.admin.createTopic(name, { partitions, replicationFactor: 3 });
+    await cluster.refreshTopics([name]);
+    return name;
+  }
+
+  it.each<CompressionCodec>(['none', 'gzip', 'snappy', 'lz4', 'zstd'])(
+    'records compressed with %s read back through the Java consumer',
+    async (compression) => {
+      const name = await topic(`codec-${compression}`, 2);
+      const producer = new Producer(cluster, { compression, lingerMs: 20 });
+      const sent = Array.from({ length: 500 }, (_, i) => ({
+        topic: name,
+        partition: i % 2,
+        key: i % 5 === 0 ? null : `key-${i}`,
+        value: `value-${i}-${'abc'.repeat(i % 40)}`,
+        headers: [{ key: 'h', value: `header-${i}` }],
+        timestamp: 1_700_000_000_000 + i,
+      }));
+      const results = await Promise.all(sent.map((r) => producer.send(r)));
+      await producer.close();
+      const consumed = await kafka.admin.consume(name, { maxRecords: 500, timeoutMs: 30_000 });
+      expect(consumed).toHaveLength(500);
+      const byValue = new Map(consumed.map((r) => [r.value!.toString(), r]));
+      sent.forEach((r, i) => {
+        const got = byValue.get(r.value);
+        expect(got?.key?.toString() ?? null).toBe(r.key);
+        expect(got?.headers.map((h) => [h.key, h.value?.toString()])).toEqual([
+          ['h', `header-${i}`],
+        ]);
+        expect(got?.timestamp).toBe(BigInt(r.timestamp));
+        expect(got?.partition).toBe(results[i]!.partition);
+        expect(got?.offset).toBe(results[i]!.offset);
+      });
+    },
+  );
+
+  it('a committed transaction is visible under read_committed, an aborted one only under read_uncommitted', async () => {
+    const name = await topic('txn', 3);
+    const producer = new Producer(cluster, { transactionalId: unique('tx') });
+    await producer.initTransactions();
+    producer.beginTransaction();
+    await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((i) =>
+        producer.send({ topic: name, partition: i % 3, value: `commit-${i}` }),
+      ),
+    );
+    await producer.commitTransaction();
+    producer.beginTransaction();
+    await Promise.all(
+      [0, 1, 2].map((i) => producer.send({ topic: name, partition: i, value: `abort-${i}` })),
+    );
+    await producer.abortTransaction();
+    // A third transaction after the abort commits fine (the producer is reusable).
+    producer.beginTransaction();
+    await producer.send({ topic: name, partition: 0, value: 'commit-again' });
+    await producer.commitTransaction();
+    await producer.close();
+
+    const values = (records: { value: Buffer | null }[]) =>
+      records.map((r) => r.value!.toString()).sort();
+    const committed = await kafka.admin.consume(name, {
+      isolationLevel: 'read_committed',
+      maxRecords: 8,
+      timeoutMs: 5_000,
+    });
+    expect(values(committed)).toEqual(
+      [
+        'commit-0',
+        'commit-1',
+        'commit-2',
+        'commit-3',
+        'commit-4',
+        'commit-5',
+        'commit-again',
+      ].sort(),
+    );
+    const everything = await kafka.admin.consume(name, {
+      isolationLevel: 'read_uncommitted',
+      maxRecords: 11,
+      timeoutMs: 5_000,
+    });
+    expect(values(everything)).toEqual(
+      [...values(committed), 'abort-0', 'abort-1', 'abort-2'].sort(),
+    );
+  });
+
+  it('offsets sent to a committed transaction are the group committed offsets', async () => {
+    const name = await topic('txn-offsets', 2);
+    const group = unique('group');
+    const producer = new Producer(cluster, { transactionalId: unique('tx') });
+    await producer.initTransactions();
+    producer.beginTransaction();
+    await producer.send({ topic: name, partition: 0, value: 'x' });
+    await producer.sendOffsetsToTransaction(
+      [
+        { topic: name, partition: 0, offset: 0n },
+        { topic: name, partition: 1, offset: 0n },
+      ],
+      group,
+    );
+    await producer.commitTransaction();
+    await producer.close();
+    const run = await runKafkaTool('org.apache.kafka.tools.consumer.group.ConsumerGroupCommand', [
+      '--bootstrap-server',
+      kafka.bootstrap,
+      '--describe',
+      '--group',
+      group,
+    ]);
+    expect(run.status, run.stderr).toBe(0);
+    const rows = run.stdout
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter((cols) => cols[1] === name);
+    // GROUP TOPIC PARTITION CURRENT-OFFSET ...
+    expect(rows.map((c) => [c[2], c[3]]).sort()).toEqual([
+      ['0', '0'],
+      ['1', '0'],
+    ]);
+  });
+
+  it('a second producer with the same transactionalId fences the first, which fails with a typed fatal error', async () => {
+    const name = await topic('fence', 1);
+    const id = unique('tx');
+    const first = new Producer(cluster, { transactionalId: id });
+    await first.initTransactions();
+    first.beginTransaction();
+    await first.send({ topic: name, value: 'zombie' });
+
+    const second = new Producer(cluster, { transactionalId: id });
+    await second.initTransactions();
+
+    const error = await first.commitTransaction().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProducerFencedError);
+    expect((error as ProducerFencedError).code).toBe('ERR_KAFKA_PRODUCER_FENCED');
+    expect((error as ProducerFencedError).retriable).toBe(false);
+    // Fatal: every later call fails the same way.
+    await expect(first.send({ topic: name, value: 'more' })).rejects.toBeInstanceOf(
+      ProducerFencedError,
+    );
+    expect(() => first.beginTransaction()).toThrow(ProducerFencedError);
+
+    second.beginTransaction();
+    await second.send({ topic: name, value: 'survivor' });
+    await second.commitTransaction();
+    await first.close();
+    await second.close();
+    const committed = await kafka.admin.consume(name, {
+      isolationLevel: 'read_committed',
+      maxRecords: 2,
+      timeoutMs: 5_000,
+    });
+    expect(committed.map((r) => r.value!.toString())).toEqual(['survivor']);
+  });
+
+  it('refuses transactional misuse with typed errors', async () => {
+    const producer = new Producer(cluster, { transactionalId: unique('tx') });
+    expect(() => producer.beginTransaction()).toThrow(TransactionStateError);
+    await producer.initTransactions();
+    await expect(producer.commitTransaction()).rejects.toBeInstanceOf(TransactionStateError);
+    await producer.close();
+  });
+});

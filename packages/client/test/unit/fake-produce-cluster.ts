@@ -1,0 +1,280 @@
+// An in-memory stand-in for the meta Cluster that a Producer talks to: one metadata snapshot,
+// InitProducerId from sendAny, and a scripted broker behind sendToNode that keeps per-partition
+// logs with Kafka's idempotence checks (per-producer epoch and last sequence, the last five
+// batches remembered for duplicates). Faults are injected per Produce request.
+import {
+  type ApiDescriptor,
+  createProduceResponse,
+  createProduceResponsePartitionProduceResponse,
+  createProduceResponseTopicProduceResponse,
+  decodeRecordBatches,
+  ErrorCode,
+  KafkaError,
+  type ProduceRequest,
+} from '@kafkats/codec';
+import {
+  type BrokerInfo,
+  type ClusterSendOptions,
+  type LeaderHint,
+  MetadataSnapshot,
+  type RequestInput,
+} from '@kafkats/meta';
+import type { ProducerCluster } from '../../src/index.js';
+
+/** What happens to one Produce request. */
+export type Fault =
+  | 'ok'
+  /** The connection drops before the broker reads the request. */
+  | 'lost-before'
+  /** The broker appends, then the connection drops before the answer. */
+  | 'lost-after'
+  /** Every partition of the request answers NOT_LEADER_OR_FOLLOWER. */
+  | 'not-leader';
+
+interface ProducerEntry {
+  epoch: number;
+  lastSeq: number;
+  /** Last five batches: first/last sequence and base offset. */
+  cache: { first: number; last: number; offset: bigint }[];
+}
+
+export interface PartitionLog {
+  values: string[];
+  producers: Map<bigint, ProducerEntry>;
+  /** Answer the next append with this code instead of appending (then cleared). */
+  nextError?: number;
+  logStartOffset: bigint;
+}
+
+export interface SeenRequest {
+  node: number;
+  acks: number;
+  transactionalId: string | null;
+  batches: {
+    topic: string;
+    partition: number;
+    producerEpoch: number;
+    baseSequence: number;
+    count: number;
+    /** The broker's answer (-1: not processed). */
+    errorCode?: number;
+  }[];
+  fault?: Fault;
+}
+
+export class FakeProduceCluster implements ProducerCluster {
+  readonly logs = new Map<string, PartitionLog>();
+  readonly requests: SeenRequest[] = [];
+  /** Decides each Produce request's fate (default: all fine). */
+  fault: (request: SeenRequest) => Fault = () => 'ok';
+  /** When set, Produce answers wait for this before they are delivered. */
+  gate: Promise<void> | undefined;
+  /** Answers are delivered after this many macrotask turns (in order per broker). */
+  delayTurns: () => number = () => 0;
+  nextProducerId = 4000n;
+  #snapshot: MetadataSnapshot;
+  readonly #tail = new Map<number, Promise<void>>();
+
+  constructor(
+    topics: Record<string, number>,
+    leaders: (partition: number) => number = (p) => (p % 3) + 1,
+  ) {
+    this.#snapshot = new MetadataSnapshot({
+      brokers: [1, 2, 3].map((nodeId) => ({
+        nodeId,
+        host: '127.0.0.1',
+        port: 9000 + nodeId,
+        rack: null,
+      })),
+      topics: Object.entries(topics).map(([name, count], i) => ({
+        name,
+        topicId: `AAAAAAAAAAAAAAAAAAAAA${i}`,
+        isInternal: false,
+        errorCode: 0,
+        partitions: Array.from({ length: count }, (_, partition) => ({
+          partition,
+          leader: leaders(partition),
+          leaderEpoch: 0,
+          replicas: [1, 2, 3],
+          isr: [1, 2, 3],
+          offlineReplicas: [],
+          errorCode: 0,
+        })),
+      })),
+      clusterId: 'fake',
+      fetchedAtMs: Date.now(),
+    });
+  }
+
+  log(topic: string, partition: number): PartitionLog {
+    const k = `${topic}-${partition}`;
+    let l = this.logs.get(k);
+    if (l === undefined) {
+      l = { values: [], producers: new Map(), logStartOffset: 0n };
+      this.logs.set(k, l);
+    }
+    return l;
+  }
+
+  snapshot(): MetadataSnapshot {
+    return this.#snapshot;
+  }
+
+  /** Leader hints (KIP-951) as the real cluster applies them; counted. */
+  hintsApplied = 0;
+
+  applyLeaderHints(hints: readonly LeaderHint[], endpoints: readonly BrokerInfo[] = []): number {
+    const next = this.#snapshot.withLeaderHints(hints, endpoints);
+    if (next === this.#snapshot) return 0;
+    this.#snapshot = next;
+    this.hintsApplied += hints.length;
+    return hints.length;
+  }
+
+  refreshTopics(): Promise<MetadataSnapshot> {
+    return Promise.resolve(this.#snapshot);
+  }
+
+  negotiatedFor(): Promise<number | undefined> {
+    return Promise.resolve(11);
+  }
+
+  sendAny<Req, Res>(api: ApiDescriptor<Req, Res>): Promise<Res> {
+    if (api.apiKey !== 22) return Promise.reject(new Error(`fake: sendAny ${api.name}`));
+    const producerId = this.nextProducerId++;
+    return Promise.resolve(
+      api.createResponse({ producerId, producerEpoch: 0 } as unknown as Partial<Res>),
+    );
+  }
+
+  sendToCoordinator<_Req, Res>(): Promise<Res> {
+    return Promise.reject(new Error('fake: no coordinator'));
+  }
+
+  sendToNode<Req, Res>(
+    node: number,
+    api: ApiDescriptor<Req, Res>,
+    input: RequestInput<Req>,
+    options?: ClusterSendOptions,
+  ): Promise<Res> {
+    if (api.apiKey !== 0) return Promise.reject(new Error(`fake: sendToNode ${api.name}`));
+    if (options?.maxAttempts !== 1)
+      return Promise.reject(new Error('fake: Produce must be sent once'));
+    const request = (
+      typeof input === 'function' ? (input as (v: number) => Req)(11) : input
+    ) as ProduceRequest;
+    const seen: SeenRequest = {
+      node,
+      acks: request.acks,
+      transactionalId: request.transactionalId,
+      batches: [],
+    };
+    const decoded: { topic: string; partition: number; bytes: Buffer }[] = [];
+    for (const t of request.topicData) {
+      for (const p of t.partitionData) {
+        const batch = decodeRecordBatches(p.records!).next().value!;
+        seen.batches.push({
+          topic: t.name,
+          partition: p.index,
+          producerEpoch: batch.producerEpoch,
+          baseSequence: batch.baseSequence,
+          count: batch.recordCount,
+        });
+        decoded.push({ topic: t.name, partition: p.index, bytes: p.records! });
+      }
+    }
+    this.requests.push(seen);
+    const fault = this.fault(seen);
+    seen.fault = fault;
+    const response = createProduceResponse();
+    if (fault !== 'lost-before') {
+      for (const d of decoded) {
+        let topic = response.responses.find((r) => r.name === d.topic);
+        if (topic === undefined) {
+          topic = createProduceResponseTopicProduceResponse({ name: d.topic });
+          response.responses.push(topic);
+        }
+        const answer =
+          fault === 'not-leader'
+            ? { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, baseOffset: -1n, logStartOffset: -1n }
+            : this.append(d.topic, d.partition, d.bytes);
+        const b = seen.batches.find((x) => x.topic === d.topic && x.partition === d.partition);
+        if (b !== undefined) b.errorCode = answer.errorCode;
+        topic.partitionResponses.push(
+          createProduceResponsePartitionProduceResponse({ index: d.partition, ...answer }),
+        );
+      }
+    }
+    // Answers of one broker come back in request order, as on one Kafka connection.
+    const previous = this.#tail.get(node) ?? Promise.resolve();
+    const turns = this.delayTurns();
+    const gate = this.gate;
+    const done = previous.then(async () => {
+      if (gate !== undefined) await gate;
+      for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+    });
+    this.#tail.set(node, done);
+    return done.then(() => {
+      if (fault === 'lost-before' || fault === 'lost-after')
+        throw new KafkaError('ERR_KAFKA_CONNECTION_LOST', `fake broker ${node}: connection lost`, {
+          retriable: true,
+        });
+      return response as unknown as Res;
+    });
+  }
+
+  /** Kafka's append-time checks for an idempotent batch, reduced to what the producer meets. */
+  append(
+    topic: string,
+    partition: number,
+    bytes: Buffer,
+  ): {
+    errorCode: number;
+    baseOffset: bigint;
+    logStartOffset: bigint;
+  } {
+    const log = this.log(topic, partition);
+    const fail = (errorCode: number) => ({
+      errorCode,
+      baseOffset: -1n,
+      logStartOffset: log.logStartOffset,
+    });
+    if (log.nextError !== undefined) {
+      const code = log.nextError;
+      delete log.nextError;
+      return fail(code);
+    }
+    const batch = decodeRecordBatches(bytes).next().value!;
+    const values = [...batch.records()].map((r) => r.value?.toString() ?? '');
+    const first = batch.baseSequence;
+    const last = first + batch.recordCount - 1;
+    if (batch.producerId >= 0n) {
+      const entry = log.producers.get(batch.producerId);
+      if (entry !== undefined && batch.producerEpoch < entry.epoch)
+        return fail(ErrorCode.INVALID_PRODUCER_EPOCH);
+      if (entry !== undefined && batch.producerEpoch === entry.epoch) {
+        const dup = entry.cache.find((c) => c.first === first && c.last === last);
+        if (dup !== undefined)
+          return { errorCode: 0, baseOffset: dup.offset, logStartOffset: log.logStartOffset };
+        if (first !== entry.lastSeq + 1) return fail(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+      } else if (first !== 0) {
+        return fail(
+          entry === undefined
+            ? ErrorCode.UNKNOWN_PRODUCER_ID
+            : ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+        );
+      }
+      const next: ProducerEntry =
+        entry !== undefined && entry.epoch === batch.producerEpoch
+          ? entry
+          : { epoch: batch.producerEpoch, lastSeq: -1, cache: [] };
+      next.lastSeq = last;
+      next.cache.push({ first, last, offset: BigInt(log.values.length) });
+      if (next.cache.length > 5) next.cache.shift();
+      log.producers.set(batch.producerId, next);
+    }
+    const baseOffset = BigInt(log.values.length);
+    log.values.push(...values);
+    return { errorCode: 0, baseOffset, logStartOffset: log.logStartOffset };
+  }
+}

@@ -1,0 +1,258 @@
+import { ErrorCode } from '@kafkats/codec';
+import { describe, expect, it } from 'vitest';
+import {
+  DeliveryTimeoutError,
+  Producer,
+  ProducerBlockedError,
+  ProducerClosedError,
+  ProducerConfigError,
+  partitionForKey,
+  RecordTooLargeError,
+  TransactionStateError,
+} from '../../src/index.js';
+import { FakeProduceCluster } from './fake-produce-cluster.js';
+
+const sendAll = (producer: Producer, topic: string, n: number, partition?: number) =>
+  Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      producer.send({ topic, value: `v${i}`, ...(partition === undefined ? {} : { partition }) }),
+    ),
+  );
+
+describe('Producer defaults', () => {
+  it('sends with acks=all and idempotence (producer id, epoch 0, sequence 0) unless told otherwise', async () => {
+    const fake = new FakeProduceCluster({ t: 3 });
+    const producer = new Producer(fake);
+    const m = await producer.send({ topic: 't', partition: 1, value: 'x' });
+    await producer.close();
+    expect(m).toMatchObject({ topic: 't', partition: 1, offset: 0n });
+    expect(typeof m.timestamp).toBe('bigint');
+    expect(fake.requests[0]).toMatchObject({
+      acks: -1,
+      batches: [{ topic: 't', partition: 1, producerEpoch: 0, baseSequence: 0, count: 1 }],
+    });
+  });
+
+  it('acks=0 is an explicit choice: no idempotence, offsets unknown', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    const producer = new Producer(fake, { acks: 0 });
+    const m = await producer.send({ topic: 't', value: 'x' });
+    await producer.close();
+    expect(fake.requests[0]?.acks).toBe(0);
+    expect(fake.requests[0]?.batches[0]?.baseSequence).toBe(-1);
+    expect(m.offset).toBe(-1n);
+  });
+
+  it('refuses idempotence with acks 1, and a delivery timeout shorter than linger + request timeout', () => {
+    expect(() => new Producer(new FakeProduceCluster({}), { acks: 1, idempotent: true })).toThrow(
+      ProducerConfigError,
+    );
+    expect(
+      () =>
+        new Producer(new FakeProduceCluster({}), {
+          deliveryTimeoutMs: 1000,
+          requestTimeoutMs: 5000,
+        }),
+    ).toThrow(ProducerConfigError);
+    expect(() => new Producer(new FakeProduceCluster({}), { maxInFlight: 6 })).toThrow(
+      ProducerConfigError,
+    );
+  });
+});
+
+describe('Producer batching and routing', () => {
+  it('puts one batch per partition in one Produce request per leader broker', async () => {
+    // Partitions 0 and 3 are led by broker 1, 1 and 4 by broker 2, 2 and 5 by broker 3.
+    const fake = new FakeProduceCluster({ t: 6 });
+    const producer = new Producer(fake, { lingerMs: 20 });
+    await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((p) => producer.send({ topic: 't', partition: p, value: 'x' })),
+    );
+    await producer.close();
+    expect(fake.requests).toHaveLength(3);
+    for (const r of fake.requests) {
+      expect(r.batches.map((b) => b.partition % 3 === r.node - 1)).toEqual([true, true]);
+    }
+  });
+
+  it('closes a batch at batchSize and keeps offsets in send order', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    const producer = new Producer(fake, { batchSize: 200, lingerMs: 50 });
+    const results = await sendAll(producer, 't', 40, 0);
+    await producer.close();
+    expect(results.map((r) => r.offset)).toEqual(results.map((_, i) => BigInt(i)));
+    expect(fake.log('t', 0).values).toEqual(results.map((_, i) => `v${i}`));
+    expect(fake.requests.length).toBeGreaterThan(1);
+  });
+
+  it('partitions keyed records by murmur2 of the key bytes', async () => {
+    const fake = new FakeProduceCluster({ t: 5 });
+    const producer = new Producer(fake);
+    const m = await producer.send({ topic: 't', key: 'order-42', value: 'x' });
+    await producer.close();
+    expect(m.partition).toBe(partitionForKey(Buffer.from('order-42'), 5));
+  });
+
+  it('flush sends at once, without waiting for lingerMs', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    const producer = new Producer(fake, { lingerMs: 60_000, deliveryTimeoutMs: 120_000 });
+    const pending = producer.send({ topic: 't', value: 'x' });
+    await producer.flush();
+    await expect(pending).resolves.toMatchObject({ offset: 0n });
+    await producer.close();
+  });
+});
+
+describe('Producer retries', () => {
+  it('resends a batch with the same sequence after a lost answer, and the broker keeps it once', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    let n = 0;
+    fake.fault = () => (n++ === 0 ? 'lost-after' : 'ok');
+    const producer = new Producer(fake, { retryBackoffMs: 1 });
+    const m = await producer.send({ topic: 't', value: 'x' });
+    await producer.close();
+    expect(fake.requests.map((r) => r.batches[0]?.baseSequence)).toEqual([0, 0]);
+    expect(fake.log('t', 0).values).toEqual(['x']);
+    expect(m.offset).toBe(0n);
+  });
+
+  it('reports DUPLICATE_SEQUENCE_NUMBER as success with an unknown offset', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    fake.log('t', 0).nextError = ErrorCode.DUPLICATE_SEQUENCE_NUMBER;
+    const producer = new Producer(fake);
+    await expect(producer.send({ topic: 't', value: 'x' })).resolves.toMatchObject({ offset: -1n });
+    await producer.close();
+  });
+
+  it('bumps the epoch and restarts sequences at 0 when the broker lost the producer state', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    const producer = new Producer(fake, { retryBackoffMs: 1 });
+    await sendAll(producer, 't', 3, 0);
+    await producer.send({ topic: 't', partition: 0, value: 'second' });
+    // Retention removed everything the producer wrote: the broker forgot it.
+    const log = fake.log('t', 0);
+    log.producers.clear();
+    log.logStartOffset = BigInt(log.values.length);
+    const m = await producer.send({ topic: 't', partition: 0, value: 'after' });
+    await producer.close();
+    const last = fake.requests.map((r) => r.batches[0]!);
+    expect(last.at(-2)).toMatchObject({ producerEpoch: 0, baseSequence: 4 });
+    expect(last.at(-1)).toMatchObject({ producerEpoch: 1, baseSequence: 0 });
+    expect(m.offset).toBe(4n);
+  });
+
+  it('bumps the epoch after OUT_OF_ORDER_SEQUENCE_NUMBER on the next expected sequence', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    const producer = new Producer(fake, { retryBackoffMs: 1 });
+    await producer.send({ topic: 't', value: 'a' });
+    fake.log('t', 0).nextError = ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
+    await producer.send({ topic: 't', value: 'b' });
+    await producer.close();
+    expect(
+      fake.requests.map((r) => [r.batches[0]!.producerEpoch, r.batches[0]!.baseSequence]),
+    ).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+    ]);
+    expect(fake.log('t', 0).values).toEqual(['a', 'b']);
+  });
+
+  it('fails records with DeliveryTimeoutError (cause: the last error) after deliveryTimeoutMs', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    fake.fault = () => 'not-leader';
+    const producer = new Producer(fake, {
+      deliveryTimeoutMs: 300,
+      requestTimeoutMs: 100,
+      retryBackoffMs: 10,
+      retryBackoffMaxMs: 20,
+    });
+    const error = await producer.send({ topic: 't', value: 'x' }).catch((e: unknown) => e);
+    await producer.close();
+    expect(error).toBeInstanceOf(DeliveryTimeoutError);
+    expect((error as DeliveryTimeoutError).code).toBe('ERR_KAFKA_PRODUCER_DELIVERY_TIMEOUT');
+    expect(((error as Error).cause as { errorName?: string }).errorName).toBe(
+      'NOT_LEADER_OR_FOLLOWER',
+    );
+  });
+
+  it('keeps at most maxInFlight batches of a partition outstanding', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    let open!: () => void;
+    fake.gate = new Promise((r) => {
+      open = r;
+    });
+    const producer = new Producer(fake, { batchSize: 100, lingerMs: 0, maxInFlight: 3 });
+    const results = sendAll(producer, 't', 60, 0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fake.requests).toHaveLength(3);
+    open();
+    await results;
+    await producer.close();
+    expect(fake.requests.length).toBeGreaterThan(3);
+  });
+});
+
+describe('Producer limits and lifecycle', () => {
+  it('rejects a send with BUFFER_EXHAUSTED when bufferMemory stays full for maxBlockMs', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    fake.gate = new Promise(() => {});
+    const producer = new Producer(fake, { bufferMemory: 300, maxBlockMs: 50, lingerMs: 0 });
+    void producer.send({ topic: 't', value: Buffer.alloc(200) }).catch(() => {});
+    const error = await producer
+      .send({ topic: 't', value: Buffer.alloc(200) })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProducerBlockedError);
+    expect((error as ProducerBlockedError).code).toBe('ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED');
+    await producer.close({ timeoutMs: 10 });
+  });
+
+  it('rejects a topic missing from metadata with METADATA_TIMEOUT after maxBlockMs', async () => {
+    const producer = new Producer(new FakeProduceCluster({}), {
+      maxBlockMs: 30,
+      retryBackoffMs: 5,
+    });
+    const error = await producer.send({ topic: 'nope', value: 'x' }).catch((e: unknown) => e);
+    expect((error as ProducerBlockedError).code).toBe('ERR_KAFKA_PRODUCER_METADATA_TIMEOUT');
+    await producer.close();
+  });
+
+  it('rejects a record larger than maxRequestSize', async () => {
+    const producer = new Producer(new FakeProduceCluster({ t: 1 }), { maxRequestSize: 1000 });
+    await expect(producer.send({ topic: 't', value: Buffer.alloc(2000) })).rejects.toBeInstanceOf(
+      RecordTooLargeError,
+    );
+    await producer.close();
+  });
+
+  it('close drains what was sent, then refuses new records', async () => {
+    const fake = new FakeProduceCluster({ t: 2 });
+    const producer = new Producer(fake, { lingerMs: 1000 });
+    const pending = sendAll(producer, 't', 10);
+    await producer.close();
+    await expect(pending).resolves.toHaveLength(10);
+    await expect(producer.send({ topic: 't', value: 'late' })).rejects.toBeInstanceOf(
+      ProducerClosedError,
+    );
+  });
+
+  it('close with a timeout fails what could not be delivered with ProducerClosedError', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    fake.fault = () => 'not-leader';
+    const producer = new Producer(fake, { retryBackoffMs: 5 });
+    const pending = producer.send({ topic: 't', value: 'x' });
+    await producer.close({ timeoutMs: 50 });
+    await expect(pending).rejects.toBeInstanceOf(ProducerClosedError);
+  });
+
+  it('refuses transactional calls without transactionalId, and sends outside a transaction', async () => {
+    const plain = new Producer(new FakeProduceCluster({ t: 1 }));
+    expect(() => plain.beginTransaction()).toThrow(TransactionStateError);
+    await plain.close();
+    const txn = new Producer(new FakeProduceCluster({ t: 1 }), { transactionalId: 'tx' });
+    await expect(txn.send({ topic: 't', value: 'x' })).rejects.toBeInstanceOf(
+      TransactionStateError,
+    );
+    await txn.close();
+  });
+});
