@@ -1,6 +1,20 @@
 /** The package's name. */
 export const PACKAGE_NAME = '@kafkats/remote-log-metadata';
 
+export type { KafkaMetadataLogConfig } from './config.js';
+export {
+  DEFAULT_METADATA_EVENT_QUEUE_CAPACITY,
+  DEFAULT_METADATA_FETCH_MAX_BYTES,
+  DEFAULT_METADATA_FETCH_MAX_WAIT,
+  DEFAULT_METADATA_FETCH_RETRY_BACKOFF,
+  DEFAULT_METADATA_TOPIC_CREATE_TIMEOUT,
+  DEFAULT_MIN_ISR,
+  DEFAULT_NUM_PARTITIONS,
+  DEFAULT_REPLICATION,
+  DEFAULT_RETENTION_MS,
+  METADATA_TOPIC,
+  MetadataEventQueueCapacity,
+} from './config.js';
 export type { RemoteLogMetadataErrorCode } from './errors.js';
 export { RemoteLogMetadataError } from './errors.js';
 export type {
@@ -31,11 +45,12 @@ export {
   remotePartitionDeleteMetadata,
   topicIdPartitionOf,
 } from './events.js';
+export { KafkaMetadataEventLog } from './kafka-log.js';
 export type {
   MetadataRecordPosition,
   RemoteLogMetadataManagerOptions,
 } from './manager.js';
 export { RemoteLogMetadataManager } from './manager.js';
 export { InMemoryMetadataEventLog } from './memory-log.js';
-export { metadataPartition, murmur2 } from './partitioner.js';
+export { metadataPartition } from './partitioner.js';
 export { deserializeMetadataEvent, serializeMetadataEvent } from './serde.js';

@@ -342,7 +342,12 @@ export class RemoteLogMetadataManager {
         `this consumer is not assigned to the target partition ${mp}. Currently assigned partitions: [${assigned.join(', ')}]`,
       );
     }
-    await this.#waitConsumed(mp, written.offset);
+    // A retried batch the broker reported as a duplicate has no offset: it is below the end.
+    const target =
+      written.offset >= 0n
+        ? written.offset
+        : ((await this.#log.highWaterMarks([mp])).get(mp) ?? 1n) - 1n;
+    await this.#waitConsumed(mp, target);
     return where;
   }
 

@@ -1,41 +1,6 @@
+import { murmur2 } from '@kafkats/client';
 import { RemoteLogMetadataError } from './errors.js';
 import type { TopicIdPartition } from './events.js';
-
-/**
- * Kafka's murmur2 (`Utils.murmur2`, the default producer partitioner's hash): seed 0x9747b28c,
- * little-endian 4-byte blocks, int32 arithmetic with wrap-around.
- */
-export function murmur2(data: Uint8Array): number {
-  const length = data.length;
-  const m = 0x5bd1e995;
-  let h = (0x9747b28c ^ length) | 0;
-  const blocks = length >> 2;
-  for (let i = 0; i < blocks; i++) {
-    const o = i << 2;
-    let k =
-      (data[o]! & 0xff) |
-      ((data[o + 1]! & 0xff) << 8) |
-      ((data[o + 2]! & 0xff) << 16) |
-      ((data[o + 3]! & 0xff) << 24);
-    k = Math.imul(k, m);
-    k ^= k >>> 24;
-    k = Math.imul(k, m);
-    h = Math.imul(h, m) ^ k;
-  }
-  const tail = blocks << 2;
-  const rest = length & 3;
-  if (rest > 0) {
-    // Kafka's switch falls through from the highest remaining byte down to the first.
-    if (rest === 3) h ^= (data[tail + 2]! & 0xff) << 16;
-    if (rest >= 2) h ^= (data[tail + 1]! & 0xff) << 8;
-    h ^= data[tail]! & 0xff;
-    h = Math.imul(h, m);
-  }
-  h ^= h >>> 13;
-  h = Math.imul(h, m);
-  h ^= h >>> 15;
-  return h | 0;
-}
 
 /** Kafka's Uuid as its two longs: base64url text, 16 bytes, msb first. */
 function uuidBytes(topicId: string): Buffer {

@@ -1,5 +1,6 @@
+import { murmur2 } from '@kafkats/client';
 import { describe, expect, it } from 'vitest';
-import { metadataPartition, murmur2 } from '../../src/index.js';
+import { metadataPartition } from '../../src/index.js';
 import { tip } from '../support/fixtures.js';
 
 describe('metadataPartition', () => {
