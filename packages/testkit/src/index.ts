@@ -53,7 +53,7 @@ export {
   type ProducerState,
 } from './java-admin.js';
 export { stopProcessGroups } from './node-process.js';
-// Conformance oracle (issue 5): Kafka's own serializers over a JSON-lines pipe.
+// Conformance oracle: Kafka's own serializers over a JSON-lines pipe.
 export {
   type Oracle,
   type OracleApi,
@@ -72,6 +72,8 @@ export {
   type StartOracleOptions,
   startOracle,
 } from './oracle/oracle.js';
+// Kafka's own tiered-storage metadata serde, partitioner and store, for remote-log-metadata.
+export { runRlmmOracle } from './oracle/rlmm-oracle.js';
 export { reapOrphans } from './reaper.js';
 export type {
   BrokerEndpoint,

@@ -288,12 +288,8 @@ describe('batched coordinator lookups (KIP-699)', () => {
     expect(nodes).toEqual([2, 2, 2, 2, 2]);
     const lookups = sentOf(fake, 10);
     expect(lookups).toHaveLength(1);
-    expect((lookups[0]?.request as { coordinatorKeys: string[] }).coordinatorKeys).toEqual([
-      'g1',
-      'g2',
-      'g3',
-      'g4',
-    ]);
+    const request = lookups[0]?.request as { coordinatorKeys: string[] } | undefined;
+    expect(request?.coordinatorKeys).toEqual(['g1', 'g2', 'g3', 'g4']);
   });
 
   it('each key keeps its own answer: one key failing does not fail the others', async () => {
