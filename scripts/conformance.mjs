@@ -14,10 +14,11 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = mkdtempSync(join(tmpdir(), 'kafkats-conformance-'));
 
-const build = spawnSync('npx', ['tsc', '-b', 'packages/codec', 'packages/testkit'], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const build = spawnSync(
+  'npx',
+  ['tsc', '-b', 'packages/codec', 'packages/testkit', 'packages/remote-log-metadata'],
+  { cwd: root, stdio: 'inherit' },
+);
 const run =
   build.status === 0
     ? spawnSync(
