@@ -3,10 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import {
   createListOffsetsRequest,
+  createOffsetCommitRequest,
   ErrorCode,
+  FindCoordinatorApi,
   ListOffsetsApi,
   type ListOffsetsResponse,
   MetadataApi,
+  OffsetCommitApi,
   ProtocolError,
 } from '@kafkats/codec';
 import {
@@ -252,17 +255,62 @@ describe('against a private 3-node cluster with auto.create.topics.enable=true',
     await kafka?.stop();
   });
 
-  it('finds the group coordinator on the first lookup against the fresh cluster', async () => {
-    const cluster = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
+  it('finds the group coordinator on the first lookup against the fresh cluster, waiting out COORDINATOR_NOT_AVAILABLE', async () => {
+    const spy = spyFactory();
+    const cluster = await Cluster.connect(kafka.bootstrap, {
+      refreshIntervalMs: 0,
+      connectionFactory: spy.factory,
+    });
     try {
       // __consumer_offsets does not exist yet: the broker answers COORDINATOR_NOT_AVAILABLE
       // until it is created and has leaders, which the lookup waits out.
       const node = await cluster.coordinator('group', unique('fresh-group'));
       expect(kafka.brokers.map((b) => b.nodeId)).toContain(node);
+      const lookups = spy.sent.filter((s) => s.apiKey === FindCoordinatorApi.apiKey);
+      // Seen in the broker's own answers, not assumed.
+      expect(lookups[0]?.inner).toContain('COORDINATOR_NOT_AVAILABLE');
+      expect(lookups.at(-1)?.inner).toEqual([]);
+      console.log(
+        `fresh cluster: ${lookups.length} FindCoordinator requests, ${lookups.filter((l) => l.inner?.includes('COORDINATOR_NOT_AVAILABLE')).length} answered COORDINATOR_NOT_AVAILABLE`,
+      );
     } finally {
       await cluster.close();
     }
   });
+
+  it('looks the coordinator up again once when its broker stops, and commits on the new one', async () => {
+    const spy = spyFactory();
+    const cluster = await Cluster.connect(kafka.bootstrap, {
+      refreshIntervalMs: 0,
+      connectionFactory: spy.factory,
+    });
+    const group = unique('moving-group');
+    const commit = () =>
+      createOffsetCommitRequest({ groupId: group, generationIdOrMemberEpoch: -1, topics: [] });
+    try {
+      await cluster.sendToCoordinator('group', group, OffsetCommitApi, commit);
+      const before = await cluster.coordinator('group', group);
+      await kafka.stopNode(before);
+      try {
+        const sentBefore = spy.sent.length;
+        await cluster.sendToCoordinator('group', group, OffsetCommitApi, commit);
+        const after = await cluster.coordinator('group', group);
+        expect(after).not.toBe(before);
+        const lookups = spy.sent
+          .slice(sentBefore)
+          .filter((s) => s.apiKey === FindCoordinatorApi.apiKey);
+        // Lookups that named a coordinator: exactly one (answers of a coordinator still
+        // loading, COORDINATOR_NOT_AVAILABLE, may come before it).
+        expect(lookups.filter((l) => l.failed === undefined && l.inner?.length === 0)).toHaveLength(
+          1,
+        );
+      } finally {
+        await kafka.startNode(before);
+      }
+    } finally {
+      await cluster.close();
+    }
+  }, 240_000);
 
   it('reports UNKNOWN_TOPIC_OR_PARTITION for a missing topic and the Java admin confirms it was not created', async () => {
     const cluster = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
