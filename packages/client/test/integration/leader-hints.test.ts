@@ -4,7 +4,7 @@
 // control run, with hints ignored, shows what the hint saves. Requests are counted at the
 // connection factory; the second client moving leadership is Kafka's own admin.
 import { MetadataApi } from '@kafkats/codec';
-import { Cluster } from '@kafkats/meta';
+import { buildMetadataRequest, Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { describe, expect, it } from 'vitest';
 import { PartitionReader, Producer } from '../../src/index.js';
@@ -21,13 +21,26 @@ async function moveLeader(topic: string, replicas: number[]): Promise<void> {
   expect(await shared.admin.electLeaders(topic, { partitions: [0] })).toEqual([
     { partition: 0, error: null },
   ]);
-  // Every broker must know before the old leader answers with the hint.
-  for (let i = 0; i < 60; i++) {
-    const leader = (await shared.admin.describeTopic(topic)).partitions[0]?.leader;
-    if (leader === replicas[0]) return;
-    await new Promise((r) => setTimeout(r, 250));
+  // Every broker's own metadata must name the new leader before we go on: the old leader can
+  // only hint at a leader it knows about. Asked of each broker in turn by a separate client, so
+  // these Metadata requests are not the ones counted.
+  const probe = await Cluster.connect(shared.bootstrap, { refreshIntervalMs: 0 });
+  try {
+    for (let i = 0; i < 120; i++) {
+      const leaders = await Promise.all(
+        shared.brokers.map((b) =>
+          probe
+            .sendToNode(b.nodeId, MetadataApi, (v) => buildMetadataRequest([topic], v))
+            .then((m) => m.topics[0]?.partitions[0]?.leaderId),
+        ),
+      );
+      if (leaders.every((l) => l === replicas[0])) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    await probe.close();
   }
-  throw new Error(`leadership of ${topic}-0 did not move to ${replicas[0]}`);
+  throw new Error(`leadership of ${topic}-0 did not move to ${replicas[0]} on every broker`);
 }
 
 /**

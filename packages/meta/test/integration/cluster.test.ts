@@ -60,7 +60,10 @@ async function refreshUntilKnown(
 }
 
 interface Sent {
+  /** Undefined on a bootstrap connection (the pool adopts one as the node's it reaches). */
   nodeId: number | undefined;
+  /** `host:port` the connection went to. */
+  address: string;
   apiKey: number;
   request: unknown;
   /** The error name when the send failed. */
@@ -90,7 +93,12 @@ function spyFactory(inner: ConnectionFactory = wireConnectionFactory()) {
       onClose: (l) => c.onClose(l),
       close: () => c.close(),
       send: async (api, request, options) => {
-        const entry: Sent = { nodeId: target.nodeId, apiKey: api.apiKey, request };
+        const entry: Sent = {
+          nodeId: target.nodeId,
+          address: `${target.host}:${target.port}`,
+          apiKey: api.apiKey,
+          request,
+        };
         sent.push(entry);
         try {
           const response = await c.send(api, request, options);
@@ -386,7 +394,10 @@ describe('against a private 3-node cluster with auto.create.topics.enable=true',
       expect(partitionError(response)).toBe(ErrorCode.NONE);
       const after = spy.sent.slice(before);
       const offsets = after.filter((s) => s.apiKey === ListOffsetsApi.apiKey);
-      expect(offsets.map((s) => s.nodeId)).toEqual([oldLeader, newLeader]);
+      // A bootstrap connection the pool adopted carries no node id: name it by its address.
+      const nodeAt = (s: Sent) =>
+        s.nodeId ?? kafka.brokers.find((b) => `${b.host}:${b.port}` === s.address)?.nodeId;
+      expect(offsets.map(nodeAt)).toEqual([oldLeader, newLeader]);
       // The old leader answered, with the error inside a successful response.
       expect(offsets[0]?.failed).toBeUndefined();
       expect(offsets[0]?.inner).toEqual(['NOT_LEADER_OR_FOLLOWER']);
