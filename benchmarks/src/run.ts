@@ -5,6 +5,7 @@
 import { Bench } from 'tinybench';
 import { runCodecSuite } from './codec-suite.js';
 import { runRecordsSuite } from './records-suite.js';
+import { runRlmmSuite } from './rlmm-suite.js';
 import { runWireSuite } from './wire-suite.js';
 
 const smoke = process.argv.includes('--smoke');
@@ -28,3 +29,4 @@ await memcpyFloor();
 if (only === undefined || only === 'codec') await runCodecSuite(smoke);
 if (only === undefined || only === 'records') await runRecordsSuite(smoke);
 if (only === undefined || only === 'wire') await runWireSuite(smoke);
+if (only === undefined || only === 'rlmm') await runRlmmSuite(smoke);
