@@ -368,14 +368,20 @@ describe('against a private 3-node cluster with auto.create.topics.enable=true',
     await kafka.admin.createTopic(topic, { partitions: 1, replicationFactor: 3 });
     await kafka.admin.createTopic(other, { partitions: 1, replicationFactor: 3 });
     const spy = spyFactory();
-    const cluster = await Cluster.connect(kafka.bootstrap, {
+    // Bootstrap through a broker that does not lead the topic: the pool adopts its bootstrap
+    // connection as that broker's, so we hold no connection to the leader that could tell us
+    // it went away.
+    const leaderBefore = (await kafka.admin.describeTopic(topic)).partitions[0]?.leader;
+    const bystander = kafka.brokers.find((b) => b.nodeId !== leaderBefore);
+    if (bystander === undefined) throw new Error('no other broker');
+    const cluster = await Cluster.connect(`${bystander.host}:${bystander.port}`, {
       refreshIntervalMs: 0,
       connectionFactory: spy.factory,
     });
     try {
-      // The first snapshot came through a bootstrap connection; no node connection exists yet.
       const oldLeader = cluster.snapshot().leaderFor(topic, 0);
       if (oldLeader === undefined) throw new Error('no leader');
+      expect(oldLeader).toBe(leaderBefore);
       // Move leadership away and bring the old leader back as a follower. Our snapshot still
       // names it, and we hold no node connection to it that could have told us it went away.
       await kafka.stopNode(oldLeader);
