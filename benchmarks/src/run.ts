@@ -3,6 +3,7 @@
  * handful of times so CI proves the suites still run; its figures mean nothing.
  */
 import { Bench } from 'tinybench';
+import { runClientSuite } from './client-suite.js';
 import { runCodecSuite } from './codec-suite.js';
 import { runRecordsSuite } from './records-suite.js';
 import { runWireSuite } from './wire-suite.js';
@@ -28,3 +29,4 @@ await memcpyFloor();
 if (only === undefined || only === 'codec') await runCodecSuite(smoke);
 if (only === undefined || only === 'records') await runRecordsSuite(smoke);
 if (only === undefined || only === 'wire') await runWireSuite(smoke);
+if (only === undefined || only === 'client') await runClientSuite(smoke);
