@@ -36,7 +36,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JavaAdmin, type KafkaCluster, kafkaDist, startCluster } from '@kafkats/testkit';
@@ -470,6 +470,9 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
     bootstrap = cluster.bootstrap;
     admin = cluster.admin;
   }
+  const loadAtStart = loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
   const ctx: Context = { bootstrap, admin, dir, log4j, valuesFile, topicSeq: 0 };
   const produceRows: string[][] = [HEADER];
   const readRows: string[][] = [HEADER];
@@ -513,13 +516,18 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
       }
       readRows.push(...tableRows(c, read, READERS, 'kafkats'));
       await admin.deleteTopic(topic);
-      if (!smoke) console.log(`  done: ${name}`);
+      trace(`done: ${name}`);
     }
   } finally {
     if (cluster === undefined) await admin.close();
     await cluster?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  const load = (): string =>
+    loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ');
+  console.log(`  load average at the end: ${load()} (at the start: ${loadAtStart})`);
   const sizes = [...new Map(cases.map((c) => [c.valueSize, c])).values()];
   const produced = sizes.map((c) => `${c.records} x ${c.valueSize} B (+${c.warmup} warm-up)`);
   const read = sizes.map((c) => `${c.readRecords} x ${c.valueSize} B`);
