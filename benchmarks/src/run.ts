@@ -3,6 +3,7 @@
  * handful of times so CI proves the suites still run; its figures mean nothing.
  */
 import { Bench } from 'tinybench';
+import { runClientSuite } from './client-suite.js';
 import { runCodecSuite } from './codec-suite.js';
 import { runRecordsSuite } from './records-suite.js';
 import { runRlmmSuite } from './rlmm-suite.js';
@@ -30,3 +31,4 @@ if (only === undefined || only === 'codec') await runCodecSuite(smoke);
 if (only === undefined || only === 'records') await runRecordsSuite(smoke);
 if (only === undefined || only === 'wire') await runWireSuite(smoke);
 if (only === undefined || only === 'rlmm') await runRlmmSuite(smoke);
+if (only === undefined || only === 'client') await runClientSuite(smoke);

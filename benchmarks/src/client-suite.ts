@@ -1,0 +1,539 @@
+/**
+ * Client suite: produce and read throughput of whole clients against one real Kafka, kafkats
+ * next to kafkajs, @platformatic/kafka and Kafka's own Java tools (ProducerPerformance,
+ * ConsumerPerformance from the pinned release), in the same run, on the same broker.
+ *
+ * Same work for everyone:
+ * - one topic with ONE partition (RF 1) per contestant, per case and per run, so no
+ *   partitioner decides anything (every producer sends to partition 0);
+ * - the same values: a pool of 1000 JSON-like texts per size, generated once (client-values.ts),
+ *   record i carrying pool[i % 1000] (ProducerPerformance gets the pool as --payload-file and
+ *   picks from it at random: same sizes and bytes per record, same mix);
+ * - acks=all with idempotence on (kafkats Producer, kafkajs `idempotent: true`, platformatic
+ *   `idempotent: true`, Java `enable.idempotence=true`); compression none or lz4;
+ * - Kafka's batching defaults where a client has them (kafkats and Java: linger.ms 5,
+ *   batch.size 16384, 5 in flight). kafkajs and platformatic have no accumulator: they get
+ *   send() calls of ~16 KiB of records each (16384 / (value + 10) records), at most 5
+ *   outstanding, and their own in-flight limits apply (both allow 1 in flight when idempotent);
+ * - produce: `warmup + records` records, the clock on the last `records` (Java:
+ *   --warmup-records, its steady-state line), stopped when every delivery is acknowledged;
+ * - read: the same prepared topic (written once per case by kafkats), `records` records from
+ *   offset 0 to its end; no CRC checks (ConsumerPerformance forces check.crcs=false, kafkajs
+ *   and platformatic never check; a kafkats row with checks on is shown apart); group
+ *   consumers (kafkajs, platformatic, Java) are timed from the group join on;
+ * - every run is a fresh process (Node worker or JVM); the order of contestants rotates per run.
+ * Cross-checks: after each produce run the topic's end offset (Java admin ListOffsets) must equal
+ * the records sent and the partition's producer state (DescribeProducers) must show one
+ * idempotent producer whose last sequence is records - 1; after each read run the count, value
+ * bytes and value checksum (Node) or count and bytes (ConsumerPerformance) must match.
+ * CPU: process.cpuUsage() of the Node worker over the timed window (user + system, every thread
+ * of the process). The JVM's CPU comes from /proc (its parent's cutime + cstime) and covers the
+ * whole JVM life (start-up, JIT, warm-up records): shown, never compared.
+ *
+ * Full mode starts a 1-node cluster (or uses KAFKATS_BENCH_BROKER=host:port). `--smoke` runs
+ * every contestant once with tiny counts on a 1-node cluster: there is no fake broker that all
+ * four clients could produce to and consume from.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { JavaAdmin, type KafkaCluster, kafkaDist, startCluster } from '@kafkats/testkit';
+import { expectedChecksum, makeValues, writeValuesFile } from './client-values.js';
+import type { Job, NodeClient, WorkerResult } from './client-worker.js';
+
+const LINGER_MS = 5;
+const BATCH_SIZE = 16_384;
+const MAX_IN_FLIGHT = 5;
+
+type Compression = 'none' | 'lz4';
+interface Case {
+  valueSize: number;
+  compression: Compression;
+  /** Produce: records timed, after `warmup` untimed ones. */
+  records: number;
+  warmup: number;
+  /** Read: records in the prepared topic (more than produced, for a longer timed window). */
+  readRecords: number;
+}
+type Producer = 'kafkats' | 'kafkajs' | 'platformatic' | 'java';
+type Reader = NodeClient | 'java';
+
+const PRODUCERS: readonly Producer[] = ['kafkats', 'kafkajs', 'platformatic', 'java'];
+const READERS: readonly Reader[] = [
+  'kafkats',
+  'kafkats-multi',
+  'kafkats-crc',
+  'kafkajs',
+  'platformatic',
+  'java',
+];
+const LABEL: Record<Reader, string> = {
+  kafkats: 'kafkats',
+  'kafkats-multi': 'kafkats MultiPartitionReader',
+  'kafkats-crc': 'kafkats, CRC checked (not compared)',
+  kafkajs: 'kafkajs 2.2.4',
+  platformatic: '@platformatic/kafka 2.12.1',
+  java: 'Java 4.4.0 tool',
+};
+
+interface Sample {
+  /** Timed records per second. */
+  rate: number;
+  /** Node: CPU µs per timed record; Java: whole-JVM CPU µs per record sent or read. */
+  cpu: number;
+}
+
+/** KAFKATS_BENCH_TRACE=1 prints each run's phases and wall time (stderr). */
+const trace = (line: string): void => {
+  if (process.env.KAFKATS_BENCH_TRACE === '1') process.stderr.write(`  ${line}\n`);
+};
+
+// ------------------------------------------------------------------------------- processes
+
+interface Exit {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runProcess(command: string, args: readonly string[], timeoutMs: number): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+const workerPath = fileURLToPath(new URL('./client-worker.js', import.meta.url));
+
+async function runWorker(job: Job): Promise<WorkerResult> {
+  const exit = await runProcess(process.execPath, [workerPath, JSON.stringify(job)], 600_000);
+  const line = exit.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  if (exit.status !== 0 || line === undefined) {
+    throw new Error(
+      `${job.role} ${job.client} on ${job.topic} failed (exit ${exit.status}): ${exit.stderr.slice(-3000)}`,
+    );
+  }
+  trace(`${job.client}: ${exit.stderr.trim().split('\n').join(', ')}`);
+  return JSON.parse(line.slice('RESULT '.length)) as WorkerResult;
+}
+
+/**
+ * JVM flags of Kafka's bin/kafka-producer-perf-test.sh and kafka-consumer-perf-test.sh
+ * (KAFKA_HEAP_OPTS -Xmx512M, kafka-run-class.sh's KAFKA_JVM_PERFORMANCE_OPTS). Not the
+ * testkit's runKafkaTool: its flags (C1 only, SerialGC, 256 MiB) suit short admin tools and
+ * would understate Java's throughput.
+ */
+const JVM_FLAGS = [
+  '-Xmx512M',
+  '-server',
+  '-XX:+UseG1GC',
+  '-XX:MaxGCPauseMillis=20',
+  '-XX:InitiatingHeapOccupancyPercent=35',
+  '-XX:+ExplicitGCInvokesConcurrent',
+  '-XX:MaxInlineLevel=15',
+  '-Djava.awt.headless=true',
+];
+
+let clockTicks: number | undefined;
+
+/**
+ * Runs a Kafka tool class under `sh`, which prints its own cutime + cstime (the JVM it waited
+ * for) from /proc once the JVM has exited: the JVM's whole CPU time.
+ */
+async function runJava(
+  log4j: string,
+  mainClass: string,
+  args: readonly string[],
+): Promise<Exit & { cpuUs: number }> {
+  clockTicks ??= Number((await runProcess('getconf', ['CLK_TCK'], 10_000)).stdout.trim()) || 100;
+  const script =
+    'java "$@"; s=$?; echo "KAFKATS_CPU_TICKS $(cut -d" " -f16,17 /proc/$$/stat)"; exit $s';
+  const exit = await runProcess(
+    'sh',
+    [
+      '-c',
+      script,
+      'sh',
+      ...JVM_FLAGS,
+      `-Dlog4j2.configurationFile=${log4j}`,
+      '-cp',
+      kafkaDist().classpath,
+      mainClass,
+      ...args,
+    ],
+    600_000,
+  );
+  const ticks = /KAFKATS_CPU_TICKS (\d+) (\d+)/.exec(exit.stdout);
+  if (exit.status !== 0 || ticks === null) {
+    throw new Error(
+      `${mainClass} failed (exit ${exit.status}): ${exit.stdout.slice(-2000)} ${exit.stderr.slice(-2000)}`,
+    );
+  }
+  trace(`java: ${exit.stdout.trim().split('\n').slice(-2).join(' | ')}`);
+  const cpuUs = ((Number(ticks[1]) + Number(ticks[2])) * 1e6) / clockTicks;
+  return { ...exit, cpuUs };
+}
+
+// ------------------------------------------------------------------------------- checks
+
+async function verifyProduced(admin: JavaAdmin, topic: string, expected: number): Promise<void> {
+  const [latest] = await admin.listOffsets(topic, 'latest');
+  const [earliest] = await admin.listOffsets(topic, 'earliest');
+  if (latest?.offset !== BigInt(expected) || earliest?.offset !== 0n) {
+    throw new Error(
+      `${topic}: offsets ${earliest?.offset}..${latest?.offset}, expected 0..${expected}`,
+    );
+  }
+  const [state] = await admin.describeProducers(topic);
+  const producers = state?.producers ?? [];
+  const last = producers[0]?.lastSequence;
+  if (producers.length !== 1 || last !== expected - 1) {
+    throw new Error(
+      `${topic}: expected one idempotent producer with last sequence ${expected - 1}, got ${JSON.stringify(producers, (_, v) => (typeof v === 'bigint' ? String(v) : v))}`,
+    );
+  }
+}
+
+function verifyRead(who: string, r: WorkerResult, c: Case, checksum: number): void {
+  const bytes = c.records * c.valueSize;
+  if (r.count !== c.records || r.bytes !== bytes || r.checksum !== checksum) {
+    throw new Error(
+      `${who}: read ${r.count} records / ${r.bytes} bytes / checksum ${r.checksum}, expected ${c.records} / ${bytes} / ${checksum}`,
+    );
+  }
+}
+
+// ------------------------------------------------------------------------------- runs
+
+interface Context {
+  bootstrap: string;
+  admin: JavaAdmin;
+  dir: string;
+  log4j: string;
+  valuesFile: Map<number, string>;
+  topicSeq: number;
+}
+
+function newTopic(ctx: Context, what: string): string {
+  return `bench-${what}-${process.pid}-${ctx.topicSeq++}`;
+}
+
+function baseJob(ctx: Context, c: Case, topic: string): Omit<Job, 'role' | 'client'> {
+  return {
+    bootstrap: ctx.bootstrap,
+    topic,
+    valuesFile: ctx.valuesFile.get(c.valueSize) as string,
+    compression: c.compression,
+    warmup: c.warmup,
+    records: c.records,
+    chunk: Math.max(1, Math.floor(BATCH_SIZE / (c.valueSize + 10))),
+    lingerMs: LINGER_MS,
+    batchSize: BATCH_SIZE,
+    maxInFlight: MAX_IN_FLIGHT,
+  };
+}
+
+async function produceOnce(ctx: Context, c: Case, who: Producer): Promise<Sample> {
+  const topic = newTopic(ctx, `p-${who}`);
+  await ctx.admin.createTopic(topic, { partitions: 1, replicationFactor: 1 });
+  let sample: Sample;
+  if (who === 'java') {
+    const exit = await runJava(ctx.log4j, 'org.apache.kafka.tools.ProducerPerformance', [
+      '--bootstrap-server',
+      ctx.bootstrap,
+      '--topic',
+      topic,
+      '--num-records',
+      String(c.warmup + c.records),
+      '--warmup-records',
+      String(c.warmup),
+      '--throughput',
+      '-1',
+      '--payload-file',
+      ctx.valuesFile.get(c.valueSize) as string,
+      '--command-property',
+      'acks=all',
+      'enable.idempotence=true',
+      `linger.ms=${LINGER_MS}`,
+      `batch.size=${BATCH_SIZE}`,
+      `max.in.flight.requests.per.connection=${MAX_IN_FLIGHT}`,
+      `compression.type=${c.compression}`,
+    ]);
+    const m = /(\d+) steady state records sent, ([\d.]+) records\/sec/.exec(exit.stdout);
+    if (m === null || Number(m[1]) !== c.records) {
+      throw new Error(`ProducerPerformance: no steady-state line for ${c.records}: ${exit.stdout}`);
+    }
+    sample = { rate: Number(m[2]), cpu: exit.cpuUs / (c.warmup + c.records) };
+  } else {
+    const r = await runWorker({ ...baseJob(ctx, c, topic), role: 'produce', client: who });
+    sample = { rate: c.records / (r.elapsedMs / 1000), cpu: r.cpuUs / c.records };
+  }
+  await verifyProduced(ctx.admin, topic, c.warmup + c.records);
+  await ctx.admin.deleteTopic(topic);
+  return sample;
+}
+
+async function readOnce(
+  ctx: Context,
+  c: Case,
+  topic: string,
+  checksum: number,
+  who: Reader,
+): Promise<Sample> {
+  if (who === 'java') {
+    const exit = await runJava(ctx.log4j, 'org.apache.kafka.tools.ConsumerPerformance', [
+      '--bootstrap-server',
+      ctx.bootstrap,
+      '--topic',
+      topic,
+      '--num-records',
+      String(c.records),
+      '--group',
+      `bench-java-${topic}-${ctx.topicSeq++}`,
+      '--timeout',
+      '60000',
+      '--hide-header',
+      '--command-property',
+      'enable.auto.commit=false',
+      'fetch.max.wait.ms=500',
+    ]);
+    // start, end, MB, MB/s, nMsg, nMsg/s, rebalance ms, fetch ms, fetch MB/s, fetch nMsg/s
+    const line = exit.stdout
+      .trim()
+      .split('\n')
+      .find((l) => l.split(',').length === 10);
+    const f = (line ?? '').split(',').map((s) => s.trim());
+    const count = Number(f[4]);
+    const mb = Number(f[2]);
+    const fetchMs = Number(f[7]);
+    const expectedMb = (c.records * c.valueSize) / (1024 * 1024);
+    if (line === undefined || count !== c.records || Math.abs(mb - expectedMb) > 1e-3) {
+      throw new Error(`ConsumerPerformance: expected ${c.records} records: ${exit.stdout}`);
+    }
+    return { rate: c.records / (fetchMs / 1000), cpu: exit.cpuUs / c.records };
+  }
+  const r = await runWorker({
+    ...baseJob(ctx, c, topic),
+    warmup: 0,
+    role: 'read',
+    client: who,
+  });
+  verifyRead(`${who} on ${topic}`, r, c, checksum);
+  return { rate: c.records / (r.elapsedMs / 1000), cpu: r.cpuUs / c.records };
+}
+
+/** Rotates the order per run so that no contestant always goes first or after another. */
+function rotate<T>(xs: readonly T[], run: number): T[] {
+  const k = run % xs.length;
+  const out = [...xs.slice(k), ...xs.slice(0, k)];
+  return run % 2 === 1 ? out.reverse() : out;
+}
+
+// ------------------------------------------------------------------------------- report
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1
+    ? (s[mid] as number)
+    : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+const k = (x: number): string => (x >= 10_000 ? `${(x / 1000).toFixed(0)}k` : x.toFixed(0));
+const minMax = (xs: readonly number[], f: (x: number) => string): string =>
+  `${f(Math.min(...xs))}-${f(Math.max(...xs))}`;
+
+function printTable(title: string, rows: string[][]): void {
+  const widths = (rows[0] as string[]).map((_, i) =>
+    Math.max(...rows.map((r) => (r[i] ?? '').length)),
+  );
+  console.log(title);
+  for (const r of rows) {
+    console.log(
+      r
+        .map((cell, i) =>
+          i < 2 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number),
+        )
+        .join('  '),
+    );
+  }
+}
+
+function tableRows(
+  c: Case,
+  samples: Map<string, Sample[]>,
+  order: readonly Reader[],
+  base: Reader,
+): string[][] {
+  const rows: string[][] = [];
+  const ours = samples.get(base) ?? [];
+  const oursRate = median(ours.map((s) => s.rate));
+  const oursCpu = median(ours.map((s) => s.cpu));
+  for (const who of order) {
+    const xs = samples.get(who) ?? [];
+    if (xs.length === 0) continue;
+    const rate = median(xs.map((s) => s.rate));
+    const cpu = median(xs.map((s) => s.cpu));
+    const java = who === 'java';
+    const compared = who !== base && who !== 'kafkats-crc';
+    rows.push([
+      `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
+      LABEL[who],
+      k(rate),
+      minMax(
+        xs.map((s) => s.rate),
+        k,
+      ),
+      ((rate * c.valueSize) / 1e6).toFixed(1),
+      java ? `(${cpu.toFixed(2)})` : cpu.toFixed(2),
+      minMax(
+        xs.map((s) => s.cpu),
+        (x) => x.toFixed(2),
+      ),
+      compared ? (oursRate / rate).toFixed(2) : '',
+      compared && !java ? (oursCpu / cpu).toFixed(2) : '',
+    ]);
+  }
+  return rows;
+}
+
+const HEADER = [
+  'case',
+  'client',
+  'rec/s',
+  'min-max',
+  'MB/s',
+  'CPU µs/rec',
+  'min-max',
+  'ours/peer rate',
+  'ours/peer CPU',
+];
+
+// ------------------------------------------------------------------------------- suite
+
+/** Runs the client suite and prints its tables. */
+export async function runClientSuite(smoke: boolean): Promise<void> {
+  const runs = smoke ? 1 : 3;
+  const cases: Case[] = [];
+  // Smoke: one case (the one with compression and the larger values), every contestant once.
+  const only = (process.env.KAFKATS_BENCH_CASES ?? (smoke ? '1024-lz4' : '')).split(',');
+  for (const valueSize of [100, 1024]) {
+    for (const compression of ['none', 'lz4'] as const) {
+      if (only[0] !== '' && !only.includes(`${valueSize}-${compression}`)) continue;
+      const records = smoke ? 1_000 : valueSize === 100 ? 300_000 : 60_000;
+      const readRecords = smoke ? 1_000 : valueSize === 100 ? 1_000_000 : 150_000;
+      cases.push({ valueSize, compression, records, warmup: Math.floor(records / 4), readRecords });
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'kafkats-bench-client-'));
+  const log4j = join(dir, 'log4j2.properties');
+  writeFileSync(
+    log4j,
+    'rootLogger.level = WARN\nrootLogger.appenderRef.err.ref = ERR\n' +
+      'appender.err.type = Console\nappender.err.name = ERR\nappender.err.target = SYSTEM_ERR\n' +
+      'appender.err.layout.type = PatternLayout\nappender.err.layout.pattern = %d %p %c %m%n\n',
+  );
+  const valuesFile = new Map<number, string>();
+  const pools = new Map<number, Buffer[]>();
+  for (const size of [100, 1024]) {
+    const values = makeValues(size);
+    pools.set(size, values);
+    const file = join(dir, `values-${size}.txt`);
+    writeValuesFile(file, values);
+    valuesFile.set(size, file);
+  }
+
+  let cluster: KafkaCluster | undefined;
+  let admin: JavaAdmin;
+  let bootstrap: string;
+  const given = process.env.KAFKATS_BENCH_BROKER;
+  if (given !== undefined && given !== '') {
+    bootstrap = given;
+    admin = new JavaAdmin({ clientConfig: { 'bootstrap.servers': given } });
+  } else {
+    const started = Date.now();
+    cluster = await startCluster({ nodes: 1 });
+    trace(`cluster: ${Date.now() - started} ms`);
+    bootstrap = cluster.bootstrap;
+    admin = cluster.admin;
+  }
+  const loadAtStart = loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+  const ctx: Context = { bootstrap, admin, dir, log4j, valuesFile, topicSeq: 0 };
+  const produceRows: string[][] = [HEADER];
+  const readRows: string[][] = [HEADER];
+  console.log(
+    `suite: client (${smoke ? 'SMOKE: tiny counts, 1 run, figures mean nothing' : `${runs} runs per contestant, median and min-max`}; ` +
+      `${given ? `broker ${given}` : '1-node Kafka 4.4.0 (testkit), RF 1'}, one 1-partition topic per run)\n` +
+      '  2 shared cores, other engineers run Kafka on this machine: figures are noisy.\n' +
+      `  produce: acks=all + idempotence, linger 5 ms / batch 16384 (kafkats, Java); kafkajs and platformatic: send() of ${Math.floor(BATCH_SIZE / 110)} (100 B) / ${Math.floor(BATCH_SIZE / 1034)} (1 KiB) records, 5 outstanding;\n` +
+      '    timed: the records after a 1/4 warm-up, until all acknowledged. read: the same prepared topic from offset 0, no CRC checks.\n' +
+      '  ours/peer rate > 1: kafkats faster; ours/peer CPU < 1: kafkats uses less. (Java CPU) = whole JVM incl. start-up/JIT, not compared.',
+  );
+  try {
+    for (const c of cases) {
+      const name = `${c.valueSize} B ${c.compression}`;
+      // produce
+      const produced = new Map<string, Sample[]>();
+      for (let run = 0; run < runs; run++) {
+        for (const who of rotate(PRODUCERS, run)) {
+          const started = Date.now();
+          const s = await produceOnce(ctx, c, who);
+          trace(`produce ${name} ${who}: ${Date.now() - started} ms`);
+          produced.set(who, [...(produced.get(who) ?? []), s]);
+        }
+      }
+      produceRows.push(...tableRows(c, produced, PRODUCERS, 'kafkats'));
+      // read: one prepared topic, written by kafkats, verified like a produce run
+      const rc: Case = { ...c, records: c.readRecords, warmup: 0 };
+      const topic = newTopic(ctx, 'r');
+      await admin.createTopic(topic, { partitions: 1, replicationFactor: 1 });
+      await runWorker({ ...baseJob(ctx, rc, topic), role: 'produce', client: 'kafkats' });
+      await verifyProduced(admin, topic, rc.records);
+      const checksum = expectedChecksum(pools.get(c.valueSize) as Buffer[], rc.records);
+      const read = new Map<string, Sample[]>();
+      for (let run = 0; run < runs; run++) {
+        for (const who of rotate(READERS, run)) {
+          const started = Date.now();
+          const s = await readOnce(ctx, rc, topic, checksum, who);
+          trace(`read ${name} ${who}: ${Date.now() - started} ms`);
+          read.set(who, [...(read.get(who) ?? []), s]);
+        }
+      }
+      readRows.push(...tableRows(c, read, READERS, 'kafkats'));
+      await admin.deleteTopic(topic);
+      trace(`done: ${name}`);
+    }
+  } finally {
+    if (cluster === undefined) await admin.close();
+    await cluster?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const load = (): string =>
+    loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ');
+  console.log(`  load average at the end: ${load()} (at the start: ${loadAtStart})`);
+  const sizes = [...new Map(cases.map((c) => [c.valueSize, c])).values()];
+  const produced = sizes.map((c) => `${c.records} x ${c.valueSize} B (+${c.warmup} warm-up)`);
+  const read = sizes.map((c) => `${c.readRecords} x ${c.valueSize} B`);
+  printTable(`suite: client / produce, ${produced.join(', ')} per run`, produceRows);
+  printTable(
+    `suite: client / read ${read.join(', ')} from offset 0 to the end (no warm-up; group consumers timed from the join)`,
+    readRows,
+  );
+}

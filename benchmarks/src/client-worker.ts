@@ -1,0 +1,441 @@
+/**
+ * One run of one Node contestant of the client suite, in a process of its own (started by
+ * client-suite.ts): `node client-worker.js '<job JSON>'`. Prints `RESULT <json>` on stdout.
+ *
+ * A fresh process per run gives every contestant the same start (cold JIT, empty heap, no
+ * other client's garbage), as the JVM of Kafka's own tools has, and makes process.cpuUsage()
+ * this contestant's alone. CPU is taken over the timed window only.
+ *
+ * produce: sends `warmup + records` records to partition 0 of `topic` (record i carries
+ *   pool[i % pool]), the clock running from the first send after the warm-up (as
+ *   ProducerPerformance's --warmup-records steady-state line) to the moment every record's
+ *   delivery is acknowledged.
+ * read: reads `records` records from offset 0 of partition 0 and returns their count, value
+ *   bytes and value checksum (CRC-32C sum); the clock runs from reader start (group
+ *   consumers: once the group is joined, as ConsumerPerformance's fetch time) to the last record.
+ */
+import { createRequire } from 'node:module';
+import { MultiPartitionReader, PartitionReader, Producer } from '@kafkats/client';
+import type { CompressionCodec } from '@kafkats/codec';
+import { Cluster } from '@kafkats/meta';
+import { readValuesFile, valueChecksum } from './client-values.js';
+
+const require = createRequire(import.meta.url);
+
+/** The Node contestants. `kafkats-crc` reads with CRC checks on (the reader's default). */
+export type NodeClient = 'kafkats' | 'kafkats-multi' | 'kafkats-crc' | 'kafkajs' | 'platformatic';
+
+export interface Job {
+  role: 'produce' | 'read';
+  client: NodeClient;
+  bootstrap: string;
+  topic: string;
+  valuesFile: string;
+  compression: 'none' | 'lz4';
+  /** produce: records sent before the clock starts. */
+  warmup: number;
+  /** Records timed (produce) or read (read). */
+  records: number;
+  /** produce, for the clients without an accumulator: records per send() call. */
+  chunk: number;
+  /** Kafka's defaults: linger.ms 5, batch.size 16384, max.in.flight 5. */
+  lingerMs: number;
+  batchSize: number;
+  maxInFlight: number;
+}
+
+export interface WorkerResult {
+  elapsedMs: number;
+  /** user + system, µs, over the timed window. */
+  cpuUs: number;
+  /** read: what was read. */
+  count?: number;
+  bytes?: number;
+  checksum?: number;
+}
+
+interface Timer {
+  start(): void;
+  stop(): { elapsedMs: number; cpuUs: number };
+}
+
+const born = Date.now();
+/** KAFKATS_BENCH_TRACE=1: phase times since process start, on stderr. */
+function trace(what: string): void {
+  if (process.env.KAFKATS_BENCH_TRACE === '1')
+    process.stderr.write(`${what} +${Date.now() - born}ms\n`);
+}
+
+function timer(): Timer {
+  let t0 = 0n;
+  let c0: NodeJS.CpuUsage | undefined;
+  return {
+    start() {
+      trace('clock start');
+      c0 = process.cpuUsage();
+      t0 = process.hrtime.bigint();
+    },
+    stop() {
+      const elapsedMs = Number(process.hrtime.bigint() - t0) / 1e6;
+      const c = process.cpuUsage(c0);
+      trace('clock stop');
+      return { elapsedMs, cpuUs: c.user + c.system };
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------- kafkats
+
+async function kafkatsProduce(job: Job, values: Buffer[]): Promise<WorkerResult> {
+  const cluster = await Cluster.connect(job.bootstrap);
+  const producer = new Producer(cluster, {
+    acks: 'all',
+    idempotent: true,
+    lingerMs: job.lingerMs,
+    batchSize: job.batchSize,
+    maxInFlight: job.maxInFlight,
+    compression: job.compression satisfies CompressionCodec,
+  });
+  const t = timer();
+  let failed: unknown;
+  const onFail = (e: unknown) => {
+    failed ??= e;
+  };
+  const total = job.warmup + job.records;
+  const pool = values.length;
+  for (let i = 0; i < total; i++) {
+    if (i === job.warmup) t.start();
+    const d = await producer.enqueue({
+      topic: job.topic,
+      partition: 0,
+      value: values[i % pool] as Buffer,
+    });
+    d.result.then(undefined, onFail);
+  }
+  // Resolves once every record sent before it was acknowledged or failed.
+  await producer.flush();
+  const r = t.stop();
+  await producer.close();
+  await cluster.close();
+  if (failed !== undefined) throw failed;
+  return r;
+}
+
+async function kafkatsRead(job: Job): Promise<WorkerResult> {
+  const cluster = await Cluster.connect(job.bootstrap);
+  const options = {
+    maxWaitMs: 500,
+    partitionMaxBytes: 1_048_576,
+    maxBytes: 52_428_800,
+    // ConsumerPerformance sets check.crcs=false; kafkajs and platformatic do not check.
+    checkCrcs: job.client === 'kafkats-crc',
+  };
+  const t = timer();
+  t.start();
+  const reader =
+    job.client === 'kafkats-multi'
+      ? new MultiPartitionReader(cluster, [{ topic: job.topic, partition: 0, startOffset: 0n }], {
+          ...options,
+        })
+      : new PartitionReader(cluster, {
+          topic: job.topic,
+          partition: 0,
+          startOffset: 0n,
+          ...options,
+        });
+  let count = 0;
+  let bytes = 0;
+  let checksum = 0;
+  outer: for await (const batch of reader) {
+    for (const record of batch.records) {
+      const v = record.value as Uint8Array;
+      count++;
+      bytes += v.length;
+      checksum += valueChecksum(v);
+      if (count >= job.records) break outer;
+    }
+  }
+  const r = t.stop();
+  await reader.close();
+  await cluster.close();
+  return { ...r, count, bytes, checksum };
+}
+
+// ------------------------------------------------------------------------------- kafkajs
+
+interface KafkajsMessage {
+  value: Buffer | null;
+  partition?: number;
+}
+interface KafkajsModule {
+  Kafka: new (
+    o: unknown,
+  ) => {
+    producer(o: unknown): {
+      connect(): Promise<void>;
+      disconnect(): Promise<void>;
+      send(r: {
+        topic: string;
+        acks: number;
+        compression: number;
+        messages: KafkajsMessage[];
+      }): Promise<unknown>;
+    };
+    consumer(o: unknown): {
+      connect(): Promise<void>;
+      disconnect(): Promise<void>;
+      subscribe(o: { topic: string; fromBeginning: boolean }): Promise<void>;
+      run(o: {
+        autoCommit: boolean;
+        eachBatch: (p: { batch: { messages: KafkajsMessage[] } }) => Promise<void>;
+      }): Promise<void>;
+      on(event: string, listener: () => void): unknown;
+      events: { GROUP_JOIN: string };
+    };
+  };
+  CompressionTypes: { None: number; LZ4: number };
+  CompressionCodecs: Record<number, () => unknown>;
+  logLevel: { NOTHING: number };
+}
+
+function loadKafkajs(): KafkajsModule {
+  const kafkajs = require('kafkajs') as KafkajsModule;
+  // kafkajs ships no LZ4 codec; this is what the kafkajs-lz4 plugin does, with lz4-napi's
+  // LZ4 frame functions (native, like kafkats' block compressor).
+  const lz4 = require('lz4-napi') as {
+    compressFrame(b: Buffer): Promise<Buffer>;
+    decompressFrame(b: Buffer): Promise<Buffer>;
+  };
+  kafkajs.CompressionCodecs[kafkajs.CompressionTypes.LZ4] = () => ({
+    compress: (encoder: { buffer: Buffer }) => lz4.compressFrame(encoder.buffer),
+    decompress: (buffer: Buffer) => lz4.decompressFrame(buffer),
+  });
+  return kafkajs;
+}
+
+function kafkajsClient(job: Job) {
+  const kafkajs = loadKafkajs();
+  const kafka = new kafkajs.Kafka({
+    clientId: 'bench-kafkajs',
+    brokers: job.bootstrap.split(','),
+    logLevel: kafkajs.logLevel.NOTHING,
+  });
+  return { kafkajs, kafka };
+}
+
+/**
+ * Clients without an accumulator: `chunk` records per send() call (one batch each, since
+ * every record goes to partition 0), at most `maxInFlight` calls outstanding.
+ */
+async function chunkedProduce(
+  job: Job,
+  values: Buffer[],
+  send: (chunk: Buffer[]) => Promise<unknown>,
+): Promise<WorkerResult> {
+  const t = timer();
+  const total = job.warmup + job.records;
+  const pool = values.length;
+  const inFlight = new Set<Promise<unknown>>();
+  let failed: unknown;
+  for (let i = 0; i < total; ) {
+    if (i === job.warmup) t.start();
+    const end = Math.min(total, i + job.chunk, i < job.warmup ? job.warmup : total);
+    const chunk: Buffer[] = [];
+    for (; i < end; i++) chunk.push(values[i % pool] as Buffer);
+    const p = send(chunk).then(
+      () => {
+        inFlight.delete(p);
+      },
+      (e: unknown) => {
+        failed ??= e;
+        inFlight.delete(p);
+      },
+    );
+    inFlight.add(p);
+    if (inFlight.size >= job.maxInFlight) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  const r = t.stop();
+  if (failed !== undefined) throw failed;
+  return r;
+}
+
+async function kafkajsProduce(job: Job, values: Buffer[]): Promise<WorkerResult> {
+  const { kafkajs, kafka } = kafkajsClient(job);
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: job.maxInFlight,
+    allowAutoTopicCreation: false,
+  });
+  await producer.connect();
+  const compression =
+    job.compression === 'lz4' ? kafkajs.CompressionTypes.LZ4 : kafkajs.CompressionTypes.None;
+  const r = await chunkedProduce(job, values, (chunk) =>
+    producer.send({
+      topic: job.topic,
+      acks: -1,
+      compression,
+      messages: chunk.map((value) => ({ value, partition: 0 })),
+    }),
+  );
+  await producer.disconnect();
+  return r;
+}
+
+async function kafkajsRead(job: Job): Promise<WorkerResult> {
+  const { kafka } = kafkajsClient(job);
+  const consumer = kafka.consumer({
+    groupId: `bench-kafkajs-${job.topic}-${process.pid}`,
+    maxWaitTimeInMs: 500,
+    minBytes: 1,
+    maxBytes: 52_428_800,
+    maxBytesPerPartition: 1_048_576,
+  });
+  await consumer.connect();
+  const t = timer();
+  consumer.on(consumer.events.GROUP_JOIN, () => t.start());
+  let count = 0;
+  let bytes = 0;
+  let checksum = 0;
+  let r: { elapsedMs: number; cpuUs: number } | undefined;
+  let finish = () => {};
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  await consumer.subscribe({ topic: job.topic, fromBeginning: true });
+  await consumer.run({
+    autoCommit: false,
+    eachBatch: async ({ batch }) => {
+      if (r !== undefined) return;
+      for (const m of batch.messages) {
+        const v = m.value as Buffer;
+        count++;
+        bytes += v.length;
+        checksum += valueChecksum(v);
+        if (count >= job.records) {
+          r = t.stop();
+          finish();
+          return;
+        }
+      }
+    },
+  });
+  await done;
+  await consumer.disconnect();
+  return { ...(r as { elapsedMs: number; cpuUs: number }), count, bytes, checksum };
+}
+
+// ------------------------------------------------------------------------ @platformatic/kafka
+
+/** @platformatic/kafka 2.x calls Node 22's Promise.withResolvers; Node 20 lacks it. */
+function polyfillWithResolvers(): void {
+  const P = Promise as unknown as { withResolvers?: () => unknown };
+  if (typeof P.withResolvers === 'function') return;
+  P.withResolvers = () => {
+    let resolve: unknown;
+    let reject: unknown;
+    const promise = new Promise((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  };
+}
+
+interface PlatformaticModule {
+  Producer: new (
+    o: unknown,
+  ) => {
+    send(o: { messages: { topic: string; partition: number; value: Buffer }[] }): Promise<unknown>;
+    close(): Promise<void>;
+  };
+  Consumer: new (
+    o: unknown,
+  ) => {
+    consume(o: unknown): Promise<AsyncIterable<{ value: Buffer }> & { close(): Promise<void> }>;
+    close(force?: boolean): Promise<void>;
+  };
+}
+
+async function loadPlatformatic(): Promise<PlatformaticModule> {
+  polyfillWithResolvers();
+  return (await import('@platformatic/kafka')) as unknown as PlatformaticModule;
+}
+
+async function platformaticProduce(job: Job, values: Buffer[]): Promise<WorkerResult> {
+  const pf = await loadPlatformatic();
+  const producer = new pf.Producer({
+    clientId: 'bench-platformatic',
+    bootstrapBrokers: job.bootstrap.split(','),
+    idempotent: true,
+    acks: -1,
+    autocreateTopics: false,
+    ...(job.compression === 'lz4' ? { compression: 'lz4' } : {}),
+  });
+  const r = await chunkedProduce(job, values, (chunk) =>
+    producer.send({
+      messages: chunk.map((value) => ({ topic: job.topic, partition: 0, value })),
+    }),
+  );
+  await producer.close();
+  return r;
+}
+
+async function platformaticRead(job: Job): Promise<WorkerResult> {
+  const pf = await loadPlatformatic();
+  const consumer = new pf.Consumer({
+    clientId: 'bench-platformatic',
+    groupId: `bench-platformatic-${job.topic}-${process.pid}`,
+    bootstrapBrokers: job.bootstrap.split(','),
+    autocommit: false,
+    minBytes: 1,
+    maxBytes: 52_428_800,
+    maxWaitTime: 500,
+  });
+  // consume() joins the group before it returns the stream.
+  const stream = await consumer.consume({
+    topics: [job.topic],
+    mode: 'earliest',
+    autocommit: false,
+    maxBytesPerPartition: 1_048_576,
+  });
+  const t = timer();
+  t.start();
+  let count = 0;
+  let bytes = 0;
+  let checksum = 0;
+  for await (const m of stream) {
+    const v = m.value;
+    count++;
+    bytes += v.length;
+    checksum += valueChecksum(v);
+    if (count >= job.records) break;
+  }
+  const r = t.stop();
+  await stream.close().catch(() => {});
+  await consumer.close(true);
+  return { ...r, count, bytes, checksum };
+}
+
+// ------------------------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const job = JSON.parse(process.argv[2] ?? '') as Job;
+  trace('started');
+  const values = readValuesFile(job.valuesFile);
+  let result: WorkerResult;
+  if (job.role === 'produce') {
+    if (job.client === 'kafkats') result = await kafkatsProduce(job, values);
+    else if (job.client === 'kafkajs') result = await kafkajsProduce(job, values);
+    else if (job.client === 'platformatic') result = await platformaticProduce(job, values);
+    else throw new Error(`no producer for ${job.client}`);
+  } else if (job.client === 'kafkajs') result = await kafkajsRead(job);
+  else if (job.client === 'platformatic') result = await platformaticRead(job);
+  else result = await kafkatsRead(job);
+  trace('closed');
+  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  // Peers may leave timers (heartbeats, metadata refresh) behind after close.
+  process.exit(0);
+}
+
+await main();
