@@ -43,8 +43,28 @@ interface Prepared {
 const toBytes = (v: Buffer | string | null | undefined): Buffer | null =>
   v === null || v === undefined ? null : typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
 
-/** Upper bound of a record's framing in a v2 batch: length, attributes, deltas, lengths. */
-const RECORD_OVERHEAD = 21;
+/** Bytes of a zig-zag varint holding `n` (record lengths and counts in a v2 batch). */
+function varintBytes(n: number): number {
+  let z = n >= 0 ? n * 2 : -n * 2 - 1;
+  let bytes = 1;
+  while (z >= 0x80) {
+    z = Math.floor(z / 128);
+    bytes++;
+  }
+  return bytes;
+}
+
+/**
+ * A record's framing in a v2 batch (DefaultRecord): length, attributes (1), timestamp delta
+ * and offset delta (3 each: deltas within ~17 minutes and ~1 million records), key and value
+ * lengths and the header count. A close estimate, as Kafka's `hasRoomFor` computes the size
+ * exactly: over-counting made batches ~10% smaller than Java's for 100-byte records.
+ */
+function recordOverhead(keyLength: number, valueLength: number, headerCount: number): number {
+  const body = 7 + varintBytes(keyLength) + varintBytes(valueLength) + varintBytes(headerCount);
+  const payload = Math.max(keyLength, 0) + Math.max(valueLength, 0);
+  return body + varintBytes(body + payload);
+}
 /** The v2 batch header. */
 const BATCH_OVERHEAD = 61;
 
@@ -264,7 +284,10 @@ export class Producer {
     const value = toBytes(record.value);
     const headers = (record.headers ?? []).map((h) => ({ key: h.key, value: toBytes(h.value) }));
     const timestamp = record.timestamp === undefined ? Date.now() : Number(record.timestamp);
-    let bytes = RECORD_OVERHEAD + (key?.length ?? 0) + (value?.length ?? 0);
+    let bytes =
+      recordOverhead(key?.length ?? -1, value?.length ?? -1, headers.length) +
+      (key?.length ?? 0) +
+      (value?.length ?? 0);
     for (const h of headers) bytes += 10 + Buffer.byteLength(h.key) + (h.value?.length ?? 0);
     if (
       bytes + BATCH_OVERHEAD > this.#options.maxRequestSize ||

@@ -1,6 +1,6 @@
 // The conformance oracle: Apache Kafka's own generated message classes and record-batch builder,
 // driven over stdin/stdout with one JSON document per line, so the TypeScript codec can be
-// compared byte for byte with the pinned kafka-clients/kafka-storage jars (issue 5).
+// compared byte for byte with the pinned kafka-clients/kafka-storage jars.
 //
 // Run: java -cp '<libDir>/*' packages/testkit/java/Oracle.java  (libDir from kafka-dist.mjs)
 //

@@ -5,7 +5,7 @@ export { javaClientConfig } from './client-config.js';
 export { selectedBackend, startCluster } from './cluster.js';
 export { type KafkaDist, kafkaDist } from './dist.js';
 export { JavaAdminError, TestkitError, TestkitErrorCode } from './errors.js';
-// Fault injection (issue 6): TCP proxy, hostile fake broker, recordings. Raw bytes only.
+// Fault injection: TCP proxy, hostile fake broker, recordings. Raw bytes only.
 export {
   type FakeBroker,
   type FakeBrokerConnection,

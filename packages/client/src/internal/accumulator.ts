@@ -16,11 +16,20 @@ export interface BatchEncoding {
   readonly transactional: boolean;
 }
 
+// Kafka's CompressionRatioEstimator: a compressed batch is sized by its uncompressed bytes times
+// the topic's estimated ratio times 1.05 (MemoryRecordsBuilder's estimation factor); the estimate
+// follows each observed ratio, quickly when compression gets worse, slowly when it gets better.
+const COMPRESSION_ESTIMATION_FACTOR = 1.05;
+const RATIO_DETERIORATE_STEP = 0.05;
+const RATIO_IMPROVING_STEP = 0.005;
+
 /**
  * Batches per partition, as Kafka's RecordAccumulator keeps them: records go into the open
  * (last) batch of their partition until it reaches `batchSize`; a batch closes when full, when
  * its `lingerMs` is up, or on flush, and is then encoded once. The sender drains closed,
- * encoded batches from the front of each queue.
+ * encoded batches from the front of each queue. With compression, "full" is measured on the
+ * estimated compressed size, as Kafka does, so a batch of compressible records carries as
+ * many records as Java's would.
  */
 export class Accumulator {
   readonly #queues = new Map<string, PartitionQueue>();
@@ -33,6 +42,8 @@ export class Accumulator {
   readonly incomplete = new Set<ProducerBatch>();
   /** Flushes in progress: while > 0 every batch is ready at once. */
   flushing = 0;
+  /** Estimated compressed/uncompressed ratio per topic (compression on only); starts at 1. */
+  readonly #ratios = new Map<string, number>();
 
   /**
    * @param onReady called when a batch becomes drainable (encoded) so the sender can run
@@ -75,7 +86,7 @@ export class Accumulator {
     const q = this.queue(topic, partition);
     const last = q.batches[q.batches.length - 1];
     if (last !== undefined && !last.closed) {
-      if (last.sizeBytes + bytes <= this.#batchSize) return last;
+      if (this.#estimatedBytes(topic, last.sizeBytes + bytes) <= this.#batchSize) return last;
       this.close(last);
     }
     const batch = new ProducerBatch(topic, partition, nowMs);
@@ -86,7 +97,28 @@ export class Accumulator {
 
   /** Closes `batch` if it is full after an append. */
   afterAppend(batch: ProducerBatch): void {
-    if (batch.sizeBytes >= this.#batchSize) this.close(batch);
+    if (this.#estimatedBytes(batch.topic, batch.sizeBytes) >= this.#batchSize) this.close(batch);
+  }
+
+  /** What `uncompressed` bytes of records of `topic` will take in a batch, estimated. */
+  #estimatedBytes(topic: string, uncompressed: number): number {
+    if (this.#encoding.compression === 'none') return uncompressed;
+    const ratio = this.#ratios.get(topic) ?? 1;
+    return uncompressed * ratio * COMPRESSION_ESTIMATION_FACTOR;
+  }
+
+  /** Moves `topic`'s ratio estimate after a batch compressed to `observed` of its size. */
+  #observeRatio(topic: string, observed: number): void {
+    const current = this.#ratios.get(topic) ?? 1;
+    let next = current;
+    if (observed > current) next = Math.max(current + RATIO_DETERIORATE_STEP, observed);
+    else if (observed < current) next = Math.max(current - RATIO_IMPROVING_STEP, observed);
+    this.#ratios.set(topic, Math.min(1, next));
+  }
+
+  /** The compression ratio currently estimated for `topic` (1 without compression). */
+  compressionRatio(topic: string): number {
+    return this.#encoding.compression === 'none' ? 1 : (this.#ratios.get(topic) ?? 1);
   }
 
   /**
@@ -140,6 +172,7 @@ export class Accumulator {
     }
     encodeRecordBatch(input).then(
       (bytes) => {
+        if (batch.sizeBytes > 0) this.#observeRatio(batch.topic, bytes.length / batch.sizeBytes);
         if (batch.done) return;
         batch.encoded = bytes;
         batch.records = [];

@@ -9,7 +9,7 @@ import {
   type TopicIdPartition,
 } from '../../src/index.js';
 
-/** The topic id of Kafka's serde tests and of the golden bytes (kafka-facts A.2). */
+/** The topic id of Kafka's own serde tests, which the golden bytes were made with. */
 export const GOLDEN_TOPIC_ID = 'Bp9TDduJRGa9Q5rlvCJOxg';
 
 export const randomUuid = (): string => randomBytes(16).toString('base64url');
