@@ -156,7 +156,7 @@ function asError(error: unknown): Error {
 /** The version to send `api` at on `connection`: the pinned one, else the highest shared. */
 function chooseVersion(
   connection: MetaConnection,
-  api: ApiDescriptor<unknown, unknown>,
+  api: Pick<ApiDescriptor, 'apiKey' | 'name'>,
   pinned: number | undefined,
   where: string,
 ): number {
@@ -165,6 +165,12 @@ function chooseVersion(
   if (version === undefined)
     throw new UnsupportedVersionError(`${where}: the broker does not support ${api.name}`);
   return version;
+}
+
+/** The request for `version`: the message itself, or what the builder makes for that version. */
+function buildRequest<Req>(input: RequestInput<Req>, version: number): Req {
+  // A message is never a function, so a function is the builder.
+  return typeof input === 'function' ? (input as (v: number) => Req)(version) : input;
 }
 
 /** One attempt's context, handed down so no inner step outlives the operation. */
@@ -524,14 +530,8 @@ export class Cluster {
   ): Promise<Res> {
     if (this.#readOnly && apiAccess(api.apiKey) !== 'read')
       throw new ReadOnlyError(api.name, api.apiKey);
-    const version = chooseVersion(
-      connection,
-      api as ApiDescriptor<unknown, unknown>,
-      options.version,
-      api.name,
-    );
-    const built =
-      typeof request === 'function' ? (request as (v: number) => Req)(version) : request;
+    const version = chooseVersion(connection, api, options.version, api.name);
+    const built = buildRequest(request, version);
     const response = await connection.send(api, built, {
       version,
       timeoutMs: options.timeoutMs ?? this.#requestTimeoutMs,
@@ -569,14 +569,8 @@ export class Cluster {
     pinned?: number,
     timeoutMs?: number,
   ): Promise<{ response: Res; version: number }> {
-    const version = chooseVersion(
-      connection,
-      api as ApiDescriptor<unknown, unknown>,
-      pinned,
-      api.name,
-    );
-    const built =
-      typeof request === 'function' ? (request as (v: number) => Req)(version) : request;
+    const version = chooseVersion(connection, api, pinned, api.name);
+    const built = buildRequest(request, version);
     return connection
       .send(api, built, {
         version,
@@ -820,12 +814,7 @@ export class Cluster {
   ): Promise<Map<string, CoordinatorAnswer | Error>> {
     const attempt: Attempt = { deadline, signal: undefined };
     const connection = await this.#pool.any(attempt);
-    const version = chooseVersion(
-      connection,
-      FindCoordinatorApi as ApiDescriptor<unknown, unknown>,
-      undefined,
-      'FindCoordinator',
-    );
+    const version = chooseVersion(connection, FindCoordinatorApi, undefined, 'FindCoordinator');
     const answers = new Map<string, CoordinatorAnswer | Error>();
     const read = (response: FindCoordinatorResponse, key: string) => {
       try {
