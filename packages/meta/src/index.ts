@@ -33,7 +33,7 @@ export { BrokerPool, parseHostPort } from './pool.js';
 export type { ResponseError } from './response-errors.js';
 export { responseErrors } from './response-errors.js';
 export type { RetryPolicy } from './retry.js';
-export { DEFAULT_RETRY_POLICY, retryDelayMs } from './retry.js';
+export { DEFAULT_RETRY_POLICY, retryDelayMs, sleep } from './retry.js';
 export type { RouteEntry } from './routing.js';
 export {
   BrokerSelector,

@@ -52,17 +52,18 @@ export function retryDelayMs(
 
 /**
  * Resolves after `ms`, with an unref'd timer so a pending retry never keeps Node alive.
- * Rejects with `AbortedError` as soon as `signal` aborts.
+ * Rejects with `AbortedError` (naming `what`) as soon as `signal` aborts. The one retry wait
+ * of the stack: the dispatcher, the pool and the admin client's own rounds use it.
  */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: AbortSignal, what = 'retry backoff'): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new AbortedError('retry backoff', signal.reason));
+      reject(new AbortedError(what, signal.reason));
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new AbortedError('retry backoff', signal?.reason));
+      reject(new AbortedError(what, signal?.reason));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

@@ -4,6 +4,7 @@ import {
   type ClusterSendOptions,
   OperationTimeoutError,
   retryDelayMs,
+  sleep,
 } from '@kafkats/meta';
 import { AbortedError } from '@kafkats/wire';
 import type { AdminCallOptions } from '../admin-options.js';
@@ -82,21 +83,6 @@ export class AdminCall {
   throwIfAborted(): void {
     if (this.signal?.aborted) throw new AbortedError(this.what, this.signal.reason);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new AbortedError(what, signal?.reason));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    timer.unref?.();
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** The error for a non-zero code from a response, with the broker's message when it sent one. */
