@@ -61,7 +61,7 @@ const generatedArbitraries = generated as unknown as Record<
 >;
 
 /**
- * The codec's generated arbitrary for the message (issue 5 draws from those); this suite's own
+ * The codec's generated arbitrary for the message (the suite draws from those); this suite's own
  * schema-driven one only where the generator emits none (the count is printed at the end).
  */
 function arbitraryFor(schema: MessageSchema, version: number): fc.Arbitrary<unknown> {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 /** The run's seed: fixed so runs are reproducible, overridable to explore. */
 export const SEED = Number(process.env.KAFKATS_CONFORMANCE_SEED ?? 20260505);
-/** Random messages drawn per (API, version, direction); issue 5 asks for at least 50. */
+/** Random messages drawn per (API, version, direction); at least 50, so every pair sees varied messages. */
 export const RUNS = Number(process.env.KAFKATS_CONFORMANCE_RUNS ?? 50);
 /** Extra messages per pair drawn at a neighbouring version, for the refusal comparison. */
 export const CROSS_RUNS = Math.max(1, Math.ceil(RUNS / 5));

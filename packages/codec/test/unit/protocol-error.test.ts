@@ -23,7 +23,8 @@ describe('KafkaError.fromCode', () => {
     expect(error.name).toBe('ProtocolError');
   });
 
-  // The axes are independent (kafka-facts B.1, C.14): each row pins one combination.
+  // The axes are independent (Kafka's RetriableException and InvalidMetadataException
+  // hierarchies, and the coordinator codes its clients re-find on): each row pins one combination.
   it.each([
     ['NOT_LEADER_OR_FOLLOWER', true, true, false],
     ['UNKNOWN_TOPIC_OR_PARTITION', true, true, false],

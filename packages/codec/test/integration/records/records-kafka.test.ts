@@ -1,5 +1,5 @@
 /**
- * Cross-decoding with Apache Kafka itself (issue 4, "must show"): Kafka's Java producer
+ * Cross-decoding with Apache Kafka itself: Kafka's Java producer
  * writes with every codec and our decoder reads the raw batches the broker serves; our
  * encoder writes batches with every codec, the broker accepts them (Produce, acks=-1) and
  * Kafka's Java consumer reads them back. Fetch and Produce go through the test-only

@@ -1,5 +1,5 @@
-// Golden bytes from /work/shared/reference/kafka-facts.md B.3 and A.2, which were produced
-// with Kafka's own generated classes (clients 4.x) and its BytesApiMessageSerde.
+// Golden bytes produced with Kafka's own generated message classes (kafka-clients 4.x) and, for
+// the tiered-storage records, its BytesApiMessageSerde as RemoteLogMetadataSerde uses it.
 import { describe, expect, it } from 'vitest';
 import {
   type ApiDescriptor,
@@ -34,7 +34,7 @@ function body(frame: Buffer): Buffer {
   return frame.subarray(4);
 }
 
-describe('request goldens (kafka-facts B.3)', () => {
+describe('request goldens (Kafka RequestHeader + message bytes)', () => {
   it('ApiVersionsRequest v3, header v2 with a non-compact clientId', () => {
     const req = createApiVersionsRequest({ clientSoftwareName: 'ts', clientSoftwareVersion: '1' });
     const frame = encodeRequestFrame(ApiVersionsApi, 3, 1, 'c', req);
@@ -66,7 +66,7 @@ describe('request goldens (kafka-facts B.3)', () => {
 
   it('request header v0 (ControlledShutdown v0; the API is retired in 4.x)', () => {
     // A hand-made descriptor: Kafka 4.x no longer lists ControlledShutdown, but the header
-    // rule stays (kafka-facts B.3: 0007 0000 00000004 | 00000001).
+    // rule stays (RequestHeader v0: 0007 0000 00000004 | 00000001, no client id).
     const api: ApiDescriptor<{ brokerId: number }, unknown> = {
       ...MetadataApi,
       apiKey: 7,
@@ -89,7 +89,7 @@ describe('request goldens (kafka-facts B.3)', () => {
   });
 });
 
-describe('response goldens (kafka-facts B.3)', () => {
+describe('response goldens (Kafka ResponseHeader + message bytes)', () => {
   it('ApiVersionsResponse v3 uses response header v0 (no tagged byte)', () => {
     expect(ApiVersionsApi.responseHeaderVersion(3)).toBe(0);
     const w = new Writer();
@@ -127,7 +127,7 @@ describe('response goldens (kafka-facts B.3)', () => {
   });
 });
 
-describe('metadata record goldens (kafka-facts A.2)', () => {
+describe('tiered-storage metadata record goldens (RemoteLogMetadataSerde)', () => {
   const topicId = 'Bp9TDduJRGa9Q5rlvCJOxg';
   const segmentId = 'AAAAAAAAAAAAAAAAAAAAAQ';
   const tip = { name: 'foo', id: topicId, partition: 0 };

@@ -1,5 +1,5 @@
 /**
- * Control batches other than transaction markers (issue 4, "leader-change"): a KRaft leader
+ * Control batches other than transaction markers (LEADER_CHANGE and the KRaft types): a KRaft leader
  * change record is recognised by name and its value is handed out for the generated
  * LeaderChangeMessage codec; unknown types stay readable; short keys and values are typed.
  */
