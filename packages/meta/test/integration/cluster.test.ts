@@ -10,7 +10,6 @@ import {
   type ListOffsetsResponse,
   MetadataApi,
   OffsetCommitApi,
-  ProtocolError,
 } from '@kafkats/codec';
 import {
   type KafkaCluster,
@@ -24,12 +23,10 @@ import {
   BrokerPool,
   buildMetadataRequest,
   Cluster,
-  type ConnectionFactory,
-  type MetaConnection,
   type MetadataSnapshot,
-  responseErrors,
   wireConnectionFactory,
 } from '../../src/index.js';
+import { type Sent, spyFactory } from './spy-factory.js';
 
 const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
@@ -57,62 +54,6 @@ async function refreshUntilKnown(
     if (known || Date.now() > deadline) return snapshot;
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-interface Sent {
-  /** Undefined on a bootstrap connection (the pool adopts one as the node's it reaches). */
-  nodeId: number | undefined;
-  /** `host:port` the connection went to. */
-  address: string;
-  apiKey: number;
-  request: unknown;
-  /** The error name when the send failed. */
-  failed?: string;
-  /** Error names found inside a successful response. */
-  inner?: string[];
-}
-
-/** The real wire factory, with every socket opened and every request sent recorded. */
-function spyFactory(inner: ConnectionFactory = wireConnectionFactory()) {
-  const connects: string[] = [];
-  const sent: Sent[] = [];
-  const factory: ConnectionFactory = async (target) => {
-    connects.push(target.label);
-    const c = await inner(target);
-    const wrapped: MetaConnection = {
-      get closed() {
-        return c.closed;
-      },
-      get pending() {
-        return c.pending;
-      },
-      get lastActivityMs() {
-        return c.lastActivityMs;
-      },
-      negotiatedVersion: (k) => c.negotiatedVersion(k),
-      onClose: (l) => c.onClose(l),
-      close: () => c.close(),
-      send: async (api, request, options) => {
-        const entry: Sent = {
-          nodeId: target.nodeId,
-          address: `${target.host}:${target.port}`,
-          apiKey: api.apiKey,
-          request,
-        };
-        sent.push(entry);
-        try {
-          const response = await c.send(api, request, options);
-          entry.inner = responseErrors(api, response).map((e) => e.error.errorName);
-          return response;
-        } catch (error) {
-          entry.failed = error instanceof ProtocolError ? error.errorName : String(error);
-          throw error;
-        }
-      },
-    };
-    return wrapped;
-  };
-  return { factory, connects, sent };
 }
 
 const listOffsets = (topic: string, partition: number) =>

@@ -6,67 +6,10 @@ import { createOffsetCommitRequest, MetadataApi, OffsetCommitApi } from '@kafkat
 import { type KafkaCluster, startCluster, startFaultProxy } from '@kafkats/testkit';
 import { BackpressureError, RequestTimeoutError } from '@kafkats/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildMetadataRequest,
-  Cluster,
-  type ConnectionFactory,
-  type MetaConnection,
-  type WireConnectionOptions,
-  wireConnectionFactory,
-} from '../../src/index.js';
-
-interface Counts {
-  connects: Map<number | 'bootstrap', number>;
-  sent: { node: number | undefined; apiKey: number; outcome?: string }[];
-}
-
-/** The wire's factory, counting connects per node and every request with its outcome. */
-function countingFactory(
-  options: WireConnectionOptions,
-  route: (target: { host: string; port: number; nodeId?: number }) => {
-    host: string;
-    port: number;
-  } = (t) => t,
-): { factory: ConnectionFactory; counts: Counts } {
-  const counts: Counts = { connects: new Map(), sent: [] };
-  const inner = wireConnectionFactory(options);
-  const factory: ConnectionFactory = async (target) => {
-    const key = target.nodeId ?? 'bootstrap';
-    counts.connects.set(key, (counts.connects.get(key) ?? 0) + 1);
-    const c = await inner({ ...target, ...route(target) });
-    const wrapped: MetaConnection = {
-      get closed() {
-        return c.closed;
-      },
-      get pending() {
-        return c.pending;
-      },
-      get lastActivityMs() {
-        return c.lastActivityMs;
-      },
-      negotiatedVersion: (k) => c.negotiatedVersion(k),
-      onClose: (l) => c.onClose(l),
-      close: () => c.close(),
-      send: async (api, request, sendOptions) => {
-        const entry: Counts['sent'][number] = { node: target.nodeId, apiKey: api.apiKey };
-        counts.sent.push(entry);
-        try {
-          const response = await c.send(api, request, sendOptions);
-          entry.outcome = 'ok';
-          return response;
-        } catch (error) {
-          entry.outcome = error instanceof Error ? error.constructor.name : String(error);
-          throw error;
-        }
-      },
-    };
-    return wrapped;
-  };
-  return { factory, counts };
-}
+import { buildMetadataRequest, Cluster } from '../../src/index.js';
+import { connectsTo, spyFactory } from './spy-factory.js';
 
 const metadata = (v: number) => buildMetadataRequest(null, v);
-const connectsTo = (counts: Counts, node: number) => counts.connects.get(node) ?? 0;
 
 describe('stalls, floods and restarts on a private 3-node cluster', () => {
   let kafka: KafkaCluster;
@@ -82,7 +25,7 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
   });
 
   it('a broker that stops answering times out after requestTimeoutMs, delays no other broker, and serves again after one connect', async () => {
-    const { factory, counts } = countingFactory({});
+    const { factory, connects, sent } = spyFactory({});
     const cluster = await Cluster.connect(kafka.bootstrap, {
       connectionFactory: factory,
       requestTimeoutMs: 1_500,
@@ -94,7 +37,7 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
       // Warm both connections.
       await cluster.sendToNode(a.nodeId, MetadataApi, metadata);
       await cluster.sendToNode(b.nodeId, MetadataApi, metadata);
-      const connectsBefore = connectsTo(counts, a.nodeId);
+      const connectsBefore = connectsTo(connects, a.nodeId);
       kafka.pauseNode(a.nodeId);
       const order: string[] = [];
       let stalled: unknown;
@@ -122,10 +65,14 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
       expect((stalled as Error).message).toMatch(/got no response in 1500 ms/);
 
       // After SIGCONT: one new connection, one request, success.
-      const sentBefore = counts.sent.length;
+      const sentBefore = sent.length;
       await cluster.sendToNode(a.nodeId, MetadataApi, metadata, { maxAttempts: 1 });
-      expect(connectsTo(counts, a.nodeId)).toBe(connectsBefore + 1);
-      const after = counts.sent.slice(sentBefore);
+      expect(connectsTo(connects, a.nodeId)).toBe(connectsBefore + 1);
+      const after = sent.slice(sentBefore).map(({ nodeId, apiKey, outcome }) => ({
+        node: nodeId,
+        apiKey,
+        outcome,
+      }));
       expect(after.filter((s) => s.node === a.nodeId)).toEqual([
         { node: a.nodeId, apiKey: MetadataApi.apiKey, outcome: 'ok' },
       ]);
@@ -139,7 +86,7 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
     if (target === undefined) throw new Error('broker');
     const proxy = await startFaultProxy({ target: { host: target.host, port: target.port } });
     // Node `target` is reached through the proxy; the others directly.
-    const { factory, counts } = countingFactory({}, (t) =>
+    const { factory, sent } = spyFactory({}, (t) =>
       t.nodeId === target.nodeId ? { host: proxy.host, port: proxy.port } : t,
     );
     const cluster = await Cluster.connect(kafka.bootstrap, {
@@ -156,16 +103,18 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
         .catch((e: unknown) => e);
       expect(held).toBeInstanceOf(RequestTimeoutError);
       proxy.delayMs = 0;
-      const sentBefore = counts.sent.length;
+      const sentBefore = sent.length;
       const next = await cluster.sendToNode(target.nodeId, MetadataApi, metadata, {
         maxAttempts: 1,
       });
       expect(next.brokers.length).toBe(3);
       // One attempt, on a connection opened after the timeout: it never queued behind the
       // held answer, which would have arrived only after another 4 s.
-      expect(counts.sent.slice(sentBefore)).toEqual([
-        { node: target.nodeId, apiKey: MetadataApi.apiKey, outcome: 'ok' },
-      ]);
+      expect(
+        sent
+          .slice(sentBefore)
+          .map(({ nodeId, apiKey, outcome }) => ({ node: nodeId, apiKey, outcome })),
+      ).toEqual([{ node: target.nodeId, apiKey: MetadataApi.apiKey, outcome: 'ok' }]);
       expect(proxy.connectionsAccepted).toBe(acceptedBefore + 1);
     } finally {
       await cluster.close();
@@ -174,7 +123,7 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
   });
 
   it('flooding one connection to a full queue refreshes no metadata and looks up no coordinator', async () => {
-    const { factory, counts } = countingFactory({
+    const { factory, sent } = spyFactory({
       maxInFlight: 1,
       maxQueuedRequests: 2,
       queuePolicy: 'reject',
@@ -188,8 +137,8 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
     try {
       // Know the coordinator first; then every OffsetCommit goes to it.
       await cluster.coordinator('group', group);
-      const metadataBefore = counts.sent.filter((s) => s.apiKey === MetadataApi.apiKey).length;
-      const lookupsBefore = counts.sent.filter((s) => s.apiKey === 10).length;
+      const metadataBefore = sent.filter((s) => s.apiKey === MetadataApi.apiKey).length;
+      const lookupsBefore = sent.filter((s) => s.apiKey === 10).length;
       const commit = () =>
         createOffsetCommitRequest({ groupId: group, generationIdOrMemberEpoch: -1, topics: [] });
       const outcomes = await Promise.all(
@@ -212,17 +161,15 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
             .catch((e: unknown) => e),
         ),
       );
-      expect(counts.sent.filter((s) => s.apiKey === MetadataApi.apiKey).length).toBe(
-        metadataBefore,
-      );
-      expect(counts.sent.filter((s) => s.apiKey === 10).length).toBe(lookupsBefore);
+      expect(sent.filter((s) => s.apiKey === MetadataApi.apiKey).length).toBe(metadataBefore);
+      expect(sent.filter((s) => s.apiKey === 10).length).toBe(lookupsBefore);
     } finally {
       await cluster.close();
     }
   });
 
   it('fails requests retriably while a broker is killed mid-traffic, and the pool dials it again once it is back', async () => {
-    const { factory, counts } = countingFactory({ maxInFlight: 8 });
+    const { factory, connects } = spyFactory({ maxInFlight: 8 });
     const cluster = await Cluster.connect(kafka.bootstrap, {
       connectionFactory: factory,
       refreshIntervalMs: 0,
@@ -247,7 +194,7 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
       };
       const workers = Array.from({ length: 8 }, worker);
       while (ok < 200) await new Promise((r) => setTimeout(r, 10));
-      const connectsBefore = connectsTo(counts, victim.nodeId);
+      const connectsBefore = connectsTo(connects, victim.nodeId);
       await kafka.stopNode(victim.nodeId, { signal: 'SIGKILL' });
       while (failures.length < 10) await new Promise((r) => setTimeout(r, 20));
       const okWhileDown = ok;
@@ -260,7 +207,7 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
         expect((f as { code: string }).code).toMatch(/^ERR_KAFKA_CONNECTION_(LOST|FAILED)$/);
       }
       // The pool dialled again (after its backoff) and the connection it got serves requests.
-      expect(connectsTo(counts, victim.nodeId)).toBeGreaterThan(connectsBefore);
+      expect(connectsTo(connects, victim.nodeId)).toBeGreaterThan(connectsBefore);
     } finally {
       await cluster.close();
     }
