@@ -134,6 +134,12 @@ export type ClusterTarget =
   | { readonly kind: 'coordinator'; readonly coordinator: CoordinatorKind; readonly key: string }
   | { readonly kind: 'leader'; readonly topic: string; readonly partition: number };
 
+/**
+ * The least time an operation must have left for a further request of it to start (a retry,
+ * or the metadata refresh before one): a request given a few milliseconds can only time out.
+ */
+const MIN_ATTEMPT_MS = 10;
+
 function describe(target: ClusterTarget): string {
   switch (target.kind) {
     case 'any':
@@ -649,14 +655,16 @@ export class Cluster {
         this.invalidateCoordinator(target.coordinator, target.key);
       if (verdict.refreshMetadata) {
         if (target.kind === 'controller') this.#snapshot = this.#snapshot.withoutController();
-        await this.#onStaleMetadata(target, attempt);
+        // The refresh is a request of this operation: none starts once its time is spent.
+        if (attempt.deadline - Date.now() >= MIN_ATTEMPT_MS)
+          await this.#onStaleMetadata(target, attempt);
       }
       const budgetLeft = verdict.coordinatorWait
         ? Date.now() - started < this.#policy.coordinatorTimeoutMs
         : n < maxAttempts;
       if (!verdict.retry || !budgetLeft) throw error;
       const delay = retryDelayMs(this.#policy, n + 1, this.#random);
-      if (Date.now() + delay >= attempt.deadline) {
+      if (Date.now() + delay + MIN_ATTEMPT_MS > attempt.deadline) {
         throw new OperationTimeoutError(
           `${label}: no success within ${operationTimeoutMs} ms (${n} attempt${n === 1 ? '' : 's'}); last error: ${error.message}`,
           error,

@@ -128,6 +128,32 @@ describe('timeouts', () => {
     expect(attempts).toBeGreaterThanOrEqual(2);
   });
 
+  it('sends no metadata refresh for a leader whose request used up the operation', async () => {
+    const fake = new FakeCluster(2);
+    fake.topics.set('t', spreadTopic(2, 1));
+    const cluster = await connect(fake, { requestTimeoutMs: 5_000 });
+    await cluster.refresh();
+    const metadataBefore = sentOf(fake, 3).length;
+    // The leader's answer never comes: the attempt is cut to the operation's 150 ms, and a
+    // timed-out leader would call for a refresh, which no longer has any time to run in.
+    fake.intercept = (_node, apiKey) => {
+      if (apiKey !== 0) return undefined;
+      const timeoutMs = sentOf(fake, 0).at(-1)?.timeoutMs ?? 0;
+      return new Promise((_resolve, reject) =>
+        setTimeout(
+          () => reject(new RequestTimeoutError('broker 1', 'Produce', timeoutMs)),
+          timeoutMs,
+        ),
+      );
+    };
+    const error = await cluster
+      .sendToLeader('t', 0, ProduceApi, {}, { operationTimeoutMs: 150, maxAttempts: 100 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OperationTimeoutError);
+    expect(sentOf(fake, 0)).toHaveLength(1);
+    expect(sentOf(fake, 3)).toHaveLength(metadataBefore);
+  });
+
   it('the same stall gives the same error class every time', async () => {
     const fake = new FakeCluster(1);
     const cluster = await connect(fake, { requestTimeoutMs: 60 });
