@@ -18,6 +18,10 @@ export interface Sent {
   readonly address: string;
   readonly apiKey: number;
   readonly request: unknown;
+  /** The timeout the cluster gave this attempt (`timeoutMs` of the wire send). */
+  readonly timeoutMs: number | undefined;
+  /** The decoded answer, when there was one. */
+  response?: unknown;
   /** `'ok'`, or the class name of the error the send rejected with. */
   outcome?: string;
   /** The broker error name (or the message) when the send failed. */
@@ -59,11 +63,13 @@ export function spyFactory(
           address: `${target.host}:${target.port}`,
           apiKey: api.apiKey,
           request,
+          timeoutMs: sendOptions?.timeoutMs,
         };
         sent.push(entry);
         try {
           const response = await c.send(api, request, sendOptions);
           entry.outcome = 'ok';
+          entry.response = response;
           entry.inner = responseErrors(api, response).map((e) => e.error.errorName);
           return response;
         } catch (error) {

@@ -2,14 +2,54 @@
 // 3-node cluster (its brokers are paused, killed and restarted). Requests and connections are
 // counted where they happen (a spy around the wire's connection factory, a TCP proxy), never
 // timed: the claims are "on a new connection", "in one attempt", "before the other settles".
-import { createOffsetCommitRequest, MetadataApi, OffsetCommitApi } from '@kafkats/codec';
+import {
+  createListOffsetsRequest,
+  createListOffsetsRequestPartition,
+  createListOffsetsRequestTopic,
+  createOffsetCommitRequest,
+  ListOffsetsApi,
+  MetadataApi,
+  type MetadataResponse,
+  OffsetCommitApi,
+} from '@kafkats/codec';
 import { type KafkaCluster, startCluster, startFaultProxy } from '@kafkats/testkit';
 import { BackpressureError, RequestTimeoutError } from '@kafkats/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMetadataRequest, Cluster } from '../../src/index.js';
+import { buildMetadataRequest, Cluster, OperationTimeoutError } from '../../src/index.js';
 import { connectsTo, spyFactory } from './spy-factory.js';
 
 const metadata = (v: number) => buildMetadataRequest(null, v);
+
+/** ListOffsets for the latest offset of partition 0. */
+const latestOffset = (topic: string) =>
+  createListOffsetsRequest({
+    replicaId: -1,
+    topics: [
+      createListOffsetsRequestTopic({
+        name: topic,
+        partitions: [createListOffsetsRequestPartition({ partitionIndex: 0, timestamp: -1n })],
+      }),
+    ],
+  });
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Waits until the metadata lists every broker again: a broker frozen or killed for longer than
+ * `broker.session.timeout.ms` is fenced, and a topic cannot be placed on it until it is back.
+ */
+async function allBrokersRegistered(kafka: KafkaCluster): Promise<void> {
+  const probe = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
+  try {
+    for (let i = 0; i < 600; i++) {
+      if ((await probe.refresh()).brokers.length === kafka.brokers.length) return;
+      await pause(100);
+    }
+    throw new Error('a broker stayed fenced for a minute');
+  } finally {
+    await probe.close();
+  }
+}
 
 describe('stalls, floods and restarts on a private 3-node cluster', () => {
   let kafka: KafkaCluster;
@@ -208,6 +248,184 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
       }
       // The pool dialled again (after its backoff) and the connection it got serves requests.
       expect(connectsTo(connects, victim.nodeId)).toBeGreaterThan(connectsBefore);
+    } finally {
+      await cluster.close();
+    }
+  });
+  it('keeps the newer leader epoch when a broker whose metadata lags answers a targeted refresh with an older one', async () => {
+    // A broker frozen (SIGSTOP) while leadership moves still holds the old metadata image when
+    // it thaws; a Metadata request already waiting in its socket is answered from that image
+    // before the broker catches up with the controller. Kafka's client ignores a partition's
+    // older leader epoch (Metadata.updateLatestMetadata); so must we.
+    await allBrokersRegistered(kafka);
+    const probe = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
+    const controllerId = (await probe.refresh()).controllerId;
+    const lagging = kafka.brokers.find((b) => b.nodeId !== controllerId);
+    if (lagging === undefined) throw new Error('broker');
+    const [a, b] = kafka.brokers
+      .filter((x) => x.nodeId !== lagging.nodeId)
+      .map((x) => x.nodeId) as [number, number];
+    const topic = `lagging-epoch-${Date.now()}`;
+    await kafka.admin.createTopic(topic, {
+      assignments: [[a, b, lagging.nodeId]],
+      waitForLeaders: true,
+    });
+    const leaderSeenBy = async (nodeId: number) => {
+      const m = await probe.sendToNode(nodeId, MetadataApi, (v) =>
+        buildMetadataRequest([topic], v),
+      );
+      const p = m.topics[0]?.partitions[0];
+      return { leader: p?.leaderId ?? -1, epoch: p?.leaderEpoch ?? -1 };
+    };
+    // Only the lagging broker is ever asked by this cluster: it is the bootstrap, and the only
+    // connection the pool holds, so every refresh goes to it.
+    const { factory, sent } = spyFactory({});
+    const cluster = await Cluster.connect(`${lagging.host}:${lagging.port}`, {
+      connectionFactory: factory,
+      refreshIntervalMs: 0,
+    });
+    try {
+      for (let i = 0; i < 100; i++) {
+        const snap = await cluster.refreshTopics([topic]);
+        if (snap.leaderFor(topic, 0) === a) break;
+        await pause(100);
+      }
+      expect(cluster.snapshot().leaderFor(topic, 0)).toBe(a);
+
+      let staleAnswers = 0;
+      let leader = a;
+      for (let round = 0; round < 4 && staleAnswers === 0; round++) {
+        const next = leader === a ? b : a;
+        const other = leader;
+        kafka.pauseNode(lagging.nodeId);
+        let refreshing: Promise<unknown> | undefined;
+        let learnt = { leader: -1, epoch: -1 };
+        let sentBefore = 0;
+        try {
+          await kafka.admin.reassignPartitions(topic, { 0: [next, other, lagging.nodeId] });
+          while ((await kafka.admin.listReassignments()).some((r) => r.topic === topic)) {
+            await pause(100);
+          }
+          await kafka.admin.electLeaders(topic, { partitions: [0] });
+          for (let i = 0; i < 200; i++) {
+            const [x, y] = await Promise.all([leaderSeenBy(a), leaderSeenBy(b)]);
+            if (x.leader === next && y.leader === next && x.epoch === y.epoch) {
+              learnt = x;
+              break;
+            }
+            await pause(50);
+          }
+          expect(learnt.leader).toBe(next);
+          // Our cluster learns the new leader and epoch from the up-to-date brokers' answer.
+          expect(
+            cluster.applyLeaderHints([
+              { topic, partition: 0, leaderId: learnt.leader, leaderEpoch: learnt.epoch },
+            ]),
+          ).toBe(1);
+          sentBefore = sent.length;
+          refreshing = cluster.refreshTopics([topic]);
+          // Let the request reach the frozen broker's socket before it thaws.
+          await pause(200);
+        } finally {
+          kafka.resumeNode(lagging.nodeId);
+        }
+        await refreshing;
+        const answer = sent
+          .slice(sentBefore)
+          .find((s) => s.apiKey === MetadataApi.apiKey && s.outcome === 'ok');
+        const answered = (answer?.response as MetadataResponse | undefined)?.topics[0]
+          ?.partitions[0];
+        expect(answer?.nodeId ?? lagging.nodeId).toBe(lagging.nodeId);
+        if (answered !== undefined && answered.leaderEpoch < learnt.epoch) {
+          staleAnswers++;
+          console.info(
+            `lagging broker ${lagging.nodeId} answered leader ${answered.leaderId} epoch ${answered.leaderEpoch}; held: leader ${learnt.leader} epoch ${learnt.epoch} (round ${round + 1})`,
+          );
+        }
+        // Whatever the lagging broker said, the snapshot holds the newest leader and epoch.
+        const held = cluster.snapshot().partition(topic, 0);
+        expect({ leader: held?.leader, epoch: held?.leaderEpoch }).toEqual(learnt);
+        leader = next;
+      }
+      // The scenario really happened: at least one answer carried an older epoch.
+      expect(staleAnswers).toBeGreaterThan(0);
+    } finally {
+      await cluster.close();
+      await probe.close();
+    }
+  });
+
+  it('gives one operation one deadline across a broker restart: capped attempts while it is frozen, retries while it is down, success once it is back', async () => {
+    await allBrokersRegistered(kafka);
+    const probe = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
+    const controllerId = (await probe.refresh()).controllerId;
+    await probe.close();
+    const victim = kafka.brokers.find((b) => b.nodeId !== controllerId);
+    if (victim === undefined) throw new Error('broker');
+    const topic = `one-deadline-${Date.now()}`;
+    // One replica, on the victim: while it is down the partition has no leader anywhere.
+    await kafka.admin.createTopic(topic, { assignments: [[victim.nodeId]], waitForLeaders: true });
+    const { factory, sent, connects } = spyFactory({});
+    const cluster = await Cluster.connect(kafka.bootstrap, {
+      connectionFactory: factory,
+      refreshIntervalMs: 0,
+      requestTimeoutMs: 30_000,
+    });
+    const send = (operationTimeoutMs: number) =>
+      cluster.sendToLeader(topic, 0, ListOffsetsApi, latestOffset(topic), {
+        operationTimeoutMs,
+        maxAttempts: 1_000,
+      });
+    try {
+      await send(30_000);
+
+      // 1. Frozen: the one attempt waits for the time left in the operation, not for the
+      // 30 s request timeout, and the operation fails with the attempt's error as its cause.
+      kafka.pauseNode(victim.nodeId);
+      let frozen: unknown;
+      const sentBeforeFreeze = sent.length;
+      try {
+        frozen = await send(2_000).catch((e: unknown) => e);
+      } finally {
+        kafka.resumeNode(victim.nodeId);
+      }
+      expect(frozen).toBeInstanceOf(OperationTimeoutError);
+      expect((frozen as Error).cause).toBeInstanceOf(RequestTimeoutError);
+      const frozenAttempts = sent.slice(sentBeforeFreeze);
+      expect(frozenAttempts.map((s) => s.apiKey)).toEqual([ListOffsetsApi.apiKey]);
+      expect(frozenAttempts[0]?.timeoutMs).toBeLessThanOrEqual(2_000);
+
+      // 2. Down: attempts fail, metadata is refreshed between them, and when the deadline is
+      // spent the operation fails; nothing of it is sent afterwards.
+      await kafka.stopNode(victim.nodeId, { signal: 'SIGKILL' });
+      const sentBeforeDown = sent.length;
+      const down = await send(3_000).catch((e: unknown) => e);
+      expect(down).toBeInstanceOf(OperationTimeoutError);
+      expect(down).toMatchObject({ code: 'ERR_KAFKA_OPERATION_TIMEOUT', retriable: true });
+      expect(sent.slice(sentBeforeDown).some((s) => s.apiKey === MetadataApi.apiKey)).toBe(true);
+      for (const s of sent.slice(sentBeforeDown)) {
+        expect(s.timeoutMs).toBeLessThanOrEqual(3_000);
+      }
+      const activityAfterDeadline = sent.length + connects.length;
+      await pause(2_000);
+      expect(sent.length + connects.length).toBe(activityAfterDeadline);
+
+      // 3. One operation that starts while the broker is down and ends after it is back: its
+      // attempts span the restart and it succeeds.
+      const sentBeforeSpan = sent.length;
+      let settled = false;
+      const spanning = send(120_000).finally(() => {
+        settled = true;
+      });
+      await pause(1_000);
+      expect(settled).toBe(false);
+      await kafka.startNode(victim.nodeId);
+      const answer = await spanning;
+      expect(answer.topics[0]?.partitions[0]?.errorCode).toBe(0);
+      const span = sent.slice(sentBeforeSpan);
+      expect(span.filter((s) => s.apiKey === MetadataApi.apiKey).length).toBeGreaterThan(0);
+      const offsets = span.filter((s) => s.apiKey === ListOffsetsApi.apiKey);
+      expect(offsets.at(-1)).toMatchObject({ nodeId: victim.nodeId, outcome: 'ok' });
     } finally {
       await cluster.close();
     }
