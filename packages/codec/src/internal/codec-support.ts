@@ -64,6 +64,18 @@ export function taggedNotInVersion(): CodecError {
   );
 }
 
+/**
+ * The error for a tag the struct has, but not at the version being read (Kafka's readers
+ * refuse it: "Tag 1 is not valid for version 12"). The path names the field and the version.
+ */
+export function tagNotInVersion(tag: number, taggedVersions: string): CodecError {
+  return new CodecError(
+    'FIELD_NOT_IN_VERSION',
+    '',
+    `tag ${tag} is not valid at this version (the field is tagged in versions ${taggedVersions})`,
+  );
+}
+
 /** Unknown tagged fields in ascending tag order (a sorted copy only when they are not). */
 export function sortedUnknown(
   u: readonly UnknownTaggedField[] | undefined,

@@ -8,6 +8,10 @@
 //   whose content does not fill exactly its declared size;
 // - deliberate: an ill-formed UTF-8 sequence (e.g. an encoded surrogate, ED B3 AF) becomes one U+FFFD
 //   in Java and one per byte in Node's decoder.
+// A second family moves tags between versions: for every flexible version of every message whose
+// top level has a tagged field that this version lacks (FetchRequest v12 and ReplicaState, tag 1,
+// tagged from v15), Kafka's encoding gets that tag appended; Kafka's reader refuses it ("Tag 1 is
+// not valid for version 12") and so must ours. A tag no version has is the control: both keep it.
 import { startOracle } from '@kafkats/testkit';
 import fc from 'fast-check';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -18,8 +22,9 @@ import {
   canonicalFromOurs,
   compareAlong,
   toKafkaJsonText,
+  tsName,
 } from './kafka-json.js';
-import { type MessageSchema, parseSchema } from './schema.js';
+import { defaultOf, inRange, type MessageSchema, parseSchema } from './schema.js';
 import { caseSeed, SEED } from './settings.js';
 
 /** Damaged copies per (message, version): the point is breadth across layouts, not depth. */
@@ -43,8 +48,12 @@ const counts = {
   taggedSizeMismatch: 0,
   replacementCharacters: 0,
 };
+const tags = { misplaced: 0, bothRefuseMisplaced: 0, unknown: 0, bothKeepUnknown: 0 };
 
 afterAll(async () => {
+  console.log(
+    `conformance tags of other versions: ${tags.misplaced} cases, both refuse ${tags.bothRefuseMisplaced}; tags of no version: ${tags.unknown} cases, both keep ${tags.bothKeepUnknown}`,
+  );
   console.log(
     `conformance damaged bytes (seed ${SEED}): ${counts.damaged} byte strings, both refuse ${counts.bothRefuse}, both read alike ${counts.bothRead}, known differences: Kafka reads a length below -1 as null where we refuse ${counts.negativeLengthNull}, Kafka ignores a known tagged field's declared size where we refuse ${counts.taggedSizeMismatch}, ill-formed UTF-8 gives fewer U+FFFD in Java ${counts.replacementCharacters}`,
   );
@@ -65,6 +74,12 @@ for (const schema of schemas) {
         const failures = await checkDamaged(schema, version);
         expect(failures.slice(0, 3).join('\n\n')).toBe('');
       });
+      if (otherVersionTags(schema, version).length > 0) {
+        test(`v${version}: a top-level tag of another version is refused, as Kafka refuses it`, async () => {
+          const failures = await checkMovedTags(schema, version);
+          expect(failures.join('\n\n')).toBe('');
+        });
+      }
     }
   });
 }
@@ -153,6 +168,88 @@ async function checkDamaged(schema: MessageSchema, version: number): Promise<str
       counts.replacementCharacters++;
     else report(`both read it, differently (kafka vs ours): ${d}`);
   }
+  return failures;
+}
+
+/** Top-level tags of the message that `version` (a flexible one) does not have. */
+function otherVersionTags(schema: MessageSchema, version: number): number[] {
+  if (!inRange(schema.flexibleVersions, version)) return [];
+  return schema.struct.fields
+    .filter((f) => f.tag !== undefined && !inRange(f.taggedVersions, version))
+    .map((f) => f.tag as number);
+}
+
+async function checkMovedTags(schema: MessageSchema, version: number): Promise<string[]> {
+  const label = `${schema.name} v${version} moved tag`;
+  const arbitrary = arbitraries[`arbitrary${schema.name}`];
+  const decode = api[`decode${schema.name}`] as Decode | undefined;
+  if (typeof arbitrary !== 'function' || typeof decode !== 'function') {
+    return [`${label}: no generated arbitrary or decoder for ${schema.name}`];
+  }
+  // A message whose top-level tagged fields are all at their defaults ends in Kafka's encoding
+  // with the tag count 0; that byte is replaced by one tagged field of one byte.
+  const [sample] = fc.sample(arbitrary(version), { seed: caseSeed(label), numRuns: 1 });
+  const message = { ...(sample as Record<string, unknown>) };
+  delete message._unknownTaggedFields;
+  for (const f of schema.struct.fields) {
+    if (f.tag !== undefined && inRange(f.taggedVersions, version)) {
+      message[tsName(f)] = defaultOf(f);
+    }
+  }
+  const [encoded] = await oracle.encode([
+    { name: schema.name, version, json: toKafkaJsonText(schema.struct, message, version) },
+  ]);
+  if (encoded === undefined || !('hex' in encoded)) {
+    return [`${label}: Kafka could not encode the sample: ${JSON.stringify(encoded)}`];
+  }
+  const base = Buffer.from(encoded.hex, 'hex');
+  if (base.at(-1) !== 0) return [`${label}: Kafka's encoding does not end in an empty tag section`];
+  const known = new Set(schema.struct.fields.map((f) => f.tag).filter((t) => t !== undefined));
+  let unknownTag = 120;
+  while (known.has(unknownTag)) unknownTag--;
+  const moved = otherVersionTags(schema, version);
+  const cases = [...moved, unknownTag].map((tag) =>
+    Buffer.concat([base.subarray(0, base.length - 1), Buffer.from([1, tag, 1, 0])]),
+  );
+  const readings = await oracle.decode(
+    cases.map((bytes) => ({ name: schema.name, version, bytes })),
+  );
+  const failures: string[] = [];
+  cases.forEach((bytes, i) => {
+    const tag = i < moved.length ? moved[i] : unknownTag;
+    const kafka = readings[i];
+    let ours: unknown;
+    try {
+      ours = decode(new codec.Reader(bytes), version);
+    } catch (error) {
+      ours = error;
+    }
+    const kafkaRefuses = kafka !== undefined && 'error' in kafka;
+    const weRefuse = ours instanceof Error;
+    if (i < moved.length) {
+      tags.misplaced++;
+      if (!kafkaRefuses) failures.push(`${label}: Kafka reads tag ${tag}`);
+      else if (!weRefuse) failures.push(`${label}: Kafka refuses tag ${tag}, we read it`);
+      else if (
+        !(ours instanceof codec.CodecError) ||
+        ours.reason !== 'FIELD_NOT_IN_VERSION' ||
+        !ours.message.includes(`${schema.name} v${version}`) ||
+        !ours.message.includes(`tag ${tag} is not valid`)
+      )
+        failures.push(`${label}: refused for another reason: ${String(ours)}`);
+      else tags.bothRefuseMisplaced++;
+    } else {
+      tags.unknown++;
+      const kept = (ours as { _unknownTaggedFields?: { tag: number }[] } | Error)
+        ._unknownTaggedFields;
+      if (kafkaRefuses) failures.push(`${label}: Kafka refuses the unknown tag ${tag}`);
+      else if (weRefuse)
+        failures.push(`${label}: we refuse the unknown tag ${tag}: ${String(ours)}`);
+      else if (kept?.[0]?.tag !== tag)
+        failures.push(`${label}: the unknown tag ${tag} was not kept`);
+      else tags.bothKeepUnknown++;
+    }
+  });
   return failures;
 }
 

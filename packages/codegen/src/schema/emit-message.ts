@@ -395,7 +395,10 @@ function emitDecoder(l: Layout, imports: Imports): string {
   }
   if (l.flexible) {
     const tagged = l.fields.filter((fl) => fl.mode === 'tagged');
-    if (tagged.length === 0) {
+    // Tags of this struct that other versions have: Kafka's generated readers refuse them
+    // ("Tag 1 is not valid for version 12") rather than keeping them as unknown.
+    const misplaced = l.fields.filter((fl) => fl.mode !== 'tagged' && fl.field.spec.tag !== null);
+    if (tagged.length === 0 && misplaced.length === 0) {
       imports.support.add('readUnknownTaggedOnly');
       body.push('f = -1;\nconst uk = readUnknownTaggedOnly(r);');
     } else {
@@ -411,6 +414,11 @@ function emitDecoder(l: Layout, imports: Imports): string {
       let chain = '';
       for (const fl of tagged) {
         chain += `if (tag === ${fl.field.spec.tag}) {\nf = ${fl.index};\n${readValue(fl, true, imports)}\nr.expectAt(end);\nf = -1;\n} else `;
+      }
+      for (const fl of misplaced) {
+        imports.support.add('tagNotInVersion');
+        const tag = fl.field.spec.tag;
+        chain += `if (tag === ${tag}) {\nf = ${fl.index};\nthrow tagNotInVersion(${tag}, '${formatVersions(fl.field.spec.taggedVersions)}');\n} else `;
       }
       chain +=
         '{\nif (uk === undefined) uk = [];\nuk.push({ tag, data: r.readRaw(end - r.pos) });\n}';

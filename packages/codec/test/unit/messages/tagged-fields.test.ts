@@ -1,16 +1,25 @@
 // Tagged fields: sizes above 127 bytes (multi-byte size varint, back-patched), unknown tags
 // kept raw and merged back in ascending order with known ones, and a tagged field whose
-// declared size does not match its content is rejected.
+// declared size does not match its content is rejected, and a tag the struct has only at other
+// versions is refused, as Kafka's readers refuse it ("Tag 1 is not valid for version 12").
 import { describe, expect, it } from 'vitest';
 import {
   CodecError,
   createApiVersionsResponse,
   createApiVersionsResponseSupportedFeatureKey,
+  createFetchRequest,
   createMetadataRequest,
+  createProduceResponse,
+  createProduceResponsePartitionProduceResponse,
+  createProduceResponseTopicProduceResponse,
   decodeApiVersionsResponse,
+  decodeFetchRequest,
   decodeMetadataRequest,
+  decodeProduceResponse,
   encodeApiVersionsResponse,
+  encodeFetchRequest,
   encodeMetadataRequest,
+  encodeProduceResponse,
   Reader,
   Writer,
 } from '../../../src/index.js';
@@ -93,5 +102,70 @@ describe('tagged fields', () => {
     const w2 = new Writer();
     encodeMetadataRequest(w2, back, 12);
     expect(w2.finish().equals(bytes)).toBe(true);
+  });
+  it('a top-level tag of a later version is refused, naming the field and the version', () => {
+    // FetchRequest: ReplicaState is tag 1 from v15; at v12 the tag is not valid.
+    const w = new Writer();
+    encodeFetchRequest(w, createFetchRequest({ replicaId: -1 }), 12);
+    const bytes = Buffer.from(w.finish());
+    expect(bytes.at(-1)).toBe(0);
+    const moved = Buffer.concat([bytes.subarray(0, -1), Buffer.from([1, 1, 1, 0])]);
+    const error = (() => {
+      try {
+        decodeFetchRequest(new Reader(moved), 12);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(CodecError);
+    expect(error).toMatchObject({
+      reason: 'FIELD_NOT_IN_VERSION',
+      path: 'FetchRequest v12 .replicaState',
+    });
+    expect((error as Error).message).toMatch(
+      /tag 1 is not valid at this version \(the field is tagged in versions 15\+\)/,
+    );
+    // The same bytes at v15 carry a (one-byte, all-default) ReplicaState: read, not refused.
+    const w15 = new Writer();
+    encodeFetchRequest(w15, createFetchRequest({ replicaId: -1 }), 15);
+    expect(
+      decodeFetchRequest(new Reader(Buffer.from(w15.finish())), 15).replicaState,
+    ).toBeDefined();
+  });
+
+  it('a nested tag of a later version is refused inside its struct', () => {
+    // ProduceResponse partitions: CurrentLeader is tag 0 from v10; v9 is flexible without it.
+    const res = createProduceResponse({
+      responses: [
+        createProduceResponseTopicProduceResponse({
+          name: 't',
+          partitionResponses: [createProduceResponsePartitionProduceResponse({ index: 0 })],
+        }),
+      ],
+    });
+    const w = new Writer();
+    encodeProduceResponse(w, res, 9);
+    const bytes = Buffer.from(w.finish());
+    // Layout tail: ... partition's tag count (0), topic's tag count (0), throttle (4 bytes), tag count (0).
+    const partitionTags = bytes.length - 7;
+    expect(bytes.subarray(partitionTags).toString('hex')).toBe('0000000000' + '0000');
+    const moved = Buffer.concat([
+      bytes.subarray(0, partitionTags),
+      Buffer.from([1, 0, 1, 0]),
+      bytes.subarray(partitionTags + 1),
+    ]);
+    expect(() => decodeProduceResponse(new Reader(moved), 9)).toThrow(
+      /ProduceResponse v9 \.responses\[0\]\.partitionResponses\[0\]\.currentLeader: tag 0 is not valid/,
+    );
+  });
+
+  it('a tag no version has is still kept as unknown', () => {
+    const w = new Writer();
+    encodeFetchRequest(w, createFetchRequest({ replicaId: -1 }), 12);
+    const bytes = Buffer.from(w.finish());
+    const extra = Buffer.concat([bytes.subarray(0, -1), Buffer.from([1, 90, 1, 7])]);
+    expect(decodeFetchRequest(new Reader(extra), 12)._unknownTaggedFields).toEqual([
+      { tag: 90, data: Buffer.from([7]) },
+    ]);
   });
 });
