@@ -65,7 +65,7 @@ export class Histogram {
    * 2^32 - 1 (the exact `max` and `mean` still see them).
    */
   record(value: number): void {
-    const v = value > 0 ? value : 0;
+    const v = Math.max(value, 0) || 0; // NaN counts as 0
     this.#count++;
     this.#sum += v;
     if (v < this.#min) this.#min = v;
