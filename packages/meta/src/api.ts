@@ -42,6 +42,11 @@ export interface MetaConnection {
   readonly queued?: number;
   /** When a request was last written or a response last read, epoch ms. */
   readonly lastActivityMs: number;
+  /**
+   * Tells a bootstrap connection which node it reaches (the pool adopting it as that node's
+   * connection), with that node's metrics recorder. Optional: fakes may ignore it.
+   */
+  identify?(nodeId: number, metrics: ConnectionMetrics): void;
   /** Calls `listener` once when the connection drops or closes. Returns an unsubscribe. */
   onClose(listener: (error: Error | undefined) => void): () => void;
   /** Closes the socket; in-flight requests fail. */

@@ -539,6 +539,8 @@ export class BrokerPool {
         retryAtMs: 0,
       };
       this.#slots.set(nodeSlotKey, slot);
+      const recorder = this.#withMetrics(nodeTarget(broker.nodeId, broker)).metrics;
+      if (recorder !== undefined) c.identify?.(broker.nodeId, recorder);
       this.#attach(slot, c);
       return;
     }

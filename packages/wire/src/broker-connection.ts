@@ -64,12 +64,10 @@ const SOFTWARE_FIELD = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
  * fatal and say so.
  */
 export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
-  /** `broker <id> (<host:port>)` or `bootstrap (<host:port>)`. */
-  readonly name: string;
   readonly address: BrokerAddress;
-  readonly nodeId: number | undefined;
-  /** Where this connection counts requests, bytes and latencies (shared when given in the options). */
-  readonly metrics: ConnectionMetrics;
+  private currentName: string;
+  private currentNodeId: number | undefined;
+  private recorder: ConnectionMetrics;
   private readonly counters = {
     framesRead: 0,
     lateResponsesDiscarded: 0,
@@ -116,9 +114,9 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   constructor(options: BrokerConnectionOptions) {
     super();
     this.address = { host: options.host, port: options.port };
-    this.nodeId = options.nodeId;
+    this.currentNodeId = options.nodeId;
     const where = formatBrokerAddress(this.address);
-    this.name =
+    this.currentName =
       options.nodeId === undefined ? `bootstrap (${where})` : `broker ${options.nodeId} (${where})`;
     this.clientId = options.clientId ?? 'kafkats';
     this.softwareName = options.clientSoftwareName ?? 'kafkats';
@@ -142,9 +140,43 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.#sasl = options.sasl;
     this.random = options.random ?? Math.random;
     this.log = options.logger ?? silentLogger;
-    this.metrics = options.metrics ?? new ConnectionMetrics();
+    this.recorder = options.metrics ?? new ConnectionMetrics();
     this.ring = new RequestPipeline<PendingRequest>(options.maxInFlight ?? 5, emptyPending);
     this.reader = new FrameReader(options.maxResponseBytes ?? 104_857_600, this.onFrameBound);
+  }
+
+  /** `broker <id> (<host:port>)` or `bootstrap (<host:port>)`. */
+  get name(): string {
+    return this.currentName;
+  }
+
+  /** The broker's node id: from the options, or from {@link identify}; undefined for bootstrap. */
+  get nodeId(): number | undefined {
+    return this.currentNodeId;
+  }
+
+  /** Where this connection counts requests, bytes and latencies (shared when given in the options). */
+  get metrics(): ConnectionMetrics {
+    return this.recorder;
+  }
+
+  /**
+   * Names the broker a bootstrap connection turned out to reach, once metadata says which node
+   * listens at its address: later names, logs, traces and (with `metrics`) counts are that
+   * node's. A connection that already has a node id keeps it.
+   */
+  identify(nodeId: number, metrics?: ConnectionMetrics): void {
+    if (this.currentNodeId !== undefined) return;
+    this.currentNodeId = nodeId;
+    this.currentName = `broker ${nodeId} (${formatBrokerAddress(this.address)})`;
+    if (metrics !== undefined && metrics !== this.recorder) {
+      // The connect that made this connection moves to the node's figures with it.
+      if (this.currentState === 'ready' && this.recorder.connects > 0) {
+        this.recorder.connects--;
+        metrics.connects++;
+      }
+      this.recorder = metrics;
+    }
   }
 
   /** Where the connection is in its lifecycle. */
@@ -309,7 +341,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       }
       if (this.rejectWhenFull) {
         this.counters.backpressureRejections++;
-        this.metrics.backpressureRejections++;
+        this.recorder.backpressureRejections++;
         return Promise.reject(
           new BackpressureError(this.name, `all ${this.ring.maxInFlight} in-flight slots are busy`),
         );
@@ -317,7 +349,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     }
     if (this.queue.live >= this.maxQueued) {
       this.counters.backpressureRejections++;
-      this.metrics.backpressureRejections++;
+      this.recorder.backpressureRejections++;
       return Promise.reject(
         new BackpressureError(
           this.name,
@@ -462,7 +494,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       }
       if (this.closed) throw this.endError;
       this.connectAbort = null;
-      this.metrics.connects++;
+      this.recorder.connects++;
       this.setState('ready');
       this.log.info(
         {
@@ -482,7 +514,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       this.connectAbort = null;
       if (this.currentState === 'closed') throw this.endError ?? err;
       const error = this.connectFailure(err);
-      this.metrics.connectFailures++;
+      this.recorder.connectFailures++;
       if (error instanceof AuthenticationError) {
         this.log.error(
           { broker: this.name, nodeId: this.nodeId, ...errorFields(error) },
@@ -650,8 +682,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         return;
       }
       this.activityMs = Date.now();
-      this.metrics.requests++;
-      this.metrics.bytesOut += frame.length;
+      this.recorder.requests++;
+      this.recorder.bytesOut += frame.length;
       if (trace !== null) {
         trace.version = version;
         trace.correlationId = correlationId;
@@ -675,8 +707,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     // The remaining time of a request that waited in the queue, not a fresh timeout.
     this.occupy(slot, api, version, false, Math.max(1, deadlineMs - Date.now()), resolve, reject);
     slot.data.timeoutMs = timeoutMs;
-    this.metrics.requests++;
-    this.metrics.bytesOut += frame.length;
+    this.recorder.requests++;
+    this.recorder.bytesOut += frame.length;
     if (trace !== null) {
       slot.data.trace = trace;
       trace.version = version;
@@ -724,7 +756,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     const resolve = w.resolve;
     const reject = w.reject;
     const trace = w.trace;
-    const metrics = this.metrics;
+    const metrics = this.recorder;
     metrics.responses++;
     metrics.bytesIn += frame.length + 4;
     if (api !== null && !raw) {
@@ -822,7 +854,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         const timeoutMs = w.timeoutMs;
         settle(w);
         this.counters.requestTimeouts++;
-        this.metrics.requestTimeouts++;
+        this.recorder.requestTimeouts++;
         this.log.warn(
           { broker: this.name, nodeId: this.nodeId, request: what, timeoutMs },
           'request timed out: closing the connection',
