@@ -36,8 +36,17 @@ connectChannel.subscribe({
   },
 });
 
+// Any (fields, message) logger fits (pino, console); this one prints a line per call.
+const line = (level: string) => (fields: object, message: string) =>
+  console.log(`[${level}] ${message} ${JSON.stringify(fields)}`);
+const logger = {
+  debug: line('debug'),
+  info: line('info'),
+  warn: line('warn'),
+  error: line('error'),
+};
 const cluster = await Cluster.connect(process.argv[2] ?? '127.0.0.1:9092', {
-  logger: filterLogger(console, 'info'),
+  logger: filterLogger(logger, 'info'),
 });
 const topic = `traced-${Date.now()}`;
 await new Admin(cluster).createTopics([{ name: topic, numPartitions: 1 }], {
@@ -55,14 +64,14 @@ console.log({
   bytesOut: totals.bytesOut,
   bytesIn: totals.bytesIn,
 });
+const ms = (us: number) => (us / 1000).toFixed(2);
 for (const b of brokers) {
-  const produce = b.latencyUs.Produce;
+  const latency = Object.entries(b.latencyUs).map(
+    ([api, h]) => `${api} n=${h.count} p50=${ms(h.p50)} p99=${ms(h.p99)} max=${ms(h.max)}ms`,
+  );
   console.log(
     `${b.endpoint}: connects=${b.connects} reconnects=${b.reconnects} requests=${b.requests}` +
-      ` inFlight=${b.inFlight}` +
-      (produce === undefined
-        ? ''
-        : ` Produce p50=${produce.p50}µs p99=${produce.p99}µs max=${produce.max}µs`),
+      ` inFlight=${b.inFlight} queued=${b.queued} | ${latency.join(' | ')}`,
   );
 }
 console.log('producer', producer.metrics());

@@ -59,6 +59,14 @@ export interface BrokerMetricsSnapshot extends ConnectionMetricsSnapshot {
   readonly queued: number;
 }
 
+/** One broker's metrics recorder, and how many pooled connections it has had. */
+interface Recorder {
+  readonly label: string;
+  readonly nodeId: number;
+  readonly metrics: ConnectionMetrics;
+  pooled: number;
+}
+
 /** How long a caller may wait for a connection, and its cancellation. */
 export interface PoolWait {
   /** Epoch ms after which the wait fails. */
@@ -127,10 +135,7 @@ export class BrokerPool {
   /** Dedicated connections and the node each goes to. */
   readonly #dedicated = new Map<MetaConnection, number>();
   /** One recorder per broker (`node <id>`) or bootstrap address, outliving its connections. */
-  readonly #recorders = new Map<
-    string,
-    { readonly label: string; readonly nodeId: number; readonly metrics: ConnectionMetrics }
-  >();
+  readonly #recorders = new Map<string, Recorder>();
   readonly #log: Logger;
   readonly #downListeners = new Set<(nodeId: number, error: Error | undefined) => void>();
   #idleTimer: NodeJS.Timeout | undefined;
@@ -438,6 +443,14 @@ export class BrokerPool {
     return [...this.#recorders.values()].map((r) => r.metrics);
   }
 
+  /** A pooled connection to `target` opened (or adopted): after the first, a reconnect. */
+  #countPooled(target: ConnectTarget): void {
+    const r = this.#recorders.get(recorderKey(target));
+    if (r === undefined) return;
+    if (r.pooled > 0) r.metrics.reconnects++;
+    r.pooled++;
+  }
+
   /** The target with its broker's recorder, made on first use. */
   #withMetrics(target: ConnectTarget): ConnectTarget {
     const key = recorderKey(target);
@@ -447,6 +460,7 @@ export class BrokerPool {
         label: target.nodeId === undefined ? target.label : `broker ${target.nodeId}`,
         nodeId: target.nodeId ?? -1,
         metrics: new ConnectionMetrics(),
+        pooled: 0,
       };
       this.#recorders.set(key, r);
     }
@@ -483,6 +497,7 @@ export class BrokerPool {
       }
       slot.failures = 0;
       slot.retryAtMs = 0;
+      this.#countPooled(slot.target);
       this.#attach(slot, connection);
       return connection;
     } catch (error) {
@@ -541,6 +556,7 @@ export class BrokerPool {
       this.#slots.set(nodeSlotKey, slot);
       const recorder = this.#withMetrics(nodeTarget(broker.nodeId, broker)).metrics;
       if (recorder !== undefined) c.identify?.(broker.nodeId, recorder);
+      this.#countPooled(slot.target);
       this.#attach(slot, c);
       return;
     }

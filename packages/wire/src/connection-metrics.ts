@@ -3,11 +3,14 @@ import { Histogram, type HistogramSnapshot } from './histogram.js';
 
 /** Counters and latencies of the connections to one broker, as {@link ConnectionMetrics.snapshot} reports them. */
 export interface ConnectionMetricsSnapshot {
-  /** Connects that reached ready. */
+  /** Connects that reached ready (dedicated connections included). */
   readonly connects: number;
   /** Connects that failed. */
   readonly connectFailures: number;
-  /** Connects after the first successful one (`connects - 1`, never below 0). */
+  /**
+   * Times the owner opened its shared connection to this broker again after the first (a lost
+   * connection, an idle close); counted by the owner (meta's pool), 0 for a lone connection.
+   */
   readonly reconnects: number;
   /** Requests written (acks=0 Produce included). */
   readonly requests: number;
@@ -35,6 +38,7 @@ export interface ConnectionMetricsSnapshot {
 export class ConnectionMetrics {
   connects = 0;
   connectFailures = 0;
+  reconnects = 0;
   requests = 0;
   responses = 0;
   bytesOut = 0;
@@ -63,6 +67,7 @@ export class ConnectionMetrics {
   add(other: ConnectionMetrics): void {
     this.connects += other.connects;
     this.connectFailures += other.connectFailures;
+    this.reconnects += other.reconnects;
     this.requests += other.requests;
     this.responses += other.responses;
     this.bytesOut += other.bytesOut;
@@ -89,7 +94,7 @@ export class ConnectionMetrics {
     return {
       connects: this.connects,
       connectFailures: this.connectFailures,
-      reconnects: Math.max(0, this.connects - 1),
+      reconnects: this.reconnects,
       requests: this.requests,
       responses: this.responses,
       bytesOut: this.bytesOut,

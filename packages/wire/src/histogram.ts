@@ -1,7 +1,7 @@
 /** What a {@link Histogram} holds, summarised. Values in the histogram's unit (µs for latencies). */
 export interface HistogramSnapshot {
   readonly count: number;
-  /** Exact smallest and largest values recorded; 0 when empty. */
+  /** Smallest and largest values recorded (as integers); 0 when empty. */
   readonly min: number;
   readonly max: number;
   /** Exact mean of the recorded values; 0 when empty. */
@@ -61,16 +61,16 @@ export class Histogram {
   }
 
   /**
-   * Records one value: rounded down to an integer, negatives as 0, values above 2^32 - 1 as
-   * 2^32 - 1 (the exact `max` and `mean` still see them).
+   * Records one value, rounded down to an integer (negatives and NaN as 0). Values above
+   * 2^32 - 1 go in the top bucket; `max` and `mean` still see them as they are.
    */
   record(value: number): void {
-    const v = Math.max(value, 0) || 0; // NaN counts as 0
+    const v = Math.floor(Math.max(value, 0) || 0);
     this.#count++;
     this.#sum += v;
     if (v < this.#min) this.#min = v;
     if (v > this.#max) this.#max = v;
-    const n = v >= MAX_TRACKED ? MAX_TRACKED : Math.floor(v);
+    const n = v >= MAX_TRACKED ? MAX_TRACKED : v;
     const i = this.#index(n);
     this.#counts[i] = (this.#counts[i] as number) + 1;
   }

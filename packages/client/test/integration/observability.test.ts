@@ -275,11 +275,19 @@ describe('tracing channels, metrics and logs', () => {
     expect(brokers.map((b) => b.nodeId).sort()).toEqual([...nodes].sort());
     for (const b of brokers) {
       expect(b.connects).toBeGreaterThanOrEqual(1);
-      expect(b.reconnects).toBe(b.connects - 1);
       expect(b.inFlight).toBe(0);
       expect(b.queued).toBe(0);
     }
     expect(after.totals.connects).toBeGreaterThanOrEqual(brokers.length);
+
+    // The pool's connection to a broker goes; the next request to it is a reconnect.
+    const node = nodes[0] as number;
+    const reconnectsBefore = after.brokers.find((b) => b.nodeId === node)?.reconnects ?? -1;
+    await (await cluster.pool.get({ nodeId: node })).close();
+    await cluster.sendToNode(node, MetadataApi, MetadataApi.createRequest({ topics: [] }));
+    const again = cluster.metrics().brokers.find((b) => b.nodeId === node);
+    expect(again?.reconnects).toBe(reconnectsBefore + 1);
+    expect(again?.connected).toBe(true);
   });
 
   it('logs connection lifecycle at info and a fatal authentication failure at error', async () => {

@@ -95,10 +95,12 @@ describe('Histogram', () => {
     );
   });
 
-  it('counts values above 2^32 - 1 in the top bucket, negatives as 0, and keeps the exact max', () => {
+  it('counts values above 2^32 - 1 in the top bucket, negatives as 0, fractions rounded down', () => {
     const h = new Histogram();
     h.record(-5);
+    h.record(7.9);
     h.record(2 ** 40);
+    expect(h.percentile(50)).toBe(7);
     expect(h.percentile(0)).toBe(0);
     expect(h.snapshot().max).toBe(2 ** 40);
     expect(h.percentile(100)).toBe(0xffff_ffff);
