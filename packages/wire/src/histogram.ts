@@ -70,7 +70,7 @@ export class Histogram {
     this.#sum += v;
     if (v < this.#min) this.#min = v;
     if (v > this.#max) this.#max = v;
-    const n = v >= MAX_TRACKED ? MAX_TRACKED : v;
+    const n = Math.min(v, MAX_TRACKED);
     const i = this.#index(n);
     this.#counts[i] = (this.#counts[i] as number) + 1;
   }
