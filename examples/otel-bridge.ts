@@ -78,7 +78,10 @@ export function bridgeToOpenTelemetry(tracer: OtelTracer, meter?: OtelMeter): ()
     if (span === undefined) return;
     spans.delete(context);
     span.setAttributes(attributes);
-    if (error !== undefined) {
+    if (errorType(error) === 'ERR_KAFKA_ABORTED') {
+      // The caller gave up (a reader stopped while its next Fetch was out): not a failure.
+      span.setAttributes({ 'kafkats.aborted': true });
+    } else if (error !== undefined) {
       span.setAttributes({ 'error.type': errorType(error) });
       span.recordException(error instanceof Error ? error : String(error));
       span.setStatus({ code: STATUS_ERROR, message: String((error as Error)?.message ?? error) });
