@@ -28,7 +28,12 @@ import {
   startCluster,
   startFakeBroker,
 } from '@kafkats/testkit';
-import { BrokerConnection } from '@kafkats/wire';
+import {
+  BrokerConnection,
+  Histogram,
+  type RequestTraceContext,
+  requestChannel,
+} from '@kafkats/wire';
 import { Bench } from 'tinybench';
 
 const require = createRequire(import.meta.url);
@@ -39,6 +44,9 @@ interface Client {
   send: Send;
   writes(): { writes: number; bytes: number };
   close(): Promise<void>;
+  /** Around this client's measured bursts (the traced variant subscribes to its channel). */
+  enter?(): void;
+  leave?(): void;
 }
 
 // ---------------------------------------------------------------- broker
@@ -132,6 +140,37 @@ async function kafkats(host: string, port: number, maxInFlight: number): Promise
       bytes: c.stats.bytesWritten - base.bytesWritten,
     }),
     close: () => c.close(),
+  };
+}
+
+/**
+ * kafkats with a `kafkats:request` subscriber of the kind a metrics exporter would be: every
+ * finished request's duration into a histogram and its bytes into a counter. Subscribed only
+ * while this client's bursts run, so the plain kafkats row measures the unsubscribed path.
+ */
+async function kafkatsTraced(host: string, port: number, maxInFlight: number): Promise<Client> {
+  const plain = await kafkats(host, port, maxInFlight);
+  const durations = new Histogram();
+  let bytes = 0;
+  const subscriber = {
+    start: () => {},
+    end: () => {},
+    asyncStart: () => {},
+    asyncEnd: (message: unknown) => {
+      const context = message as RequestTraceContext;
+      durations.record(context.durationMs * 1000);
+      bytes += context.bytesOut + context.bytesIn;
+    },
+    error: () => {},
+  };
+  return {
+    ...plain,
+    name: 'kafkats + request subscriber',
+    enter: () => requestChannel.subscribe(subscriber),
+    leave: () => {
+      requestChannel.unsubscribe(subscriber);
+      if (durations.count > 0 && bytes === 0) throw new Error('the subscriber saw no bytes');
+    },
   };
 }
 
@@ -345,19 +384,25 @@ async function cpuPerRequest(smoke: boolean, host: string, port: number): Promis
   const perBurst = 512;
   const bursts = smoke ? 2 : 40;
   const rounds = smoke ? 1 : 5;
-  const makers = [kafkats, kafkajs, platformatic];
+  const makers = [kafkats, kafkatsTraced, kafkajs, platformatic];
   const clients: Client[] = [];
   for (const make of makers) clients.push(await make(host, port, 5));
   const samples = new Map<string, number[]>();
   try {
-    for (const c of clients) await burst(c, perBurst); // warm up
+    for (const c of clients) {
+      c.enter?.();
+      await burst(c, perBurst); // warm up
+      c.leave?.();
+    }
     for (let round = 0; round < rounds; round++) {
       // Rotate the order so no client always runs right after another's garbage.
       for (let k = 0; k < clients.length; k++) {
         const c = clients[(round + k) % clients.length] as Client;
+        c.enter?.();
         const before = process.cpuUsage();
         for (let i = 0; i < bursts; i++) await burst(c, perBurst);
         const used = process.cpuUsage(before);
+        c.leave?.();
         const us = (used.user + used.system) / (bursts * perBurst);
         samples.set(c.name, [...(samples.get(c.name) ?? []), us]);
       }

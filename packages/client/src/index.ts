@@ -91,6 +91,18 @@ export type {
   TopicToWaitFor,
   WaitForTopicsOptions,
 } from './admin-topics.js';
+export type {
+  FetchTraceContext,
+  ProducerMetricsSnapshot,
+  ProduceTraceContext,
+  ReaderMetricsSnapshot,
+} from './client-diagnostics.js';
+export {
+  FETCH_CHANNEL,
+  fetchChannel,
+  PRODUCE_CHANNEL,
+  produceChannel,
+} from './client-diagnostics.js';
 
 /** The package's name. */
 export const PACKAGE_NAME = '@kafkats/client';

@@ -1,5 +1,7 @@
 import { DEFAULT_MAX_UNCOMPRESSED_BYTES, KafkaError } from '@kafkats/codec';
 import type { Cluster } from '@kafkats/meta';
+import type { Logger } from '@kafkats/wire';
+import { clusterLogger, type ReaderMetricsSnapshot } from './client-diagnostics.js';
 import { FetchLoop, type StartPosition } from './internal/fetch-loop.js';
 import type { IsolationLevelName, PartitionBatch } from './partition-batch.js';
 import { PartitionReaderError } from './reader-errors.js';
@@ -64,6 +66,11 @@ export interface PartitionReaderOptions {
   readonly signal?: AbortSignal;
   /** Random source in [0, 1) for the backoff jitter. Default Math.random. */
   readonly random?: () => number;
+  /**
+   * Where fetch retries (debug) and offset resets (info) are logged; default the cluster's
+   * `logger` (silent unless the cluster was given one).
+   */
+  readonly logger?: Logger;
 }
 
 function invalid(what: string): KafkaError {
@@ -165,6 +172,7 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
           1,
         ),
         random: options.random ?? Math.random,
+        ...optionalLogger(options.logger ?? clusterLogger(cluster)),
       },
       startOffset,
     );
@@ -204,6 +212,29 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
   /** The leader epoch sent with each Fetch (KIP-320); -1 when unknown. */
   get leaderEpoch(): number {
     return this.#loop.leaderEpoch;
+  }
+
+  /**
+   * Fetches, records, bytes and retries since the reader was made, with its lag: the latest
+   * high-water mark minus the position the caller has reached (never below 0).
+   */
+  metrics(): ReaderMetricsSnapshot {
+    const position = this.position ?? -1n;
+    const highWatermark = this.#loop.highWatermark;
+    const lag =
+      position < 0n || highWatermark < 0n
+        ? -1n
+        : highWatermark > position
+          ? highWatermark - position
+          : 0n;
+    return {
+      topic: this.topic,
+      partition: this.partition,
+      ...this.#loop.counters,
+      position,
+      highWatermark,
+      lag,
+    };
   }
 
   /** The last error the reader retried (diagnostics); undefined after a clean answer. */
@@ -267,6 +298,10 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
       this.#running = false;
     }
   }
+}
+
+function optionalLogger(logger: Logger | undefined): { logger?: Logger } {
+  return logger === undefined ? {} : { logger };
 }
 
 function isSpec(value: unknown): value is 'earliest' | 'latest' {

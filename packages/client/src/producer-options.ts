@@ -1,4 +1,5 @@
 import type { CompressionCodec } from '@kafkats/codec';
+import { type Logger, silentLogger } from '@kafkats/wire';
 import { ProducerConfigError } from './producer-errors.js';
 
 /** One record to send. */
@@ -118,6 +119,11 @@ export interface ProducerOptions {
   readonly maxRequestSize?: number;
   /** Injectable randomness in [0, 1) for the sticky partitioner and jitter (tests). */
   readonly random?: () => number;
+  /**
+   * Where retries (debug) and fatal errors (error) are logged; default the cluster's
+   * `logger` (silent unless the cluster was given one).
+   */
+  readonly logger?: Logger;
 }
 
 /** Options with every default applied (internal). */
@@ -139,6 +145,7 @@ export interface ResolvedProducerOptions {
   readonly retryBackoffMaxMs: number;
   readonly maxRequestSize: number;
   readonly random: () => number;
+  readonly logger: Logger;
 }
 
 function positive(name: string, value: number, min = 1): number {
@@ -151,7 +158,10 @@ function positive(name: string, value: number, min = 1): number {
  * Applies the defaults and checks the combinations Kafka's producer refuses.
  * @throws ProducerConfigError `ERR_KAFKA_PRODUCER_CONFIG_INVALID`
  */
-export function resolveProducerOptions(options: ProducerOptions): ResolvedProducerOptions {
+export function resolveProducerOptions(
+  options: ProducerOptions,
+  fallbackLogger: Logger = silentLogger,
+): ResolvedProducerOptions {
   const acks = options.acks === undefined || options.acks === 'all' ? -1 : options.acks;
   if (acks !== -1 && acks !== 0 && acks !== 1)
     throw new ProducerConfigError(`acks must be 'all', -1, 0 or 1, got ${String(options.acks)}`);
@@ -192,5 +202,6 @@ export function resolveProducerOptions(options: ProducerOptions): ResolvedProduc
     retryBackoffMaxMs: positive('retryBackoffMaxMs', options.retryBackoffMaxMs ?? 1000, 0),
     maxRequestSize: positive('maxRequestSize', options.maxRequestSize ?? 1024 * 1024),
     random: options.random ?? Math.random,
+    logger: options.logger ?? fallbackLogger,
   };
 }

@@ -1,4 +1,5 @@
 import { KafkaError, ProtocolError, type RecordInput } from '@kafkats/codec';
+import { clusterLogger, type ProducerMetricsSnapshot } from './client-diagnostics.js';
 import { Accumulator } from './internal/accumulator.js';
 import { IdempotenceState } from './internal/idempotence.js';
 import type { ProducerBatch } from './internal/producer-batch.js';
@@ -101,7 +102,7 @@ export class Producer {
    */
   constructor(cluster: ProducerCluster, options: ProducerOptions = {}) {
     this.#cluster = cluster;
-    const o = resolveProducerOptions(options);
+    const o = resolveProducerOptions(options, clusterLogger(cluster));
     this.#options = o;
     const transactional = o.transactionalId !== undefined;
     this.#idempotence = o.idempotent ? new IdempotenceState(transactional, o.maxInFlight) : null;
@@ -179,6 +180,18 @@ export class Producer {
   async flush(): Promise<void> {
     await this.#waitingSettled();
     await this.#flushBatches();
+  }
+
+  /**
+   * Counters since the producer was made (batches, records, bytes, retries) and what it holds
+   * now (requests in flight, buffered bytes). A copy: later activity does not change it.
+   */
+  metrics(): ProducerMetricsSnapshot {
+    return {
+      ...this.#sender.counters,
+      inFlightRequests: this.#sender.inFlightRequests,
+      bufferedBytes: this.#memoryUsed,
+    };
   }
 
   /**

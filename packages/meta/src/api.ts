@@ -1,4 +1,5 @@
 import type { ApiDescriptor } from '@kafkats/codec';
+import type { ConnectionMetrics } from '@kafkats/wire';
 
 /** Per-request options on one connection. The cluster always names the version. */
 export interface ConnectionSendOptions {
@@ -35,8 +36,17 @@ export interface MetaConnection {
   readonly closed: boolean;
   /** Requests on the wire or waiting for a slot; an idle connection has none. */
   readonly pending: number;
+  /** Requests on the wire (metrics); a connection without it reports `pending` as in flight. */
+  readonly inFlight?: number;
+  /** Requests waiting for a slot or for the connection (metrics); absent counts as 0. */
+  readonly queued?: number;
   /** When a request was last written or a response last read, epoch ms. */
   readonly lastActivityMs: number;
+  /**
+   * Tells a bootstrap connection which node it reaches (the pool adopting it as that node's
+   * connection), with that node's metrics recorder. Optional: fakes may ignore it.
+   */
+  identify?(nodeId: number, metrics: ConnectionMetrics): void;
   /** Calls `listener` once when the connection drops or closes. Returns an unsubscribe. */
   onClose(listener: (error: Error | undefined) => void): () => void;
   /** Closes the socket; in-flight requests fail. */
@@ -50,6 +60,12 @@ export interface ConnectTarget {
   /** Absent for a bootstrap address. */
   readonly nodeId?: number;
   readonly label: string;
+  /**
+   * Where the connection counts requests, bytes and latencies: the pool hands the same
+   * recorder to every connection to one broker, so `Cluster.metrics()` outlives reconnects.
+   * A factory that cannot record ignores it.
+   */
+  readonly metrics?: ConnectionMetrics;
 }
 
 /** Opens connections. Rejects with a retriable error when the broker cannot be reached. */

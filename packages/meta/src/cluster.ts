@@ -7,7 +7,15 @@ import {
   MetadataApi,
   ProtocolError,
 } from '@kafkats/codec';
-import { AbortedError, UnsupportedVersionError } from '@kafkats/wire';
+import {
+  AbortedError,
+  ConnectionMetrics,
+  type ConnectionMetricsSnapshot,
+  errorFields,
+  type Logger,
+  silentLogger,
+  UnsupportedVersionError,
+} from '@kafkats/wire';
 import { apiAccess } from './access.js';
 import type { ConnectionFactory, MetaConnection } from './api.js';
 import { classify } from './classify.js';
@@ -20,7 +28,7 @@ import {
   readFindCoordinatorResponse,
 } from './find-coordinator.js';
 import { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
-import { BrokerPool, type BrokerPoolOptions } from './pool.js';
+import { type BrokerMetricsSnapshot, BrokerPool, type BrokerPoolOptions } from './pool.js';
 import { responseErrors } from './response-errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs, sleep } from './retry.js';
 import { type CoordinatorKind, routing } from './routing.js';
@@ -77,6 +85,13 @@ export interface ClusterConfig {
   /** Injectable randomness for jitter (tests). */
   readonly random?: () => number;
   /**
+   * Where the cluster and its connections log (a pino logger or `console` fit; see wire's
+   * `Logger`): connection lifecycle and rebootstraps at info, retries and reconnect backoff at
+   * debug, failed background refreshes and request timeouts at warn, authentication failures
+   * at error. Handed to every wire connection unless `connection.logger` is set. Default silent.
+   */
+  readonly logger?: Logger;
+  /**
    * Refuse every request that changes the cluster (see `ACCESS_TABLE`; an API it does not
    * classify counts as changing) with `ReadOnlyError`, before it is built or encoded. For
    * clients that promise their operator they only look: a principal with READ and DESCRIBE
@@ -124,6 +139,23 @@ export interface ClusterSendOptions {
    * the partitions that succeeded would be written twice. Default false.
    */
   readonly retryInnerMetadataErrors?: boolean;
+}
+
+/** What {@link Cluster.metrics} reports: one object, later activity does not change it. */
+export interface ClusterMetricsSnapshot {
+  /** When taken, epoch ms. */
+  readonly takenAtMs: number;
+  /** Age of the metadata snapshot in use, ms (since its Metadata answer was installed). */
+  readonly metadataAgeMs: number;
+  /** The last background refresh failure's message; null after a success. */
+  readonly lastRefreshError: string | null;
+  /** Per broker, and per bootstrap address that was dialled. */
+  readonly brokers: readonly BrokerMetricsSnapshot[];
+  /** Sums over `brokers` (latencies merged per API). */
+  readonly totals: ConnectionMetricsSnapshot & {
+    readonly inFlight: number;
+    readonly queued: number;
+  };
 }
 
 /** Where a request goes. */
@@ -206,6 +238,7 @@ export class Cluster {
   readonly #readOnly: boolean;
   readonly #rebootstrap: boolean;
   readonly #rebootstrapTriggerMs: number;
+  readonly #log: Logger;
   /** When the last metadata answer was installed, epoch ms. */
   #lastMetadataMs = Date.now();
   readonly #coordinators = new Map<string, number>();
@@ -222,10 +255,21 @@ export class Cluster {
   private constructor(bootstrap: readonly string[], config: ClusterConfig) {
     this.#rebootstrap = (config.metadataRecoveryStrategy ?? 'rebootstrap') === 'rebootstrap';
     this.#rebootstrapTriggerMs = config.metadataRecoveryRebootstrapTriggerMs ?? 300_000;
+    this.#log = config.logger ?? silentLogger;
+    const connection =
+      config.logger === undefined || config.connection?.logger !== undefined
+        ? config.connection
+        : { ...config.connection, logger: config.logger };
     this.#pool = new BrokerPool(
       bootstrap,
-      config.connectionFactory ?? wireConnectionFactory(config.connection),
-      { ...config.pool, rebootstrap: this.#rebootstrap },
+      config.connectionFactory ?? wireConnectionFactory(connection),
+      {
+        ...config.pool,
+        rebootstrap: this.#rebootstrap,
+        ...(config.pool?.logger === undefined && config.logger !== undefined
+          ? { logger: config.logger }
+          : {}),
+      },
     );
     this.#policy = Object.freeze({ ...DEFAULT_RETRY_POLICY, ...config.retry });
     this.#requestTimeoutMs =
@@ -247,6 +291,9 @@ export class Cluster {
           },
           (error: unknown) => {
             this.lastRefreshError = asError(error);
+            if (!this.#closed) {
+              this.#log.warn(errorFields(error), 'background metadata refresh failed');
+            }
           },
         );
       }, interval);
@@ -291,6 +338,37 @@ export class Cluster {
   /** The pool (diagnostics, tests). */
   get pool(): BrokerPool {
     return this.#pool;
+  }
+
+  /** The logger given in the config (silent by default); clients built on the cluster use it too. */
+  get logger(): Logger {
+    return this.#log;
+  }
+
+  /**
+   * A snapshot of the cluster's figures: metadata age, and per broker the connects,
+   * reconnects, requests, bytes, back-pressure rejections, timeouts, in-flight and queued
+   * requests and latency histograms per API (see `BrokerMetricsSnapshot`). Cheap enough to
+   * poll every few seconds; nothing is reset.
+   */
+  metrics(): ClusterMetricsSnapshot {
+    const brokers = this.#pool.metrics();
+    const sum = new ConnectionMetrics();
+    let inFlight = 0;
+    let queued = 0;
+    for (const b of brokers) {
+      inFlight += b.inFlight;
+      queued += b.queued;
+    }
+    for (const r of this.#pool.recorders()) sum.add(r);
+    const now = Date.now();
+    return {
+      takenAtMs: now,
+      metadataAgeMs: now - this.#lastMetadataMs,
+      lastRefreshError: this.lastRefreshError?.message ?? null,
+      brokers,
+      totals: { ...sum.snapshot(), inFlight, queued },
+    };
   }
 
   /** The retry policy in force. */
@@ -670,6 +748,10 @@ export class Cluster {
           error,
         );
       }
+      this.#log.debug(
+        { operation: label, attempt: n, delayMs: delay, ...errorFields(error) },
+        'retrying',
+      );
       await sleep(delay, signal);
     }
   }
@@ -712,6 +794,10 @@ export class Cluster {
 
   /** Forgets the learnt brokers and the snapshot: the next metadata comes through bootstrap. */
   #rebootstrapNow(): void {
+    this.#log.info(
+      { bootstrap: this.#pool.bootstrap },
+      'rebootstrapping: the learnt brokers are forgotten',
+    );
     this.#pool.rebootstrap();
     this.#snapshot = MetadataSnapshot.empty();
     this.#coordinators.clear();

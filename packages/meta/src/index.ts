@@ -10,6 +10,7 @@ export type { TargetKind, Verdict } from './classify.js';
 export { classify } from './classify.js';
 export type {
   ClusterConfig,
+  ClusterMetricsSnapshot,
   ClusterSendOptions,
   ClusterTarget,
   RequestInput,
@@ -28,7 +29,7 @@ export {
   readFindCoordinatorResponse,
 } from './find-coordinator.js';
 export { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
-export type { BrokerPoolOptions, Endpoint, PoolWait } from './pool.js';
+export type { BrokerMetricsSnapshot, BrokerPoolOptions, Endpoint, PoolWait } from './pool.js';
 export { BrokerPool, parseHostPort } from './pool.js';
 export type { ResponseError } from './response-errors.js';
 export { responseErrors } from './response-errors.js';

@@ -1,5 +1,13 @@
 import { KafkaError } from '@kafkats/codec';
-import { AbortedError, ConnectionError } from '@kafkats/wire';
+import {
+  AbortedError,
+  ConnectionError,
+  ConnectionMetrics,
+  type ConnectionMetricsSnapshot,
+  errorFields,
+  type Logger,
+  silentLogger,
+} from '@kafkats/wire';
 import type { ConnectionFactory, ConnectTarget, MetaConnection } from './api.js';
 import { PoolClosedError, UnknownNodeError } from './errors.js';
 import { retryDelayMs, sleep } from './retry.js';
@@ -27,6 +35,8 @@ export interface BrokerPoolOptions {
   readonly connectionsMaxIdleMs?: number;
   /** Random source in [0, 1) for the reconnect jitter; default Math.random. */
   readonly random?: () => number;
+  /** Where failed connects and their backoff are logged (debug); default silent. */
+  readonly logger?: Logger;
   /**
    * When every known broker is unreachable, dial the bootstrap addresses again (re-resolved)
    * instead of only the brokers the last metadata named: Kafka's
@@ -34,6 +44,27 @@ export interface BrokerPoolOptions {
    * False is `none`: after the first metadata, only known brokers are dialled. Default true.
    */
   readonly rebootstrap?: boolean;
+}
+
+/** One broker's connection figures, as {@link BrokerPool.metrics} reports them. */
+export interface BrokerMetricsSnapshot extends ConnectionMetricsSnapshot {
+  /** The broker's node id; -1 for a bootstrap address. */
+  readonly nodeId: number;
+  /** `broker 1 (host:port)` or `bootstrap host:port`. */
+  readonly endpoint: string;
+  /** True while a pooled connection to it is open. */
+  readonly connected: boolean;
+  /** Requests on the wire and waiting, over the pooled and dedicated connections to it. */
+  readonly inFlight: number;
+  readonly queued: number;
+}
+
+/** One broker's metrics recorder, and how many pooled connections it has had. */
+interface Recorder {
+  readonly label: string;
+  readonly nodeId: number;
+  readonly metrics: ConnectionMetrics;
+  pooled: number;
 }
 
 /** How long a caller may wait for a connection, and its cancellation. */
@@ -101,7 +132,11 @@ export class BrokerPool {
   /** node id -> its current address (from the latest installed snapshot). */
   readonly #addresses = new Map<number, { host: string; port: number }>();
   readonly #slots = new Map<string, Slot>();
-  readonly #dedicated = new Set<MetaConnection>();
+  /** Dedicated connections and the node each goes to. */
+  readonly #dedicated = new Map<MetaConnection, number>();
+  /** One recorder per broker (`node <id>`) or bootstrap address, outliving its connections. */
+  readonly #recorders = new Map<string, Recorder>();
+  readonly #log: Logger;
   readonly #downListeners = new Set<(nodeId: number, error: Error | undefined) => void>();
   #idleTimer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -127,6 +162,7 @@ export class BrokerPool {
     this.#maxIdleMs = options.connectionsMaxIdleMs ?? 540_000;
     this.#random = options.random ?? Math.random;
     this.#rebootstrap = options.rebootstrap ?? true;
+    this.#log = options.logger ?? silentLogger;
     if (this.#maxIdleMs > 0) {
       // Checked at half the idle limit (at most every 30 s), so a connection closes between
       // one and one and a half limits after its last use.
@@ -158,6 +194,7 @@ export class BrokerPool {
       for (const [nodeId, address] of [...this.#addresses]) {
         if (present.has(nodeId)) continue;
         this.#addresses.delete(nodeId);
+        this.#recorders.delete(`node ${nodeId}`);
         this.#drop(nodeKey(nodeId, address.host, address.port));
       }
     }
@@ -210,10 +247,13 @@ export class BrokerPool {
       const address = this.#addresses.get(endpoint.nodeId);
       if (address === undefined) return Promise.reject(new UnknownNodeError(endpoint.nodeId));
       key = nodeKey(endpoint.nodeId, address.host, address.port);
-      target = nodeTarget(endpoint.nodeId, address);
+      target = this.#withMetrics(nodeTarget(endpoint.nodeId, address));
     } else {
       key = bootstrapKey(endpoint.bootstrap);
-      target = { ...parseHostPort(endpoint.bootstrap), label: `bootstrap ${endpoint.bootstrap}` };
+      target = this.#withMetrics({
+        ...parseHostPort(endpoint.bootstrap),
+        label: `bootstrap ${endpoint.bootstrap}`,
+      });
     }
     let slot = this.#slots.get(key);
     if (slot === undefined) {
@@ -276,14 +316,14 @@ export class BrokerPool {
     const address = this.#addresses.get(nodeId);
     if (address === undefined) throw new UnknownNodeError(nodeId);
     const connection = await this.#factory({
-      ...nodeTarget(nodeId, address),
+      ...this.#withMetrics(nodeTarget(nodeId, address)),
       label: `broker ${nodeId} (${address.host}:${address.port}, dedicated)`,
     });
     if (this.#closed) {
       await connection.close().catch(() => {});
       throw new PoolClosedError('the broker pool is closed');
     }
-    this.#dedicated.add(connection);
+    this.#dedicated.set(connection, nodeId);
     connection.onClose(() => this.#dedicated.delete(connection));
     return connection;
   }
@@ -365,6 +405,68 @@ export class BrokerPool {
     return closed;
   }
 
+  /**
+   * Per broker (and per bootstrap address dialled): the recorder's counters and latencies,
+   * which outlive reconnects, with the live in-flight and queued counts of its connections.
+   */
+  metrics(): BrokerMetricsSnapshot[] {
+    const gauges = new Map<string, { inFlight: number; queued: number; connected: boolean }>();
+    const count = (key: string, c: MetaConnection, pooled: boolean) => {
+      if (c.closed) return;
+      const g = gauges.get(key) ?? { inFlight: 0, queued: 0, connected: false };
+      g.inFlight += c.inFlight ?? c.pending;
+      g.queued += c.queued ?? 0;
+      if (pooled) g.connected = true;
+      gauges.set(key, g);
+    };
+    for (const slot of this.#slots.values()) {
+      if (slot.connection !== undefined) count(recorderKey(slot.target), slot.connection, true);
+    }
+    for (const [c, nodeId] of this.#dedicated) count(`node ${nodeId}`, c, false);
+    const out: BrokerMetricsSnapshot[] = [];
+    for (const [key, r] of this.#recorders) {
+      const g = gauges.get(key);
+      out.push({
+        nodeId: r.nodeId,
+        endpoint: r.label,
+        connected: g?.connected ?? false,
+        inFlight: g?.inFlight ?? 0,
+        queued: g?.queued ?? 0,
+        ...r.metrics.snapshot(),
+      });
+    }
+    return out.sort((a, b) => a.nodeId - b.nodeId || a.endpoint.localeCompare(b.endpoint));
+  }
+
+  /** Every broker's recorder (for totals). */
+  recorders(): ConnectionMetrics[] {
+    return [...this.#recorders.values()].map((r) => r.metrics);
+  }
+
+  /** A pooled connection to `target` opened (or adopted): after the first, a reconnect. */
+  #countPooled(target: ConnectTarget): void {
+    const r = this.#recorders.get(recorderKey(target));
+    if (r === undefined) return;
+    if (r.pooled > 0) r.metrics.reconnects++;
+    r.pooled++;
+  }
+
+  /** The target with its broker's recorder, made on first use. */
+  #withMetrics(target: ConnectTarget): ConnectTarget {
+    const key = recorderKey(target);
+    let r = this.#recorders.get(key);
+    if (r === undefined) {
+      r = {
+        label: target.nodeId === undefined ? target.label : `broker ${target.nodeId}`,
+        nodeId: target.nodeId ?? -1,
+        metrics: new ConnectionMetrics(),
+        pooled: 0,
+      };
+      this.#recorders.set(key, r);
+    }
+    return { ...target, metrics: r.metrics };
+  }
+
   /** Closes every connection, dedicated ones included; later `get` calls reject. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -374,7 +476,7 @@ export class BrokerPool {
       if (slot.connection !== undefined) closing.push(slot.connection.close().catch(() => {}));
       slot.connection = undefined;
     }
-    for (const c of this.#dedicated) closing.push(c.close().catch(() => {}));
+    for (const c of this.#dedicated.keys()) closing.push(c.close().catch(() => {}));
     this.#dedicated.clear();
     this.#slots.clear();
     await Promise.all(closing);
@@ -395,17 +497,23 @@ export class BrokerPool {
       }
       slot.failures = 0;
       slot.retryAtMs = 0;
+      this.#countPooled(slot.target);
       this.#attach(slot, connection);
       return connection;
     } catch (error) {
       slot.failures++;
-      slot.retryAtMs =
-        Date.now() +
-        retryDelayMs(
-          { backoffMs: this.#backoffMs, maxBackoffMs: this.#backoffMaxMs, jitter: 0.2 },
-          slot.failures + 1,
-          this.#random,
+      const backoffMs = retryDelayMs(
+        { backoffMs: this.#backoffMs, maxBackoffMs: this.#backoffMaxMs, jitter: 0.2 },
+        slot.failures + 1,
+        this.#random,
+      );
+      slot.retryAtMs = Date.now() + backoffMs;
+      if (!this.#closed) {
+        this.#log.debug(
+          { broker: slot.target.label, failures: slot.failures, backoffMs, ...errorFields(error) },
+          'connect failed: next attempt after the backoff',
         );
+      }
       throw error;
     } finally {
       slot.connecting = undefined;
@@ -446,6 +554,9 @@ export class BrokerPool {
         retryAtMs: 0,
       };
       this.#slots.set(nodeSlotKey, slot);
+      const recorder = this.#withMetrics(nodeTarget(broker.nodeId, broker)).metrics;
+      if (recorder !== undefined) c.identify?.(broker.nodeId, recorder);
+      this.#countPooled(slot.target);
       this.#attach(slot, c);
       return;
     }
@@ -481,6 +592,11 @@ export class BrokerPool {
 
 function nodeKey(nodeId: number, host: string, port: number): string {
   return `node ${nodeId} ${host}:${port}`;
+}
+
+/** Recorders are per node id (whatever its address) or per bootstrap address. */
+function recorderKey(target: ConnectTarget): string {
+  return target.nodeId === undefined ? target.label : `node ${target.nodeId}`;
 }
 
 function bootstrapKey(address: string): string {

@@ -1,8 +1,14 @@
 import { BrokerConnection, type BrokerConnectionOptions } from '@kafkats/wire';
 import type { ConnectionFactory } from './api.js';
 
-/** Options passed to every `BrokerConnection` (all but the address, which the pool supplies). */
-export type WireConnectionOptions = Omit<BrokerConnectionOptions, 'host' | 'port' | 'nodeId'>;
+/**
+ * Options passed to every `BrokerConnection`: all but the address and the metrics recorder,
+ * which the pool supplies per broker.
+ */
+export type WireConnectionOptions = Omit<
+  BrokerConnectionOptions,
+  'host' | 'port' | 'nodeId' | 'metrics'
+>;
 
 /**
  * The production connection factory: a wire `BrokerConnection` per target, connected (TCP,
@@ -16,6 +22,7 @@ export function wireConnectionFactory(options: WireConnectionOptions = {}): Conn
       host: target.host,
       port: target.port,
       ...(target.nodeId === undefined ? {} : { nodeId: target.nodeId }),
+      ...(target.metrics === undefined ? {} : { metrics: target.metrics }),
     });
     try {
       await connection.connect();

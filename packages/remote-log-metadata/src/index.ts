@@ -15,6 +15,8 @@ export {
   METADATA_TOPIC,
   MetadataEventQueueCapacity,
 } from './config.js';
+export type { ApplyTraceContext } from './diagnostics.js';
+export { APPLY_CHANNEL, applyChannel } from './diagnostics.js';
 export type { RemoteLogMetadataErrorCode } from './errors.js';
 export { RemoteLogMetadataError } from './errors.js';
 export type {

@@ -1,3 +1,4 @@
+import { type ApplyTraceContext, applyChannel } from './diagnostics.js';
 import { RemoteLogMetadataError } from './errors.js';
 import type { MetadataEventLog, MetadataLogBatch } from './event-log.js';
 import {
@@ -519,7 +520,9 @@ export class RemoteLogMetadataManager {
         continue;
       }
       try {
-        const outcome = this.#store.apply(event, mp);
+        const outcome = applyChannel.hasSubscribers
+          ? this.#tracedApply(event, mp, record.offset)
+          : this.#store.apply(event, mp);
         if (!outcome.applied) this.#options.onDroppedEvent?.(outcome.dropped, event, where);
       } catch (error) {
         const wrapped =
@@ -550,6 +553,26 @@ export class RemoteLogMetadataManager {
     for (const r of this.#registered.values()) {
       if (r.metadataPartition === mp) this.#checkReady(r);
     }
+  }
+
+  /** Applies one event under a `kafkats:remote-log-metadata:apply` trace. */
+  #tracedApply(event: RemoteLogMetadataEvent, mp: number, offset: bigint) {
+    const context: ApplyTraceContext = {
+      metadataPartition: mp,
+      offset,
+      kind: event.kind,
+      topicIdPartition: topicIdPartitionOf(event),
+      state: event.state,
+      event,
+      applied: false,
+      dropped: null,
+    };
+    return applyChannel.traceSync(() => {
+      const outcome = this.#store.apply(event, mp);
+      context.applied = outcome.applied;
+      context.dropped = outcome.applied ? null : outcome.dropped;
+      return outcome;
+    }, context);
   }
 
   #checkReady(r: Registration): void {

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import {
   type ApiDescriptor,
   apiDescriptor,
@@ -8,6 +9,13 @@ import {
   KafkaError,
 } from '@kafkats/codec';
 import type { BrokerCapabilities } from './broker-capabilities.js';
+import { ConnectionMetrics } from './connection-metrics.js';
+import {
+  type ConnectTraceContext,
+  connectChannel,
+  type RequestTraceContext,
+  requestChannel,
+} from './diagnostics.js';
 import { type BrokerAddress, formatBrokerAddress, type Resolver, systemResolver } from './dns.js';
 import {
   AbortedError,
@@ -29,6 +37,7 @@ import {
 } from './internal/pending-request.js';
 import { type PipelineSlot, RequestPipeline, SlotState } from './internal/request-pipeline.js';
 import { authenticateSasl, type SaslOptions } from './internal/sasl.js';
+import { errorFields, type Logger, silentLogger } from './logger.js';
 import type {
   BrokerConnectionEvents,
   BrokerConnectionOptions,
@@ -55,10 +64,10 @@ const SOFTWARE_FIELD = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
  * fatal and say so.
  */
 export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
-  /** `broker <id> (<host:port>)` or `bootstrap (<host:port>)`. */
-  readonly name: string;
   readonly address: BrokerAddress;
-  readonly nodeId: number | undefined;
+  private currentName: string;
+  private currentNodeId: number | undefined;
+  private recorder: ConnectionMetrics;
   private readonly counters = {
     framesRead: 0,
     lateResponsesDiscarded: 0,
@@ -78,6 +87,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   readonly #tls: TlsOptions | null;
   readonly #sasl: SaslOptions | undefined;
   private readonly random: () => number;
+  private readonly log: Logger;
   private readonly ring: RequestPipeline<PendingRequest>;
   private readonly queue = new SendQueue();
   private readonly writer = new CoalescingWriter();
@@ -104,9 +114,9 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   constructor(options: BrokerConnectionOptions) {
     super();
     this.address = { host: options.host, port: options.port };
-    this.nodeId = options.nodeId;
+    this.currentNodeId = options.nodeId;
     const where = formatBrokerAddress(this.address);
-    this.name =
+    this.currentName =
       options.nodeId === undefined ? `bootstrap (${where})` : `broker ${options.nodeId} (${where})`;
     this.clientId = options.clientId ?? 'kafkats';
     this.softwareName = options.clientSoftwareName ?? 'kafkats';
@@ -129,8 +139,44 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.#tls = options.tls === true ? {} : options.tls ? options.tls : null;
     this.#sasl = options.sasl;
     this.random = options.random ?? Math.random;
+    this.log = options.logger ?? silentLogger;
+    this.recorder = options.metrics ?? new ConnectionMetrics();
     this.ring = new RequestPipeline<PendingRequest>(options.maxInFlight ?? 5, emptyPending);
     this.reader = new FrameReader(options.maxResponseBytes ?? 104_857_600, this.onFrameBound);
+  }
+
+  /** `broker <id> (<host:port>)` or `bootstrap (<host:port>)`. */
+  get name(): string {
+    return this.currentName;
+  }
+
+  /** The broker's node id: from the options, or from {@link identify}; undefined for bootstrap. */
+  get nodeId(): number | undefined {
+    return this.currentNodeId;
+  }
+
+  /** Where this connection counts requests, bytes and latencies (shared when given in the options). */
+  get metrics(): ConnectionMetrics {
+    return this.recorder;
+  }
+
+  /**
+   * Names the broker a bootstrap connection turned out to reach, once metadata says which node
+   * listens at its address: later names, logs, traces and (with `metrics`) counts are that
+   * node's. A connection that already has a node id keeps it.
+   */
+  identify(nodeId: number, metrics?: ConnectionMetrics): void {
+    if (this.currentNodeId !== undefined) return;
+    this.currentNodeId = nodeId;
+    this.currentName = `broker ${nodeId} (${formatBrokerAddress(this.address)})`;
+    if (metrics !== undefined && metrics !== this.recorder) {
+      // The connect that made this connection moves to the node's figures with it.
+      if (this.currentState === 'ready' && this.recorder.connects > 0) {
+        this.recorder.connects--;
+        metrics.connects++;
+      }
+      this.recorder = metrics;
+    }
   }
 
   /** Where the connection is in its lifecycle. */
@@ -221,6 +267,56 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
    *   cannot be decoded
    */
   send<Req, Res>(api: ApiDescriptor<Req, Res>, request: Req, options?: SendOptions): Promise<Res> {
+    if (requestChannel.hasSubscribers) return this.tracedSend(api, request, options);
+    return this.sendWith(api, request, options, null);
+  }
+
+  /** `send` under a `kafkats:request` trace; only taken while someone subscribes. */
+  private tracedSend<Req, Res>(
+    api: ApiDescriptor<Req, Res>,
+    request: Req,
+    options: SendOptions | undefined,
+  ): Promise<Res> {
+    const context: RequestTraceContext = {
+      broker: this.name,
+      nodeId: this.nodeId ?? -1,
+      host: this.address.host,
+      port: this.address.port,
+      apiKey: api.apiKey,
+      api: api.name,
+      version: -1,
+      correlationId: -1,
+      bytesOut: 0,
+      bytesIn: 0,
+      errorCode: -1,
+      outcome: 'pending',
+      durationMs: 0,
+    };
+    const started = performance.now();
+    return requestChannel.tracePromise(
+      () =>
+        this.sendWith(api, request, options, context).then(
+          (response) => {
+            context.outcome = 'ok';
+            context.durationMs = performance.now() - started;
+            return response;
+          },
+          (error: unknown) => {
+            context.outcome = 'error';
+            context.durationMs = performance.now() - started;
+            throw error;
+          },
+        ),
+      context,
+    );
+  }
+
+  private sendWith<Req, Res>(
+    api: ApiDescriptor<Req, Res>,
+    request: Req,
+    options: SendOptions | undefined,
+    trace: RequestTraceContext | null,
+  ): Promise<Res> {
     const anyApi = api as ApiDescriptor<unknown, unknown>;
     if (this.currentState === 'closed') return Promise.reject(this.endError);
     const signal = options?.signal ?? null;
@@ -239,11 +335,13 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
             signal,
             resolve as (v: unknown) => void,
             reject,
+            trace,
           );
         });
       }
       if (this.rejectWhenFull) {
         this.counters.backpressureRejections++;
+        this.recorder.backpressureRejections++;
         return Promise.reject(
           new BackpressureError(this.name, `all ${this.ring.maxInFlight} in-flight slots are busy`),
         );
@@ -251,6 +349,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     }
     if (this.queue.live >= this.maxQueued) {
       this.counters.backpressureRejections++;
+      this.recorder.backpressureRejections++;
       return Promise.reject(
         new BackpressureError(
           this.name,
@@ -268,6 +367,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       p.live = true;
       p.resolve = resolve as (v: unknown) => void;
       p.reject = reject;
+      p.trace = trace;
       if (signal !== null) {
         p.signal = signal;
         p.onAbort = () => {
@@ -311,7 +411,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   // ---------------------------------------------------------------- connect sequence
 
   private startConnect(): Promise<BrokerCapabilities> {
-    const attempt = this.runConnect();
+    const attempt = connectChannel.hasSubscribers ? this.tracedConnect() : this.runConnect(null);
     this.connectPromise = attempt;
     const clear = () => {
       if (this.connectPromise === attempt) this.connectPromise = null;
@@ -320,7 +420,40 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     return attempt;
   }
 
-  private async runConnect(): Promise<BrokerCapabilities> {
+  /** A connect under a `kafkats:connect` trace; only taken while someone subscribes. */
+  private tracedConnect(): Promise<BrokerCapabilities> {
+    const context: ConnectTraceContext = {
+      broker: this.name,
+      nodeId: this.nodeId ?? -1,
+      host: this.address.host,
+      port: this.address.port,
+      tls: this.#tls !== null,
+      saslMechanism: this.#sasl?.mechanism ?? null,
+      address: null,
+      outcome: 'pending',
+      durationMs: 0,
+    };
+    const started = performance.now();
+    return connectChannel.tracePromise(
+      () =>
+        this.runConnect(context).then(
+          (caps) => {
+            context.outcome = 'ok';
+            context.durationMs = performance.now() - started;
+            return caps;
+          },
+          (error: unknown) => {
+            context.outcome = 'error';
+            context.durationMs = performance.now() - started;
+            throw error;
+          },
+        ),
+      context,
+    );
+  }
+
+  private async runConnect(trace: ConnectTraceContext | null): Promise<BrokerCapabilities> {
+    const started = performance.now();
     this.setState('connecting');
     const abort = new AbortController();
     this.connectAbort = abort;
@@ -340,6 +473,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         throw this.endError;
       }
       this.attachSocket(socket);
+      if (trace !== null) trace.address = remoteAddress(socket);
       this.setState('negotiating');
       const caps = await negotiateApiVersions(
         (api, request, version) =>
@@ -360,7 +494,19 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       }
       if (this.closed) throw this.endError;
       this.connectAbort = null;
+      this.recorder.connects++;
       this.setState('ready');
+      this.log.info(
+        {
+          broker: this.name,
+          nodeId: this.nodeId,
+          address: this.socket === null ? null : remoteAddress(this.socket),
+          tls: this.#tls !== null,
+          sasl: this.#sasl?.mechanism ?? null,
+          durationMs: Math.round(performance.now() - started),
+        },
+        'connected',
+      );
       this.emit('ready', caps);
       this.pump();
       return caps;
@@ -368,6 +514,18 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       this.connectAbort = null;
       if (this.currentState === 'closed') throw this.endError ?? err;
       const error = this.connectFailure(err);
+      this.recorder.connectFailures++;
+      if (error instanceof AuthenticationError) {
+        this.log.error(
+          { broker: this.name, nodeId: this.nodeId, ...errorFields(error) },
+          'authentication failed: the connection will not be retried',
+        );
+      } else {
+        this.log.info(
+          { broker: this.name, nodeId: this.nodeId, ...errorFields(error) },
+          'connect failed',
+        );
+      }
       this.shutdown(error);
       throw error;
     }
@@ -489,6 +647,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     const now = Date.now();
     slot.deadlineMs = now + timeoutMs;
     w.deadlineMs = slot.deadlineMs;
+    w.sentAtMs = performance.now();
     this.activityMs = now;
     this.armTimer(slot.deadlineMs);
   }
@@ -503,6 +662,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     signal: AbortSignal | null,
     resolve: (v: unknown) => void,
     reject: (e: unknown) => void,
+    trace: RequestTraceContext | null,
   ): void {
     const caps = this.caps as BrokerCapabilities;
     let version: number;
@@ -514,13 +674,21 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     }
     if (isOneWay(api, request)) {
       let frame: Buffer;
+      const correlationId = this.ring.nextId();
       try {
-        frame = encodeRequestFrame(api, version, this.ring.nextId(), this.clientId, request);
+        frame = encodeRequestFrame(api, version, correlationId, this.clientId, request);
       } catch (err) {
         reject(err);
         return;
       }
       this.activityMs = Date.now();
+      this.recorder.requests++;
+      this.recorder.bytesOut += frame.length;
+      if (trace !== null) {
+        trace.version = version;
+        trace.correlationId = correlationId;
+        trace.bytesOut = frame.length;
+      }
       // Settles either way: written (resolve) or dropped with the socket (the teardown error).
       this.writer.enqueue(frame, (dropped) =>
         dropped === null ? resolve(api.createResponse()) : reject(dropped),
@@ -539,6 +707,14 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     // The remaining time of a request that waited in the queue, not a fresh timeout.
     this.occupy(slot, api, version, false, Math.max(1, deadlineMs - Date.now()), resolve, reject);
     slot.data.timeoutMs = timeoutMs;
+    this.recorder.requests++;
+    this.recorder.bytesOut += frame.length;
+    if (trace !== null) {
+      slot.data.trace = trace;
+      trace.version = version;
+      trace.correlationId = slot.correlationId;
+      trace.bytesOut = frame.length;
+    }
     if (signal !== null) {
       const id = slot.correlationId;
       const w = slot.data;
@@ -579,6 +755,13 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     const raw = w.raw;
     const resolve = w.resolve;
     const reject = w.reject;
+    const trace = w.trace;
+    const metrics = this.recorder;
+    metrics.responses++;
+    metrics.bytesIn += frame.length + 4;
+    if (api !== null && !raw) {
+      metrics.recordLatency(api.apiKey, (performance.now() - w.sentAtMs) * 1000);
+    }
     settle(w);
     this.ring.release(slot);
     if (tombstone || api === null || resolve === null || reject === null) {
@@ -592,6 +775,11 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         body = decodeResponseFrame(api, version, frame).body;
       } catch (err) {
         failed = err;
+      }
+      if (trace !== null) {
+        trace.bytesIn = frame.length + 4;
+        const code = (body as { errorCode?: unknown } | undefined)?.errorCode;
+        trace.errorCode = typeof code === 'number' ? code : 0;
       }
       // The frame was read whole, so the stream is still in step: only this request fails.
       if (failed === null) resolve(body);
@@ -610,7 +798,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     if (this.reauthenticating) return;
     while (this.queue.live > 0 && !this.ring.isFull) {
       const p = this.queue.shift() as PendingRequest;
-      const { api, request, version, deadlineMs, timeoutMs, signal, resolve, reject } = p;
+      const { api, request, version, deadlineMs, timeoutMs, signal, resolve, reject, trace } = p;
       settle(p);
       this.dispatch(
         api as ApiDescriptor<unknown, unknown>,
@@ -621,6 +809,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         signal,
         resolve as (v: unknown) => void,
         reject as (e: unknown) => void,
+        trace,
       );
     }
   }
@@ -665,6 +854,11 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         const timeoutMs = w.timeoutMs;
         settle(w);
         this.counters.requestTimeouts++;
+        this.recorder.requestTimeouts++;
+        this.log.warn(
+          { broker: this.name, nodeId: this.nodeId, request: what, timeoutMs },
+          'request timed out: closing the connection',
+        );
         reject?.(new RequestTimeoutError(this.name, what, timeoutMs));
         message = `closed after ${what} got no response in ${timeoutMs} ms`;
       }
@@ -741,6 +935,14 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       reject?.(error);
     });
     this.setState('closed');
+    if (wasReady) {
+      this.log.info(
+        this.closedByCaller
+          ? { broker: this.name, nodeId: this.nodeId }
+          : { broker: this.name, nodeId: this.nodeId, inFlight, ...errorFields(error) },
+        this.closedByCaller ? 'connection closed' : 'connection lost',
+      );
+    }
     if (wasReady && !this.closedByCaller) {
       this.emit('disconnect', { broker: this.name, nodeId: this.nodeId, error, inFlight });
     }
@@ -789,12 +991,17 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     }).then(
       (lifetimeMs) => {
         if (this.socket !== socket || this.currentState !== 'ready') return;
+        this.log.debug({ broker: this.name, nodeId: this.nodeId, lifetimeMs }, 're-authenticated');
         this.reauthenticating = false;
         this.scheduleReauth(lifetimeMs);
         this.pump();
       },
       (err: unknown) => {
         if (this.socket !== socket || this.currentState === 'closed') return;
+        this.log.error(
+          { broker: this.name, nodeId: this.nodeId, ...errorFields(err) },
+          're-authentication failed: closing the connection',
+        );
         this.shutdown(
           err instanceof AuthenticationError
             ? err
@@ -813,4 +1020,10 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
 /** Produce (key 0) with acks=0: Kafka sends no response at all. */
 function isOneWay(api: ApiDescriptor<unknown, unknown>, request: unknown): boolean {
   return api.apiKey === 0 && (request as { acks?: number }).acks === 0;
+}
+
+/** `ip:port` of the broker end of a socket (`[v6]:port` for IPv6). */
+function remoteAddress(socket: Socket): string {
+  const host = socket.remoteAddress ?? '?';
+  return `${host.includes(':') ? `[${host}]` : host}:${socket.remotePort ?? '?'}`;
 }

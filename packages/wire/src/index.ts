@@ -1,6 +1,15 @@
 export type { ApiVersionRange } from './broker-capabilities.js';
 export { BrokerCapabilities } from './broker-capabilities.js';
 export { BrokerConnection } from './broker-connection.js';
+export type { ConnectionMetricsSnapshot } from './connection-metrics.js';
+export { ConnectionMetrics } from './connection-metrics.js';
+export type { ConnectTraceContext, RequestTraceContext } from './diagnostics.js';
+export {
+  CONNECT_CHANNEL,
+  connectChannel,
+  REQUEST_CHANNEL,
+  requestChannel,
+} from './diagnostics.js';
 export type { BrokerAddress, ResolvedAddress, Resolver } from './dns.js';
 export {
   formatBrokerAddress,
@@ -17,6 +26,10 @@ export {
   RequestTimeoutError,
   UnsupportedVersionError,
 } from './errors.js';
+export type { HistogramSnapshot } from './histogram.js';
+export { Histogram } from './histogram.js';
+export type { LogFields, Logger, LogLevel } from './logger.js';
+export { errorFields, filterLogger, silentLogger } from './logger.js';
 export type {
   BrokerConnectionEvents,
   BrokerConnectionOptions,

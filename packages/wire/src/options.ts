@@ -1,7 +1,9 @@
 import type { KafkaError } from '@kafkats/codec';
 import type { BrokerCapabilities } from './broker-capabilities.js';
+import type { ConnectionMetrics } from './connection-metrics.js';
 import type { Resolver } from './dns.js';
 import type { SaslOptions } from './internal/sasl.js';
+import type { Logger } from './logger.js';
 
 export type { SaslOptions } from './internal/sasl.js';
 
@@ -70,6 +72,17 @@ export interface BrokerConnectionOptions {
   readonly sasl?: SaslOptions;
   /** Random source in [0, 1) for re-authentication timing; default Math.random. */
   readonly random?: () => number;
+  /**
+   * Where connection lifecycle (info), request timeouts (warn) and authentication failures
+   * (error) are logged; default silent. See `Logger`.
+   */
+  readonly logger?: Logger;
+  /**
+   * Where requests, bytes and latencies are counted; default a new `ConnectionMetrics` per
+   * connection. An owner passes the same one to every connection to a broker so the figures
+   * outlive reconnects.
+   */
+  readonly metrics?: ConnectionMetrics;
 }
 
 /** Per-call options of `BrokerConnection.send`. */

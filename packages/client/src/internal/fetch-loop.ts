@@ -13,6 +13,8 @@ import {
   retryDelayMs,
   ZERO_UUID,
 } from '@kafkats/meta';
+import { errorFields, type Logger, silentLogger } from '@kafkats/wire';
+import { type FetchTraceContext, fetchChannel } from '../client-diagnostics.js';
 import type { IsolationLevelName, PartitionBatch } from '../partition-batch.js';
 import { OffsetOutOfRangeError, PartitionReaderError } from '../reader-errors.js';
 import { delay, unlessAborted } from './abortable.js';
@@ -39,6 +41,8 @@ export interface FetchLoopConfig {
   readonly verifyCrc: boolean;
   readonly maxUncompressedBytes: number;
   readonly random: () => number;
+  /** Where retries (debug) and offset resets (info) are logged; default silent. */
+  readonly logger?: Logger;
 }
 
 function asError(error: unknown): Error {
@@ -61,6 +65,7 @@ function asError(error: unknown): Error {
 export class FetchLoop {
   readonly #cluster: Cluster;
   readonly #config: FetchLoopConfig;
+  readonly #log: Logger;
   #position: StartPosition;
   #leader: number | undefined;
   #leaderEpoch = -1;
@@ -79,10 +84,13 @@ export class FetchLoop {
   lastError: Error | undefined;
   /** Called when 'earliest' or 'latest' has been resolved to an offset. */
   onResolved: ((offset: bigint) => void) | undefined;
+  /** Counters behind `PartitionReader.metrics()`. */
+  readonly counters = { fetches: 0, records: 0, bytes: 0, retries: 0 };
 
   constructor(cluster: Cluster, config: FetchLoopConfig, start: StartPosition) {
     this.#cluster = cluster;
     this.#config = config;
+    this.#log = config.logger ?? silentLogger;
     this.#position = start;
   }
 
@@ -156,6 +164,16 @@ export class FetchLoop {
     const verdict = classify(error, 'leader');
     if (!verdict.retry && !unknownServer) throw error;
     this.#failures++;
+    this.counters.retries++;
+    this.#log.debug(
+      {
+        topic: this.#config.topic,
+        partition: this.#config.partition,
+        failures: this.#failures,
+        ...errorFields(error),
+      },
+      'retrying a fetch',
+    );
     const epochUnknown =
       error instanceof ProtocolError && error.errorCode === ErrorCode.UNKNOWN_LEADER_EPOCH;
     if (verdict.refreshMetadata || epochUnknown) this.#refresh = true;
@@ -188,6 +206,52 @@ export class FetchLoop {
       maxBytes: this.#config.maxBytes,
       partitionMaxBytes: this.#config.partitionMaxBytes,
     };
+    if (!fetchChannel.hasSubscribers)
+      return this.#fetch(connection, target, leaderId, signal, null);
+    const context: FetchTraceContext = {
+      topic,
+      partition,
+      nodeId: leaderId,
+      fetchOffset: target.fetchOffset,
+      isolationLevel: target.isolationLevel,
+      version: -1,
+      errorCode: -1,
+      records: 0,
+      bytes: 0,
+      nextOffset: target.fetchOffset,
+      highWatermark: -1n,
+      lag: -1n,
+      outcome: 'pending',
+      durationMs: 0,
+    };
+    const started = performance.now();
+    return fetchChannel.tracePromise(
+      () =>
+        this.#fetch(connection, target, leaderId, signal, context).then(
+          (batch) => {
+            context.outcome = 'ok';
+            context.durationMs = performance.now() - started;
+            return batch;
+          },
+          (error: unknown) => {
+            context.outcome = 'error';
+            context.durationMs = performance.now() - started;
+            throw error;
+          },
+        ),
+      context,
+    );
+  }
+
+  /** One Fetch and its answer for the partition (traced when `trace` is given). */
+  async #fetch(
+    connection: MetaConnection,
+    target: FetchTarget,
+    leaderId: number,
+    signal: AbortSignal,
+    trace: FetchTraceContext | null,
+  ): Promise<PartitionBatch | undefined> {
+    const { topic, partition } = this.#config;
     let version = -1;
     const response = await this.#cluster.sendOn(
       connection,
@@ -201,12 +265,23 @@ export class FetchLoop {
     );
     // KIP-219: a throttled answer comes at once; the client waits before the next request.
     if (response.throttleTimeMs > 0) this.#throttledUntil = Date.now() + response.throttleTimeMs;
+    if (trace !== null) trace.version = version;
+    this.counters.fetches++;
     const data = findFetchPartition(response, target, version);
     const where = `Fetch v${version} ${topic}-${partition} at ${target.fetchOffset} from broker ${leaderId}`;
     if (data === undefined) {
       throw new KafkaError('ERR_KAFKA_RESPONSE_INCOMPLETE', `${where}: the answer left it out`, {
         retriable: true,
       });
+    }
+    if (trace !== null) {
+      trace.errorCode = data.errorCode;
+      trace.bytes = data.records?.length ?? 0;
+      if (data.errorCode === 0) {
+        trace.highWatermark = data.highWatermark;
+        const lag = data.highWatermark - target.fetchOffset;
+        trace.lag = lag > 0n ? lag : 0n;
+      }
     }
     if (data.errorCode !== 0)
       return this.#onPartitionError(
@@ -240,6 +315,14 @@ export class FetchLoop {
       return undefined;
     }
     this.#position = read.nextOffset;
+    this.counters.records += read.records.length;
+    this.counters.bytes += data.records?.length ?? 0;
+    if (trace !== null) {
+      trace.records = read.records.length;
+      trace.nextOffset = read.nextOffset;
+      const lag = data.highWatermark - read.nextOffset;
+      trace.lag = lag > 0n ? lag : 0n;
+    }
     return {
       topic,
       partition,
@@ -265,6 +348,15 @@ export class FetchLoop {
     const { offsetOutOfRange } = this.#config;
     if (data.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
       if (offsetOutOfRange === 'error') throw await this.#outOfRange(fetchOffset, signal);
+      this.#log.info(
+        {
+          topic: this.#config.topic,
+          partition: this.#config.partition,
+          fetchOffset: String(fetchOffset),
+          reset: offsetOutOfRange,
+        },
+        'fetch offset out of range: resetting',
+      );
       this.#failures = 0;
       this.#position = offsetOutOfRange;
       return undefined;

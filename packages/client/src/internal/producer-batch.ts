@@ -1,4 +1,5 @@
 import { crc32c, type RecordInput } from '@kafkats/codec';
+import type { ProduceTraceContext } from '../client-diagnostics.js';
 import type { RecordMetadata } from '../producer-options.js';
 
 /** One record's completion callbacks and the timestamp it was written with. */
@@ -55,6 +56,8 @@ export class ProducerBatch {
   sentSequence = -1;
   /** The last error a send of this batch met (reported as a delivery timeout's cause). */
   lastError: Error | undefined;
+  /** The `kafkats:produce` context of the send in flight, while someone subscribes. */
+  trace: ProduceTraceContext | null = null;
   done = false;
   readonly #donePromise: Promise<void>;
   #markDone!: () => void;

@@ -11,7 +11,8 @@ import {
   ProtocolError,
 } from '@kafkats/codec';
 import type { LeaderHint } from '@kafkats/meta';
-import { AuthenticationError, UnsupportedVersionError } from '@kafkats/wire';
+import { AuthenticationError, errorFields, UnsupportedVersionError } from '@kafkats/wire';
+import { type ProduceTraceContext, produceChannel } from '../client-diagnostics.js';
 import type { ProducerCluster } from '../producer-cluster.js';
 import { DeliveryTimeoutError } from '../producer-errors.js';
 import type { ResolvedProducerOptions } from '../producer-options.js';
@@ -69,6 +70,15 @@ export class Sender {
   #stopped = false;
   /** Pins Produce to at most this version (transactions of the first generation: v11). */
   produceVersionCap: number | undefined;
+  /** Counters behind `Producer.metrics()`. */
+  readonly counters = {
+    batchesSent: 0,
+    batchesAcked: 0,
+    recordsAcked: 0,
+    recordsFailed: 0,
+    bytesSent: 0,
+    retries: 0,
+  };
 
   constructor(
     cluster: ProducerCluster,
@@ -207,6 +217,10 @@ export class Sender {
   #send(node: number, batches: ProducerBatch[]): void {
     this.#inFlightPerNode.set(node, (this.#inFlightPerNode.get(node) ?? 0) + 1);
     const options = this.#options;
+    const counters = this.counters;
+    counters.batchesSent += batches.length;
+    for (const b of batches) counters.bytesSent += b.encoded?.length ?? 0;
+    const traced = produceChannel.hasSubscribers ? this.#traceStart(node, batches) : null;
     const snapshot = this.#cluster.snapshot();
     const build = (version: number): ProduceRequest => {
       const topics = new Map<string, ProduceRequestTopicProduceData>();
@@ -242,8 +256,51 @@ export class Sender {
       )
       .finally(() => {
         this.#inFlightPerNode.set(node, (this.#inFlightPerNode.get(node) ?? 1) - 1);
+        if (traced !== null) this.#traceEnd(batches, traced);
         this.wakeup();
       });
+  }
+
+  /** Opens a `kafkats:produce` trace per batch (only while someone subscribes). */
+  #traceStart(node: number, batches: readonly ProducerBatch[]): number {
+    const transactionalId = this.#options.transactionalId ?? null;
+    for (const b of batches) {
+      const context: ProduceTraceContext = {
+        topic: b.topic,
+        partition: b.partition,
+        nodeId: node,
+        records: b.recordCount,
+        bytes: b.encoded?.length ?? 0,
+        attempt: b.attempts,
+        producerId: b.producerId,
+        producerEpoch: b.producerEpoch,
+        baseSequence: b.baseSequence,
+        transactionalId,
+        baseOffset: -1n,
+        errorCode: -1,
+        outcome: 'pending',
+        durationMs: 0,
+      };
+      b.trace = context;
+      produceChannel.start.publish(context);
+      produceChannel.end.publish(context);
+    }
+    return performance.now();
+  }
+
+  /** Closes the traces of a request whose answer (or failure) has been handled. */
+  #traceEnd(batches: readonly ProducerBatch[], startedMs: number): void {
+    const durationMs = performance.now() - startedMs;
+    for (const b of batches) {
+      const context = b.trace;
+      if (context === null) continue;
+      b.trace = null;
+      context.durationMs = durationMs;
+      if (context.outcome === 'pending') context.outcome = b.done ? 'ok' : 'retry';
+      if (context.error !== undefined) produceChannel.error.publish(context);
+      produceChannel.asyncStart.publish(context);
+      produceChannel.asyncEnd.publish(context);
+    }
   }
 
   #onResponse(
@@ -344,8 +401,18 @@ export class Sender {
   ): void {
     batch.inFlight = false;
     batch.lastError = error;
+    const trace = batch.trace;
+    if (trace !== null) {
+      trace.errorCode = errorCode;
+      trace.error = error;
+    }
     if (batch.done) return;
     if (isFatalError(error)) {
+      if (trace !== null) trace.outcome = 'error';
+      this.#options.logger.error(
+        { topic: batch.topic, partition: batch.partition, ...errorFields(error) },
+        'producer failed: it cannot continue',
+      );
       this.#fail(batch, error);
       this.#hooks.onFatal(error);
       return;
@@ -358,10 +425,24 @@ export class Sender {
         : retriable;
     const now = Date.now();
     if (canRetry && now - batch.createdMs < this.#options.deliveryTimeoutMs) {
-      batch.retryAtMs = now + this.#backoffMs(batch.attempts);
+      const backoffMs = this.#backoffMs(batch.attempts);
+      batch.retryAtMs = now + backoffMs;
+      this.counters.retries++;
+      if (trace !== null) trace.outcome = 'retry';
+      this.#options.logger.debug(
+        {
+          topic: batch.topic,
+          partition: batch.partition,
+          attempt: batch.attempts,
+          backoffMs,
+          ...errorFields(error),
+        },
+        'retrying a produce batch',
+      );
       this.#accumulator.reenqueue(batch);
       return;
     }
+    if (trace !== null) trace.outcome = 'error';
     this.#fail(batch, canRetry ? this.#timeoutError(batch) : error);
   }
 
@@ -382,6 +463,14 @@ export class Sender {
 
   #succeed(batch: ProducerBatch, baseOffset: bigint, logAppendTimeMs: bigint): void {
     batch.inFlight = false;
+    this.counters.batchesAcked++;
+    this.counters.recordsAcked += batch.recordCount;
+    const trace = batch.trace;
+    if (trace !== null) {
+      trace.baseOffset = baseOffset;
+      trace.errorCode = 0;
+      trace.outcome = 'ok';
+    }
     this.#idempotence?.onSuccess(batch, baseOffset);
     this.#accumulator.finished(batch);
     batch.complete(baseOffset, logAppendTimeMs);
@@ -390,6 +479,7 @@ export class Sender {
   /** Fails a batch that is not queued (in flight, just answered, or expired). */
   #fail(batch: ProducerBatch, error: Error): void {
     batch.inFlight = false;
+    if (!batch.done) this.counters.recordsFailed += batch.recordCount;
     this.#idempotence?.onFailed(batch);
     this.#accumulator.finished(batch);
     batch.fail(error);

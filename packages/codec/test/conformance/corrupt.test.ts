@@ -240,8 +240,9 @@ async function checkMovedTags(schema: MessageSchema, version: number): Promise<s
       else tags.bothRefuseMisplaced++;
     } else {
       tags.unknown++;
-      const kept = (ours as { _unknownTaggedFields?: { tag: number }[] } | Error)
-        ._unknownTaggedFields;
+      const kept = weRefuse
+        ? undefined
+        : (ours as { _unknownTaggedFields?: { tag: number }[] })._unknownTaggedFields;
       if (kafkaRefuses) failures.push(`${label}: Kafka refuses the unknown tag ${tag}`);
       else if (weRefuse)
         failures.push(`${label}: we refuse the unknown tag ${tag}: ${String(ours)}`);

@@ -1,4 +1,5 @@
 import type { ApiDescriptor } from '@kafkats/codec';
+import type { RequestTraceContext } from '../diagnostics.js';
 
 /**
  * One request the connection owes an answer: waiting in the queue for a slot (allocated then)
@@ -21,6 +22,10 @@ export interface PendingRequest {
   live: boolean;
   resolve: ((value: unknown) => void) | null;
   reject: ((error: unknown) => void) | null;
+  /** The `kafkats:request` trace context when someone subscribes, else null. */
+  trace: RequestTraceContext | null;
+  /** `performance.now()` when written, for the latency histogram. */
+  sentAtMs: number;
 }
 
 /** A cleared record, for the ring's slots. */
@@ -37,6 +42,8 @@ export function emptyPending(): PendingRequest {
     live: false,
     resolve: null,
     reject: null,
+    trace: null,
+    sentAtMs: 0,
   };
 }
 
@@ -53,6 +60,8 @@ export function movePending(from: PendingRequest, to: PendingRequest): void {
   to.live = true;
   to.resolve = from.resolve;
   to.reject = from.reject;
+  to.trace = from.trace;
+  to.sentAtMs = from.sentAtMs;
 }
 
 /**
@@ -68,6 +77,7 @@ export function settle(p: PendingRequest): void {
   p.live = false;
   p.resolve = null;
   p.reject = null;
+  p.trace = null;
 }
 
 /**
