@@ -226,7 +226,9 @@ function unavailable(
   const what = `${codec} ${operation === 'compress' ? 'compression' : 'decompression'}`;
   let detail: string;
   if (packages.length === 0) {
-    detail = `${what} has no ${backend === 'js' ? 'pure-JS' : 'native'} implementation (backend '${backend}')`;
+    detail =
+      `${what} has no ${backend === 'js' ? 'pure-JS' : 'native'} implementation (backend ` +
+      `'${backend}')${zstdNode ? ' before Node 22.15 (node:zlib zstd)' : ''}`;
   } else {
     const alternatives = packages.length > 1 ? ` (or ${packages.slice(1).join(', ')})` : '';
     detail =
