@@ -42,7 +42,12 @@ export function decodeSnappyBlock(
       len += 1;
       if (s + len > end) fail('literal runs past the input');
       if (d + len > expected) fail(`block inflates past its declared ${expected} bytes`);
-      out.set(src.subarray(s, s + len), d);
+      if (len < 32) {
+        // Short literals are the common case: a loop beats creating a subarray view.
+        for (let i = 0; i < len; i++) out[d + i] = src[s + i]!;
+      } else {
+        out.set(src.subarray(s, s + len), d);
+      }
       s += len;
       d += len;
       continue;
@@ -67,10 +72,11 @@ export function decodeSnappyBlock(
     if (offset === 0 || offset > d) fail(`copy offset ${offset} at output byte ${d}`);
     if (d + len > expected) fail(`block inflates past its declared ${expected} bytes`);
     let m = d - offset;
-    if (offset >= len) {
+    if (offset >= len && len >= 32) {
       out.copyWithin(d, m, m + len);
       d += len;
     } else {
+      // Short or overlapping copies (offset < len repeats the last `offset` bytes): by byte.
       const stop = d + len;
       while (d < stop) out[d++] = out[m++]!;
     }
