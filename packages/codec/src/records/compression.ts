@@ -169,8 +169,8 @@ type OptionalCodec = 'snappy' | 'lz4' | 'zstd';
 /**
  * Candidates in the order `auto` tries them: node:zlib, then a native addon the application
  * installed, then pure JS (our own snappy and lz4 decoders, or a package). lz4 decodes only
- * with ours: it measured faster than lz4-napi's frame decoder, which cannot stop at a limit
- * (the codec README has the figures); neither can @mongodb-js/zstd, which never decompresses.
+ * with ours and @mongodb-js/zstd never decompresses: their native decoders cannot stop at a
+ * limit (the codec README has the figures and the trade-off).
  */
 const CANDIDATES: Record<OptionalCodec, Record<CompressionOperation, readonly Impl[]>> = {
   snappy: { compress: [SNAPPY, SNAPPYJS], decompress: [SNAPPY, OURS] },
