@@ -287,7 +287,7 @@ export async function runRecordsSuite(smoke: boolean): Promise<void> {
     ];
     if (codec === 'snappy') {
       tasks.push([
-        'kafkats decompress (pure-JS snappyjs)',
+        'kafkats decompress (backend js: our own decoder)',
         () => decompress(codec, packed, 1 << 26, { backend: 'js' }),
       ]);
     }
