@@ -5,6 +5,7 @@
 import { Bench } from 'tinybench';
 import { runClientSuite } from './client-suite.js';
 import { runCodecSuite } from './codec-suite.js';
+import { runCompressionSuite } from './compression-suite.js';
 import { runRecordsSuite } from './records-suite.js';
 import { runRlmmSuite } from './rlmm-suite.js';
 import { runWireSuite } from './wire-suite.js';
@@ -29,6 +30,7 @@ async function memcpyFloor(): Promise<void> {
 await memcpyFloor();
 if (only === undefined || only === 'codec') await runCodecSuite(smoke);
 if (only === undefined || only === 'records') await runRecordsSuite(smoke);
+if (only === undefined || only === 'compression') await runCompressionSuite(smoke);
 if (only === undefined || only === 'wire') await runWireSuite(smoke);
 if (only === undefined || only === 'rlmm') await runRlmmSuite(smoke);
 if (only === undefined || only === 'client') await runClientSuite(smoke);

@@ -78,7 +78,9 @@ export type CodecErrorReason =
   /** Bytes left over after a complete message. */
   | 'TRAILING_BYTES'
   /** A compression codec, magic byte or record type we do not know. */
-  | 'UNSUPPORTED';
+  | 'UNSUPPORTED'
+  /** A codec we know whose implementation is not installed (a package to add). */
+  | 'UNAVAILABLE';
 
 /**
  * Bad bytes or a message that cannot be represented at the requested version.

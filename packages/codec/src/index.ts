@@ -1551,17 +1551,22 @@ export {
 } from './protocol-error.js';
 export { Reader } from './reader.js';
 export type {
+  CodecImplementations,
   CompressionBackend,
   CompressionCodec,
+  CompressionOperation,
+  CompressionOptions,
+  CompressOptions,
+  DecompressOptions,
 } from './records/compression.js';
 export {
   COMPRESSION_CODECS,
   CompressionId,
+  CompressionUnavailableError,
   compress,
-  compressionBackends,
+  compressionSupport,
   compressSync,
   decompress,
-  setCompressionBackend,
 } from './records/compression.js';
 export type { ControlRecord, ControlRecordTypeName } from './records/control-record.js';
 export {

@@ -1,16 +1,20 @@
 /**
  * The four Kafka compression codecs, both directions, with bounded decompression.
  *
- * Native napi libraries (snappy, lz4-napi, @mongodb-js/zstd) are loaded lazily on first use;
- * when one cannot load (no prebuilt binary for the platform) the pure-JS fallback takes over
- * (snappyjs, lz4js, fzstd). zstd has no pure-JS compressor: without the native module, zstd
- * compression throws `ERR_KAFKA_CODEC_UNSUPPORTED`. Decompression never trusts a declared
- * size: every codec stops at `maxBytes` and throws instead of allocating past it.
+ * What needs no package: gzip (node:zlib), lz4 decompression (our own frame and block
+ * decoder) and, from Node 22.15 on, zstd both ways (node:zlib's zstd). The rest is loaded
+ * lazily from packages, at the first batch that needs it, never at import: pure-JS ones
+ * (snappyjs, lz4js, fzstd: optional dependencies, so a plain install has them) and native
+ * accelerators the application may add (snappy, lz4-napi, @mongodb-js/zstd). A codec with no
+ * implementation throws {@link CompressionUnavailableError} naming the package to add.
+ * Decompression never trusts a declared size: every codec stops at `maxBytes` and throws
+ * instead of allocating past it.
  */
 import { createRequire } from 'node:module';
 import * as zlib from 'node:zlib';
 import { CodecError } from '../errors.js';
 import { decodeLz4Frame, encodeLz4Frame } from './lz4-frame.js';
+import { decodeSnappyBlock } from './snappy-block.js';
 
 /** A compression codec name, as in Kafka's `compression.type`. */
 export type CompressionCodec = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
@@ -28,10 +32,59 @@ export const COMPRESSION_CODECS: readonly CompressionCodec[] = [
 export const CompressionId = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const;
 
 /**
- * Which implementation backs snappy, lz4 and zstd: `auto` (native when it loads, else
- * pure JS; the default), `native` (throws when a native module cannot load) or `js`.
+ * Which implementations may back snappy, lz4 and zstd: `auto` (the default: node:zlib where
+ * it has the codec, else a native addon when one loads, else pure JS), `native` (node:zlib
+ * or a native addon only) or `js` (pure JS only: never a native addon nor node:zlib's zstd).
+ * gzip always runs on node:zlib and lz4 always decodes with our own decoder.
  */
 export type CompressionBackend = 'auto' | 'native' | 'js';
+
+/** Configuration of the codecs, passed to each call that compresses or decompresses. */
+export interface CompressionOptions {
+  /** Which implementations may run; default `auto`. */
+  readonly backend?: CompressionBackend;
+}
+
+/** Options of {@link compress} and {@link compressSync}. */
+export interface CompressOptions extends CompressionOptions {
+  /** gzip 1-9 (default 6), zstd -131072..22 (default 3); snappy and lz4 refuse one. */
+  readonly level?: number;
+}
+
+/** Options of {@link decompress}. */
+export interface DecompressOptions extends CompressionOptions {
+  /** Accept the broken LZ4 header checksum of magic 0 messages. */
+  readonly legacyLz4?: boolean;
+}
+
+/** Compressing or decompressing. */
+export type CompressionOperation = 'compress' | 'decompress';
+
+/**
+ * A codec Kafka has but this process cannot run: no implementation of it is installed (or
+ * the configured backend excludes the ones that are). `code` is
+ * `ERR_KAFKA_CODEC_UNAVAILABLE`; `packages` lists what to add, the first being the one to
+ * pick. Thrown by the call that needs the codec (a decode wraps it as the `cause` of a
+ * `RecordBatchError` with the same code, naming the batch), never at import.
+ */
+export class CompressionUnavailableError extends CodecError {
+  readonly codec: CompressionCodec;
+  readonly operation: CompressionOperation;
+  /** Packages that provide the codec, the first being the one to add. */
+  readonly packages: readonly string[];
+
+  constructor(
+    codec: CompressionCodec,
+    operation: CompressionOperation,
+    packages: readonly string[],
+    detail: string,
+  ) {
+    super('UNAVAILABLE', codec, detail);
+    this.codec = codec;
+    this.operation = operation;
+    this.packages = packages;
+  }
+}
 
 interface SnappyNative {
   compressSync(b: Uint8Array): Buffer;
@@ -63,10 +116,25 @@ interface Fzstd {
   ) => { push(chunk: Uint8Array, final?: boolean): unknown };
 }
 
+/** node:zlib gained zstd in Node 22.15 (bounded by maxOutputLength, native). */
+const zlibZstd = zlib as unknown as {
+  zstdDecompressSync?: (b: Buffer, o: { maxOutputLength: number }) => Buffer;
+  zstdCompress?: (
+    b: Buffer,
+    o: { params: Record<number, number> },
+    cb: (err: Error | null, out: Buffer) => void,
+  ) => void;
+  constants: { ZSTD_c_compressionLevel?: number };
+};
+const NODE_HAS_ZSTD =
+  typeof zlibZstd.zstdDecompressSync === 'function' &&
+  typeof zlibZstd.zstdCompress === 'function' &&
+  typeof zlibZstd.constants.ZSTD_c_compressionLevel === 'number';
+
 const require = createRequire(import.meta.url);
-let backend: CompressionBackend = 'auto';
 const loaded = new Map<string, unknown>();
 
+/** A package, or null when it cannot be resolved or loaded (cached either way). */
 function load<T>(name: string): T | null {
   if (loaded.has(name)) return loaded.get(name) as T | null;
   let mod: T | null = null;
@@ -79,39 +147,135 @@ function load<T>(name: string): T | null {
   return mod;
 }
 
-function native<T>(name: string, codec: CompressionCodec): T | null {
-  if (backend === 'js') return null;
-  const mod = load<T>(name);
-  if (mod === null && backend === 'native') {
-    throw new CodecError('UNSUPPORTED', codec, `native module ${name} cannot be loaded`);
-  }
-  return mod;
+type ImplKind = 'node' | 'native' | 'js';
+
+/** One implementation of one codec direction: `node:zlib`, `kafkats` or a package. */
+interface Impl {
+  readonly name: string;
+  readonly kind: ImplKind;
 }
 
-function pureJs<T>(name: string, codec: CompressionCodec): T {
-  const mod = load<T>(name);
-  if (mod === null) {
-    throw new CodecError(
-      'UNSUPPORTED',
-      codec,
-      `neither the native module nor ${name} can be loaded`,
-    );
+const NODE_ZLIB: Impl = { name: 'node:zlib', kind: 'node' };
+const OURS: Impl = { name: 'kafkats', kind: 'js' };
+const SNAPPY: Impl = { name: 'snappy', kind: 'native' };
+const SNAPPYJS: Impl = { name: 'snappyjs', kind: 'js' };
+const LZ4_NAPI: Impl = { name: 'lz4-napi', kind: 'native' };
+const LZ4JS: Impl = { name: 'lz4js', kind: 'js' };
+const MONGODB_ZSTD: Impl = { name: '@mongodb-js/zstd', kind: 'native' };
+const FZSTD: Impl = { name: 'fzstd', kind: 'js' };
+
+type OptionalCodec = 'snappy' | 'lz4' | 'zstd';
+
+/**
+ * Candidates in the order `auto` tries them: node:zlib, then a native addon the application
+ * installed, then pure JS (our own snappy and lz4 decoders, or a package). lz4 decodes only
+ * with ours and @mongodb-js/zstd never decompresses: their native decoders cannot stop at a
+ * limit (the codec README has the figures and the trade-off).
+ */
+const CANDIDATES: Record<OptionalCodec, Record<CompressionOperation, readonly Impl[]>> = {
+  snappy: { compress: [SNAPPY, SNAPPYJS], decompress: [SNAPPY, OURS] },
+  lz4: { compress: [LZ4_NAPI, LZ4JS], decompress: [OURS] },
+  zstd: {
+    compress: NODE_HAS_ZSTD ? [NODE_ZLIB, MONGODB_ZSTD] : [MONGODB_ZSTD],
+    decompress: NODE_HAS_ZSTD ? [NODE_ZLIB, FZSTD] : [FZSTD],
+  },
+};
+
+function allowed(impl: Impl, backend: CompressionBackend, codec: OptionalCodec): boolean {
+  if (backend === 'auto') return true;
+  // lz4 decodes only with our own decoder, whichever backend is asked for.
+  if (codec === 'lz4' && impl === OURS) return true;
+  return backend === 'js' ? impl.kind === 'js' : impl.kind !== 'js';
+}
+
+function available(impl: Impl): boolean {
+  return impl.kind === 'node' || impl === OURS || load(impl.name) !== null;
+}
+
+/** The implementation that runs for `codec` in this direction under `backend`, or null. */
+function pick(
+  codec: OptionalCodec,
+  operation: CompressionOperation,
+  backend: CompressionBackend,
+): Impl | null {
+  for (const impl of CANDIDATES[codec][operation]) {
+    if (allowed(impl, backend, codec) && available(impl)) return impl;
   }
-  return mod;
+  return null;
+}
+
+/** Packages to recommend, best first: pure JS (installs everywhere), then native. */
+function packagesFor(
+  codec: OptionalCodec,
+  operation: CompressionOperation,
+  backend: CompressionBackend,
+): string[] {
+  return CANDIDATES[codec][operation]
+    .filter((i) => i.kind !== 'node' && i !== OURS && allowed(i, backend, codec))
+    .sort((a, b) => (a.kind === b.kind ? 0 : a.kind === 'js' ? -1 : 1))
+    .map((i) => i.name);
+}
+
+function unavailable(
+  codec: OptionalCodec,
+  operation: CompressionOperation,
+  backend: CompressionBackend,
+): never {
+  const packages = packagesFor(codec, operation, backend);
+  const zstdNode = codec === 'zstd' && !NODE_HAS_ZSTD && backend !== 'js';
+  const what = `${codec} ${operation === 'compress' ? 'compression' : 'decompression'}`;
+  let detail: string;
+  if (packages.length === 0) {
+    detail =
+      `${what} has no ${backend === 'js' ? 'pure-JS' : 'native'} implementation (backend ` +
+      `'${backend}')${zstdNode ? ' before Node 22.15 (node:zlib zstd)' : ''}`;
+  } else {
+    const alternatives = packages.length > 1 ? ` (or ${packages.slice(1).join(', ')})` : '';
+    detail =
+      `${what} needs the package ${packages[0]}${alternatives}` +
+      `${zstdNode ? ' or Node 22.15+ (node:zlib zstd)' : ''}, which cannot be loaded: ` +
+      `npm install ${packages[0]}`;
+  }
+  throw new CompressionUnavailableError(codec, operation, packages, detail);
+}
+
+/** The module behind `codec` in this direction; throws when none can run. */
+function implFor(
+  codec: OptionalCodec,
+  operation: CompressionOperation,
+  backend: CompressionBackend,
+): Impl {
+  return pick(codec, operation, backend) ?? unavailable(codec, operation, backend);
+}
+
+/** What runs each codec in one direction: `node:zlib`, `kafkats` or a package name. */
+export interface CodecImplementations {
+  /** null: unavailable (the call throws {@link CompressionUnavailableError}). */
+  readonly compress: string | null;
+  /** null: unavailable (the call throws {@link CompressionUnavailableError}). */
+  readonly decompress: string | null;
 }
 
 /**
- * Chooses the implementation behind snappy, lz4 and zstd for the whole process. Meant for
- * benchmarks and tests; the default `auto` is right for applications.
+ * Which implementation each codec would use in this process, without compressing anything;
+ * null where the codec is unavailable. Loads the candidate packages to find out.
+ *
+ * @param options the backend to ask about; default `auto`
  */
-export function setCompressionBackend(kind: CompressionBackend): void {
-  backend = kind;
-}
-
-/** Which implementation each codec uses right now (`native` or `js`). */
-export function compressionBackends(): Record<'snappy' | 'lz4' | 'zstd', 'native' | 'js'> {
-  const pick = (name: string) => (backend !== 'js' && load(name) !== null ? 'native' : 'js');
-  return { snappy: pick('snappy'), lz4: pick('lz4-napi'), zstd: pick('@mongodb-js/zstd') };
+export function compressionSupport(
+  options: CompressionOptions = {},
+): Readonly<Record<Exclude<CompressionCodec, 'none'>, CodecImplementations>> {
+  const backend = options.backend ?? 'auto';
+  const both = (codec: OptionalCodec): CodecImplementations => ({
+    compress: pick(codec, 'compress', backend)?.name ?? null,
+    decompress: pick(codec, 'decompress', backend)?.name ?? null,
+  });
+  return {
+    gzip: { compress: 'node:zlib', decompress: 'node:zlib' },
+    snappy: both('snappy'),
+    lz4: both('lz4'),
+    zstd: both('zstd'),
+  };
 }
 
 function tooLarge(codec: CompressionCodec, maxBytes: number, cause?: unknown): never {
@@ -132,37 +296,43 @@ function corrupt(codec: CompressionCodec, cause: unknown): never {
 const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
 const XERIAL_BLOCK = 32 * 1024; // snappy-java's default block size
 
-function snappyCompressBlock(chunk: Buffer): Buffer {
-  const n = native<SnappyNative>('snappy', 'snappy');
-  if (n !== null) return n.compressSync(chunk);
-  const out = pureJs<SnappyJs>('snappyjs', 'snappy').compress(chunk);
-  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+function snappyBlockCompressor(backend: CompressionBackend): (chunk: Buffer) => Buffer {
+  if (implFor('snappy', 'compress', backend) === SNAPPY) {
+    const n = load('snappy') as SnappyNative;
+    return (chunk) => n.compressSync(chunk);
+  }
+  const js = load('snappyjs') as SnappyJs;
+  return (chunk) => {
+    const out = js.compress(chunk);
+    return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+  };
 }
 
-/** Reads the uncompressed length a raw snappy block declares (its leading uvarint). */
-function snappyDeclaredLength(src: Buffer, start: number, end: number): number {
+/**
+ * Reads the uncompressed length a raw snappy block declares (its leading uvarint).
+ * @returns the length and the number of bytes of the varint
+ */
+function snappyDeclaredLength(src: Buffer, start: number, end: number): [number, number] {
   let result = 0;
   for (let i = 0, shift = 0; i < 5; i++, shift += 7) {
     if (start + i >= end) break;
     const b = src[start + i]!;
     result += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) return result;
+    if (b < 0x80) return [result, i + 1];
   }
   throw new CodecError('CORRUPT', 'snappy', 'bad block length header');
 }
 
-function snappyUncompressBlock(block: Buffer, expected: number): Buffer {
+function snappyUncompressBlock(
+  block: Buffer,
+  [expected, headerBytes]: [number, number],
+  impl: Impl,
+): Buffer {
+  if (impl === OURS) return decodeSnappyBlock(block, 0, block.length, headerBytes, expected);
   let out: Buffer;
-  const n = native<SnappyNative>('snappy', 'snappy');
   try {
-    if (n !== null) {
-      out = n.uncompressSync(block, { asBuffer: true }) as Buffer;
-    } else {
-      const u = pureJs<SnappyJs>('snappyjs', 'snappy').uncompress(block, expected);
-      out = Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-    }
+    out = (load('snappy') as SnappyNative).uncompressSync(block, { asBuffer: true }) as Buffer;
   } catch (e) {
-    if (e instanceof CodecError) throw e;
     corrupt('snappy', e);
   }
   if (out.length !== expected) {
@@ -175,13 +345,12 @@ function snappyUncompressBlock(block: Buffer, expected: number): Buffer {
   return out;
 }
 
-function snappyEncode(data: Buffer): Buffer {
+function snappyEncode(data: Buffer, backend: CompressionBackend): Buffer {
+  const compressBlock = snappyBlockCompressor(backend);
   const parts: Buffer[] = [XERIAL_MAGIC, Buffer.from([0, 0, 0, 1, 0, 0, 0, 1])];
   let total = 16;
   for (let off = 0; off < data.length; off += XERIAL_BLOCK) {
-    const block = snappyCompressBlock(
-      data.subarray(off, Math.min(off + XERIAL_BLOCK, data.length)),
-    );
+    const block = compressBlock(data.subarray(off, Math.min(off + XERIAL_BLOCK, data.length)));
     const len = Buffer.allocUnsafe(4);
     len.writeInt32BE(block.length, 0);
     parts.push(len, block);
@@ -190,7 +359,8 @@ function snappyEncode(data: Buffer): Buffer {
   return Buffer.concat(parts, total);
 }
 
-function snappyDecode(src: Buffer, maxBytes: number): Buffer {
+function snappyDecode(src: Buffer, maxBytes: number, backend: CompressionBackend): Buffer {
+  const impl = implFor('snappy', 'decompress', backend);
   if (src.length >= 16 && src.subarray(0, 8).equals(XERIAL_MAGIC)) {
     const blocks: Buffer[] = [];
     let total = 0;
@@ -208,8 +378,8 @@ function snappyDecode(src: Buffer, maxBytes: number): Buffer {
         );
       }
       const declared = snappyDeclaredLength(src, s, s + len);
-      if (total + declared > maxBytes) tooLarge('snappy', maxBytes);
-      const block = snappyUncompressBlock(src.subarray(s, s + len), declared);
+      if (total + declared[0] > maxBytes) tooLarge('snappy', maxBytes);
+      const block = snappyUncompressBlock(src.subarray(s, s + len), declared, impl);
       blocks.push(block);
       total += block.length;
       s += len;
@@ -218,25 +388,27 @@ function snappyDecode(src: Buffer, maxBytes: number): Buffer {
   }
   // Raw snappy (no framing): Java's decoder accepts it too.
   const declared = snappyDeclaredLength(src, 0, src.length);
-  if (declared > maxBytes) tooLarge('snappy', maxBytes);
-  return snappyUncompressBlock(src, declared);
+  if (declared[0] > maxBytes) tooLarge('snappy', maxBytes);
+  return snappyUncompressBlock(src, declared, impl);
 }
 
 // ---- lz4
 let lz4HashTable: Uint32Array | null = null;
 
-function lz4CompressBlock(chunk: Buffer): Buffer | null {
-  const n = native<Lz4Native>('lz4-napi', 'lz4');
-  if (n !== null) {
+function lz4BlockCompressor(backend: CompressionBackend): (chunk: Buffer) => Buffer | null {
+  if (implFor('lz4', 'compress', backend) === LZ4_NAPI) {
+    const n = load('lz4-napi') as Lz4Native;
     // lz4-napi prepends the uncompressed size as 4 little-endian bytes: strip it.
-    return n.compressSync(chunk).subarray(4);
+    return (chunk) => n.compressSync(chunk).subarray(4);
   }
-  const js = pureJs<Lz4Js>('lz4js', 'lz4');
-  lz4HashTable ??= new Uint32Array(1 << 16);
-  lz4HashTable.fill(0);
-  const dst = Buffer.allocUnsafe(js.compressBound(chunk.length));
-  const n2 = js.compressBlock(chunk, dst, 0, chunk.length, lz4HashTable);
-  return n2 === 0 ? null : dst.subarray(0, n2);
+  const js = load('lz4js') as Lz4Js;
+  return (chunk) => {
+    lz4HashTable ??= new Uint32Array(1 << 16);
+    lz4HashTable.fill(0);
+    const dst = Buffer.allocUnsafe(js.compressBound(chunk.length));
+    const n = js.compressBlock(chunk, dst, 0, chunk.length, lz4HashTable);
+    return n === 0 ? null : dst.subarray(0, n);
+  };
 }
 
 // ---- gzip
@@ -260,11 +432,6 @@ function gzipDecode(data: Buffer, maxBytes: number): Buffer {
 }
 
 // ---- zstd
-/** node:zlib gained zstd in Node 22.15 (bounded by maxOutputLength, native, sync). */
-const zlibZstd = zlib as unknown as {
-  zstdDecompressSync?: (b: Buffer, o: { maxOutputLength: number }) => Buffer;
-};
-
 /** zstd's largest window for levels up to 19 without long mode (windowLog 23). */
 const ZSTD_USUAL_MAX_WINDOW = 8 * 1024 * 1024;
 
@@ -325,18 +492,18 @@ function checkZstdFrames(src: Buffer, maxBytes: number): void {
   }
 }
 
-function zstdDecode(src: Buffer, maxBytes: number): Buffer {
-  if (backend !== 'js' && typeof zlibZstd.zstdDecompressSync === 'function') {
+function zstdDecode(src: Buffer, maxBytes: number, backend: CompressionBackend): Buffer {
+  if (implFor('zstd', 'decompress', backend) === NODE_ZLIB) {
     try {
-      return zlibZstd.zstdDecompressSync(src, { maxOutputLength: Math.max(1, maxBytes) });
+      return zlibZstd.zstdDecompressSync!(src, { maxOutputLength: Math.max(1, maxBytes) });
     } catch (e) {
       if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') tooLarge('zstd', maxBytes, e);
       corrupt('zstd', e);
     }
   }
-  // Node 20: @mongodb-js/zstd cannot stop at a limit, so the bounded pure-JS decoder runs.
+  // Before Node 22.15: @mongodb-js/zstd cannot stop at a limit, so the bounded fzstd runs.
   checkZstdFrames(src, maxBytes);
-  const { Decompress } = pureJs<Fzstd>('fzstd', 'zstd');
+  const { Decompress } = load('fzstd') as Fzstd;
   const chunks: Uint8Array[] = [];
   let total = 0;
   const d = new Decompress((chunk) => {
@@ -383,22 +550,28 @@ function levelFor(codec: CompressionCodec, level: number | undefined): number | 
 /**
  * Compresses `data` synchronously with `codec` in Kafka's framing for it.
  *
- * @param level gzip 1-9 (default 6); other codecs refuse a level here
+ * @param options `level`: gzip 1-9 (default 6), other codecs refuse one here; `backend`
+ * @throws CompressionUnavailableError `ERR_KAFKA_CODEC_UNAVAILABLE` when no implementation of
+ *   the codec can load (it names the package to add)
  * @throws CodecError `UNSUPPORTED` for zstd (its compressor is async only: use
- *   {@link compress}) or when no implementation of the codec can load; `INVALID_VALUE` for
- *   a level the codec does not take
+ *   {@link compress}); `INVALID_VALUE` for a level the codec does not take
  */
-export function compressSync(codec: CompressionCodec, data: Buffer, level?: number): Buffer {
-  const lvl = levelFor(codec, level);
+export function compressSync(
+  codec: CompressionCodec,
+  data: Buffer,
+  options: CompressOptions = {},
+): Buffer {
+  const lvl = levelFor(codec, options.level);
+  const backend = options.backend ?? 'auto';
   switch (codec) {
     case 'none':
       return data;
     case 'gzip':
       return javaGzipHeader(zlib.gzipSync(data, lvl === undefined ? {} : { level: lvl }));
     case 'snappy':
-      return snappyEncode(data);
+      return snappyEncode(data, backend);
     case 'lz4':
-      return encodeLz4Frame(data, lz4CompressBlock);
+      return encodeLz4Frame(data, lz4BlockCompressor(backend));
     case 'zstd':
       throw new CodecError('UNSUPPORTED', 'zstd', 'zstd compression is async only: use compress()');
   }
@@ -407,16 +580,18 @@ export function compressSync(codec: CompressionCodec, data: Buffer, level?: numb
 /**
  * Compresses `data` with `codec`; gzip and zstd run off the main thread.
  *
- * @param level gzip 1-9 (default 6), zstd -131072..22 (default 3); snappy and lz4 refuse one
- * @throws CodecError `UNSUPPORTED` when no implementation of the codec can load,
- *   `INVALID_VALUE` for a level the codec does not take
+ * @param options `level`: gzip 1-9 (default 6), zstd -131072..22 (default 3), snappy and lz4
+ *   refuse one; `backend`
+ * @throws CompressionUnavailableError `ERR_KAFKA_CODEC_UNAVAILABLE` when no implementation of
+ *   the codec can load (it names the package to add)
+ * @throws CodecError `INVALID_VALUE` for a level the codec does not take
  */
 export async function compress(
   codec: CompressionCodec,
   data: Buffer,
-  level?: number,
+  options: CompressOptions = {},
 ): Promise<Buffer> {
-  const lvl = levelFor(codec, level);
+  const lvl = levelFor(codec, options.level);
   if (codec === 'gzip') {
     return new Promise((resolve, reject) => {
       zlib.gzip(data, lvl === undefined ? {} : { level: lvl }, (err, out) =>
@@ -425,30 +600,37 @@ export async function compress(
     });
   }
   if (codec === 'zstd') {
-    const n = native<ZstdNative>('@mongodb-js/zstd', 'zstd');
-    if (n === null) {
-      throw new CodecError('UNSUPPORTED', 'zstd', 'zstd compression needs @mongodb-js/zstd');
-    }
     // Level 3 is zstd's (and Kafka's) default.
-    return n.compress(data, lvl ?? 3);
+    const level = lvl ?? 3;
+    if (implFor('zstd', 'compress', options.backend ?? 'auto') === NODE_ZLIB) {
+      const params = { [zlibZstd.constants.ZSTD_c_compressionLevel!]: level };
+      return new Promise((resolve, reject) => {
+        zlibZstd.zstdCompress!(data, { params }, (err, out) => (err ? reject(err) : resolve(out)));
+      });
+    }
+    return (load('@mongodb-js/zstd') as ZstdNative).compress(data, level);
   }
-  return compressSync(codec, data);
+  return compressSync(codec, data, options);
 }
 
 /**
  * Decompresses `data` written by any Kafka client, producing at most `maxBytes` bytes.
  *
- * @param legacyLz4 accept the broken LZ4 header checksum of magic 0 messages
+ * @param options `legacyLz4`: accept the broken LZ4 header checksum of magic 0 messages;
+ *   `backend`
  * @returns a new buffer (or `data` itself for `none`)
+ * @throws CompressionUnavailableError `ERR_KAFKA_CODEC_UNAVAILABLE` when no implementation of
+ *   the codec can load (it names the package to add)
  * @throws CodecError `INVALID_LENGTH` when the output would pass `maxBytes`, `CORRUPT` for
- *   malformed input, `UNSUPPORTED` when no implementation of the codec can load
+ *   malformed input
  */
 export function decompress(
   codec: CompressionCodec,
   data: Buffer,
   maxBytes: number,
-  legacyLz4 = false,
+  options: DecompressOptions = {},
 ): Buffer {
+  const backend = options.backend ?? 'auto';
   switch (codec) {
     case 'none':
       if (data.length > maxBytes) tooLarge('none', maxBytes);
@@ -456,10 +638,10 @@ export function decompress(
     case 'gzip':
       return gzipDecode(data, maxBytes);
     case 'snappy':
-      return snappyDecode(data, maxBytes);
+      return snappyDecode(data, maxBytes, backend);
     case 'lz4':
-      return decodeLz4Frame(data, maxBytes, legacyLz4);
+      return decodeLz4Frame(data, maxBytes, options.legacyLz4 ?? false);
     case 'zstd':
-      return zstdDecode(data, maxBytes);
+      return zstdDecode(data, maxBytes, backend);
   }
 }

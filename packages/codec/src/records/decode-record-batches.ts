@@ -3,6 +3,7 @@
  * slice): v2 batches and legacy v0/v1 messages, mixed as a log may hold them.
  */
 
+import type { CompressionBackend } from './compression.js';
 import { LOG_OVERHEAD, MAGIC_OFFSET } from './layout.js';
 import { LEGACY_OVERHEAD_V0, LegacyRecordBatch } from './legacy-message-set.js';
 import {
@@ -23,6 +24,7 @@ export class RecordBatchIterator implements IterableIterator<RecordBatch> {
   private pos: number;
   private readonly verifyCrc: boolean;
   private readonly maxBytes: number;
+  private readonly backend: CompressionBackend;
   /** Bytes of an incomplete batch at the end; 0 until the iterator reaches it. */
   partialBatchBytes = 0;
 
@@ -32,6 +34,7 @@ export class RecordBatchIterator implements IterableIterator<RecordBatch> {
     this.pos = 0;
     this.verifyCrc = options.verifyCrc ?? true;
     this.maxBytes = options.maxUncompressedBytes ?? DEFAULT_MAX_UNCOMPRESSED_BYTES;
+    this.backend = options.compressionBackend ?? 'auto';
   }
 
   [Symbol.iterator](): IterableIterator<RecordBatch> {
@@ -67,9 +70,10 @@ export class RecordBatchIterator implements IterableIterator<RecordBatch> {
         LOG_OVERHEAD + size,
         this.verifyCrc,
         this.maxBytes,
+        this.backend,
       );
     } else if (magic === 0 || magic === 1) {
-      batch = new LegacyRecordBatch(buf, start, size, this.verifyCrc, this.maxBytes);
+      batch = new LegacyRecordBatch(buf, start, size, this.verifyCrc, this.maxBytes, this.backend);
     } else {
       throw new RecordBatchError(
         'UNSUPPORTED',

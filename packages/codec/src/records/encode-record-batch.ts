@@ -3,7 +3,13 @@
  * into one buffer, then the 61-byte header, and back-patches the CRC-32C.
  */
 import { CodecError } from '../errors.js';
-import { type CompressionCodec, CompressionId, compress, compressSync } from './compression.js';
+import {
+  type CompressionBackend,
+  type CompressionCodec,
+  CompressionId,
+  compress,
+  compressSync,
+} from './compression.js';
 import { crc32c } from './crc32c.js';
 import {
   ATTR_CONTROL,
@@ -56,6 +62,11 @@ export interface RecordBatchInput {
    * lz4 take none; a level for them is `INVALID_VALUE`.
    */
   readonly compressionLevel?: number;
+  /**
+   * Which implementations may compress (`auto`, `native` or `js`; default `auto`): see
+   * `CompressionBackend`.
+   */
+  readonly compressionBackend?: CompressionBackend;
   /** Attributes bit 3. Default `CreateTime`. */
   readonly timestampType?: TimestampType;
   /** With `LogAppendTime`: the batch's max timestamp (ms). Default the largest record's. */
@@ -281,21 +292,32 @@ export function encodeRecordBatchSync(input: RecordBatchInput): Buffer {
     return p.body;
   }
   const p = encodeRecords(input, 0);
-  return assemble(input, p, codec, compressSync(codec, p.body, input.compressionLevel));
+  return assemble(input, p, codec, compressSync(codec, p.body, compressOptions(input)));
 }
 
 /**
  * Encodes a v2 record batch with any codec; zstd and gzip compress off the main thread.
  *
  * @returns a new buffer holding exactly one batch
- * @throws CodecError `INVALID_VALUE` for an empty batch or an out-of-range field,
- *   `UNSUPPORTED` when no implementation of the codec can load
+ * @throws CompressionUnavailableError `ERR_KAFKA_CODEC_UNAVAILABLE` when no implementation of
+ *   the codec can load (it names the package to add)
+ * @throws CodecError `INVALID_VALUE` for an empty batch or an out-of-range field
  */
 export async function encodeRecordBatch(input: RecordBatchInput): Promise<Buffer> {
   const codec = input.compression ?? 'none';
   if (codec === 'none') return encodeRecordBatchSync(input);
   const p = encodeRecords(input, 0);
-  return assemble(input, p, codec, await compress(codec, p.body, input.compressionLevel));
+  return assemble(input, p, codec, await compress(codec, p.body, compressOptions(input)));
+}
+
+function compressOptions(input: RecordBatchInput): {
+  level?: number;
+  backend?: CompressionBackend;
+} {
+  const o: { level?: number; backend?: CompressionBackend } = {};
+  if (input.compressionLevel !== undefined) o.level = input.compressionLevel;
+  if (input.compressionBackend !== undefined) o.backend = input.compressionBackend;
+  return o;
 }
 
 function assemble(

@@ -4,7 +4,12 @@
  * whose value is an inner message set, decompressed eagerly (legacy data is rare).
  */
 import { CodecError } from '../errors.js';
-import { COMPRESSION_CODECS, type CompressionCodec, decompress } from './compression.js';
+import {
+  COMPRESSION_CODECS,
+  type CompressionBackend,
+  type CompressionCodec,
+  decompress,
+} from './compression.js';
 import { crc32 } from './crc32c.js';
 import { ATTR_COMPRESSION_MASK, ATTR_LOG_APPEND_TIME, LOG_OVERHEAD } from './layout.js';
 import { KafkaRecord, type RecordBase } from './record.js';
@@ -122,7 +127,14 @@ export class LegacyRecordBatch implements RecordBatch {
   readonly buffer: Buffer;
   private readonly list: readonly KafkaRecord[];
 
-  constructor(buf: Buffer, start: number, size: number, verifyCrc: boolean, maxBytes: number) {
+  constructor(
+    buf: Buffer,
+    start: number,
+    size: number,
+    verifyCrc: boolean,
+    maxBytes: number,
+    backend: CompressionBackend,
+  ) {
     const m = readMessage(buf, start, size, verifyCrc);
     this.magic = m.magic as 0 | 1;
     this.crc = m.crc;
@@ -154,12 +166,10 @@ export class LegacyRecordBatch implements RecordBatch {
     if (m.valueLen < 0) fail('CORRUPT', m.offset, 'compressed wrapper message has a null value');
     let inner: Buffer;
     try {
-      inner = decompress(
-        codec,
-        buf.subarray(m.valuePos, m.valuePos + m.valueLen),
-        maxBytes,
-        m.magic === 0,
-      );
+      inner = decompress(codec, buf.subarray(m.valuePos, m.valuePos + m.valueLen), maxBytes, {
+        legacyLz4: m.magic === 0,
+        backend,
+      });
     } catch (e) {
       const reason = e instanceof CodecError ? e.reason : 'CORRUPT';
       throw new RecordBatchError(reason, m.offset, e instanceof Error ? e.message : String(e), {

@@ -3,7 +3,12 @@
  * only when iterated, and a compressed batch is decompressed on the first `records()` call.
  */
 import { CodecError } from '../errors.js';
-import { COMPRESSION_CODECS, type CompressionCodec, decompress } from './compression.js';
+import {
+  COMPRESSION_CODECS,
+  type CompressionBackend,
+  type CompressionCodec,
+  decompress,
+} from './compression.js';
 import { crc32c } from './crc32c.js';
 import type { TimestampType } from './encode-record-batch.js';
 import {
@@ -71,6 +76,13 @@ export interface DecodeRecordBatchesOptions {
   readonly maxUncompressedBytes?: number;
   /** Check each batch's CRC before handing it out. Default true (Kafka's `check.crcs`). */
   readonly verifyCrc?: boolean;
+  /**
+   * Which implementations may decompress (`auto`, `native` or `js`; default `auto`): see
+   * `CompressionBackend`. A batch whose codec cannot run here throws `RecordBatchError`
+   * `ERR_KAFKA_CODEC_UNAVAILABLE` (cause: `CompressionUnavailableError`, naming the package
+   * to add) when its records are read; the batches before it read normally.
+   */
+  readonly compressionBackend?: CompressionBackend;
 }
 
 export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 64 * 1024 * 1024;
@@ -99,10 +111,18 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
   readonly buffer: Buffer;
   readonly logAppendTime: bigint | null;
   private readonly maxUncompressedBytes: number;
+  private readonly backend: CompressionBackend;
   private body: Buffer | null = null;
 
   /** Reads and checks the header of the batch in `buf[start, start + size)`. */
-  constructor(buf: Buffer, start: number, size: number, verifyCrc: boolean, maxBytes: number) {
+  constructor(
+    buf: Buffer,
+    start: number,
+    size: number,
+    verifyCrc: boolean,
+    maxBytes: number,
+    backend: CompressionBackend,
+  ) {
     const baseOffset = buf.readBigInt64BE(start);
     this.baseOffset = baseOffset;
     if (size < RECORD_BATCH_OVERHEAD) {
@@ -164,6 +184,7 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
     }
     this.recordCount = count;
     this.maxUncompressedBytes = maxBytes;
+    this.backend = backend;
   }
 
   /** The uncompressed records section (a view for uncompressed batches). */
@@ -175,7 +196,9 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
       body = raw;
     } else {
       try {
-        body = decompress(this.compression, raw, this.maxUncompressedBytes);
+        body = decompress(this.compression, raw, this.maxUncompressedBytes, {
+          backend: this.backend,
+        });
       } catch (e) {
         const why = e instanceof Error ? e.message : String(e);
         const reason = e instanceof CodecError ? e.reason : 'CORRUPT';

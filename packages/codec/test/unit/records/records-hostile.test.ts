@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   CodecError,
+  type CompressionBackend,
   type CompressionCodec,
   compress,
+  compressionSupport,
   crc32c,
   decodeRecordBatches,
   encodeRecordBatchSync,
@@ -11,7 +13,11 @@ import {
 
 function consume(
   buf: Buffer,
-  options: { maxUncompressedBytes?: number; verifyCrc?: boolean } = {},
+  options: {
+    maxUncompressedBytes?: number;
+    verifyCrc?: boolean;
+    compressionBackend?: CompressionBackend;
+  } = {},
 ) {
   let n = 0;
   for (const b of decodeRecordBatches(buf, options)) {
@@ -164,10 +170,23 @@ describe('hostile v2 batches', () => {
 
 describe('zip bombs', () => {
   const bombBytes = 256 * 1024 * 1024;
-  for (const codec of ['gzip', 'snappy', 'lz4', 'zstd'] as CompressionCodec[]) {
-    it(`${codec}: a batch inflating to 256 MiB stops at the limit`, async () => {
+  // Every implementation that can run here (node:zlib, native addons, pure JS), once each.
+  const cases = (['gzip', 'snappy', 'lz4', 'zstd'] as const).flatMap((codec) => {
+    const seen = new Map<string, CompressionBackend>();
+    for (const backend of ['auto', 'native', 'js'] as CompressionBackend[]) {
+      const impl = compressionSupport({ backend })[codec].decompress;
+      if (impl !== null && !seen.has(impl)) seen.set(impl, backend);
+    }
+    return [...seen.values()].map((backend) => [codec, backend] as const);
+  });
+  it('covers the native snappy decoder and our own', () => {
+    expect(cases.filter(([c]) => c === 'snappy').map(([, b]) => b)).toEqual(['auto', 'js']);
+  });
+  for (const [codec, backend] of cases) {
+    const impl = compressionSupport({ backend })[codec].decompress;
+    it(`${codec} (${backend}: ${impl}): a batch inflating to 256 MiB stops at the limit`, async () => {
       const zeros = Buffer.alloc(bombBytes);
-      const payload = await compress(codec, zeros);
+      const payload = await compress(codec as CompressionCodec, zeros);
       const header = encodeRecordBatchSync({ records: [{ value: null, timestamp: 0 }] }).subarray(
         0,
         61,
@@ -179,7 +198,13 @@ describe('zip bombs', () => {
       const before = process.memoryUsage().arrayBuffers;
       for (const limit of [1024 * 1024, undefined]) {
         const e = expectCodecError(
-          () => consume(buf, limit === undefined ? {} : { maxUncompressedBytes: limit }),
+          () =>
+            consume(
+              buf,
+              limit === undefined
+                ? { compressionBackend: backend }
+                : { maxUncompressedBytes: limit, compressionBackend: backend },
+            ),
           'ERR_KAFKA_CODEC_INVALID_LENGTH',
         );
         expect(e.message).toContain('maxUncompressedBytes');
