@@ -1,5 +1,7 @@
 import { createInterface } from 'node:readline';
 import { Producer, type RecordMetadata } from '@kafkats/client';
+import { ProduceApi } from '@kafkats/codec';
+import { apiAccess, ReadOnlyError } from '@kafkats/meta';
 import { CliError } from '../cli-error.js';
 import { type CommandContext, rethrowActionable, withCluster } from '../context.js';
 import { type InputOptions, type InputRecord, parseInputLine } from '../records-input.js';
@@ -23,6 +25,16 @@ export interface ProduceDocument {
     readonly timestamp: bigint;
   }[];
 }
+
+const readOnlyRefusal = (topic: string, cause?: ReadOnlyError) =>
+  new CliError(
+    'ERR_KAFKA_CLI_READ_ONLY',
+    `refused by --read-only: producing to ${topic} writes to the cluster (InitProducerId and Produce are writes; nothing was sent)`,
+    {
+      hint: 'run produce without --read-only (and without "readOnly": true in the config file)',
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
 
 async function* inputRecords(
   ctx: CommandContext,
@@ -55,6 +67,11 @@ export async function produceCommand(
   const resource = { type: 'TOPIC', name: topic };
   const { term, settings } = ctx;
   const doc = await withCluster(ctx, async (cluster, admin): Promise<ProduceDocument> => {
+    if (cluster.readOnly && apiAccess(ProduceApi.apiKey) !== 'read') {
+      // Refused before stdin is read: the cluster's gate would refuse the producer's first
+      // request (InitProducerId) by the same table, but only after the input was waited for.
+      throw readOnlyRefusal(topic);
+    }
     const { partitions } = await topicPartitions(admin, topic, settings.timeoutMs);
     const producer = new Producer(cluster, {
       acks: flags.acks === 'all' ? 'all' : (Number(flags.acks) as 0 | 1),
@@ -96,6 +113,7 @@ export async function produceCommand(
       };
     } catch (error) {
       progress.fail();
+      if (error instanceof ReadOnlyError) throw readOnlyRefusal(topic, error);
       rethrowActionable(error, 'WRITE', resource);
     } finally {
       await producer.close().catch(() => {});
