@@ -107,7 +107,7 @@ export async function explain(error: unknown, bootstrap: readonly string[]): Pro
         message: `authentication failed: ${e.message}`,
         hint:
           e.code === 'ERR_KAFKA_AUTHENTICATION_TLS'
-            ? 'check --ca (the CA that signed the broker certificate) and the address the certificate names'
+            ? 'check --tls-ca (the CA that signed the broker certificate) and the address the certificate names'
             : 'check --sasl-mechanism, --sasl-username and the password (KAFKATS_SASL_PASSWORD), and that the listener speaks SASL',
       };
     }

@@ -69,10 +69,10 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
     .option('--read-only', "refuse anything that changes the cluster (meta's read-only gate)")
     .option('--timeout <ms>', 'deadline of each cluster operation', undefined)
     .option('--client-id <id>', 'client id sent to the brokers (default kafkats-cli)')
-    .option('--tls', 'connect with TLS (implied by --ca, --cert, --key)')
-    .option('--ca <file>', 'CA certificate(s) to trust, PEM')
-    .option('--cert <file>', 'client certificate for mutual TLS, PEM')
-    .option('--key <file>', 'client private key for mutual TLS, PEM')
+    .option('--tls', 'connect with TLS (implied by --tls-ca, --tls-cert, --tls-key)')
+    .option('--tls-ca <file>', 'CA certificate(s) to trust, PEM')
+    .option('--tls-cert <file>', 'client certificate for mutual TLS, PEM')
+    .option('--tls-key <file>', 'client private key for mutual TLS, PEM')
     .option('--tls-servername <name>', 'host name to expect in the broker certificate')
     .addOption(
       new Option('--sasl-mechanism <mechanism>', 'SASL mechanism').choices([

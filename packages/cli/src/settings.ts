@@ -45,9 +45,9 @@ export interface ConnectionFlags {
   readonly readOnly?: boolean;
   readonly timeout?: string;
   readonly tls?: boolean;
-  readonly ca?: string;
-  readonly cert?: string;
-  readonly key?: string;
+  readonly tlsCa?: string;
+  readonly tlsCert?: string;
+  readonly tlsKey?: string;
   readonly tlsServername?: string;
   readonly saslMechanism?: string;
   readonly saslUsername?: string;
@@ -158,9 +158,9 @@ export function resolveSettings(
   }
 
   const fileTls = typeof file.tls === 'object' ? file.tls : {};
-  const caPath = flags.ca ?? fileTls.ca;
-  const certPath = flags.cert ?? fileTls.cert;
-  const keyPath = flags.key ?? fileTls.key;
+  const caPath = flags.tlsCa ?? fileTls.ca;
+  const certPath = flags.tlsCert ?? fileTls.cert;
+  const keyPath = flags.tlsKey ?? fileTls.key;
   const servername = flags.tlsServername ?? fileTls.servername;
   const tlsOn =
     flags.tls === true ||
@@ -170,7 +170,7 @@ export function resolveSettings(
     certPath !== undefined ||
     keyPath !== undefined;
   if ((certPath === undefined) !== (keyPath === undefined)) {
-    throw configError('a client certificate needs both --cert and --key');
+    throw configError('a client certificate needs both --tls-cert and --tls-key');
   }
   let tls: TlsOptions | undefined;
   if (tlsOn) {

@@ -51,18 +51,18 @@ describe('resolveSettings', () => {
     expect(resolveSettings({ config }, {}).cluster.readOnly).toBe(true);
   });
 
-  it('turns TLS on with --ca and reads the PEM files, failing early on a missing one', () => {
+  it('turns TLS on with --tls-ca and reads the PEM files, failing early on a missing one', () => {
     const ca = file('ca.pem', 'PEM');
-    const s = resolveSettings({ bootstrap: 'h:1', ca }, {});
+    const s = resolveSettings({ bootstrap: 'h:1', tlsCa: ca }, {});
     expect(s.cluster.connection?.tls).toEqual({ ca: Buffer.from('PEM') });
     expect(resolveSettings({ bootstrap: 'h:1' }, {}).cluster.connection?.tls).toBeUndefined();
     expect(
-      usageError(() => resolveSettings({ bootstrap: 'h:1', ca: join(dir, 'absent.pem') }, {}))
+      usageError(() => resolveSettings({ bootstrap: 'h:1', tlsCa: join(dir, 'absent.pem') }, {}))
         .message,
     ).toContain('absent.pem');
-    expect(usageError(() => resolveSettings({ bootstrap: 'h:1', cert: ca }, {})).message).toContain(
-      '--cert and --key',
-    );
+    expect(
+      usageError(() => resolveSettings({ bootstrap: 'h:1', tlsCert: ca }, {})).message,
+    ).toContain('--tls-cert and --tls-key');
   });
 
   it('builds SASL from flags and KAFKATS_SASL_PASSWORD, and needs both user and password', () => {
