@@ -57,26 +57,29 @@ export function actionable(
   error: unknown,
   operation: AclOperationName,
   resource: { readonly type: string; readonly name: string },
+  clusterOperation: AclOperationName = operation,
 ): unknown {
-  if (!(error instanceof ProtocolError)) return error;
-  const deniedOn = authorizationResourceOf(error);
+  const found = brokerError(error);
+  if (found === undefined) return error;
+  const deniedOn = authorizationResourceOf(found);
   if (deniedOn !== undefined) {
+    const op = deniedOn === 'CLUSTER' ? clusterOperation : operation;
     const what = deniedOn === 'CLUSTER' ? 'the CLUSTER' : `${deniedOn} ${resource.name}`;
     return new CliError(
       'ERR_KAFKA_CLI_AUTHORIZATION',
-      `not authorized: ${operation} on ${what} was denied (${error.errorName})`,
+      `not authorized: ${op} on ${what} was denied (${found.errorName})`,
       {
-        hint: `an operator can grant it: kafka-acls.sh --add --allow-principal User:<you> --operation ${operation} ${
+        hint: `an operator can grant it: kafka-acls.sh --add --allow-principal User:<you> --operation ${op} ${
           deniedOn === 'CLUSTER' ? '--cluster' : `--${deniedOn.toLowerCase()} ${resource.name}`
         }`,
         cause: error,
       },
     );
   }
-  if (isNotFound(error)) {
+  if (isNotFound(found)) {
     return new CliError(
       'ERR_KAFKA_CLI_NOT_FOUND',
-      `${resource.type.toLowerCase()} ${resource.name} does not exist (${error.errorName})`,
+      `${resource.type.toLowerCase()} ${resource.name} does not exist (${found.errorName})`,
       resource.type === 'TOPIC'
         ? { hint: 'list the topics with `kafkats topics`', cause: error }
         : { cause: error },
@@ -85,13 +88,24 @@ export function actionable(
   return error;
 }
 
+/** The broker error an error is or wraps (a producer's fatal error keeps it as its cause). */
+function brokerError(error: unknown): ProtocolError | undefined {
+  let e: unknown = error;
+  for (let depth = 0; depth < 8 && e instanceof Error; depth++) {
+    if (e instanceof ProtocolError) return e;
+    e = e.cause;
+  }
+  return undefined;
+}
+
 /** Throws the actionable form of `error` when there is one. */
 export function rethrowActionable(
   error: unknown,
   operation: AclOperationName,
   resource: { readonly type: string; readonly name: string },
+  clusterOperation: AclOperationName = operation,
 ): never {
-  throw actionable(error, operation, resource);
+  throw actionable(error, operation, resource, clusterOperation);
 }
 
 /** Milliseconds as a short human duration (`3.2 s`, `4 min`). */

@@ -114,7 +114,9 @@ export async function produceCommand(
     } catch (error) {
       progress.fail();
       if (error instanceof ReadOnlyError) throw readOnlyRefusal(topic, error);
-      rethrowActionable(error, 'WRITE', resource);
+      // The idempotent producer's InitProducerId needs IDEMPOTENT_WRITE on the cluster (or
+      // WRITE on any topic, which implies it); its records need WRITE on the topic.
+      rethrowActionable(error, 'WRITE', resource, 'IDEMPOTENT_WRITE');
     } finally {
       await producer.close().catch(() => {});
     }

@@ -100,6 +100,17 @@ describe('actionable', () => {
     expect((cluster as CliError).message).toContain('DESCRIBE on the CLUSTER');
   });
 
+  it('finds the broker error inside a wrapping one, and names the cluster operation for the cluster', () => {
+    const wrapped = new KafkaError('ERR_KAFKA_PRODUCER_FATAL', 'InitProducerId failed', {
+      cause: new ProtocolError(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, 'InitProducerId v5'),
+    });
+    const e = actionable(wrapped, 'WRITE', { type: 'TOPIC', name: 'orders' }, 'IDEMPOTENT_WRITE');
+    expect((e as CliError).message).toBe(
+      'not authorized: IDEMPOTENT_WRITE on the CLUSTER was denied (CLUSTER_AUTHORIZATION_FAILED)',
+    );
+    expect((e as CliError).hint).toContain('--operation IDEMPOTENT_WRITE --cluster');
+  });
+
   it('turns an unknown topic into a not-found error, and leaves other errors as they are', () => {
     const e = actionable(new ProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION), 'READ', {
       type: 'TOPIC',
