@@ -89,7 +89,6 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
     .option('--json', 'machine-readable output: one JSON document (one per line when streaming)')
     .option('--no-color', 'no colour, no spinner (also NO_COLOR=1)')
     .option('--debug', 'print stack traces of failures');
-  program.enablePositionalOptions(false);
 
   program
     .command('cluster')
