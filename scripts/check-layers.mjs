@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The layering rule, enforced: a package may import only the public entry points of the
-// packages below it (codec < wire < meta < client < remote-log-metadata). Deep imports
+// packages below it (codec < wire < meta < client < remote-log-metadata < cli). Deep imports
 // (`@kafkats/codec/src/...`, `@kafkats/codec/dist/...`), relative paths that leave a package,
 // upward or sideways imports, and library imports of the private tooling (codegen, testkit)
 // are violations. Tests and benchmarks may use testkit. The same rule is checked against each
@@ -14,7 +14,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Library packages, lowest first. */
-export const LAYERS = ['codec', 'wire', 'meta', 'client', 'remote-log-metadata'];
+export const LAYERS = ['codec', 'wire', 'meta', 'client', 'remote-log-metadata', 'cli'];
 /** Private tooling: never imported by library source. */
 export const TOOLING = ['codegen', 'testkit'];
 

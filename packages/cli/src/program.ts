@@ -1,0 +1,286 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { apiVersionsCommand } from './commands/api-versions.js';
+import { clusterCommand } from './commands/cluster.js';
+import { type BytesEncoding, consumeCommand } from './commands/consume.js';
+import { createTopicCommand } from './commands/create-topic.js';
+import { groupsCommand } from './commands/groups.js';
+import { offsetsCommand } from './commands/offsets.js';
+import { type ProduceFlags, produceCommand } from './commands/produce.js';
+import { rlmmSegmentsCommand, rlmmStatusCommand, rlmmTailCommand } from './commands/rlmm.js';
+import { topicCommand, topicsCommand } from './commands/topics.js';
+import type { CommandContext } from './context.js';
+import { type ConnectionFlags, resolveSettings } from './settings.js';
+import { Terminal, type TerminalIo } from './terminal.js';
+
+/** Global flags every command takes. */
+export interface GlobalFlags extends ConnectionFlags {
+  readonly json?: boolean;
+  readonly color?: boolean;
+  readonly debug?: boolean;
+}
+
+function intArg(name: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be an integer >= 0`);
+    return Number(value);
+  };
+}
+
+function collectInts(name: string) {
+  const parse = intArg(name);
+  return (value: string, previous: number[] | undefined): number[] => [
+    ...(previous ?? []),
+    ...value.split(',').map((v) => parse(v.trim())),
+  ];
+}
+
+const collect = (value: string, previous: string[] | undefined): string[] => [
+  ...(previous ?? []),
+  value,
+];
+
+/** Where an action hands its work to {@link buildProgram}'s caller. */
+export type Runner = (
+  work: (ctx: CommandContext) => Promise<void>,
+  command: Command,
+) => Promise<void>;
+
+/**
+ * The command tree. Actions do not run anything themselves: they pass their work to `run`,
+ * which builds the context (terminal, settings, signal) from the global flags.
+ */
+export function buildProgram(io: TerminalIo, run: Runner): Command {
+  const program = new Command('kafkats')
+    .description(
+      'Look at and talk to a Kafka cluster: topics, offsets, records, groups, tiered-storage metadata.',
+    )
+    .version('0.1.0', '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .exitOverride()
+    .option('-b, --bootstrap <host:port,...>', 'bootstrap brokers (env KAFKATS_BOOTSTRAP)')
+    .option(
+      '-c, --config <file>',
+      'JSON config file: bootstrap, tls, sasl, readOnly, clientId, timeoutMs',
+    )
+    .option('--read-only', "refuse anything that changes the cluster (meta's read-only gate)")
+    .option('--timeout <ms>', 'deadline of each cluster operation', undefined)
+    .option('--client-id <id>', 'client id sent to the brokers (default kafkats-cli)')
+    .option('--tls', 'connect with TLS (implied by --tls-ca, --tls-cert, --tls-key)')
+    .option('--tls-ca <file>', 'CA certificate(s) to trust, PEM')
+    .option('--tls-cert <file>', 'client certificate for mutual TLS, PEM')
+    .option('--tls-key <file>', 'client private key for mutual TLS, PEM')
+    .option('--tls-servername <name>', 'host name to expect in the broker certificate')
+    .addOption(
+      new Option('--sasl-mechanism <mechanism>', 'SASL mechanism').choices([
+        'PLAIN',
+        'SCRAM-SHA-256',
+        'SCRAM-SHA-512',
+      ]),
+    )
+    .option('--sasl-username <user>', 'SASL user name')
+    .option(
+      '--sasl-password <password>',
+      'SASL password (prefer env KAFKATS_SASL_PASSWORD: flags show in ps)',
+    )
+    .option('--json', 'machine-readable output: one JSON document (one per line when streaming)')
+    .option('--no-color', 'no colour, no spinner (also NO_COLOR=1)')
+    .option('--debug', 'print stack traces of failures');
+
+  program
+    .command('cluster')
+    .description(
+      'cluster id, controller, brokers (racks, API counts, feature levels), metadata age',
+    )
+    .action((_o, cmd: Command) => run((ctx) => clusterCommand(ctx), cmd));
+
+  program
+    .command('topics')
+    .description(
+      'every topic: partitions, replication factor, offline and under-replicated partitions',
+    )
+    .option('--internal', 'include internal topics (__consumer_offsets, ...)')
+    .action((o: { internal?: boolean }, cmd: Command) => run((ctx) => topicsCommand(ctx, o), cmd));
+
+  program
+    .command('topic')
+    .description('one topic: partitions, leaders, ISR, offline replicas, configs')
+    .argument('<name>', 'topic name')
+    .option('--all-configs', 'list every config, not only those set')
+    .action((name: string, o: { allConfigs?: boolean }, cmd: Command) =>
+      run((ctx) => topicCommand(ctx, name, o), cmd),
+    );
+
+  program
+    .command('create-topic')
+    .description('create a topic and wait until every partition has a leader')
+    .argument('<name>', 'topic name')
+    .option(
+      '-P, --partitions <n>',
+      "partitions (default: the broker's num.partitions)",
+      intArg('--partitions'),
+    )
+    .option(
+      '-R, --replication-factor <n>',
+      "replicas (default: the broker's default.replication.factor)",
+      intArg('--replication-factor'),
+    )
+    .option('--config-entry <name=value>', 'topic config (repeatable)', collect, [])
+    .action(
+      (
+        name: string,
+        o: { partitions?: number; replicationFactor?: number; configEntry: string[] },
+        cmd: Command,
+      ) => run((ctx) => createTopicCommand(ctx, name, { ...o, config: o.configEntry }), cmd),
+    );
+
+  program
+    .command('api-versions')
+    .description(
+      "per broker and API: the broker's version range, kafkats' range and the version used",
+    )
+    .option('--all', 'also list APIs the broker does not offer')
+    .action((o: { all?: boolean }, cmd: Command) => run((ctx) => apiVersionsCommand(ctx, o), cmd));
+
+  program
+    .command('offsets')
+    .description('earliest, latest and max-timestamp offsets per partition')
+    .argument('<topic>', 'topic name')
+    .option(
+      '-p, --partition <n>',
+      'only these partitions (repeat or comma-separate)',
+      collectInts('--partition'),
+    )
+    .action((topic: string, o: { partition?: number[] }, cmd: Command) =>
+      run((ctx) => offsetsCommand(ctx, topic, o), cmd),
+    );
+
+  program
+    .command('produce')
+    .description(
+      'write records from stdin (a line each, or JSON objects with --format json) or --value',
+    )
+    .argument('<topic>', 'topic name')
+    .addOption(
+      new Option('-f, --format <format>', 'stdin format')
+        .choices(['lines', 'json'])
+        .default('lines'),
+    )
+    .option('-k, --key <key>', 'key of every record')
+    .option('--key-separator <sep>', 'lines are key<sep>value')
+    .option('-H, --header <name=value>', 'header on every record (repeatable)', collect, [])
+    .option('-p, --partition <n>', 'write to this partition', intArg('--partition'))
+    .option('--value <value>', 'write one record with this value instead of reading stdin')
+    .addOption(
+      new Option('--acks <acks>', 'acknowledgements').choices(['all', '1', '0']).default('all'),
+    )
+    .addOption(
+      new Option('--compression <codec>', 'batch compression')
+        .choices(['none', 'gzip', 'snappy', 'lz4', 'zstd'])
+        .default('none'),
+    )
+    .action((topic: string, o: ProduceFlags & { header: string[] }, cmd: Command) =>
+      run((ctx) => produceCommand(ctx, topic, { ...o, headers: o.header }), cmd),
+    );
+
+  program
+    .command('consume')
+    .description('read records with the partition readers (no group, no commits)')
+    .argument('<topic>', 'topic name')
+    .option(
+      '--from <where>',
+      'earliest, latest, an offset, @<ms since epoch> or an ISO date',
+      'earliest',
+    )
+    .option(
+      '-p, --partition <n>',
+      'only these partitions (repeat or comma-separate)',
+      collectInts('--partition'),
+    )
+    .option('-n, --count <n>', 'stop after this many records', intArg('--count'))
+    .option('-F, --follow', 'keep waiting for new records (until Ctrl-C or --count)')
+    .addOption(
+      new Option('--encoding <encoding>', 'bytes in --json output')
+        .choices(['utf8', 'base64'])
+        .default('utf8'),
+    )
+    .addOption(
+      new Option('--isolation <level>', 'isolation level')
+        .choices(['read_uncommitted', 'read_committed'])
+        .default('read_uncommitted'),
+    )
+    .action(
+      (
+        topic: string,
+        o: {
+          from: string;
+          partition?: number[];
+          count?: number;
+          follow?: boolean;
+          encoding: BytesEncoding;
+          isolation: 'read_uncommitted' | 'read_committed';
+        },
+        cmd: Command,
+      ) => run((ctx) => consumeCommand(ctx, topic, o), cmd),
+    );
+
+  program
+    .command('groups')
+    .description(
+      'consumer and other groups (ListGroups on every broker), described; or only the named ones',
+    )
+    .argument('[group...]', 'group ids to describe')
+    .action((groups: string[], _o, cmd: Command) => run((ctx) => groupsCommand(ctx, groups), cmd));
+
+  const rlmm = program
+    .command('rlmm')
+    .description(
+      'tiered-storage metadata (__remote_log_metadata) as the RemoteLogMetadataManager sees it',
+    );
+  const metadataTopic = () =>
+    new Option('--metadata-topic <name>', 'the metadata topic').default('__remote_log_metadata');
+  rlmm
+    .command('status')
+    .description(
+      'metadata partitions with records: end offsets, what the manager read, lag, events, user partitions',
+    )
+    .addOption(metadataTopic())
+    .action((o: { metadataTopic: string }, cmd: Command) =>
+      run((ctx) => rlmmStatusCommand(ctx, o), cmd),
+    );
+  rlmm
+    .command('tail')
+    .description('decoded metadata events as they arrive (Ctrl-C stops)')
+    .addOption(metadataTopic())
+    .option('--from-beginning', 'start at offset 0 of every metadata partition')
+    .option('-n, --count <n>', 'stop after this many events', intArg('--count'))
+    .action((o: { metadataTopic: string; fromBeginning?: boolean; count?: number }, cmd: Command) =>
+      run((ctx) => rlmmTailCommand(ctx, o), cmd),
+    );
+  rlmm
+    .command('segments')
+    .description("one user partition's remote segment table, as the manager materialises it")
+    .argument('<topic>', 'user topic name')
+    .argument('<partition>', 'partition', intArg('<partition>'))
+    .addOption(metadataTopic())
+    .option('--topic-id <id>', 'the topic id (base64url), for a topic that no longer exists')
+    .action(
+      (
+        topic: string,
+        partition: number,
+        o: { metadataTopic: string; topicId?: string },
+        cmd: Command,
+      ) => run((ctx) => rlmmSegmentsCommand(ctx, topic, partition, o), cmd),
+    );
+
+  return program;
+}
+
+/** The context of a command from its global flags. */
+export function contextOf(io: TerminalIo, flags: GlobalFlags, signal: AbortSignal): CommandContext {
+  const term = new Terminal(io, { json: flags.json === true, color: flags.color !== false });
+  return { term, settings: resolveSettings(flags, io.env), signal };
+}
