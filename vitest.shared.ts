@@ -4,7 +4,10 @@ import type { ViteUserConfig } from 'vitest/config';
 /** Where `npm test` collects JSON reports to print one total at the end. */
 export function reporters(name: string): NonNullable<ViteUserConfig['test']>['reporters'] {
   const dir = process.env.KAFKATS_REPORT_DIR;
-  return dir ? ['default', ['json', { outputFile: `${dir}/${name}.json` }]] : ['default'];
+  // Runs on another Node (scripts/with-node.mjs) keep their own report beside the default one.
+  const tag = process.env.KAFKATS_REPORT_TAG;
+  const file = tag ? `${name}-${tag}` : name;
+  return dir ? ['default', ['json', { outputFile: `${dir}/${file}.json` }]] : ['default'];
 }
 
 /**

@@ -8,31 +8,23 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packagesWithUnitTests } from './unit-packages.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const reports = join(root, '.kafkats', 'reports');
 rmSync(reports, { recursive: true, force: true });
 mkdirSync(reports, { recursive: true });
 
-/**
- * turbo filters for the packages that have unit, property or regression tests: vitest refuses
- * to pass with no tests (`passWithNoTests: false`), and a package without tests yet is not a
- * failure. A package joins the step as soon as its first test file lands.
- */
-function packagesWithUnitTests() {
-  const hasTest = (dir) =>
-    existsSync(dir) &&
-    readdirSync(dir, { recursive: true }).some((f) => String(f).endsWith('.test.ts'));
-  const filters = [];
-  for (const name of readdirSync(join(root, 'packages')).sort()) {
-    const dir = join(root, 'packages', name);
-    if (!existsSync(join(dir, 'package.json'))) continue;
-    if (['unit', 'property', 'regressions'].some((area) => hasTest(join(dir, 'test', area)))) {
-      filters.push(`--filter=${JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).name}`);
-    }
-  }
-  return filters;
+/** turbo filters for the packages that have unit, property or regression tests. */
+function unitTestFilters() {
+  return packagesWithUnitTests(root).map((p) => `--filter=${p.name}`);
 }
+
+/**
+ * The other Node.js majors the unit, property and regression suites run on (the default Node
+ * runs everything). Each is installed from the npm registry on first use (scripts/with-node.mjs).
+ */
+const OTHER_NODES = ['22', '24'];
 
 /** [name, command, args]; steps that only report (benchmarks) never fail the run on a figure. */
 const steps = [
@@ -48,8 +40,13 @@ const steps = [
   [
     'unit, property and regression tests',
     'npx',
-    ['turbo', 'run', 'test', '--concurrency=1', ...packagesWithUnitTests()],
+    ['turbo', 'run', 'test', '--concurrency=1', ...unitTestFilters()],
   ],
+  ...OTHER_NODES.map((major) => [
+    `unit, property and regression tests on Node ${major}`,
+    'node',
+    ['scripts/with-node.mjs', major, '--unit'],
+  ]),
   ['repo script tests', 'npx', ['vitest', 'run', '--config', 'scripts/vitest.config.ts']],
   ['conformance against Kafka Java serializers', 'npm', ['run', 'conformance']],
   [
@@ -80,13 +77,26 @@ for (const [name, command, args] of steps) {
 
 let passed = 0;
 let failedTests = 0;
+/** Unit, property and regression tests per Node major: `unit-<pkg>[-node<major>].json`. */
+const byNode = new Map();
 if (existsSync(reports)) {
   for (const file of readdirSync(reports)) {
     if (!file.endsWith('.json')) continue;
     const report = JSON.parse(readFileSync(join(reports, file), 'utf8'));
     passed += report.numPassedTests ?? 0;
     failedTests += report.numFailedTests ?? 0;
+    if (file.startsWith('unit-')) {
+      const node = /-node(\d+)\.json$/.exec(file)?.[1] ?? process.versions.node.split('.')[0];
+      const cell = byNode.get(node) ?? { passed: 0, failed: 0 };
+      cell.passed += report.numPassedTests ?? 0;
+      cell.failed += report.numFailedTests ?? 0;
+      byNode.set(node, cell);
+    }
   }
+}
+process.stdout.write('\nunit, property and regression tests by Node.js major:\n');
+for (const [node, cell] of [...byNode].sort((a, b) => Number(a[0]) - Number(b[0]))) {
+  process.stdout.write(`  Node ${node}: ${cell.passed} passed, ${cell.failed} failed\n`);
 }
 if (failed.length > 0) process.stdout.write(`\nfailed steps: ${failed.join(', ')}\n`);
 process.stdout.write(`tests: ${passed} passed, ${failedTests} failed\n`);
