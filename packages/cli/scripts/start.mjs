@@ -3,8 +3,10 @@
 //
 //   npm start                           embedded single-node Kafka (the testkit's pinned release),
 //                                       sample tiered-storage events, then the cluster and segment
-//                                       table; stays up for other commands until Ctrl-C
-//   npm start -- --once                 the same, then stops the broker and exits
+//                                       table; on a terminal it stays up for other commands until
+//                                       Ctrl-C, otherwise (piped, CI) it stops the broker and exits
+//   npm start -- --once                 the same, then stops the broker and exits, even on a terminal
+//   npm start -- --stay                 stays up until Ctrl-C (or SIGTERM) even without a terminal
 //   npm start -- --bootstrap host:port  read-only against that cluster: cluster, topics, rlmm status
 //
 // It builds what it needs first (turbo, quiet), so it works on a fresh clone after `npm ci`.
@@ -19,7 +21,10 @@ const option = (name) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const bootstrap = option('bootstrap');
-const once = args.includes('--once');
+// Staying up only makes sense for a person at a terminal; a script or CI gets its exit code.
+const once =
+  args.includes('--once') ||
+  (!args.includes('--stay') && !(process.stdin.isTTY === true && process.stdout.isTTY === true));
 const colorFlags = args.includes('--no-color') ? ['--no-color'] : [];
 const fancy =
   process.stdout.isTTY === true && process.env.NO_COLOR === undefined && colorFlags.length === 0;
@@ -129,7 +134,7 @@ try {
   code = 1;
 }
 
-if (once || stopping) await stop(code);
+if (once || stopping || code !== 0) await stop(code);
 process.stdout.write(`
 The broker stays up for you to try (Ctrl-C stops it):
   npx kafkats -b ${cluster.bootstrap} topics

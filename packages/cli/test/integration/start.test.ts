@@ -13,7 +13,8 @@ const NO_JVM = fileURLToPath(new URL('../../../testkit/bin/check-no-jvm.mjs', im
 
 describe('npm start', () => {
   it('runs the embedded job, stays up for the CLI, and stops the broker on Ctrl-C', async () => {
-    const child = spawn(process.execPath, [START, '--no-color'], {
+    // No terminal here, so --stay keeps the broker up as it stays for a person at a terminal.
+    const child = spawn(process.execPath, [START, '--stay', '--no-color'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
