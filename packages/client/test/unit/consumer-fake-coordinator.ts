@@ -27,6 +27,8 @@ export class ScriptedCoordinator {
   readonly refreshed: string[][] = [];
   topics: FakeTopic[];
   heartbeatVersion: number | undefined = 1;
+  /** Answers a request at once when it returns a response; undefined leaves it to `next()`. */
+  auto: ((apiName: string, request: unknown) => unknown) | undefined;
   readonly #queue: PendingRequest[] = [];
   readonly #waiters: ((p: PendingRequest) => void)[] = [];
 
@@ -37,6 +39,7 @@ export class ScriptedCoordinator {
   get cluster(): Cluster {
     const fake = {
       negotiatedFor: async (apiKey: number) => (apiKey === 68 ? this.heartbeatVersion : 9),
+      requestTimeoutMs: 30_000,
       invalidateCoordinator: (_kind: string, key: string) => {
         this.invalidated.push(key);
       },
@@ -71,6 +74,11 @@ export class ScriptedCoordinator {
             respond: (r) => resolve(r as Res),
             fail: reject,
           };
+          const answer = this.auto?.(api.name, built);
+          if (answer !== undefined) {
+            setTimeout(() => resolve(answer as Res), 0);
+            return;
+          }
           options.signal?.addEventListener('abort', () => reject(new Error('aborted')), {
             once: true,
           });
