@@ -280,8 +280,12 @@ function transferringOwnership(
     for (const key of ownedKeys) if (!assignedKeys.has(key)) revoked.add(key);
   }
   const out = new Map<string, string>();
-  for (const [key, member] of added)
-    if (revoked.has(key) || multiplyOwned.has(key)) out.set(key, member);
+  for (const [key, member] of added) if (revoked.has(key)) out.set(key, member);
+  // Stricter than Kafka's general builder, which may leave such a partition with one of its
+  // claimants: a partition two members claim in the same generation goes to neither.
+  for (const [member, partitions] of assignment)
+    for (const tp of partitions)
+      if (multiplyOwned.has(partitionKey(tp))) out.set(partitionKey(tp), member);
   return out;
 }
 
@@ -309,8 +313,11 @@ export const cooperativeStickyAssignor: PartitionAssignor = {
     out.writeInt32BE(generationId, 0);
     return out;
   },
-  assign(partitionsPerTopic, subscriptions): GroupAssignment {
+  assign(allPartitionsPerTopic, subscriptions): GroupAssignment {
     if (subscriptions.size === 0) return new Map();
+    // Only topics some member subscribes to (what Kafka's leader asks the metadata for).
+    const wanted = new Set([...subscriptions.values()].flatMap((s) => s.topics));
+    const partitionsPerTopic = new Map([...allPartitionsPerTopic].filter(([t]) => wanted.has(t)));
     const { input, allEqual } = readOwnership(partitionsPerTopic, subscriptions);
     let assignment: GroupAssignment;
     let transferring: Map<string, string>;
