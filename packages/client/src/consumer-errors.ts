@@ -1,5 +1,11 @@
 import { KafkaError } from '@kafkats/codec';
 
+// Errors the consumer's parts throw through it: the classic membership's own failures and a
+// partition the fetcher cannot read on.
+export type { ClassicMembershipErrorCode } from './internal/consumer/classic-errors.js';
+export { ClassicMembershipError } from './internal/consumer/classic-errors.js';
+export { FetchPartitionError } from './internal/consumer/fetcher.js';
+
 /**
  * An option of the `Consumer` is out of range or contradicts another. Code
  * `ERR_KAFKA_CONSUMER_CONFIG`; not retriable.

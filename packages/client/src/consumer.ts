@@ -21,12 +21,14 @@ import type {
   MembershipConfig,
   MembershipListener,
 } from './internal/consumer/contracts.js';
+import { SessionFetcher } from './internal/consumer/fetcher.js';
 import {
   commitOffsets,
   fetchCommitted,
   type OffsetCallConfig,
   type OffsetToCommit,
 } from './internal/consumer/group-offsets.js';
+import { ClassicMembership } from './internal/consumer/membership-classic.js';
 import { ConsumerProtocolMembership } from './internal/consumer/membership-consumer.js';
 import type { PartitionBatch } from './partition-batch.js';
 
@@ -38,12 +40,6 @@ export interface ConsumerParts {
   readonly fetcher?: (config: FetcherConfig) => Fetcher;
   readonly membership?: (config: MembershipConfig) => GroupMembership;
 }
-
-/** Set by the modules that implement the parts, so this file needs no import of them. @internal */
-export const defaultParts: {
-  fetcher: ((config: FetcherConfig) => Fetcher) | undefined;
-  classicMembership: ((config: MembershipConfig) => GroupMembership) | undefined;
-} = { fetcher: undefined, classicMembership: undefined };
 
 const keyOf = (p: GroupTopicPartition) => `${p.topic}\u0000${p.partition}`;
 
@@ -318,9 +314,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
 
   async #start(): Promise<void> {
     const o = this.#options;
-    const createFetcher = this.#parts.fetcher ?? defaultParts.fetcher;
-    if (createFetcher === undefined)
-      throw new ConsumerConfigError('no fetcher is available in this build of @kafkats/client');
+    const createFetcher = this.#parts.fetcher ?? ((c: FetcherConfig) => new SessionFetcher(c));
     this.#fetcher = createFetcher({
       cluster: this.#cluster,
       isolationLevel: o.isolationLevel,
@@ -364,11 +358,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       this.#parts.membership ??
       (o.groupProtocol === 'consumer'
         ? (c: MembershipConfig) => new ConsumerProtocolMembership(c)
-        : defaultParts.classicMembership);
-    if (createMembership === undefined)
-      throw new ConsumerConfigError(
-        "groupProtocol 'classic' is not available in this build of @kafkats/client",
-      );
+        : (c: MembershipConfig) => new ClassicMembership(c));
     this.#membership = createMembership(config);
     if (o.enableAutoCommit) {
       this.#autoCommitTimer = setInterval(() => {
