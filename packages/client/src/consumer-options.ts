@@ -58,7 +58,7 @@ export interface ConsumerOptions {
   readonly fetchMaxBytes?: number;
   /** `max.partition.fetch.bytes`. Default 1048576. */
   readonly maxPartitionFetchBytes?: number;
-  /** Bound on fetched but undelivered bytes. Default 2 × `fetchMaxBytes`... capped at 67108864. */
+  /** Bound on fetched but undelivered bytes. Default min(2 × `fetchMaxBytes`, 67108864). */
   readonly maxBufferedBytes?: number;
   /** Default the cluster's `requestTimeoutMs`. */
   readonly requestTimeoutMs?: number;
