@@ -158,7 +158,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     this.#beginReading();
     let current: PartitionBatch | undefined;
     try {
-      await this.start();
+      if (!(await this.#joined())) return;
       for (;;) {
         if (current !== undefined) {
           this.#finish(current, true);
@@ -184,7 +184,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   async run(options: ConsumerRunOptions): Promise<void> {
     this.#beginReading();
     try {
-      await this.start();
+      if (!(await this.#joined())) return;
       for (;;) {
         if (options.signal?.aborted) return;
         const batch = await this.#next(options.signal);
@@ -304,6 +304,17 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       throw new ConsumerClosedError(`the consumer stopped: ${this.#fatal.message}`, this.#fatal);
   }
 
+  /** Starts (or waits for) the join; false when close() ended it first. */
+  async #joined(): Promise<boolean> {
+    try {
+      await this.start();
+      return true;
+    } catch (error) {
+      if (this.#closing !== undefined && this.#fatal === undefined) return false;
+      throw error;
+    }
+  }
+
   #beginReading(): void {
     if (this.#reading)
       throw new ConsumerConfigError(
@@ -370,7 +381,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     try {
       await this.#membership.start();
     } catch (error) {
-      this.#fatal ??= error instanceof Error ? error : new Error(String(error));
+      if (this.#closing === undefined)
+        this.#fatal ??= error instanceof Error ? error : new Error(String(error));
       this.#stopTimers();
       throw error;
     }
@@ -619,11 +631,11 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   async #close(): Promise<void> {
     this.#stopTimers();
     this.#pollAbort.abort();
-    const started = this.#started;
-    if (started !== undefined) await started.catch(() => undefined);
+    // The membership exists as soon as start() began; leaving also ends a join in progress.
     if (this.#membership !== undefined && this.#fatal === undefined) {
       await this.#membership.leave().catch(() => undefined);
     } else this.#membership?.abandon();
+    await this.#started?.catch(() => undefined);
     await this.#commitChain;
     await this.#fetcher?.close().catch(() => undefined);
     this.#buffer = [];

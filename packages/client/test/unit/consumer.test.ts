@@ -357,4 +357,28 @@ describe('Consumer: rebalances', () => {
     await consumer.close();
     expect(s.heartbeats.at(-1)?.memberEpoch).toBe(-2);
   });
+
+  it('close() during the join ends the iteration quietly and still says goodbye', async () => {
+    const coordinator = new ScriptedCoordinator([ORDERS]);
+    const fetcher = new FakeFetcher();
+    const consumer = new Consumer(
+      coordinator.cluster,
+      { groupId: 'g', topics: ['orders'] },
+      { fetcher: () => fetcher },
+    );
+    const reading = (async () => {
+      const seen: PartitionBatch[] = [];
+      for await (const b of consumer) seen.push(b);
+      return seen;
+    })();
+    const join = await coordinator.nextHeartbeat();
+    expect(join.request.memberEpoch).toBe(0);
+    const closing = consumer.close();
+    const leave = await coordinator.nextHeartbeat();
+    expect(leave.request).toMatchObject({ memberId: join.request.memberId, memberEpoch: -1 });
+    leave.respond({ memberEpoch: -1 });
+    await closing;
+    expect(await reading).toEqual([]);
+    expect(fetcher.closed).toBe(true);
+  });
 });

@@ -174,6 +174,9 @@ export class ConsumerProtocolMembership implements GroupMembership {
     this.#stop.abort();
     await this.#loop;
     this.#state = 'done';
+    // Left before the first assignment arrived: start() returns, there is nothing to wait for.
+    this.#firstAssignment?.resolve();
+    this.#firstAssignment = undefined;
     if (!this.#joined && this.#memberId === '') return;
     const epoch = this.#config.groupInstanceId === null ? LEAVE_EPOCH : STATIC_LEAVE_EPOCH;
     try {
