@@ -331,19 +331,29 @@ export class SessionFetcher implements Fetcher {
         node.connection = undefined;
         const plan = node.session.closePlan();
         if (connection === undefined) return;
-        if (plan !== undefined && !node.busy && !connection.closed) {
-          // Best effort: tell the broker the session can go (epoch -1) so it frees the slot.
-          await this.#config.cluster
-            .sendOn(
-              connection,
-              FetchApi,
-              (v) => buildSessionFetchRequest(plan, v, { ...this.#common(), maxWaitMs: 0 }),
-              {
-                timeoutMs: Math.min(this.#config.requestTimeoutMs, 5000),
-                checkTopLevelError: false,
-              },
-            )
-            .catch(() => {});
+        if (plan !== undefined && !connection.closed) {
+          // Tell the broker the session can go (epoch -1) so it frees the slot, as Kafka's
+          // consumer does on close. An aborted long poll still holds the connection: the broker
+          // answers this after it, within maxWaitMs.
+          const common = { ...this.#common(), maxWaitMs: 0 };
+          const response = await this.#config.cluster
+            .sendOn(connection, FetchApi, (v) => buildSessionFetchRequest(plan, v, common), {
+              timeoutMs: this.#config.maxWaitMs + Math.min(this.#config.requestTimeoutMs, 5000),
+              checkTopLevelError: false,
+            })
+            .catch(() => undefined);
+          this.#observer.onFetch?.({
+            nodeId: node.id,
+            full: false,
+            sessionId: plan.sessionId,
+            epoch: plan.epoch,
+            version: -1,
+            sent: [],
+            forgotten: [],
+            errorCode: response?.errorCode,
+            responseSessionId: response?.sessionId,
+            bufferedBytes: this.#bufferedBytes,
+          });
         }
         await connection.close().catch(() => {});
       }),
