@@ -73,6 +73,8 @@ export interface FetchObservation {
   /** Of the answer: its top-level error and session id; undefined when the send failed. */
   readonly errorCode: number | undefined;
   readonly responseSessionId: number | undefined;
+  /** Buffered bytes when the request went out (at most `maxBufferedBytes`). */
+  readonly bufferedBytesAtSend: number;
   /** Buffered bytes once the answer was taken in. */
   readonly bufferedBytes: number;
 }
@@ -352,6 +354,7 @@ export class SessionFetcher implements Fetcher {
             forgotten: [],
             errorCode: response?.errorCode,
             responseSessionId: response?.sessionId,
+            bufferedBytesAtSend: this.#bufferedBytes,
             bufferedBytes: this.#bufferedBytes,
           });
         }
@@ -740,6 +743,7 @@ export class SessionFetcher implements Fetcher {
     }
     let plan: SessionRequestPlan | undefined;
     let version = -1;
+    const bufferedBytesAtSend = this.#bufferedBytes;
     let response: FetchResponse | undefined;
     try {
       const connection = await this.#connection(node);
@@ -781,6 +785,7 @@ export class SessionFetcher implements Fetcher {
           forgotten: plan.forgotten.map((p) => label(p.topic, p.partition)),
           errorCode: response?.errorCode,
           responseSessionId: response?.sessionId,
+          bufferedBytesAtSend,
           bufferedBytes: this.#bufferedBytes,
         });
       }
