@@ -441,4 +441,50 @@ describe('SessionFetcher', () => {
     expect(kafka.sessions.get(1)?.size).toBe(0);
     expect(await fetcher.poll()).toEqual([]);
   });
+
+  it("resolves 'latest' at the last stable offset under read_committed (ListOffsets isolation 1)", async () => {
+    const { kafka, fetcher } = await setup(['a'], 1, { isolationLevel: 'read_committed' });
+    kafka.produce('a', 0, 2);
+    fetcher.assign([{ topic: 'a', partition: 0, start: 'latest' }]);
+    await until(
+      () => fetcher.position({ topic: 'a', partition: 0 }) !== undefined,
+      'latest resolved',
+    );
+    const listOffsets = kafka.sent.filter((s) => s.apiKey === 2);
+    expect(listOffsets.length).toBeGreaterThan(0);
+    expect(
+      listOffsets.every((s) => (s.request as { isolationLevel: number }).isolationLevel === 1),
+    ).toBe(true);
+    const fetches = kafka.fetchesTo(1);
+    await until(() => kafka.fetchesTo(1).length > fetches.length, 'a Fetch');
+    expect(kafka.fetchesTo(1).every((r) => r.isolationLevel === 1)).toBe(true);
+  });
+
+  it('retries UNKNOWN_TOPIC_OR_PARTITION and NOT_LEADER_OR_FOLLOWER answers with a metadata refresh, then reads on', async () => {
+    const { kafka, fetcher } = await setup(['a'], 1);
+    kafka.produce('a', 0, 3);
+    let refusals = 0;
+    const original = kafka.fetch.bind(kafka);
+    kafka.fetch = async (node, request, version, signal) => {
+      const response = await original(node, request, version, signal);
+      for (const t of response.responses) {
+        for (const p of t.partitions) {
+          if (refusals >= 4) continue;
+          refusals++;
+          p.errorCode =
+            refusals % 2 === 0
+              ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+              : ErrorCode.NOT_LEADER_OR_FOLLOWER;
+          p.records = null;
+        }
+      }
+      return response;
+    };
+    const metadataBefore = kafka.metadataRequests();
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    const got = await pollUntil(fetcher, (all) => count(all) >= 3);
+    expect(values(got, 'a', 0)).toEqual(expected('a', 0, 0, 3));
+    expect(refusals).toBe(4);
+    expect(kafka.metadataRequests()).toBeGreaterThan(metadataBefore);
+  });
 });
