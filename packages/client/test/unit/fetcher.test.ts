@@ -487,4 +487,32 @@ describe('SessionFetcher', () => {
     expect(refusals).toBe(4);
     expect(kafka.metadataRequests()).toBeGreaterThan(metadataBefore);
   });
+
+  it('rejects poll with a typed error when metadata refuses the topic (TOPIC_AUTHORIZATION_FAILED)', async () => {
+    const { kafka, fetcher } = await setup(['a', 'b'], 1);
+    kafka.topics.get('a')!.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    kafka.produce('b', 0, 1);
+    fetcher.assign([
+      { topic: 'a', partition: 0, start: { offset: 0n } },
+      { topic: 'b', partition: 0, start: { offset: 0n } },
+    ]);
+    const got: PartitionBatch[] = [];
+    let error: unknown;
+    const guard = AbortSignal.timeout(5000);
+    while (error === undefined && !guard.aborted) {
+      try {
+        got.push(...(await fetcher.poll(guard)));
+      } catch (e) {
+        error = e;
+      }
+    }
+    expect(error).toBeInstanceOf(FetchPartitionError);
+    expect(error).toMatchObject({
+      topic: 'a',
+      partition: 0,
+      code: 'ERR_KAFKA_BROKER_TOPIC_AUTHORIZATION_FAILED',
+    });
+    const more = await pollUntil(fetcher, (all) => count(all) + count(got) >= 1);
+    expect(values([...got, ...more], 'b', 0)).toEqual(expected('b', 0, 0, 1));
+  });
 });

@@ -41,6 +41,7 @@ import {
 export class FetchPartitionError extends ProtocolError {
   readonly topic: string;
   readonly partition: number;
+  /** The offset read at; -1 when the error came before the first Fetch (from metadata). */
   readonly fetchOffset: bigint;
 
   constructor(
@@ -75,6 +76,8 @@ export interface FetchObservation {
   readonly responseSessionId: number | undefined;
   /** Buffered bytes when the request went out (at most `maxBufferedBytes`). */
   readonly bufferedBytesAtSend: number;
+  /** The request-level maxBytes asked for: the room left under the bound, at least 1. */
+  readonly maxBytes: number;
   /** Buffered bytes once the answer was taken in. */
   readonly bufferedBytes: number;
 }
@@ -125,6 +128,8 @@ interface NodeState {
   readonly session: FetchSessionHandler;
   connection: MetaConnection | undefined;
   busy: boolean;
+  /** The request-level maxBytes of the Fetch in flight: room in the buffer it may fill. */
+  reserved: number;
   failures: number;
   retryAt: number;
   throttledUntil: number;
@@ -162,8 +167,11 @@ function asError(error: unknown): Error {
  *
  * Prefetch is bounded as in Kafka's `AbstractFetch`: a partition whose fetched data was not yet
  * polled is left out of the next Fetch (so it leaves the session and joins it again once
- * polled), and no Fetch goes out while the buffered bytes exceed `maxBufferedBytes`. The bound
- * is checked before each Fetch, so the buffer can pass it by at most one answer per broker.
+ * polled), and no Fetch goes out while the buffered bytes exceed `maxBufferedBytes`. Each Fetch
+ * asks (request-level maxBytes) for no more than the room left under the bound once the Fetches
+ * already in flight are counted, but at least 1 byte; since a broker always returns the first
+ * whole batch however small maxBytes is (KIP-74), the buffer passes the bound by at most one
+ * record batch per broker.
  *
  * Positions move only when {@link poll} hands a batch out (and past answers holding only
  * control or aborted batches, which deliver nothing). Pause keeps what is buffered and stops
@@ -355,6 +363,7 @@ export class SessionFetcher implements Fetcher {
             errorCode: response?.errorCode,
             responseSessionId: response?.sessionId,
             bufferedBytesAtSend: this.#bufferedBytes,
+            maxBytes: 0,
             bufferedBytes: this.#bufferedBytes,
           });
         }
@@ -503,6 +512,7 @@ export class SessionFetcher implements Fetcher {
         session: new FetchSessionHandler(),
         connection: undefined,
         busy: false,
+        reserved: 0,
         failures: 0,
         retryAt: 0,
         throttledUntil: 0,
@@ -563,8 +573,14 @@ export class SessionFetcher implements Fetcher {
         state.failures++;
         state.retryAt = Date.now() + this.#backoff(state.failures);
       }
-      state.error = undefined;
-      if (!this.#retriable(error)) this.#fail(state, error);
+      if (this.#retriable(error)) return;
+      const at = typeof state.position === 'bigint' ? state.position : -1n;
+      this.#fail(
+        state,
+        error instanceof ProtocolError
+          ? new FetchPartitionError(error.errorCode, state.topic, state.partition, at, 'metadata')
+          : error,
+      );
     };
     if (info !== undefined && info.errorCode !== 0) {
       retry(KafkaError.fromCode(info.errorCode, where));
@@ -744,6 +760,12 @@ export class SessionFetcher implements Fetcher {
     let plan: SessionRequestPlan | undefined;
     let version = -1;
     const bufferedBytesAtSend = this.#bufferedBytes;
+    let reservedElsewhere = 0;
+    for (const other of this.#nodes.values())
+      if (other !== node) reservedElsewhere += other.reserved;
+    const room = this.#config.maxBufferedBytes - this.#bufferedBytes - reservedElsewhere;
+    const maxBytes = Math.max(1, Math.min(this.#config.maxBytes, room));
+    node.reserved = maxBytes;
     let response: FetchResponse | undefined;
     try {
       const connection = await this.#connection(node);
@@ -754,7 +776,7 @@ export class SessionFetcher implements Fetcher {
         FetchApi,
         (v) => {
           version = v;
-          return buildSessionFetchRequest(chosen, v, this.#common());
+          return buildSessionFetchRequest(chosen, v, { ...this.#common(), maxBytes });
         },
         {
           // The broker may hold the answer for maxWaitMs before the request timeout matters.
@@ -771,6 +793,7 @@ export class SessionFetcher implements Fetcher {
       if (!this.#closed) this.#onSendFailure(node, asError(error), sent);
     } finally {
       node.busy = false;
+      node.reserved = 0;
       for (const { state } of sent.values()) {
         if (state.inflight === node.id) state.inflight = undefined;
       }
@@ -786,6 +809,7 @@ export class SessionFetcher implements Fetcher {
           errorCode: response?.errorCode,
           responseSessionId: response?.sessionId,
           bufferedBytesAtSend,
+          maxBytes,
           bufferedBytes: this.#bufferedBytes,
         });
       }
