@@ -1,8 +1,10 @@
 // The group consumer's fetcher (one KIP-227 fetch session per leader broker) against the shared
 // 3-node cluster: several topics × partitions with leaders on every broker read completely and
 // in order under both isolation levels, incremental requests in steady state with the session
-// the broker kept, pause/resume/seek, the bounded prefetch buffer.
-import { Cluster } from '@kafkats/meta';
+// the broker kept, pause/resume/seek, the bounded prefetch buffer, and a leadership move (Kafka's
+// own admin reassigns and elects) while reading: nothing lost or repeated.
+import { MetadataApi } from '@kafkats/codec';
+import { buildMetadataRequest, Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PartitionBatch, Producer } from '../../src/index.js';
@@ -222,4 +224,191 @@ describe('SessionFetcher on a real cluster', () => {
       }
     }
   });
+
+  it('pause keeps a partition undelivered and unfetched, resume delivers it, seek rewinds one partition', async () => {
+    const tps = await topics('fetch-pause', 1, 3);
+    const producer = new Producer(cluster, { lingerMs: 2 });
+    const fetcher = new SessionFetcher(fetcherConfig());
+    try {
+      await produce(producer, tps, 0, 10);
+      fetcher.assign(tps.map((tp) => ({ ...tp, start: { offset: 0n } })));
+      const [p0, p1, p2] = tps as [Tp, Tp, Tp];
+      fetcher.pause([p0]);
+      const count = (all: PartitionBatch[], tp?: Tp) =>
+        all.reduce(
+          (n, b) => n + (tp === undefined || key(b) === key(tp) ? b.records.length : 0),
+          0,
+        );
+      const first = await pollUntil(fetcher, (all) => count(all, p1) >= 10 && count(all, p2) >= 10);
+      await produce(producer, tps, 10, 10);
+      const second = await pollUntil(
+        fetcher,
+        (all) => count(all, p1) >= 10 && count(all, p2) >= 10,
+      );
+      // Paused all along: nothing delivered, the position where it was.
+      expect(count([...first, ...second], p0)).toBe(0);
+      expect(fetcher.position(p0)?.offset).toBe(0n);
+      expect(await fetcher.poll(AbortSignal.timeout(500))).toEqual([]);
+
+      fetcher.resume([p0]);
+      fetcher.seek(p1, 5n);
+      const third = await pollUntil(fetcher, (all) => count(all, p0) >= 20 && count(all, p1) >= 15);
+      const read = valuesByPartition(third);
+      expect(read.get(key(p0))).toEqual(expected(p0, 0, 20));
+      expect(read.get(key(p1))).toEqual(expected(p1, 5, 15));
+      expect(read.get(key(p2)) ?? []).toEqual([]);
+      for (const tp of tps) expect(fetcher.position(tp)?.offset).toBe(20n);
+    } finally {
+      await fetcher.close();
+      await producer.close();
+    }
+  });
+
+  it('keeps the prefetch buffer bounded while the application polls slowly', async () => {
+    // 12 partitions × 16 KiB per answer could buffer 192 KiB; the bound is 64 KiB.
+    const tps = await topics('fetch-bound', 1, 12);
+    // Record batches of at most 8 KiB (8 records of 1 KB each).
+    const producer = new Producer(cluster, { lingerMs: 5, batchSize: 8192 });
+    const bound = 64 * 1024;
+    const maxBytes = 32 * 1024;
+    const observed: FetchObservation[] = [];
+    const fetcher = new SessionFetcher(
+      fetcherConfig({ maxBufferedBytes: bound, maxBytes, partitionMaxBytes: 16 * 1024 }),
+      { onFetch: (o) => observed.push(o) },
+    );
+    const value = 'x'.repeat(1000);
+    const perPartition = 40;
+    try {
+      await Promise.all(
+        tps.map(async (tp) => {
+          for (let i = 0; i < perPartition; i += 20) {
+            await Promise.all(
+              Array.from({ length: 20 }, (_, j) =>
+                producer.send({ ...tp, value: `${key(tp)}:${i + j}:${value}` }),
+              ),
+            );
+          }
+        }),
+      );
+      fetcher.assign(tps.map((tp) => ({ ...tp, start: 'earliest' as const })));
+      const all: PartitionBatch[] = [];
+      const guard = AbortSignal.timeout(150_000);
+      let records = 0;
+      while (records < tps.length * perPartition && !guard.aborted) {
+        const batches = await fetcher.poll(guard);
+        records += batches.reduce((n, b) => n + b.records.length, 0);
+        all.push(...batches);
+        // A slow application: the fetcher has every chance to overfill between polls.
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (const tp of tps) {
+        const got = all
+          .filter((b) => key(b) === key(tp))
+          .flatMap((b) => b.records.map((r) => r.value?.toString().split(':')[1]));
+        expect(got).toEqual(Array.from({ length: perPartition }, (_, i) => String(i)));
+      }
+      const peak = fetcher.peakBufferedBytes;
+      console.log(`prefetch: bound ${bound} B, peak ${peak} B, ${observed.length} Fetches`);
+      // The buffer did fill up to the bound, and no Fetch went out above it ...
+      expect(peak).toBeGreaterThanOrEqual(bound / 2);
+      expect(observed.filter((o) => o.bufferedBytesAtSend > bound)).toEqual([]);
+      // ... each asking only for the room left (so near the bound, small requests) ...
+      expect(observed.some((o) => o.maxBytes < maxBytes)).toBe(true);
+      // ... so at most one record batch per broker (at most 8 KiB and its header here) lands
+      // on top of it.
+      expect(peak).toBeLessThanOrEqual(bound + 3 * 9 * 1024);
+    } finally {
+      await fetcher.close();
+      await producer.close();
+    }
+  }, 180_000);
+
+  it('reads on across a leadership move (reassign + elect) with nothing lost or repeated', async () => {
+    const topic = unique('fetch-move');
+    await shared.admin.createTopic(topic, {
+      assignments: [
+        [1, 2, 3],
+        [2, 3, 1],
+      ],
+    });
+    const tps: Tp[] = [0, 1].map((partition) => ({ topic, partition }));
+    const producer = new Producer(cluster, { lingerMs: 2 });
+    const observed: FetchObservation[] = [];
+    const fetcher = new SessionFetcher(fetcherConfig(), { onFetch: (o) => observed.push(o) });
+    try {
+      await produce(producer, tps, 0, 20);
+      fetcher.assign(tps.map((tp) => ({ ...tp, start: { offset: 0n } })));
+      const count = (all: PartitionBatch[]) => all.reduce((n, b) => n + b.records.length, 0);
+      const before = await pollUntil(fetcher, (all) => count(all) >= 40);
+      // Keep producing and reading while leadership of partition 0 moves from broker 1 to 2.
+      let stop = false;
+      let produced = 20;
+      const producing = (async () => {
+        while (!stop) {
+          await produce(producer, tps, produced, 5);
+          produced += 5;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })();
+      const during: PartitionBatch[] = [];
+      const reading = (async () => {
+        const guard = AbortSignal.timeout(120_000);
+        while (!stop && !guard.aborted) {
+          during.push(...(await fetcher.poll(AbortSignal.any([guard, AbortSignal.timeout(500)]))));
+        }
+      })();
+      try {
+        await moveLeader(topic, [2, 3, 1]);
+      } finally {
+        stop = true;
+        await producing;
+        await reading;
+      }
+      const total = produced;
+      const after = await pollUntil(fetcher, () =>
+        tps.every((tp) => fetcher.position(tp)?.offset === BigInt(total)),
+      );
+      const read = valuesByPartition([...before, ...during, ...after]);
+      for (const tp of tps) expect(read.get(key(tp))).toEqual(expected(tp, 0, total));
+      // Partition 0 left broker 1's session and joined broker 2's.
+      const p0 = key(tps[0] as Tp);
+      const lastTo1 = observed.findLastIndex((o) => o.nodeId === 1 && o.sent.includes(p0));
+      const firstTo2 = observed.findIndex((o) => o.nodeId === 2 && o.sent.includes(p0));
+      expect(lastTo1).toBeGreaterThanOrEqual(0);
+      expect(firstTo2).toBeGreaterThan(lastTo1);
+      expect([...during, ...after].filter((b) => b.partition === 0).at(-1)?.leaderId).toBe(2);
+    } finally {
+      await fetcher.close();
+      await producer.close();
+    }
+  });
 });
+
+/** Makes `replicas[0]` the leader of partition 0: reorder the replicas, then elect. */
+async function moveLeader(topic: string, replicas: number[]): Promise<void> {
+  await shared.admin.reassignPartitions(topic, { 0: replicas });
+  while ((await shared.admin.listReassignments()).some((r) => r.topic === topic)) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(await shared.admin.electLeaders(topic, { partitions: [0] })).toEqual([
+    { partition: 0, error: null },
+  ]);
+  // Every broker's own metadata names the new leader before the test reads on.
+  const probe = await Cluster.connect(shared.bootstrap, { refreshIntervalMs: 0 });
+  try {
+    for (let i = 0; i < 120; i++) {
+      const leaders = await Promise.all(
+        shared.brokers.map((b) =>
+          probe
+            .sendToNode(b.nodeId, MetadataApi, (v) => buildMetadataRequest([topic], v))
+            .then((m) => m.topics[0]?.partitions[0]?.leaderId),
+        ),
+      );
+      if (leaders.every((l) => l === replicas[0])) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    await probe.close();
+  }
+  throw new Error(`leadership of ${topic}-0 did not move to ${replicas[0]} on every broker`);
+}

@@ -41,6 +41,7 @@ import {
 export class FetchPartitionError extends ProtocolError {
   readonly topic: string;
   readonly partition: number;
+  /** The offset read at; -1 when the error came before the first Fetch (from metadata). */
   readonly fetchOffset: bigint;
 
   constructor(
@@ -73,6 +74,10 @@ export interface FetchObservation {
   /** Of the answer: its top-level error and session id; undefined when the send failed. */
   readonly errorCode: number | undefined;
   readonly responseSessionId: number | undefined;
+  /** Buffered bytes when the request went out (at most `maxBufferedBytes`). */
+  readonly bufferedBytesAtSend: number;
+  /** The request-level maxBytes asked for: the room left under the bound, at least 1. */
+  readonly maxBytes: number;
   /** Buffered bytes once the answer was taken in. */
   readonly bufferedBytes: number;
 }
@@ -123,6 +128,8 @@ interface NodeState {
   readonly session: FetchSessionHandler;
   connection: MetaConnection | undefined;
   busy: boolean;
+  /** The request-level maxBytes of the Fetch in flight: room in the buffer it may fill. */
+  reserved: number;
   failures: number;
   retryAt: number;
   throttledUntil: number;
@@ -160,8 +167,11 @@ function asError(error: unknown): Error {
  *
  * Prefetch is bounded as in Kafka's `AbstractFetch`: a partition whose fetched data was not yet
  * polled is left out of the next Fetch (so it leaves the session and joins it again once
- * polled), and no Fetch goes out while the buffered bytes exceed `maxBufferedBytes`. The bound
- * is checked before each Fetch, so the buffer can pass it by at most one answer per broker.
+ * polled), and no Fetch goes out while the buffered bytes exceed `maxBufferedBytes`. Each Fetch
+ * asks (request-level maxBytes) for no more than the room left under the bound once the Fetches
+ * already in flight are counted, but at least 1 byte; since a broker always returns the first
+ * whole batch however small maxBytes is (KIP-74), the buffer passes the bound by at most one
+ * record batch per broker.
  *
  * Positions move only when {@link poll} hands a batch out (and past answers holding only
  * control or aborted batches, which deliver nothing). Pause keeps what is buffered and stops
@@ -331,19 +341,31 @@ export class SessionFetcher implements Fetcher {
         node.connection = undefined;
         const plan = node.session.closePlan();
         if (connection === undefined) return;
-        if (plan !== undefined && !node.busy && !connection.closed) {
-          // Best effort: tell the broker the session can go (epoch -1) so it frees the slot.
-          await this.#config.cluster
-            .sendOn(
-              connection,
-              FetchApi,
-              (v) => buildSessionFetchRequest(plan, v, { ...this.#common(), maxWaitMs: 0 }),
-              {
-                timeoutMs: Math.min(this.#config.requestTimeoutMs, 5000),
-                checkTopLevelError: false,
-              },
-            )
-            .catch(() => {});
+        if (plan !== undefined && !connection.closed) {
+          // Tell the broker the session can go (epoch -1) so it frees the slot, as Kafka's
+          // consumer does on close. An aborted long poll still holds the connection: the broker
+          // answers this after it, within maxWaitMs.
+          const common = { ...this.#common(), maxWaitMs: 0 };
+          const response = await this.#config.cluster
+            .sendOn(connection, FetchApi, (v) => buildSessionFetchRequest(plan, v, common), {
+              timeoutMs: this.#config.maxWaitMs + Math.min(this.#config.requestTimeoutMs, 5000),
+              checkTopLevelError: false,
+            })
+            .catch(() => undefined);
+          this.#observer.onFetch?.({
+            nodeId: node.id,
+            full: false,
+            sessionId: plan.sessionId,
+            epoch: plan.epoch,
+            version: -1,
+            sent: [],
+            forgotten: [],
+            errorCode: response?.errorCode,
+            responseSessionId: response?.sessionId,
+            bufferedBytesAtSend: this.#bufferedBytes,
+            maxBytes: 0,
+            bufferedBytes: this.#bufferedBytes,
+          });
         }
         await connection.close().catch(() => {});
       }),
@@ -490,6 +512,7 @@ export class SessionFetcher implements Fetcher {
         session: new FetchSessionHandler(),
         connection: undefined,
         busy: false,
+        reserved: 0,
         failures: 0,
         retryAt: 0,
         throttledUntil: 0,
@@ -550,8 +573,14 @@ export class SessionFetcher implements Fetcher {
         state.failures++;
         state.retryAt = Date.now() + this.#backoff(state.failures);
       }
-      state.error = undefined;
-      if (!this.#retriable(error)) this.#fail(state, error);
+      if (this.#retriable(error)) return;
+      const at = typeof state.position === 'bigint' ? state.position : -1n;
+      this.#fail(
+        state,
+        error instanceof ProtocolError
+          ? new FetchPartitionError(error.errorCode, state.topic, state.partition, at, 'metadata')
+          : error,
+      );
     };
     if (info !== undefined && info.errorCode !== 0) {
       retry(KafkaError.fromCode(info.errorCode, where));
@@ -730,6 +759,13 @@ export class SessionFetcher implements Fetcher {
     }
     let plan: SessionRequestPlan | undefined;
     let version = -1;
+    const bufferedBytesAtSend = this.#bufferedBytes;
+    let reservedElsewhere = 0;
+    for (const other of this.#nodes.values())
+      if (other !== node) reservedElsewhere += other.reserved;
+    const room = this.#config.maxBufferedBytes - this.#bufferedBytes - reservedElsewhere;
+    const maxBytes = Math.max(1, Math.min(this.#config.maxBytes, room));
+    node.reserved = maxBytes;
     let response: FetchResponse | undefined;
     try {
       const connection = await this.#connection(node);
@@ -740,7 +776,7 @@ export class SessionFetcher implements Fetcher {
         FetchApi,
         (v) => {
           version = v;
-          return buildSessionFetchRequest(chosen, v, this.#common());
+          return buildSessionFetchRequest(chosen, v, { ...this.#common(), maxBytes });
         },
         {
           // The broker may hold the answer for maxWaitMs before the request timeout matters.
@@ -757,6 +793,7 @@ export class SessionFetcher implements Fetcher {
       if (!this.#closed) this.#onSendFailure(node, asError(error), sent);
     } finally {
       node.busy = false;
+      node.reserved = 0;
       for (const { state } of sent.values()) {
         if (state.inflight === node.id) state.inflight = undefined;
       }
@@ -771,6 +808,8 @@ export class SessionFetcher implements Fetcher {
           forgotten: plan.forgotten.map((p) => label(p.topic, p.partition)),
           errorCode: response?.errorCode,
           responseSessionId: response?.sessionId,
+          bufferedBytesAtSend,
+          maxBytes,
           bufferedBytes: this.#bufferedBytes,
         });
       }
