@@ -215,6 +215,11 @@ export class ClassicMembership implements GroupMembership {
     return this.#owned;
   }
 
+  /** The assignor (JoinGroup protocol) the coordinator chose for the current generation. */
+  get protocolName(): string | null {
+    return this.#generation.protocolName;
+  }
+
   /** Whether this member computed the group's current assignment. */
   get isLeader(): boolean {
     return this.#isLeader;
@@ -652,15 +657,15 @@ export class ClassicMembership implements GroupMembership {
       case ErrorCode.ILLEGAL_GENERATION:
       case ErrorCode.UNKNOWN_MEMBER_ID:
       case ErrorCode.FENCED_INSTANCE_ID:
+        // An answer about an older generation says nothing about the current one.
+        if (this.#generation !== sent) return true;
         if (code === ErrorCode.FENCED_INSTANCE_ID) {
+          // Another instance with our group.instance.id took our place (KIP-345).
           this.#fail(new ProtocolError(code, `Heartbeat for group ${this.#config.groupId}`));
           return false;
         }
-        // An answer about an older generation says nothing about the current one.
-        if (this.#generation === sent) {
-          this.#resetState(code === ErrorCode.UNKNOWN_MEMBER_ID);
-          this.#mainWake.notify();
-        }
+        this.#resetState(code === ErrorCode.UNKNOWN_MEMBER_ID);
+        this.#mainWake.notify();
         return true;
       case ErrorCode.GROUP_AUTHORIZATION_FAILED:
         this.#fail(new ProtocolError(code, `Heartbeat for group ${this.#config.groupId}`));
