@@ -49,6 +49,8 @@ export class FakeGroupCluster {
   readonly partitions = new Map<string, number>();
   /** Follower mode: the assignment of each successive SyncGroup. */
   followerAssignments: GroupTopicPartition[][] | null = null;
+  /** APIs whose requests get no answer (until the membership aborts them). */
+  readonly unanswered = new Set<ApiName>();
   coordinatorLookups = 0;
   invalidations = 0;
   generation = 0;
@@ -134,6 +136,11 @@ export class FakeGroupCluster {
       new Promise((resolve, reject) => {
         if (signal?.aborted) {
           reject(new Error('aborted'));
+          return;
+        }
+        if (this.unanswered.has(api.name as ApiName)) {
+          this.log.push(`${api.name} held`);
+          signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
           return;
         }
         // Answer on a later turn, as a broker would.

@@ -264,6 +264,35 @@ describe('ClassicMembership', () => {
     expect(fake.count('LeaveGroup')).toBe(0);
   });
 
+  it('leave() while the coordinator holds the JoinGroup: start() rejects, nothing was owned, no LeaveGroup', async () => {
+    const fake = new FakeGroupCluster({ t: 1 });
+    fake.unanswered.add('JoinGroup');
+    const { membership, listener } = track(fakeMember(fake));
+    const start = membership.start();
+    expect(await until(() => fake.log.includes('JoinGroup held'))).toBe(true);
+    await membership.leave();
+    await expect(start).rejects.toMatchObject({ code: 'ERR_KAFKA_GROUP_MEMBERSHIP_STOPPED' });
+    expect(listener.fatal).toEqual([]);
+    expect(fake.count('LeaveGroup')).toBe(0);
+    expect(fake.log.filter((l) => /^(assigned|revoked|lost)/.test(l))).toEqual([]);
+  });
+
+  it('start(signal): an abort before the first assignment rejects start() and leaves', async () => {
+    const fake = new FakeGroupCluster({ t: 1 });
+    fake.unanswered.add('SyncGroup');
+    const { membership } = track(fakeMember(fake));
+    const controller = new AbortController();
+    const start = membership.start(controller.signal);
+    expect(await until(() => fake.log.includes('SyncGroup held'))).toBe(true);
+    controller.abort();
+    await expect(start).rejects.toBeInstanceOf(ClassicMembershipError);
+    // It had joined (a member id and generation), so it says goodbye.
+    expect(await until(() => fake.count('LeaveGroup') === 1)).toBe(true);
+    await expect(membership.start()).rejects.toMatchObject({
+      code: 'ERR_KAFKA_GROUP_MEMBERSHIP_STARTED',
+    });
+  });
+
   it('refuses an empty or unknown assignor list with a typed error', () => {
     const fake = new FakeGroupCluster({ t: 1 });
     expect(() => fakeMember(fake, { assignors: [] })).toThrow(ClassicMembershipError);
