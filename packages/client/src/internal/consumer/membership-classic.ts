@@ -596,9 +596,9 @@ export class ClassicMembership implements GroupMembership {
     while (!this.#stopped) {
       if (this.#state !== 'completing' && this.#state !== 'stable') {
         await this.#heartbeatWake.wait(heartbeatIntervalMs);
-        // Enabled again: the session timer starts over (Kafka's `resetTimeouts`).
+        // Enabled again: the session and interval timers start over (Kafka's `resetTimeouts`).
         lastAnsweredMs = Date.now();
-        lastSentMs = 0;
+        lastSentMs = lastAnsweredMs;
         continue;
       }
       const now = Date.now();
