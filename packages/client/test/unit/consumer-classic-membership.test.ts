@@ -176,6 +176,21 @@ describe('ClassicMembership', () => {
     expect(fake.coordinatorLookups).toBe(2);
   });
 
+  it('backs off after COORDINATOR_LOAD_IN_PROGRESS (a rejoin request does not cut it short); leave() does', async () => {
+    const fake = new FakeGroupCluster({ t: 1 });
+    fake.errors.JoinGroup.push({ code: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS });
+    const { membership } = track(
+      fakeMember(fake, { retryBackoffMs: 60_000, retryBackoffMaxMs: 60_000 }),
+    );
+    const start = membership.start();
+    expect(await until(() => fake.count('JoinGroup') === 1)).toBe(true);
+    membership.subscribe(['t', 'u']);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fake.count('JoinGroup')).toBe(1);
+    await membership.leave();
+    await expect(start).rejects.toMatchObject({ code: 'ERR_KAFKA_GROUP_MEMBERSHIP_STOPPED' });
+  });
+
   it('cooperative: revokes only what the new assignment leaves out, then rebalances once more', async () => {
     const fake = new FakeGroupCluster({ t: 3 });
     fake.followerAssignments = [

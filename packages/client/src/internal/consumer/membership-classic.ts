@@ -146,6 +146,8 @@ export class ClassicMembership implements GroupMembership {
   readonly #abort = new AbortController();
   readonly #mainWake = new Wakeup();
   readonly #heartbeatWake = new Wakeup();
+  /** Cuts backoffs short, only when the membership stops (a rejoin request must not). */
+  readonly #stopWake = new Wakeup();
 
   #topics: readonly string[];
   #joinedTopics: readonly string[] | null = null;
@@ -739,7 +741,7 @@ export class ClassicMembership implements GroupMembership {
   }
 
   async #backoff(failures: number): Promise<void> {
-    await this.#mainWake.wait(Math.max(this.#config.retryBackoffMs, this.#backoffMs(failures + 1)));
+    await this.#stopWake.wait(Math.max(this.#config.retryBackoffMs, this.#backoffMs(failures + 1)));
   }
 
   /** Runs a listener callback; an error there does not stop the membership. */
@@ -771,6 +773,7 @@ export class ClassicMembership implements GroupMembership {
     this.#abort.abort();
     this.#mainWake.notify();
     this.#heartbeatWake.notify();
+    this.#stopWake.notify();
     const connection = this.#connection;
     this.#connection = undefined;
     if (connection !== undefined) void connection.close().catch(() => undefined);
