@@ -113,8 +113,9 @@ function retriableError(error: unknown): boolean {
  *   group's topics first) and sends every assignment in SyncGroup; the others get theirs there.
  * - **Eager or cooperative (KIP-429).** Like Java, the rebalance protocol is COOPERATIVE only when
  *   every configured assignor supports it, i.e. only `['cooperative-sticky']`; any list with
- *   `range` (Java's default `[range, cooperative-sticky]` included) is EAGER. Eager revokes
- *   everything (`onRevoked` awaited) before JoinGroup. Cooperative keeps owned partitions, revokes
+ *   `range` (Java's default `[range, cooperative-sticky]` in Kafka 4.4, and
+ *   `[cooperative-sticky, range]` too) is EAGER. Eager revokes everything (`onRevoked` awaited)
+ *   before JoinGroup. Cooperative keeps owned partitions, revokes
  *   only what the new assignment leaves out, and then rejoins once more so that those partitions
  *   can be handed on (Kafka's second rebalance). Which assignor a group uses is the
  *   coordinator's choice: the protocol every member offers that most members prefer, so a group
@@ -268,6 +269,10 @@ export class ClassicMembership implements GroupMembership {
     this.#mainWake.notify();
   }
 
+  /**
+   * Waits for a rebalance step under way (a listener call included) to end first, so it must not
+   * be awaited from inside a listener callback.
+   */
   leave(): Promise<void> {
     this.#leaving ??= this.#leave();
     return this.#leaving;
