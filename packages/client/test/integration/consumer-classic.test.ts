@@ -136,6 +136,41 @@ describe('ClassicMembership', () => {
     }
   });
 
+  it('mid-upgrade (KIP-429): an eager member offering range first and cooperative members share cooperative-sticky', async () => {
+    const { topic, labels } = await topicWith(6);
+    const group = unique('g-upgrade');
+    // Java's default list: range first, so this member stays eager.
+    const a = track(
+      classicMember(cluster, group, [topic], { assignors: ['range', 'cooperative-sticky'] }),
+    );
+    const b = track(classicMember(cluster, group, [topic], { assignors: ['cooperative-sticky'] }));
+    expect(a.membership.rebalanceProtocol).toBe('eager');
+    expect(b.membership.rebalanceProtocol).toBe('cooperative');
+    await Promise.all([a.membership.start(), b.membership.start()]);
+    await eventually(
+      async () => [a, b],
+      (ms) => splitsExactly(ms, labels) && ms.every((m) => ownedLabels(m).length === 3),
+      60_000,
+    );
+    // The only protocol both offer.
+    expect(a.membership.protocolName).toBe('cooperative-sticky');
+    expect(b.membership.protocolName).toBe('cooperative-sticky');
+    const bBefore = ownedLabels(b);
+    const c = track(classicMember(cluster, group, [topic], { assignors: ['cooperative-sticky'] }));
+    await c.membership.start();
+    await eventually(
+      async () => [a, b, c],
+      (ms) => splitsExactly(ms, labels) && ms.every((m) => ownedLabels(m).length === 2),
+      60_000,
+    );
+    expect(splitsExactly([a, b, c], labels)).toBe(true);
+    // The cooperative member kept two of its three; the eager one revoked all before rejoining.
+    for (const p of ownedLabels(b)) expect(bBefore).toContain(p);
+    expect(
+      a.listener.events.filter((e) => e.kind === 'revoked').some((e) => e.partitions.length === 3),
+    ).toBe(true);
+  });
+
   it('static members (KIP-345) send no LeaveGroup: a restarted instance gets its partitions back', async () => {
     const { topic, labels } = await topicWith(4);
     const group = unique('g-static');

@@ -113,8 +113,9 @@ function retriableError(error: unknown): boolean {
  *   group's topics first) and sends every assignment in SyncGroup; the others get theirs there.
  * - **Eager or cooperative (KIP-429).** Like Java, the rebalance protocol is COOPERATIVE only when
  *   every configured assignor supports it, i.e. only `['cooperative-sticky']`; any list with
- *   `range` (Java's default `[range, cooperative-sticky]` included) is EAGER. Eager revokes
- *   everything (`onRevoked` awaited) before JoinGroup. Cooperative keeps owned partitions, revokes
+ *   `range` (Java's default `[range, cooperative-sticky]` in Kafka 4.4, and
+ *   `[cooperative-sticky, range]` too) is EAGER. Eager revokes everything (`onRevoked` awaited)
+ *   before JoinGroup. Cooperative keeps owned partitions, revokes
  *   only what the new assignment leaves out, and then rejoins once more so that those partitions
  *   can be handed on (Kafka's second rebalance). Which assignor a group uses is the
  *   coordinator's choice: the protocol every member offers that most members prefer, so a group
@@ -146,6 +147,8 @@ export class ClassicMembership implements GroupMembership {
   readonly #abort = new AbortController();
   readonly #mainWake = new Wakeup();
   readonly #heartbeatWake = new Wakeup();
+  /** Cuts backoffs short, only when the membership stops (a rejoin request must not). */
+  readonly #stopWake = new Wakeup();
 
   #topics: readonly string[];
   #joinedTopics: readonly string[] | null = null;
@@ -215,6 +218,11 @@ export class ClassicMembership implements GroupMembership {
     return this.#owned;
   }
 
+  /** The assignor (JoinGroup protocol) the coordinator chose for the current generation. */
+  get protocolName(): string | null {
+    return this.#generation.protocolName;
+  }
+
   /** Whether this member computed the group's current assignment. */
   get isLeader(): boolean {
     return this.#isLeader;
@@ -261,6 +269,10 @@ export class ClassicMembership implements GroupMembership {
     this.#mainWake.notify();
   }
 
+  /**
+   * Waits for a rebalance step under way (a listener call included) to end first, so it must not
+   * be awaited from inside a listener callback.
+   */
   leave(): Promise<void> {
     this.#leaving ??= this.#leave();
     return this.#leaving;
@@ -591,9 +603,9 @@ export class ClassicMembership implements GroupMembership {
     while (!this.#stopped) {
       if (this.#state !== 'completing' && this.#state !== 'stable') {
         await this.#heartbeatWake.wait(heartbeatIntervalMs);
-        // Enabled again: the session timer starts over (Kafka's `resetTimeouts`).
+        // Enabled again: the session and interval timers start over (Kafka's `resetTimeouts`).
         lastAnsweredMs = Date.now();
-        lastSentMs = 0;
+        lastSentMs = lastAnsweredMs;
         continue;
       }
       const now = Date.now();
@@ -652,15 +664,15 @@ export class ClassicMembership implements GroupMembership {
       case ErrorCode.ILLEGAL_GENERATION:
       case ErrorCode.UNKNOWN_MEMBER_ID:
       case ErrorCode.FENCED_INSTANCE_ID:
+        // An answer about an older generation says nothing about the current one.
+        if (this.#generation !== sent) return true;
         if (code === ErrorCode.FENCED_INSTANCE_ID) {
+          // Another instance with our group.instance.id took our place (KIP-345).
           this.#fail(new ProtocolError(code, `Heartbeat for group ${this.#config.groupId}`));
           return false;
         }
-        // An answer about an older generation says nothing about the current one.
-        if (this.#generation === sent) {
-          this.#resetState(code === ErrorCode.UNKNOWN_MEMBER_ID);
-          this.#mainWake.notify();
-        }
+        this.#resetState(code === ErrorCode.UNKNOWN_MEMBER_ID);
+        this.#mainWake.notify();
         return true;
       case ErrorCode.GROUP_AUTHORIZATION_FAILED:
         this.#fail(new ProtocolError(code, `Heartbeat for group ${this.#config.groupId}`));
@@ -734,7 +746,7 @@ export class ClassicMembership implements GroupMembership {
   }
 
   async #backoff(failures: number): Promise<void> {
-    await this.#mainWake.wait(Math.max(this.#config.retryBackoffMs, this.#backoffMs(failures + 1)));
+    await this.#stopWake.wait(Math.max(this.#config.retryBackoffMs, this.#backoffMs(failures + 1)));
   }
 
   /** Runs a listener callback; an error there does not stop the membership. */
@@ -766,6 +778,7 @@ export class ClassicMembership implements GroupMembership {
     this.#abort.abort();
     this.#mainWake.notify();
     this.#heartbeatWake.notify();
+    this.#stopWake.notify();
     const connection = this.#connection;
     this.#connection = undefined;
     if (connection !== undefined) void connection.close().catch(() => undefined);
