@@ -104,6 +104,27 @@ export {
   produceChannel,
 } from './client-diagnostics.js';
 
+export { Consumer } from './consumer.js';
+export type { ClassicMembershipErrorCode } from './consumer-errors.js';
+export {
+  ClassicMembershipError,
+  CommitFailedError,
+  ConsumerClosedError,
+  ConsumerConfigError,
+  FetchPartitionError,
+  GroupMembershipError,
+  GroupProtocolUnsupportedError,
+  NoOffsetForPartitionError,
+} from './consumer-errors.js';
+export type {
+  ConsumerCommitOffset,
+  ConsumerGroupMetadata,
+  ConsumerOptions,
+  ConsumerRebalanceListener,
+  ConsumerRunOptions,
+  GroupTopicPartition,
+} from './consumer-options.js';
+
 /** The package's name. */
 export const PACKAGE_NAME = '@kafkats/client';
 

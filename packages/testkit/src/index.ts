@@ -52,6 +52,11 @@ export {
   type ProduceRecord,
   type ProducerState,
 } from './java-admin.js';
+export {
+  type JavaConsumedRecord,
+  JavaGroupConsumer,
+  type JavaGroupConsumerOptions,
+} from './java-consumer.js';
 export { stopProcessGroups } from './node-process.js';
 // Conformance oracle: Kafka's own serializers over a JSON-lines pipe.
 export {

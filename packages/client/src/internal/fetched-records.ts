@@ -29,6 +29,11 @@ export interface ReadRecordsResult {
   readonly batches: number;
   /** Trailing bytes of a batch the broker cut at its size limit (normal). */
   readonly partialBytes: number;
+  /**
+   * The partition leader epoch stamped on the last batch whose records are returned (Kafka's
+   * `CompletedFetch.lastEpoch`); -1 when no record is returned or the batch carries none.
+   */
+  readonly lastLeaderEpoch: number;
 }
 
 /**
@@ -51,8 +56,9 @@ export function readFetchedRecords(
   const records: KafkaRecord[] = [];
   let next = options.fetchOffset;
   let batches = 0;
+  let lastLeaderEpoch = -1;
   if (bytes === null || bytes.length === 0) {
-    return { records, nextOffset: next, batches, partialBytes: 0 };
+    return { records, nextOffset: next, batches, partialBytes: 0, lastLeaderEpoch };
   }
   const committed = options.isolationLevel === 'read_committed';
   // Aborted transactions ordered by first offset, consumed as batches pass them.
@@ -87,11 +93,19 @@ export function readFetchedRecords(
       }
     }
     if (!batch.isControl) {
+      const before = records.length;
       for (const record of batch.records()) if (record.offset >= next) records.push(record);
+      if (records.length > before) lastLeaderEpoch = batch.partitionLeaderEpoch;
     }
     next = batch.lastOffset + 1n;
   }
-  return { records, nextOffset: next, batches, partialBytes: iterator.partialBatchBytes };
+  return {
+    records,
+    nextOffset: next,
+    batches,
+    partialBytes: iterator.partialBatchBytes,
+    lastLeaderEpoch,
+  };
 }
 
 /** A control batch whose (single) record is an ABORT transaction marker. */

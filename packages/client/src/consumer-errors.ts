@@ -1,0 +1,103 @@
+import { KafkaError } from '@kafkats/codec';
+
+// Errors the consumer's parts throw through it: the classic membership's own failures and a
+// partition the fetcher cannot read on.
+export type { ClassicMembershipErrorCode } from './internal/consumer/classic-errors.js';
+export { ClassicMembershipError } from './internal/consumer/classic-errors.js';
+export { FetchPartitionError } from './internal/consumer/fetcher.js';
+
+/**
+ * An option of the `Consumer` is out of range or contradicts another. Code
+ * `ERR_KAFKA_CONSUMER_CONFIG`; not retriable.
+ */
+export class ConsumerConfigError extends KafkaError {
+  constructor(message: string) {
+    super('ERR_KAFKA_CONSUMER_CONFIG', message, { retriable: false });
+  }
+}
+
+/**
+ * The consumer was closed (or is closing, or stopped after a fatal error: `cause`). Code
+ * `ERR_KAFKA_CONSUMER_CLOSED`; not retriable on this consumer.
+ */
+export class ConsumerClosedError extends KafkaError {
+  constructor(message: string, cause?: unknown) {
+    super('ERR_KAFKA_CONSUMER_CLOSED', message, {
+      retriable: false,
+      ...(cause === undefined ? {} : { cause }),
+    });
+  }
+}
+
+/**
+ * The group coordinator refused this member for good: UNRELEASED_INSTANCE_ID (another member
+ * holds the `groupInstanceId`), GROUP_MAX_SIZE_REACHED, GROUP_AUTHORIZATION_FAILED,
+ * UNSUPPORTED_ASSIGNOR, INVALID_REQUEST, FENCED_INSTANCE_ID, ... `cause` is the broker's
+ * `ProtocolError`, `brokerErrorCode` its numeric code. Code `ERR_KAFKA_CONSUMER_GROUP_FATAL`;
+ * not retriable: the consumer stops.
+ */
+export class GroupMembershipError extends KafkaError {
+  readonly groupId: string;
+  readonly brokerErrorCode: number;
+
+  constructor(groupId: string, brokerErrorCode: number, message: string, cause?: unknown) {
+    super('ERR_KAFKA_CONSUMER_GROUP_FATAL', `group ${JSON.stringify(groupId)}: ${message}`, {
+      retriable: false,
+      ...(cause === undefined ? {} : { cause }),
+    });
+    this.groupId = groupId;
+    this.brokerErrorCode = brokerErrorCode;
+  }
+}
+
+/**
+ * `groupProtocol: 'consumer'` (KIP-848) needs brokers that support ConsumerGroupHeartbeat
+ * (Kafka 4.0+, or 3.7+ with the new group coordinator enabled). Code
+ * `ERR_KAFKA_CONSUMER_GROUP_PROTOCOL_UNSUPPORTED`; not retriable: use `groupProtocol: 'classic'`.
+ */
+export class GroupProtocolUnsupportedError extends KafkaError {
+  constructor(message: string, cause?: unknown) {
+    super(
+      'ERR_KAFKA_CONSUMER_GROUP_PROTOCOL_UNSUPPORTED',
+      `${message}; use groupProtocol: 'classic' with these brokers`,
+      { retriable: false, ...(cause === undefined ? {} : { cause }) },
+    );
+  }
+}
+
+/**
+ * A partition was assigned that has no committed offset and `autoOffsetReset` is `'none'`
+ * (Kafka's `NoOffsetForPartitionException`). Code `ERR_KAFKA_CONSUMER_NO_OFFSET`; not
+ * retriable: `seek` the partition, or use `'earliest'`/`'latest'`.
+ */
+export class NoOffsetForPartitionError extends KafkaError {
+  readonly topic: string;
+  readonly partition: number;
+
+  constructor(groupId: string, topic: string, partition: number) {
+    super(
+      'ERR_KAFKA_CONSUMER_NO_OFFSET',
+      `group ${JSON.stringify(groupId)} has no committed offset for ${topic}-${partition} and autoOffsetReset is 'none'`,
+      { retriable: false },
+    );
+    this.topic = topic;
+    this.partition = partition;
+  }
+}
+
+/**
+ * An OffsetCommit failed because this member no longer owns what it committed (Kafka's
+ * `CommitFailedException`): the group rebalanced (ILLEGAL_GENERATION, REBALANCE_IN_PROGRESS,
+ * STALE_MEMBER_EPOCH after the retries), the member was removed (UNKNOWN_MEMBER_ID) or fenced
+ * (FENCED_INSTANCE_ID), or a partition-level error that is not retriable. `cause` is the broker's
+ * error. Code `ERR_KAFKA_CONSUMER_COMMIT_FAILED`; not retriable: the records since the last
+ * successful commit will be delivered again to whoever owns their partitions now.
+ */
+export class CommitFailedError extends KafkaError {
+  constructor(message: string, cause?: unknown) {
+    super('ERR_KAFKA_CONSUMER_COMMIT_FAILED', message, {
+      retriable: false,
+      ...(cause === undefined ? {} : { cause }),
+    });
+  }
+}

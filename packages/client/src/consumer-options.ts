@@ -1,0 +1,187 @@
+import { ConsumerConfigError } from './consumer-errors.js';
+import type { GroupTopicPartition } from './internal/consumer/contracts.js';
+import type { IsolationLevelName } from './partition-batch.js';
+
+export type { GroupTopicPartition } from './internal/consumer/contracts.js';
+
+/**
+ * Rebalance callbacks (Kafka's `ConsumerRebalanceListener`). Each is awaited before the
+ * membership goes on: the coordinator hears of a revocation only after `onRevoked` resolved.
+ */
+export interface ConsumerRebalanceListener {
+  /** Partitions newly owned, after their committed offsets were fetched: `seek` here to override. */
+  onAssigned?(partitions: readonly GroupTopicPartition[]): Promise<void> | void;
+  /**
+   * Partitions given up in a rebalance or on close. Runs after the consumer stopped fetching
+   * them, waited for the application to finish their delivered batches and (with
+   * `enableAutoCommit`) committed them; `commit()` here still commits them.
+   */
+  onRevoked?(partitions: readonly GroupTopicPartition[]): Promise<void> | void;
+  /** Partitions lost without a chance to commit (the member was fenced or expired). */
+  onLost?(partitions: readonly GroupTopicPartition[]): Promise<void> | void;
+}
+
+/** The `Consumer`'s options; Java's names in the README. Only `groupId` is required. */
+export interface ConsumerOptions {
+  readonly groupId: string;
+  /** `'consumer'` (KIP-848, the default as in Kafka 4.x) or `'classic'`. */
+  readonly groupProtocol?: 'consumer' | 'classic';
+  /** Static membership (KIP-345). */
+  readonly groupInstanceId?: string | null;
+  /** Topics to subscribe to (exact names); also `subscribe()`. */
+  readonly topics?: readonly string[];
+  /** Where to start a partition without a committed offset. Default `'latest'` (as Java). */
+  readonly autoOffsetReset?: 'earliest' | 'latest' | 'none';
+  /** Commit finished offsets every `autoCommitIntervalMs`, on revocation and on close. Default true. */
+  readonly enableAutoCommit?: boolean;
+  /** Default 5000. */
+  readonly autoCommitIntervalMs?: number;
+  /** Default `'read_uncommitted'` (as Java). */
+  readonly isolationLevel?: IsolationLevelName;
+  /** Classic protocol only (KIP-848: the broker's `group.consumer.session.timeout.ms`). Default 45000. */
+  readonly sessionTimeoutMs?: number;
+  /** Classic protocol only (KIP-848: the broker's interval). Default 3000. */
+  readonly heartbeatIntervalMs?: number;
+  /** Kafka's `max.poll.interval.ms`: the rebalance timeout sent to the coordinator. Default 300000. */
+  readonly rebalanceTimeoutMs?: number;
+  /** KIP-848 `group.remote.assignor`: `'uniform'` or `'range'`; default null (the broker's). */
+  readonly serverAssignor?: string | null;
+  /** Classic assignors in preference order. Default `['cooperative-sticky', 'range']`. */
+  readonly assignors?: readonly ('cooperative-sticky' | 'range')[];
+  /** KIP-392 `client.rack`: sent to the coordinator (rack-aware assignment) and in Fetch. */
+  readonly rackId?: string | null;
+  /** Fetch `max.wait.ms`. Default 500. */
+  readonly fetchMaxWaitMs?: number;
+  /** Fetch `min.bytes`. Default 1. */
+  readonly fetchMinBytes?: number;
+  /** Fetch `max.bytes`. Default 52428800. */
+  readonly fetchMaxBytes?: number;
+  /** `max.partition.fetch.bytes`. Default 1048576. */
+  readonly maxPartitionFetchBytes?: number;
+  /** Bound on fetched but undelivered bytes. Default min(2 × `fetchMaxBytes`, 67108864). */
+  readonly maxBufferedBytes?: number;
+  /** Default the cluster's `requestTimeoutMs`. */
+  readonly requestTimeoutMs?: number;
+  /** Commits and committed-offset lookups give up after this long. Default 60000. */
+  readonly defaultApiTimeoutMs?: number;
+  /** Default 100 / 1000. */
+  readonly retryBackoffMs?: number;
+  readonly retryBackoffMaxMs?: number;
+  /** `check.crcs`. Default true. */
+  readonly checkCrcs?: boolean;
+  /** Bound on one decompressed batch. Default 268435456. */
+  readonly maxUncompressedBytes?: number;
+  readonly listeners?: ConsumerRebalanceListener;
+  /** Injectable randomness (member ids excepted) for jitter, tests. */
+  readonly random?: () => number;
+}
+
+/** The group's identity for `Producer.sendOffsetsToTransaction` (Kafka's `ConsumerGroupMetadata`). */
+export interface ConsumerGroupMetadata {
+  readonly groupId: string;
+  /** Classic: the generation. KIP-848: the member epoch. -1 when not a member. */
+  readonly generationId: number;
+  readonly memberId: string;
+  readonly groupInstanceId: string | null;
+}
+
+/** An explicit offset for `commit(offsets)`: the next offset to read (last processed + 1). */
+export interface ConsumerCommitOffset extends GroupTopicPartition {
+  readonly offset: bigint;
+  readonly leaderEpoch?: number;
+  readonly metadata?: string | null;
+}
+
+/** The `run` loop's callback and its stop signal. */
+export interface ConsumerRunOptions {
+  /** Called for each batch, one at a time; the batch counts as finished when this resolves. */
+  eachBatch(batch: import('./partition-batch.js').PartitionBatch): Promise<void> | void;
+  /** Ends the loop (the promise resolves); `close()` ends it too. */
+  readonly signal?: AbortSignal;
+}
+
+export type ResolvedConsumerOptions = Required<
+  Omit<ConsumerOptions, 'listeners' | 'requestTimeoutMs'>
+> & {
+  readonly listeners: ConsumerRebalanceListener;
+  readonly requestTimeoutMs: number | undefined;
+};
+
+function positive(name: string, value: number, min = 1): number {
+  if (!Number.isInteger(value) || value < min)
+    throw new ConsumerConfigError(`${name} must be an integer >= ${min}, got ${value}`);
+  return value;
+}
+
+/** Applies defaults and checks ranges. @throws ConsumerConfigError */
+export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsumerOptions {
+  if (typeof options.groupId !== 'string' || options.groupId === '')
+    throw new ConsumerConfigError('groupId must be a non-empty string');
+  const groupProtocol = options.groupProtocol ?? 'consumer';
+  if (groupProtocol !== 'consumer' && groupProtocol !== 'classic')
+    throw new ConsumerConfigError(
+      `groupProtocol must be 'consumer' or 'classic', got ${String(groupProtocol)}`,
+    );
+  const autoOffsetReset = options.autoOffsetReset ?? 'latest';
+  if (!['earliest', 'latest', 'none'].includes(autoOffsetReset))
+    throw new ConsumerConfigError(
+      `autoOffsetReset must be 'earliest', 'latest' or 'none', got ${String(autoOffsetReset)}`,
+    );
+  const isolationLevel = options.isolationLevel ?? 'read_uncommitted';
+  if (isolationLevel !== 'read_uncommitted' && isolationLevel !== 'read_committed')
+    throw new ConsumerConfigError(
+      `isolationLevel must be 'read_uncommitted' or 'read_committed', got ${String(isolationLevel)}`,
+    );
+  const serverAssignor = options.serverAssignor ?? null;
+  if (groupProtocol === 'classic' && serverAssignor !== null)
+    throw new ConsumerConfigError("serverAssignor is for groupProtocol 'consumer' (KIP-848) only");
+  const topics = [...(options.topics ?? [])];
+  for (const t of topics)
+    if (typeof t !== 'string' || t === '')
+      throw new ConsumerConfigError(
+        `topic names must be non-empty strings, got ${JSON.stringify(t)}`,
+      );
+  const fetchMaxBytes = positive('fetchMaxBytes', options.fetchMaxBytes ?? 52_428_800);
+  const heartbeatIntervalMs = positive('heartbeatIntervalMs', options.heartbeatIntervalMs ?? 3000);
+  const sessionTimeoutMs = positive('sessionTimeoutMs', options.sessionTimeoutMs ?? 45_000);
+  if (groupProtocol === 'classic' && heartbeatIntervalMs >= sessionTimeoutMs)
+    throw new ConsumerConfigError('heartbeatIntervalMs must be lower than sessionTimeoutMs');
+  return {
+    groupId: options.groupId,
+    groupProtocol,
+    groupInstanceId: options.groupInstanceId ?? null,
+    topics,
+    autoOffsetReset,
+    enableAutoCommit: options.enableAutoCommit ?? true,
+    autoCommitIntervalMs: positive('autoCommitIntervalMs', options.autoCommitIntervalMs ?? 5000),
+    isolationLevel,
+    sessionTimeoutMs,
+    heartbeatIntervalMs,
+    rebalanceTimeoutMs: positive('rebalanceTimeoutMs', options.rebalanceTimeoutMs ?? 300_000),
+    serverAssignor,
+    assignors: [...(options.assignors ?? ['cooperative-sticky', 'range'])],
+    rackId: options.rackId ?? null,
+    fetchMaxWaitMs: positive('fetchMaxWaitMs', options.fetchMaxWaitMs ?? 500, 0),
+    fetchMinBytes: positive('fetchMinBytes', options.fetchMinBytes ?? 1, 0),
+    fetchMaxBytes,
+    maxPartitionFetchBytes: positive(
+      'maxPartitionFetchBytes',
+      options.maxPartitionFetchBytes ?? 1_048_576,
+    ),
+    maxBufferedBytes: positive(
+      'maxBufferedBytes',
+      options.maxBufferedBytes ?? Math.min(2 * fetchMaxBytes, 67_108_864),
+    ),
+    requestTimeoutMs: options.requestTimeoutMs,
+    defaultApiTimeoutMs: positive('defaultApiTimeoutMs', options.defaultApiTimeoutMs ?? 60_000),
+    retryBackoffMs: positive('retryBackoffMs', options.retryBackoffMs ?? 100, 0),
+    retryBackoffMaxMs: positive('retryBackoffMaxMs', options.retryBackoffMaxMs ?? 1000, 0),
+    checkCrcs: options.checkCrcs ?? true,
+    maxUncompressedBytes: positive(
+      'maxUncompressedBytes',
+      options.maxUncompressedBytes ?? 268_435_456,
+    ),
+    listeners: options.listeners ?? {},
+    random: options.random ?? Math.random,
+  };
+}

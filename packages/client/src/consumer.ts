@@ -1,0 +1,644 @@
+import type { Cluster } from '@kafkats/meta';
+import {
+  ConsumerClosedError,
+  ConsumerConfigError,
+  NoOffsetForPartitionError,
+} from './consumer-errors.js';
+import {
+  type ConsumerCommitOffset,
+  type ConsumerGroupMetadata,
+  type ConsumerOptions,
+  type ConsumerRunOptions,
+  type ResolvedConsumerOptions,
+  resolveConsumerOptions,
+} from './consumer-options.js';
+import type {
+  Fetcher,
+  FetcherConfig,
+  FetchStart,
+  GroupMembership,
+  GroupTopicPartition,
+  MembershipConfig,
+  MembershipListener,
+} from './internal/consumer/contracts.js';
+import { SessionFetcher } from './internal/consumer/fetcher.js';
+import {
+  commitOffsets,
+  fetchCommitted,
+  type OffsetCallConfig,
+  type OffsetToCommit,
+} from './internal/consumer/group-offsets.js';
+import { ClassicMembership } from './internal/consumer/membership-classic.js';
+import { ConsumerProtocolMembership } from './internal/consumer/membership-consumer.js';
+import type { PartitionBatch } from './partition-batch.js';
+
+/**
+ * How the consumer gets its parts; tests inject fakes. Not exported from the package.
+ * @internal
+ */
+export interface ConsumerParts {
+  readonly fetcher?: (config: FetcherConfig) => Fetcher;
+  readonly membership?: (config: MembershipConfig) => GroupMembership;
+}
+
+const keyOf = (p: GroupTopicPartition) => `${p.topic}\u0000${p.partition}`;
+
+interface Finished {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: bigint;
+  readonly leaderEpoch: number;
+}
+
+interface Buffered {
+  readonly batch: PartitionBatch;
+  readonly token: number;
+}
+
+/**
+ * A group consumer, as Java's `KafkaConsumer`: joins `groupId` (KIP-848's
+ * `ConsumerGroupHeartbeat` by default, the classic protocol with `groupProtocol: 'classic'`),
+ * reads the partitions the group gives it and commits what the application finished.
+ *
+ * **Finished** is what commits count: a batch handed out by the iterator is finished when the
+ * next one is asked for (or the loop is left, as Java commits what `poll` returned); in
+ * {@link run} when `eachBatch` resolved. A partition's finished offset is its last finished
+ * batch's `nextOffset`. Commits (manual, automatic every `autoCommitIntervalMs`, on revocation
+ * before the coordinator hears of it, on close) send finished offsets that changed.
+ */
+export class Consumer implements AsyncIterable<PartitionBatch> {
+  readonly #cluster: Cluster;
+  readonly #options: ResolvedConsumerOptions;
+  readonly #parts: ConsumerParts;
+  #topics: readonly string[];
+  #membership: GroupMembership | undefined;
+  #fetcher: Fetcher | undefined;
+  #started: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+  #closed = false;
+  #fatal: Error | undefined;
+  // Errors to hand to the application on its next read (no offset for a partition, a throwing
+  // rebalance callback): Java throws them from the next poll.
+  readonly #pendingErrors: Error[] = [];
+  readonly #owned = new Map<string, GroupTopicPartition>();
+  readonly #paused = new Set<string>();
+  // Bumped whenever a partition's position jumps (assign, seek, revoke): buffered batches
+  // fetched before carry the old token and are dropped.
+  readonly #tokens = new Map<string, number>();
+  #buffer: Buffered[] = [];
+  readonly #finished = new Map<string, Finished>();
+  readonly #committed = new Map<string, bigint>();
+  // Batches handed out and not finished yet, per partition; revocation waits for them.
+  readonly #inFlight = new Map<string, number>();
+  #inFlightChanged: (() => void) | undefined;
+  #pollAbort = new AbortController();
+  #reading = false;
+  #commitChain: Promise<void> = Promise.resolve();
+  #autoCommitTimer: NodeJS.Timeout | undefined;
+
+  /**
+   * @throws ConsumerConfigError for an option out of range (see the README's table)
+   */
+  constructor(cluster: Cluster, options: ConsumerOptions, parts: ConsumerParts = {}) {
+    this.#cluster = cluster;
+    this.#options = resolveConsumerOptions(options);
+    this.#parts = parts;
+    this.#topics = this.#options.topics;
+  }
+
+  /** Replaces the subscription; a running member tells the coordinator with its next heartbeat. */
+  subscribe(topics: readonly string[]): void {
+    this.#checkOpen();
+    for (const t of topics)
+      if (typeof t !== 'string' || t === '')
+        throw new ConsumerConfigError(
+          `topic names must be non-empty strings, got ${JSON.stringify(t)}`,
+        );
+    this.#topics = [...topics];
+    this.#membership?.subscribe(this.#topics);
+  }
+
+  /** The subscribed topics. */
+  subscription(): string[] {
+    return [...this.#topics];
+  }
+
+  /** The partitions this member owns now. */
+  assignment(): GroupTopicPartition[] {
+    return [...this.#owned.values()];
+  }
+
+  /** The group's identity for `Producer.sendOffsetsToTransaction` (generation -1 until joined). */
+  groupMetadata(): ConsumerGroupMetadata {
+    const identity = this.#membership?.identity;
+    return {
+      groupId: this.#options.groupId,
+      generationId: identity?.generationId ?? -1,
+      memberId: identity?.memberId ?? '',
+      groupInstanceId: this.#options.groupInstanceId,
+    };
+  }
+
+  /**
+   * Joins the group (if not yet) and waits for the first assignment. Reading starts it too.
+   * @throws GroupProtocolUnsupportedError, GroupMembershipError, ConsumerClosedError
+   */
+  start(): Promise<void> {
+    this.#checkOpen();
+    this.#started ??= this.#start();
+    return this.#started;
+  }
+
+  /**
+   * Batches of records, one partition each, as they come (Kafka's `poll`, one batch at a time).
+   * One iteration at a time. The iteration ends on `close()`; it throws a fatal group error,
+   * NoOffsetForPartitionError, or the fetcher's error it cannot retry.
+   */
+  async *[Symbol.asyncIterator](): AsyncGenerator<PartitionBatch, void, undefined> {
+    this.#beginReading();
+    let current: PartitionBatch | undefined;
+    try {
+      if (!(await this.#joined())) return;
+      for (;;) {
+        if (current !== undefined) {
+          this.#finish(current, true);
+          current = undefined;
+        }
+        const batch = await this.#next(undefined);
+        if (batch === undefined) return;
+        current = batch;
+        yield batch;
+      }
+    } finally {
+      // Leaving the loop counts the batch in hand as finished, as Java commits what poll returned.
+      if (current !== undefined) this.#finish(current, true);
+      this.#reading = false;
+    }
+  }
+
+  /**
+   * Calls `eachBatch` for each batch, one at a time, until `signal` aborts or the consumer
+   * closes (then resolves). A batch is finished when `eachBatch` resolves; when it rejects the
+   * partition goes back to its finished offset and `run` rejects with that error.
+   */
+  async run(options: ConsumerRunOptions): Promise<void> {
+    this.#beginReading();
+    try {
+      if (!(await this.#joined())) return;
+      for (;;) {
+        if (options.signal?.aborted) return;
+        const batch = await this.#next(options.signal);
+        if (batch === undefined) return;
+        try {
+          await options.eachBatch(batch);
+        } catch (error) {
+          this.#finish(batch, false);
+          const key = keyOf(batch);
+          const back = this.#finished.get(key)?.offset ?? batch.fetchOffset;
+          if (this.#owned.has(key)) this.seek(batch, back);
+          throw error;
+        }
+        this.#finish(batch, true);
+      }
+    } finally {
+      this.#reading = false;
+    }
+  }
+
+  /**
+   * Commits finished offsets (or exactly `offsets`) and resolves once OffsetCommit succeeded.
+   * Commits run one at a time, in call order.
+   * @throws CommitFailedError when the member no longer owns them or the coordinator refused
+   */
+  commit(offsets?: readonly ConsumerCommitOffset[]): Promise<void> {
+    // Allowed while closing: a rebalance listener's onRevoked commits during close().
+    if (this.#closed) return Promise.reject(new ConsumerClosedError('the consumer is closed'));
+    return this.#enqueueCommit(offsets);
+  }
+
+  /**
+   * Starts a commit of the finished offsets without waiting; `callback` hears how it went
+   * (Kafka's `commitAsync`). Ordered with the other commits.
+   */
+  commitAsync(callback?: (error: Error | undefined) => void): void {
+    if (this.#closed) throw new ConsumerClosedError('the consumer is closed');
+    this.#enqueueCommit(undefined).then(
+      () => callback?.(undefined),
+      (error: unknown) => callback?.(error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+
+  /**
+   * The group's committed offsets for `partitions` (OffsetFetch with `requireStable`);
+   * undefined for a partition without one.
+   */
+  async committed(
+    partitions: readonly GroupTopicPartition[],
+  ): Promise<Map<string, { offset: bigint; leaderEpoch: number } | undefined>> {
+    const answer = await fetchCommitted(this.#offsetCall(), partitions);
+    const result = new Map<string, { offset: bigint; leaderEpoch: number } | undefined>();
+    for (const p of partitions) result.set(`${p.topic}-${p.partition}`, undefined);
+    for (const c of answer)
+      if (c.offset >= 0n)
+        result.set(`${c.topic}-${c.partition}`, { offset: c.offset, leaderEpoch: c.leaderEpoch });
+    return result;
+  }
+
+  /** Stops delivering (and fetching) owned partitions until `resume`; positions are kept. */
+  pause(partitions: readonly GroupTopicPartition[]): void {
+    for (const p of partitions) this.#paused.add(keyOf(p));
+    this.#fetcher?.pause(partitions);
+  }
+
+  resume(partitions: readonly GroupTopicPartition[]): void {
+    for (const p of partitions) this.#paused.delete(keyOf(p));
+    this.#fetcher?.resume(partitions);
+  }
+
+  /** The paused partitions. */
+  paused(): GroupTopicPartition[] {
+    return [...this.#owned.values()].filter((p) => this.#paused.has(keyOf(p)));
+  }
+
+  /**
+   * Moves an owned partition's position: the next batch starts at `offset`. Batches buffered
+   * for it are dropped.
+   * @throws ConsumerConfigError for a partition not owned, or a negative offset
+   */
+  seek(partition: GroupTopicPartition, offset: bigint): void {
+    const key = keyOf(partition);
+    if (!this.#owned.has(key) || this.#fetcher === undefined)
+      throw new ConsumerConfigError(
+        `seek: ${partition.topic}-${partition.partition} is not assigned to this consumer`,
+      );
+    if (offset < 0n) throw new ConsumerConfigError(`seek: offset ${offset} is negative`);
+    this.#bump(key);
+    this.#fetcher.seek({ topic: partition.topic, partition: partition.partition }, offset);
+  }
+
+  /** The offset of the next record this consumer will hand out for an owned partition. */
+  position(partition: GroupTopicPartition): bigint | undefined {
+    const key = keyOf(partition);
+    if (!this.#owned.has(key)) return undefined;
+    const token = this.#tokens.get(key) ?? 0;
+    const buffered = this.#buffer.find((b) => b.token === token && keyOf(b.batch) === key);
+    if (buffered !== undefined) return buffered.batch.fetchOffset;
+    return this.#fetcher?.position(partition)?.offset;
+  }
+
+  /**
+   * Stops reading, commits finished offsets (with `enableAutoCommit`, through the revocation of
+   * everything owned), leaves the group and closes the fetcher. The cluster stays open.
+   * Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  // --- internals -------------------------------------------------------------------------
+
+  #checkOpen(): void {
+    if (this.#closing !== undefined) throw new ConsumerClosedError('the consumer is closed');
+    if (this.#fatal !== undefined)
+      throw new ConsumerClosedError(`the consumer stopped: ${this.#fatal.message}`, this.#fatal);
+  }
+
+  /** Starts (or waits for) the join; false when close() ended it first. */
+  async #joined(): Promise<boolean> {
+    try {
+      await this.start();
+      return true;
+    } catch (error) {
+      if (this.#closing !== undefined && this.#fatal === undefined) return false;
+      throw error;
+    }
+  }
+
+  #beginReading(): void {
+    if (this.#reading)
+      throw new ConsumerConfigError(
+        'the consumer is already being read (one iteration or run at a time)',
+      );
+    this.#reading = true;
+  }
+
+  async #start(): Promise<void> {
+    const o = this.#options;
+    const createFetcher = this.#parts.fetcher ?? ((c: FetcherConfig) => new SessionFetcher(c));
+    this.#fetcher = createFetcher({
+      cluster: this.#cluster,
+      isolationLevel: o.isolationLevel,
+      autoOffsetReset: o.autoOffsetReset,
+      maxWaitMs: o.fetchMaxWaitMs,
+      minBytes: o.fetchMinBytes,
+      maxBytes: o.fetchMaxBytes,
+      partitionMaxBytes: o.maxPartitionFetchBytes,
+      maxBufferedBytes: o.maxBufferedBytes,
+      requestTimeoutMs: o.requestTimeoutMs ?? this.#cluster.requestTimeoutMs,
+      retryBackoffMs: o.retryBackoffMs,
+      retryBackoffMaxMs: o.retryBackoffMaxMs,
+      verifyCrc: o.checkCrcs,
+      maxUncompressedBytes: o.maxUncompressedBytes,
+      rackId: o.rackId,
+      random: o.random,
+    });
+    const listener: MembershipListener = {
+      onAssigned: (ps) => this.#onAssigned(ps),
+      onRevoked: (ps) => this.#onRevoked(ps),
+      onLost: (ps) => this.#onLost(ps),
+      onFatal: (error) => this.#onFatal(error),
+    };
+    const config: MembershipConfig = {
+      cluster: this.#cluster,
+      groupId: o.groupId,
+      groupInstanceId: o.groupInstanceId,
+      rackId: o.rackId,
+      topics: this.#topics,
+      sessionTimeoutMs: o.sessionTimeoutMs,
+      rebalanceTimeoutMs: o.rebalanceTimeoutMs,
+      heartbeatIntervalMs: o.heartbeatIntervalMs,
+      serverAssignor: o.serverAssignor,
+      assignors: o.assignors,
+      retryBackoffMs: o.retryBackoffMs,
+      retryBackoffMaxMs: o.retryBackoffMaxMs,
+      listener,
+      random: o.random,
+    };
+    const createMembership =
+      this.#parts.membership ??
+      (o.groupProtocol === 'consumer'
+        ? (c: MembershipConfig) => new ConsumerProtocolMembership(c)
+        : (c: MembershipConfig) => new ClassicMembership(c));
+    this.#membership = createMembership(config);
+    if (o.enableAutoCommit) {
+      this.#autoCommitTimer = setInterval(() => {
+        if (this.#closing !== undefined || this.#fatal !== undefined) return;
+        this.#enqueueCommit(undefined).catch(() => undefined);
+      }, o.autoCommitIntervalMs);
+      this.#autoCommitTimer.unref?.();
+    }
+    try {
+      await this.#membership.start();
+    } catch (error) {
+      if (this.#closing === undefined)
+        this.#fatal ??= error instanceof Error ? error : new Error(String(error));
+      this.#stopTimers();
+      throw error;
+    }
+  }
+
+  #offsetCall(): OffsetCallConfig {
+    return {
+      cluster: this.#cluster,
+      groupId: this.#options.groupId,
+      retryBackoffMs: this.#options.retryBackoffMs,
+      retryBackoffMaxMs: this.#options.retryBackoffMaxMs,
+      timeoutMs: this.#options.defaultApiTimeoutMs,
+      random: this.#options.random,
+    };
+  }
+
+  #bump(key: string): void {
+    this.#tokens.set(key, (this.#tokens.get(key) ?? 0) + 1);
+  }
+
+  /** The next deliverable batch; undefined when the read ends (close, signal). */
+  async #next(signal: AbortSignal | undefined): Promise<PartitionBatch | undefined> {
+    for (;;) {
+      const error = this.#pendingErrors.shift();
+      if (error !== undefined) throw error;
+      if (this.#fatal !== undefined) throw this.#fatal;
+      if (this.#closing !== undefined || signal?.aborted) return undefined;
+      const batch = this.#takeBuffered();
+      if (batch !== undefined) return batch;
+      const fetcher = this.#fetcher;
+      if (fetcher === undefined) return undefined;
+      const poll = this.#pollAbort.signal;
+      const onAbort = () => this.#pollAbort.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let batches: PartitionBatch[];
+      try {
+        batches = await fetcher.poll(poll);
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+        if (this.#pollAbort.signal.aborted) this.#pollAbort = new AbortController();
+      }
+      for (const b of batches) {
+        const key = keyOf(b);
+        if (this.#owned.has(key))
+          this.#buffer.push({ batch: b, token: this.#tokens.get(key) ?? 0 });
+      }
+    }
+  }
+
+  #takeBuffered(): PartitionBatch | undefined {
+    for (let i = 0; i < this.#buffer.length; i++) {
+      const { batch, token } = this.#buffer[i]!;
+      const key = keyOf(batch);
+      if (!this.#owned.has(key) || token !== (this.#tokens.get(key) ?? 0)) {
+        this.#buffer.splice(i--, 1);
+        continue;
+      }
+      if (this.#paused.has(key)) continue;
+      this.#buffer.splice(i, 1);
+      if (batch.records.length === 0) {
+        // Only control records or an aborted transaction: nothing to hand out, but the
+        // position moves past them and a commit must too.
+        this.#recordFinished(batch);
+        i--;
+        continue;
+      }
+      this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1);
+      return batch;
+    }
+    return undefined;
+  }
+
+  #finish(batch: PartitionBatch, done: boolean): void {
+    const key = keyOf(batch);
+    const n = (this.#inFlight.get(key) ?? 1) - 1;
+    if (n <= 0) this.#inFlight.delete(key);
+    else this.#inFlight.set(key, n);
+    if (done) this.#recordFinished(batch);
+    this.#inFlightChanged?.();
+  }
+
+  #recordFinished(batch: PartitionBatch): void {
+    const key = keyOf(batch);
+    if (!this.#owned.has(key)) return;
+    const previous = this.#finished.get(key);
+    if (previous !== undefined && previous.offset >= batch.nextOffset) return;
+    this.#finished.set(key, {
+      topic: batch.topic,
+      partition: batch.partition,
+      offset: batch.nextOffset,
+      leaderEpoch: batch.leaderEpoch,
+    });
+  }
+
+  #enqueueCommit(offsets: readonly ConsumerCommitOffset[] | undefined): Promise<void> {
+    const run = this.#commitChain.then(() => this.#commitNow(offsets, undefined));
+    this.#commitChain = run.catch(() => undefined);
+    return run;
+  }
+
+  async #commitNow(
+    explicit: readonly ConsumerCommitOffset[] | undefined,
+    only: ReadonlySet<string> | undefined,
+  ): Promise<void> {
+    const membership = this.#membership;
+    if (membership === undefined) return;
+    let offsets: OffsetToCommit[];
+    if (explicit !== undefined) offsets = [...explicit];
+    else {
+      offsets = [];
+      for (const [key, f] of this.#finished) {
+        if (only !== undefined && !only.has(key)) continue;
+        if (this.#committed.get(key) === f.offset) continue;
+        offsets.push({
+          topic: f.topic,
+          partition: f.partition,
+          offset: f.offset,
+          ...(f.leaderEpoch >= 0 ? { leaderEpoch: f.leaderEpoch } : {}),
+        });
+      }
+    }
+    if (offsets.length === 0) return;
+    await commitOffsets(this.#offsetCall(), offsets, () => membership.identity);
+    for (const o of offsets) {
+      const key = keyOf(o);
+      const known = this.#committed.get(key);
+      if (known === undefined || known < o.offset || explicit !== undefined)
+        this.#committed.set(key, o.offset);
+    }
+  }
+
+  async #onAssigned(partitions: readonly GroupTopicPartition[]): Promise<void> {
+    const fetcher = this.#fetcher!;
+    const o = this.#options;
+    let committed: Awaited<ReturnType<typeof fetchCommitted>>;
+    try {
+      committed = await fetchCommitted(this.#offsetCall(), partitions);
+    } catch (error) {
+      // Without committed offsets nothing can start safely: the application hears of it.
+      this.#pendingErrors.push(error instanceof Error ? error : new Error(String(error)));
+      this.#pollAbort.abort();
+      return;
+    }
+    const byKey = new Map(committed.map((c) => [keyOf(c), c]));
+    const starts: (GroupTopicPartition & { start: FetchStart })[] = [];
+    for (const p of partitions) {
+      const key = keyOf(p);
+      const c = byKey.get(key);
+      let start: FetchStart;
+      if (c !== undefined && c.offset >= 0n) {
+        start =
+          c.leaderEpoch >= 0
+            ? { offset: c.offset, leaderEpoch: c.leaderEpoch }
+            : { offset: c.offset };
+        this.#committed.set(key, c.offset);
+      } else if (o.autoOffsetReset === 'none') {
+        this.#pendingErrors.push(new NoOffsetForPartitionError(o.groupId, p.topic, p.partition));
+        this.#pollAbort.abort();
+        continue;
+      } else start = o.autoOffsetReset;
+      this.#owned.set(key, { topic: p.topic, partition: p.partition });
+      this.#bump(key);
+      starts.push({ topic: p.topic, partition: p.partition, start });
+    }
+    if (starts.length > 0) fetcher.assign(starts);
+    const paused = starts.filter((p) => this.#paused.has(keyOf(p)));
+    if (paused.length > 0) fetcher.pause(paused);
+    await this.#callListener('onAssigned', partitions);
+  }
+
+  async #onRevoked(partitions: readonly GroupTopicPartition[]): Promise<void> {
+    const keys = new Set(partitions.map(keyOf));
+    for (const key of keys) this.#bump(key);
+    this.#fetcher?.unassign(partitions);
+    // Batches the application holds for these partitions are finished before anything is
+    // committed, so the next owner starts after them (Java revokes inside poll, between
+    // batches, for the same reason). Bounded by the rebalance timeout.
+    await this.#inFlightDrained(keys, this.#options.rebalanceTimeoutMs);
+    if (this.#options.enableAutoCommit) {
+      const commit = this.#commitChain.then(() => this.#commitNow(undefined, keys));
+      this.#commitChain = commit.catch(() => undefined);
+      await commit.catch(() => undefined); // Java logs a failed commit on revocation and goes on
+    }
+    await this.#callListener('onRevoked', partitions);
+    this.#forget(keys);
+  }
+
+  async #onLost(partitions: readonly GroupTopicPartition[]): Promise<void> {
+    const keys = new Set(partitions.map(keyOf));
+    for (const key of keys) this.#bump(key);
+    this.#fetcher?.unassign(partitions);
+    this.#forget(keys);
+    await this.#callListener('onLost', partitions);
+  }
+
+  #forget(keys: ReadonlySet<string>): void {
+    for (const key of keys) {
+      this.#owned.delete(key);
+      this.#finished.delete(key);
+      this.#committed.delete(key);
+      this.#paused.delete(key);
+    }
+  }
+
+  #onFatal(error: Error): void {
+    this.#fatal ??= error;
+    this.#stopTimers();
+    this.#pollAbort.abort();
+  }
+
+  async #callListener(
+    which: 'onAssigned' | 'onRevoked' | 'onLost',
+    partitions: readonly GroupTopicPartition[],
+  ): Promise<void> {
+    const callback = this.#options.listeners[which];
+    if (callback === undefined) return;
+    try {
+      await callback.call(this.#options.listeners, partitions);
+    } catch (error) {
+      this.#pendingErrors.push(error instanceof Error ? error : new Error(String(error)));
+      this.#pollAbort.abort();
+    }
+  }
+
+  async #inFlightDrained(keys: ReadonlySet<string>, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const busy = () => [...keys].some((k) => (this.#inFlight.get(k) ?? 0) > 0);
+    while (busy() && Date.now() < deadline) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(1000, Math.max(1, deadline - Date.now())));
+        timer.unref?.();
+        this.#inFlightChanged = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#inFlightChanged = undefined;
+    }
+  }
+
+  #stopTimers(): void {
+    if (this.#autoCommitTimer !== undefined) clearInterval(this.#autoCommitTimer);
+    this.#autoCommitTimer = undefined;
+  }
+
+  async #close(): Promise<void> {
+    this.#stopTimers();
+    this.#pollAbort.abort();
+    // The membership exists as soon as start() began; leaving also ends a join in progress.
+    if (this.#membership !== undefined && this.#fatal === undefined) {
+      await this.#membership.leave().catch(() => undefined);
+    } else this.#membership?.abandon();
+    await this.#started?.catch(() => undefined);
+    await this.#commitChain;
+    await this.#fetcher?.close().catch(() => undefined);
+    this.#buffer = [];
+    this.#closed = true;
+  }
+}

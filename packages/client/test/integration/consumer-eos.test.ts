@@ -1,0 +1,134 @@
+// Exactly-once consume-transform-produce on the shared cluster (KIP-98, KIP-447): kafkats
+// Consumers with read_committed and no auto-commit, each with a transactional Producer that
+// puts the consumed offsets into its transaction (sendOffsetsToTransaction with the consumer's
+// groupMetadata()). Members join and leave mid-run; the output, read with read_committed,
+// holds each input record exactly once.
+import { Cluster } from '@kafkats/meta';
+import { sharedCluster } from '@kafkats/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Consumer, type PartitionBatch, Producer } from '../../src/index.js';
+import { unique } from './admin-support.js';
+import { Member, produceNumbered, Tally, waitFor } from './consumer-support.js';
+
+const kafka = sharedCluster();
+let cluster: Cluster;
+
+beforeAll(async () => {
+  cluster = await Cluster.connect(kafka.bootstrap);
+});
+afterAll(async () => {
+  await cluster?.close();
+});
+
+const TOTAL = 3000;
+
+/** One pipeline member: consume `input`, write "out-<value>" to `output`, offsets in the transaction. */
+class Pipeline {
+  readonly consumer: Consumer;
+  readonly producer: Producer;
+  readonly running: Promise<void>;
+  transactions = 0;
+  error: unknown;
+
+  constructor(
+    groupId: string,
+    input: string,
+    output: string,
+    groupProtocol: 'consumer' | 'classic',
+  ) {
+    const consumer = new Consumer(cluster, {
+      groupId,
+      groupProtocol,
+      topics: [input],
+      isolationLevel: 'read_committed',
+      enableAutoCommit: false,
+      autoOffsetReset: 'earliest',
+    });
+    const producer = new Producer(cluster, { transactionalId: unique('txn') });
+    this.consumer = consumer;
+    this.producer = producer;
+    this.running = (async () => {
+      await producer.initTransactions();
+      await consumer.run({ eachBatch: (batch) => this.#transform(batch, output) });
+    })().catch((error: unknown) => {
+      this.error = error;
+    });
+  }
+
+  async #transform(batch: PartitionBatch, output: string): Promise<void> {
+    this.producer.beginTransaction();
+    try {
+      const sends = batch.records.map((r) =>
+        this.producer.send({
+          topic: output,
+          value: `out-${Buffer.from(r.value ?? Buffer.alloc(0)).toString('utf8')}`,
+        }),
+      );
+      await this.producer.sendOffsetsToTransaction(
+        [
+          {
+            topic: batch.topic,
+            partition: batch.partition,
+            offset: batch.nextOffset,
+            leaderEpoch: batch.leaderEpoch,
+          },
+        ],
+        this.consumer.groupMetadata(),
+      );
+      await this.producer.commitTransaction();
+      await Promise.all(sends);
+      this.transactions++;
+    } catch (error) {
+      await this.producer.abortTransaction().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.consumer.close();
+    await this.running;
+    await this.producer.close();
+  }
+}
+
+for (const groupProtocol of ['consumer', 'classic'] as const) {
+  describe(`groupProtocol '${groupProtocol}'`, () => {
+    it(`consume-transform-produce with transactions: ${TOTAL} inputs, each in the read_committed output exactly once while members join and leave`, async () => {
+      const input = unique(`eos-in-${groupProtocol}`);
+      const output = unique(`eos-out-${groupProtocol}`);
+      await kafka.admin.createTopic(input, { partitions: 4, replicationFactor: 3 });
+      await kafka.admin.createTopic(output, { partitions: 2, replicationFactor: 3 });
+      await cluster.refreshTopics([input, output]);
+      const groupId = unique('g-eos');
+      const production = produceNumbered(cluster, input, TOTAL, 4, { perRound: 100, pauseMs: 300 });
+      const outputs = new Tally();
+      const reader = new Member(
+        cluster,
+        { groupId: unique('g-verify'), topics: [output], isolationLevel: 'read_committed' },
+        outputs,
+      );
+      const first = new Pipeline(groupId, input, output, groupProtocol);
+      const pipelines = [first];
+      try {
+        await waitFor(() => first.transactions > 0, 60_000);
+        const second = new Pipeline(groupId, input, output, groupProtocol);
+        pipelines.push(second);
+        await waitFor(() => second.consumer.assignment().length > 0, 60_000);
+        await waitFor(() => production.sent() >= (2 * TOTAL) / 3, 60_000);
+        await first.close(); // its partitions move to the second member mid-stream
+        await production.done;
+        await waitFor(() => outputs.counts.size >= TOTAL, 90_000);
+        for (const p of pipelines) expect(p.error).toBeUndefined();
+        expect(second.transactions).toBeGreaterThan(0);
+      } finally {
+        for (const p of pipelines) await p.close();
+        await reader.close();
+      }
+      const expected = new Tally();
+      for (let i = 0; i < TOTAL; i++) expected.add(`out-${i}`);
+      expect([...expected.counts.keys()].filter((v) => !outputs.counts.has(v))).toEqual([]);
+      expect(outputs.duplicates()).toEqual([]);
+      expect(outputs.counts.size).toBe(TOTAL);
+    });
+  });
+}

@@ -1,0 +1,128 @@
+// Shared pieces of the group consumer's integration tests: a background producer of numbered
+// records, a kafkats group member that records what it processed, the broker's view of a
+// KIP-848 group (ConsumerGroupDescribe), and a wait with a generous deadline.
+import { ConsumerGroupDescribeApi, createConsumerGroupDescribeRequest } from '@kafkats/codec';
+import type { Cluster } from '@kafkats/meta';
+import { Consumer, type ConsumerOptions, Producer } from '../../src/index.js';
+
+/** Waits until `done()` or `timeoutMs` (then returns false: the caller's assertions say what is missing). */
+export async function waitFor(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
+
+/**
+ * Produces `total` records valued "0".."total-1" in rounds of `perRound`, pausing between
+ * rounds; record i goes to partition i % `partitions` so every member gets some.
+ */
+export function produceNumbered(
+  cluster: Cluster,
+  topic: string,
+  total: number,
+  partitions: number,
+  options: { perRound?: number; pauseMs?: number } = {},
+): { done: Promise<void>; sent: () => number } {
+  const perRound = options.perRound ?? 100;
+  const pauseMs = options.pauseMs ?? 50;
+  let sent = 0;
+  const producer = new Producer(cluster, { lingerMs: 5 });
+  const done = (async () => {
+    try {
+      while (sent < total) {
+        const n = Math.min(perRound, total - sent);
+        const from = sent;
+        await Promise.all(
+          Array.from({ length: n }, (_, i) =>
+            producer.send({ topic, partition: (from + i) % partitions, value: String(from + i) }),
+          ),
+        );
+        sent += n;
+        if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+      }
+    } finally {
+      await producer.close();
+    }
+  })();
+  return { done, sent: () => sent };
+}
+
+/** Counts how often each value was processed, across every member of a test. */
+export class Tally {
+  readonly counts = new Map<string, number>();
+
+  add(value: string): void {
+    this.counts.set(value, (this.counts.get(value) ?? 0) + 1);
+  }
+
+  /** Values "0".."total-1" never processed. */
+  missing(total: number): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < total; i++) if (!this.counts.has(String(i))) out.push(String(i));
+    return out;
+  }
+
+  /** Values processed more than once. */
+  duplicates(): string[] {
+    return [...this.counts].filter(([, n]) => n > 1).map(([v]) => v);
+  }
+}
+
+/** A kafkats group member reading with `run({ eachBatch })` into a tally. */
+export class Member {
+  readonly consumer: Consumer;
+  readonly running: Promise<void>;
+  processed = 0;
+  error: unknown;
+
+  constructor(cluster: Cluster, options: ConsumerOptions, tally: Tally) {
+    this.consumer = new Consumer(cluster, { autoOffsetReset: 'earliest', ...options });
+    this.running = this.consumer
+      .run({
+        eachBatch: async (batch) => {
+          for (const r of batch.records) {
+            tally.add(r.value === null ? '' : Buffer.from(r.value).toString('utf8'));
+            this.processed++;
+          }
+        },
+      })
+      .catch((error: unknown) => {
+        this.error = error;
+      });
+  }
+
+  async close(): Promise<void> {
+    await this.consumer.close();
+    await this.running;
+  }
+}
+
+/** The coordinator's view of a KIP-848 group: member id to owned `topic-partition`s. */
+export async function describeConsumerGroup(
+  cluster: Cluster,
+  groupId: string,
+): Promise<Map<string, string[]>> {
+  const response = await cluster.sendToCoordinator(
+    'group',
+    groupId,
+    ConsumerGroupDescribeApi,
+    createConsumerGroupDescribeRequest({ groupIds: [groupId], includeAuthorizedOperations: false }),
+  );
+  const group = response.groups[0];
+  const members = new Map<string, string[]>();
+  if (group === undefined || group.errorCode !== 0) return members;
+  for (const m of group.members)
+    members.set(
+      m.memberId,
+      m.assignment.topicPartitions
+        .flatMap((t) => t.partitions.map((p) => `${t.topicName}-${p}`))
+        .sort(),
+    );
+  return members;
+}
+
+export const labels = (ps: readonly { topic: string; partition: number }[]) =>
+  ps.map((p) => `${p.topic}-${p.partition}`).sort();
