@@ -169,9 +169,9 @@ function asError(error: unknown): Error {
  * polled is left out of the next Fetch (so it leaves the session and joins it again once
  * polled), and no Fetch goes out while the buffered bytes exceed `maxBufferedBytes`. Each Fetch
  * asks (request-level maxBytes) for no more than the room left under the bound once the Fetches
- * already in flight are counted, but at least 1 byte; since a broker always returns the first
- * whole batch however small maxBytes is (KIP-74), the buffer passes the bound by at most one
- * record batch per broker.
+ * already in flight are counted, but at least 1 byte (a broker still returns the first whole
+ * batch, KIP-74). So the buffer passes the bound by at most one answer per broker (each at most
+ * `maxBytes`, or one record batch when that is larger), and near the bound answers are small.
  *
  * Positions move only when {@link poll} hands a batch out (and past answers holding only
  * control or aborted batches, which deliver nothing). Pause keeps what is buffered and stops
