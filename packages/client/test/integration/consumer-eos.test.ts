@@ -110,14 +110,22 @@ for (const groupProtocol of ['consumer', 'classic'] as const) {
       const first = new Pipeline(groupId, input, output, groupProtocol);
       const pipelines = [first];
       try {
-        await waitFor(() => first.transactions > 0, 60_000);
+        await waitFor(
+          () => first.transactions > 0,
+          60_000,
+          'the first member to commit a transaction',
+        );
         const second = new Pipeline(groupId, input, output, groupProtocol);
         pipelines.push(second);
-        await waitFor(() => second.consumer.assignment().length > 0, 60_000);
-        await waitFor(() => production.sent() >= (2 * TOTAL) / 3, 60_000);
+        await waitFor(
+          () => second.consumer.assignment().length > 0,
+          60_000,
+          'partitions for the second member',
+        );
+        await waitFor(() => production.sent() >= (2 * TOTAL) / 3, 60_000, 'two thirds produced');
         await first.close(); // its partitions move to the second member mid-stream
         await production.done;
-        await waitFor(() => outputs.counts.size >= TOTAL, 90_000);
+        await waitFor(() => outputs.counts.size >= TOTAL, 90_000, 'every output record');
         for (const p of pipelines) expect(p.error).toBeUndefined();
         expect(second.transactions).toBeGreaterThan(0);
       } finally {
@@ -129,6 +137,6 @@ for (const groupProtocol of ['consumer', 'classic'] as const) {
       expect([...expected.counts.keys()].filter((v) => !outputs.counts.has(v))).toEqual([]);
       expect(outputs.duplicates()).toEqual([]);
       expect(outputs.counts.size).toBe(TOTAL);
-    });
+    }, 330_000);
   });
 }

@@ -5,11 +5,15 @@ import { ConsumerGroupDescribeApi, createConsumerGroupDescribeRequest } from '@k
 import type { Cluster } from '@kafkats/meta';
 import { Consumer, type ConsumerOptions, Producer } from '../../src/index.js';
 
-/** Waits until `done()` or `timeoutMs` (then returns false: the caller's assertions say what is missing). */
-export async function waitFor(done: () => boolean, timeoutMs: number): Promise<boolean> {
+/** Waits until `done()`; throws, naming `what`, when `timeoutMs` passes first. */
+export async function waitFor(
+  done: () => boolean,
+  timeoutMs: number,
+  what = 'a condition',
+): Promise<true> {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
-    if (Date.now() > deadline) return false;
+    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return true;
