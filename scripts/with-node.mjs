@@ -26,9 +26,14 @@ export function nodePackageName(platform = process.platform, arch = process.arch
   return `node-${os}-${arch}`;
 }
 
+/** Binaries already checked in this process, by major: one `--version` check each. */
+const checked = new Map();
+
 /** Installs (once) and returns the path of a Node binary of `major`. */
 export function ensureNode(major) {
   if (!/^\d+$/.test(String(major))) throw new Error(`not a Node.js major version: ${major}`);
+  const known = checked.get(String(major));
+  if (known !== undefined) return known;
   const cache = join(process.env.KAFKATS_CACHE || join(homedir(), '.cache', 'kafkats'), 'node');
   const dir = join(cache, String(major));
   const name = nodePackageName();
@@ -59,6 +64,7 @@ export function ensureNode(major) {
       throw new Error(`${bin} is not a Node.js ${major} binary after installing ${name}@${major}`);
     }
   }
+  checked.set(String(major), bin);
   return bin;
 }
 
