@@ -1,16 +1,10 @@
-// The group consumer's fetcher (one KIP-227 fetch session per leader broker) against the shared
-// 3-node cluster: several topics × partitions with leaders on every broker read completely and
-// in order under both isolation levels, incremental requests in steady state with the session
-// the broker kept, pause/resume/seek, the bounded prefetch buffer, and a leadership move (Kafka's
-// own admin reassigns and elects) while reading: nothing lost or repeated.
-import { MetadataApi } from '@kafkats/codec';
-import { buildMetadataRequest, Cluster } from '@kafkats/meta';
+import { Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PartitionBatch, Producer } from '../../src/index.js';
 import type { FetcherConfig } from '../../src/internal/consumer/contracts.js';
 import { type FetchObservation, SessionFetcher } from '../../src/internal/consumer/fetcher.js';
-import { unique } from './support.js';
+import { moveLeader, unique } from './support.js';
 
 const shared = sharedCluster();
 let cluster: Cluster;
@@ -358,7 +352,7 @@ describe('SessionFetcher on a real cluster', () => {
         }
       })();
       try {
-        await moveLeader(topic, [2, 3, 1]);
+        await moveLeader(shared, topic, [2, 3, 1]);
       } finally {
         stop = true;
         await producing;
@@ -383,32 +377,3 @@ describe('SessionFetcher on a real cluster', () => {
     }
   });
 });
-
-/** Makes `replicas[0]` the leader of partition 0: reorder the replicas, then elect. */
-async function moveLeader(topic: string, replicas: number[]): Promise<void> {
-  await shared.admin.reassignPartitions(topic, { 0: replicas });
-  while ((await shared.admin.listReassignments()).some((r) => r.topic === topic)) {
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  expect(await shared.admin.electLeaders(topic, { partitions: [0] })).toEqual([
-    { partition: 0, error: null },
-  ]);
-  // Every broker's own metadata names the new leader before the test reads on.
-  const probe = await Cluster.connect(shared.bootstrap, { refreshIntervalMs: 0 });
-  try {
-    for (let i = 0; i < 120; i++) {
-      const leaders = await Promise.all(
-        shared.brokers.map((b) =>
-          probe
-            .sendToNode(b.nodeId, MetadataApi, (v) => buildMetadataRequest([topic], v))
-            .then((m) => m.topics[0]?.partitions[0]?.leaderId),
-        ),
-      );
-      if (leaders.every((l) => l === replicas[0])) return;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  } finally {
-    await probe.close();
-  }
-  throw new Error(`leadership of ${topic}-0 did not move to ${replicas[0]} on every broker`);
-}

@@ -4,44 +4,20 @@
 // control run, with hints ignored, shows what the hint saves. Requests are counted at the
 // connection factory; the second client moving leadership is Kafka's own admin.
 import { MetadataApi } from '@kafkats/codec';
-import { buildMetadataRequest, Cluster } from '@kafkats/meta';
+import { Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { describe, expect, it } from 'vitest';
 import { PartitionReader, Producer } from '../../src/index.js';
-import { readWhile, recordsOf, type SentRequest, spyFactory, unique } from './support.js';
+import {
+  moveLeader,
+  readWhile,
+  recordsOf,
+  type SentRequest,
+  spyFactory,
+  unique,
+} from './support.js';
 
 const shared = sharedCluster();
-
-/** Makes `replicas[0]` the leader of partition 0: reorder the replicas, then elect. */
-async function moveLeader(topic: string, replicas: number[]): Promise<void> {
-  await shared.admin.reassignPartitions(topic, { 0: replicas });
-  while ((await shared.admin.listReassignments()).some((r) => r.topic === topic)) {
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  expect(await shared.admin.electLeaders(topic, { partitions: [0] })).toEqual([
-    { partition: 0, error: null },
-  ]);
-  // Every broker's own metadata must name the new leader before we go on: the old leader can
-  // only hint at a leader it knows about. Asked of each broker in turn by a separate client, so
-  // these Metadata requests are not the ones counted.
-  const probe = await Cluster.connect(shared.bootstrap, { refreshIntervalMs: 0 });
-  try {
-    for (let i = 0; i < 120; i++) {
-      const leaders = await Promise.all(
-        shared.brokers.map((b) =>
-          probe
-            .sendToNode(b.nodeId, MetadataApi, (v) => buildMetadataRequest([topic], v))
-            .then((m) => m.topics[0]?.partitions[0]?.leaderId),
-        ),
-      );
-      if (leaders.every((l) => l === replicas[0])) return;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  } finally {
-    await probe.close();
-  }
-  throw new Error(`leadership of ${topic}-0 did not move to ${replicas[0]} on every broker`);
-}
 
 /**
  * Produces 20 records and reads them, moves the leader from broker 1 to broker 2, produces and
@@ -84,7 +60,7 @@ async function produceAndReadAcrossAMove(ignoreHints: boolean): Promise<{
       guardMs: 90_000,
     });
     while ((reader.position ?? 0n) < 20n) await new Promise((r) => setTimeout(r, 50));
-    await moveLeader(topic, [2, 3, 1]);
+    await moveLeader(shared, topic, [2, 3, 1]);
     const metadataBefore = sent.filter((s) => s.apiKey === MetadataApi.apiKey).length;
     await produce(20);
     const batches = await reading;

@@ -1,14 +1,18 @@
 // Shared pieces of the reader's integration tests: unique names, a connection factory that
-// records every request, and a bounded read loop (a guard against hanging, not a timing check).
+// records every request, a bounded read loop (a guard against hanging, not a timing check), and
+// a leadership move that every broker has seen.
 import { randomUUID } from 'node:crypto';
-import type { KafkaRecord } from '@kafkats/codec';
+import { type KafkaRecord, MetadataApi } from '@kafkats/codec';
 import {
+  buildMetadataRequest,
+  Cluster,
   type ConnectionFactory,
   type MetaConnection,
   type WireConnectionOptions,
   wireConnectionFactory,
 } from '@kafkats/meta';
-import type { ConsumedRecord } from '@kafkats/testkit';
+import type { ConsumedRecord, SharedCluster } from '@kafkats/testkit';
+import { expect } from 'vitest';
 import type { PartitionBatch } from '../../src/index.js';
 
 export const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
@@ -131,3 +135,40 @@ export function plainJava(record: ConsumedRecord): PlainRecord {
 }
 
 export const recordsOf = (batches: readonly PartitionBatch[]) => batches.flatMap((b) => b.records);
+
+/**
+ * Makes `replicas[0]` the leader of partition 0 (reorder the replicas with Kafka's admin, then a
+ * preferred election), and waits until every broker's own metadata names it: an old leader can
+ * only hint at a leader it knows about. The brokers are asked by a client of its own, so these
+ * Metadata requests are never among the ones a test counts.
+ */
+export async function moveLeader(
+  kafka: SharedCluster,
+  topic: string,
+  replicas: number[],
+): Promise<void> {
+  await kafka.admin.reassignPartitions(topic, { 0: replicas });
+  while ((await kafka.admin.listReassignments()).some((r) => r.topic === topic)) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(await kafka.admin.electLeaders(topic, { partitions: [0] })).toEqual([
+    { partition: 0, error: null },
+  ]);
+  const probe = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
+  try {
+    for (let i = 0; i < 120; i++) {
+      const leaders = await Promise.all(
+        kafka.brokers.map((b) =>
+          probe
+            .sendToNode(b.nodeId, MetadataApi, (v) => buildMetadataRequest([topic], v))
+            .then((m) => m.topics[0]?.partitions[0]?.leaderId),
+        ),
+      );
+      if (leaders.every((l) => l === replicas[0])) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    await probe.close();
+  }
+  throw new Error(`leadership of ${topic}-0 did not move to ${replicas[0]} on every broker`);
+}
