@@ -6,7 +6,7 @@
 //   `tests: N passed, N failed`
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packagesWithUnitTests } from './unit-packages.mjs';
 
@@ -79,12 +79,37 @@ let passed = 0;
 let failedTests = 0;
 /** Unit, property and regression tests per Node major: `unit-<pkg>[-node<major>].json`. */
 const byNode = new Map();
+/** Each failed test, so the last lines of a run (all a CI log may keep) say what failed. */
+const failures = [];
 if (existsSync(reports)) {
   for (const file of readdirSync(reports)) {
     if (!file.endsWith('.json')) continue;
     const report = JSON.parse(readFileSync(join(reports, file), 'utf8'));
     passed += report.numPassedTests ?? 0;
     failedTests += report.numFailedTests ?? 0;
+    for (const suite of report.testResults ?? []) {
+      const where = relative(root, suite.name ?? '');
+      for (const test of suite.assertionResults ?? []) {
+        if (test.status !== 'failed') continue;
+        const reason = String(test.failureMessages?.[0] ?? '')
+          .split('\n')[0]
+          .slice(0, 300);
+        failures.push(
+          `${file.replace(/\.json$/, '')}: ${where} > ${test.fullName}\n      ${reason}`,
+        );
+      }
+      // A file that failed before its tests ran (an import or setup error) has no failed test.
+      if (
+        suite.status === 'failed' &&
+        (suite.assertionResults ?? []).every((t) => t.status !== 'failed')
+      ) {
+        failures.push(
+          `${file.replace(/\.json$/, '')}: ${where} (the file failed: ${String(suite.message ?? '')
+            .split('\n')[0]
+            .slice(0, 300)})`,
+        );
+      }
+    }
     if (file.startsWith('unit-')) {
       const node = /-node(\d+)\.json$/.exec(file)?.[1] ?? process.versions.node.split('.')[0];
       const cell = byNode.get(node) ?? { passed: 0, failed: 0 };
@@ -97,6 +122,10 @@ if (existsSync(reports)) {
 process.stdout.write('\nunit, property and regression tests by Node.js major:\n');
 for (const [node, cell] of [...byNode].sort((a, b) => Number(a[0]) - Number(b[0]))) {
   process.stdout.write(`  Node ${node}: ${cell.passed} passed, ${cell.failed} failed\n`);
+}
+if (failures.length > 0) {
+  process.stdout.write(`\nfailed tests (${failures.length}):\n`);
+  for (const line of failures) process.stdout.write(`  ${line}\n`);
 }
 if (failed.length > 0) process.stdout.write(`\nfailed steps: ${failed.join(', ')}\n`);
 process.stdout.write(`tests: ${passed} passed, ${failedTests} failed\n`);
