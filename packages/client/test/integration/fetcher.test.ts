@@ -198,7 +198,9 @@ describe('SessionFetcher on a real cluster', () => {
         while (!atEnd()) {
           if (guard.aborted) {
             const at = tps.map((tp) => `${key(tp)}@${fetcher.position(tp)?.offset}`).join(', ');
-            throw new Error(`${isolationLevel}: not every position reached ${logEnd} in 60 s: ${at}`);
+            throw new Error(
+              `${isolationLevel}: not every position reached ${logEnd} in 60 s: ${at}`,
+            );
           }
           const poll = AbortSignal.any([guard, AbortSignal.timeout(1000)]);
           all.push(...(await fetcher.poll(poll)));
