@@ -127,6 +127,7 @@ export class Producer {
       o.transactionalId === undefined || this.#idempotence === null
         ? null
         : new TransactionManager(cluster, o, o.transactionalId, this.#idempotence, {
+            appended: () => this.#waitingSettled(),
             flush: () => this.#flushBatches(),
             failQueued: (error) => this.#sender.failQueued(error),
             wakeup: () => this.#sender.wakeup(),

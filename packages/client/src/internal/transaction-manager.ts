@@ -39,6 +39,11 @@ export type TransactionState =
 
 /** What the transaction manager asks of the producer around it. */
 export interface TransactionHooks {
+  /**
+   * Waits until every record whose `send` was called so far is in a batch or refused (a send
+   * waits for metadata or buffer room before its record is appended).
+   */
+  appended(): Promise<void>;
   /** Waits until every batch sent so far is done. */
   flush(): Promise<void>;
   /** Fails every batch not yet sent. */
@@ -276,6 +281,16 @@ export class TransactionManager {
   }
 
   async commitTransaction(): Promise<void> {
+    this.#checkNotFatal();
+    if (this.#abortable !== undefined) throw this.sendError();
+    if (this.state !== 'in-transaction')
+      throw new TransactionStateError(
+        `commitTransaction() outside a transaction (state ${this.state})`,
+      );
+    // A record whose send() came before this call belongs to the transaction even when it is
+    // still waiting for its topic's metadata: it is appended (while sends are allowed) before
+    // the commit begins, as Java's send() returns only once its record is in the accumulator.
+    await this.#hooks.appended();
     this.#checkNotFatal();
     if (this.#abortable !== undefined) throw this.sendError();
     if (this.state !== 'in-transaction')

@@ -144,6 +144,33 @@ describe('Producer against Kafka', () => {
     ]);
   });
 
+  it('a record whose send() came before commitTransaction() commits with the transaction even while its topic metadata is still being fetched', async () => {
+    // Created without telling this cluster: the producer must look the topic up first, so the
+    // record waits outside the accumulator when commitTransaction() is called.
+    const name = unique('txn-late-metadata');
+    await kafka.admin.createTopic(name, { partitions: 2, replicationFactor: 3 });
+    const warm = await topic('txn-warm', 1);
+    const producer = new Producer(cluster, { transactionalId: unique('tx') });
+    try {
+      await producer.initTransactions();
+      producer.beginTransaction();
+      const first = producer.send({ topic: warm, value: 'known-topic' });
+      const late = producer.send({ topic: name, partition: 1, value: 'late-metadata' });
+      expect(cluster.snapshot().topic(name)).toBeUndefined();
+      await producer.commitTransaction();
+      expect((await first).offset).toBe(0n);
+      expect((await late).partition).toBe(1);
+    } finally {
+      await producer.close();
+    }
+    const committed = await kafka.admin.consume(name, {
+      isolationLevel: 'read_committed',
+      maxRecords: 1,
+      timeoutMs: 10_000,
+    });
+    expect(committed.map((r) => r.value?.toString())).toEqual(['late-metadata']);
+  });
+
   it('a second producer with the same transactionalId fences the first, which fails with a typed fatal error', async () => {
     const name = await topic('fence', 1);
     const id = unique('tx');
