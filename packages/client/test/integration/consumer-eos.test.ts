@@ -57,8 +57,9 @@ class Pipeline {
 
   async #transform(batch: PartitionBatch, output: string): Promise<void> {
     this.producer.beginTransaction();
+    let sends: Promise<unknown>[] = [];
     try {
-      const sends = batch.records.map((r) =>
+      sends = batch.records.map((r) =>
         this.producer.send({
           topic: output,
           value: `out-${Buffer.from(r.value ?? Buffer.alloc(0)).toString('utf8')}`,
@@ -80,6 +81,7 @@ class Pipeline {
       this.transactions++;
     } catch (error) {
       await this.producer.abortTransaction().catch(() => undefined);
+      await Promise.allSettled(sends);
       throw error;
     }
   }
@@ -89,6 +91,12 @@ class Pipeline {
     await this.running;
     await this.producer.close();
   }
+}
+
+/** True while no pipeline failed; a failed one ends the wait at once with its error. */
+function healthy(pipelines: readonly Pipeline[]): true {
+  for (const p of pipelines) if (p.error !== undefined) throw p.error;
+  return true;
 }
 
 for (const groupProtocol of ['consumer', 'classic'] as const) {
@@ -111,24 +119,33 @@ for (const groupProtocol of ['consumer', 'classic'] as const) {
       const pipelines = [first];
       try {
         await waitFor(
-          () => first.transactions > 0,
+          () => healthy(pipelines) && first.transactions > 0,
           60_000,
           'the first member to commit a transaction',
         );
         const second = new Pipeline(groupId, input, output, groupProtocol);
         pipelines.push(second);
         await waitFor(
-          () => second.consumer.assignment().length > 0,
+          () => healthy(pipelines) && second.consumer.assignment().length > 0,
           60_000,
           'partitions for the second member',
         );
-        await waitFor(() => production.sent() >= (2 * TOTAL) / 3, 60_000, 'two thirds produced');
+        await waitFor(
+          () => healthy(pipelines) && production.sent() >= (2 * TOTAL) / 3,
+          60_000,
+          'two thirds produced',
+        );
         await first.close(); // its partitions move to the second member mid-stream
         await production.done;
-        await waitFor(() => outputs.counts.size >= TOTAL, 90_000, 'every output record');
+        await waitFor(
+          () => healthy(pipelines) && outputs.counts.size >= TOTAL,
+          90_000,
+          'every output record',
+        );
         for (const p of pipelines) expect(p.error).toBeUndefined();
         expect(second.transactions).toBeGreaterThan(0);
       } finally {
+        production.stop();
         for (const p of pipelines) await p.close();
         await reader.close();
       }

@@ -21,7 +21,8 @@ export async function waitFor(
 
 /**
  * Produces `total` records valued "0".."total-1" in rounds of `perRound`, pausing between
- * rounds; record i goes to partition i % `partitions` so every member gets some.
+ * rounds; record i goes to partition i % `partitions` so every member gets some. `stop()` ends
+ * it after the current round.
  */
 export function produceNumbered(
   cluster: Cluster,
@@ -29,14 +30,15 @@ export function produceNumbered(
   total: number,
   partitions: number,
   options: { perRound?: number; pauseMs?: number } = {},
-): { done: Promise<void>; sent: () => number } {
+): { done: Promise<void>; sent: () => number; stop: () => void } {
   const perRound = options.perRound ?? 100;
   const pauseMs = options.pauseMs ?? 50;
   let sent = 0;
+  let stopped = false;
   const producer = new Producer(cluster, { lingerMs: 5 });
   const done = (async () => {
     try {
-      while (sent < total) {
+      while (sent < total && !stopped) {
         const n = Math.min(perRound, total - sent);
         const from = sent;
         await Promise.all(
@@ -51,7 +53,16 @@ export function produceNumbered(
       await producer.close();
     }
   })();
-  return { done, sent: () => sent };
+  // A test that failed before awaiting `done` must not leave an unhandled rejection behind
+  // (awaiting `done` still sees the error).
+  done.catch(() => {});
+  return {
+    done,
+    sent: () => sent,
+    stop: () => {
+      stopped = true;
+    },
+  };
 }
 
 /** Counts how often each value was processed, across every member of a test. */
