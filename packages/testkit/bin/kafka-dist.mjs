@@ -7,6 +7,7 @@
 //   node kafka-dist.mjs            the pinned release (fixtures/kafka-release.json)
 //   node kafka-dist.mjs 3.9        the newest patch of a line listed under `lines` there
 //   node kafka-dist.mjs 4.0.1      an exact release, 3.9.0 or newer (KRaft-only start-up)
+//   node kafka-dist.mjs --resolve 3.9   only prints {"version":"3.9.2"}, assembles nothing
 //
 // Used by the testkit (brokers, Java tools), by codegen (schemas, error table) and by the
 // conformance oracle, so every one of them reads the same jars. Plain JS with no dependencies
@@ -59,7 +60,7 @@ export function resolveKafkaVersion(requested) {
   if (v.patch !== undefined) return text;
   const line = `${v.major}.${v.minor}`;
   if (pin.kafka.startsWith(`${line}.`)) return pin.kafka;
-  const listed = (pin.lines ?? {})[line];
+  const listed = pin.lines?.[line];
   if (listed === undefined) {
     throw new Error(
       `no release pinned for Kafka ${line}: give an exact version or one of ${Object.keys(pin.lines ?? {}).join(', ')}`,
@@ -205,7 +206,12 @@ export function ensureKafkaDist({ quiet = false, version: requested } = {}) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    process.stdout.write(`${JSON.stringify(ensureKafkaDist({ version: process.argv[2] }))}\n`);
+    // `--resolve <version>`: only say which release a request names, without assembling it.
+    const out =
+      process.argv[2] === '--resolve'
+        ? { version: resolveKafkaVersion(process.argv[3]) }
+        : ensureKafkaDist({ version: process.argv[2] });
+    process.stdout.write(`${JSON.stringify(out)}\n`);
   } catch (error) {
     process.stderr.write(`kafka-dist: ${error.message}\n`);
     process.exit(1);
