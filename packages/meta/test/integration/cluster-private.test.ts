@@ -15,11 +15,7 @@ import {
 } from '@kafkats/codec';
 import { type KafkaCluster, startCluster, startFaultProxy, TestkitError } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildMetadataRequest,
-  Cluster,
-  wireConnectionFactory,
-} from '../../src/index.js';
+import { buildMetadataRequest, Cluster, wireConnectionFactory } from '../../src/index.js';
 import { type Sent, spyFactory } from './spy-factory.js';
 
 const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
