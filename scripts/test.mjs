@@ -2,12 +2,24 @@
 // `npm test`: everything CI checks, in order, on a fresh clone after `npm ci`.
 // Each step runs to completion; the run fails if any step failed. Tests that need Kafka start
 // it themselves (the testkit assembles the pinned release from Maven Central) and fail, never
-// skip, when it cannot start. The last line is the total of every vitest run:
+// skip, when it cannot start. Besides the full integration run against the pinned release, the
+// wire, meta and client suites run against each older Kafka release line (scripts/kafka-matrix.mjs).
+// The end of the output shows the matrix that ran (Node.js majors; Kafka release x suite), and
+// the last line is the total of every vitest run:
 //   `tests: N passed, N failed`
+//
+//   node scripts/test.mjs --only "Kafka 3.9"   runs only the steps whose name contains that text
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  formatMatrix,
+  kafkaReleases,
+  matrixCounts,
+  matrixFiles,
+  reportTag,
+} from './kafka-matrix.mjs';
 import { packagesWithUnitTests } from './unit-packages.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,8 +38,13 @@ function unitTestFilters() {
  */
 const OTHER_NODES = ['22', '24'];
 
-/** [name, command, args]; steps that only report (benchmarks) never fail the run on a figure. */
-const steps = [
+const releases = kafkaReleases(root);
+
+/**
+ * [name, command, args, env?]; steps that only report (benchmarks) never fail the run on a
+ * figure.
+ */
+const allSteps = [
   ['kafka distribution', 'node', ['packages/testkit/bin/kafka-dist.mjs']],
   ['build', 'npx', ['turbo', 'run', 'build', '--output-logs=errors-only']],
   // Regenerates the codec from the pinned schemas in memory and fails on any difference.
@@ -54,20 +71,35 @@ const steps = [
     'npx',
     ['vitest', 'run', '--config', 'vitest.integration.config.ts'],
   ],
+  // One shared cluster per older release, one release after another (each assembled from Maven
+  // Central on first use); reports `integration-kafka-<release>.json`.
+  ...releases.older.map((version) => [
+    `integration tests (Kafka ${version})`,
+    'npx',
+    ['vitest', 'run', '--config', 'vitest.integration.config.ts', ...matrixFiles()],
+    { KAFKATS_KAFKA_VERSION: version, KAFKATS_REPORT_TAG: reportTag(version) },
+  ]),
   ['no Kafka JVM left behind', 'node', ['packages/testkit/bin/check-no-jvm.mjs']],
   ['benchmarks (smoke)', 'npm', ['run', 'bench:smoke', '-w', '@kafkats/benchmarks']],
 ];
 
+const only = process.argv.indexOf('--only');
+const steps =
+  only === -1 ? allSteps : allSteps.filter(([name]) => name.includes(process.argv[only + 1] ?? ''));
+
 const failed = [];
-for (const [name, command, args] of steps) {
+/** [step name, seconds] for the summary. */
+const timings = [];
+for (const [name, command, args, env = {}] of steps) {
   const started = Date.now();
   process.stdout.write(`\n=== ${name}: ${command} ${args.join(' ')}\n`);
   const run = spawnSync(command, args, {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, KAFKATS_REPORT_DIR: reports },
+    env: { ...process.env, KAFKATS_REPORT_DIR: reports, ...env },
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  timings.push([name, seconds]);
   const ok = run.status === 0;
   process.stdout.write(
     `=== ${name}: ${ok ? 'ok' : `FAILED (exit ${run.status ?? run.signal})`} in ${seconds}s\n`,
@@ -81,10 +113,13 @@ let failedTests = 0;
 const byNode = new Map();
 /** Each failed test, so the last lines of a run (all a CI log may keep) say what failed. */
 const failures = [];
+/** [file, report] of every vitest JSON report, for the Kafka matrix. */
+const parsed = [];
 if (existsSync(reports)) {
   for (const file of readdirSync(reports)) {
     if (!file.endsWith('.json')) continue;
     const report = JSON.parse(readFileSync(join(reports, file), 'utf8'));
+    parsed.push([file, report]);
     passed += report.numPassedTests ?? 0;
     failedTests += report.numFailedTests ?? 0;
     for (const suite of report.testResults ?? []) {
@@ -123,6 +158,16 @@ process.stdout.write('\nunit, property and regression tests by Node.js major:\n'
 for (const [node, cell] of [...byNode].sort((a, b) => Number(a[0]) - Number(b[0]))) {
   process.stdout.write(`  Node ${node}: ${cell.passed} passed, ${cell.failed} failed\n`);
 }
+const kafkaMatrix = matrixCounts(parsed, releases.pinned);
+if (kafkaMatrix.size > 0) {
+  process.stdout.write(
+    `\nintegration tests by Kafka release and suite (${releases.pinned}: every integration test; older releases: scripts/kafka-matrix.mjs):\n`,
+  );
+  for (const line of formatMatrix(kafkaMatrix)) process.stdout.write(`${line}\n`);
+}
+process.stdout.write('\nstep times:\n');
+for (const [name, seconds] of timings)
+  process.stdout.write(`  ${seconds.padStart(7)} s  ${name}\n`);
 if (failures.length > 0) {
   process.stdout.write(`\nfailed tests (${failures.length}):\n`);
   for (const line of failures) process.stdout.write(`  ${line}\n`);

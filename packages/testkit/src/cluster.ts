@@ -15,7 +15,7 @@ export function selectedBackend(options: StartClusterOptions = {}): 'jvm' | 'tes
 }
 
 /**
- * Starts a real Apache Kafka KRaft cluster (the pinned release) on loopback and resolves once
+ * Starts a real Apache Kafka KRaft cluster (the pinned release, or `kafkaVersion`) on loopback and resolves once
  * every node is registered and answering. Nodes are combined broker+controller, ids 1..n,
  * on free ports; storage is formatted in a fresh directory. The JVMs die with this process
  * (exit hooks, and a watchdog that notices even a SIGKILL within a second) unless `detached`.
@@ -28,8 +28,8 @@ export function selectedBackend(options: StartClusterOptions = {}): 'jvm' | 'tes
  */
 export async function startCluster(options: StartClusterOptions = {}): Promise<KafkaCluster> {
   if (selectedBackend(options) === 'testcontainers') {
-    // Loaded only when chosen: testcontainers 12 does not load on Node 20 (its undici needs 22),
-    // and the JVM backend must not pay for it or fail because of it.
+    // Loaded only when chosen: the JVM backend must not pay for testcontainers (dockerode,
+    // undici, ssh2) or fail because of it.
     let backend: typeof import('./internal/container-cluster.js');
     try {
       backend = await import('./internal/container-cluster.js');

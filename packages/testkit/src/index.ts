@@ -3,7 +3,14 @@
 
 export { javaClientConfig } from './client-config.js';
 export { selectedBackend, startCluster } from './cluster.js';
-export { type KafkaDist, kafkaDist } from './dist.js';
+export {
+  defaultKafkaVersion,
+  KAFKA_VERSION_ENV,
+  type KafkaDist,
+  kafkaDist,
+  kafkaVersionAtLeast,
+  resolveKafkaVersion,
+} from './dist.js';
 export { JavaAdminError, TestkitError, TestkitErrorCode } from './errors.js';
 // Fault injection: TCP proxy, hostile fake broker, recordings. Raw bytes only.
 export {

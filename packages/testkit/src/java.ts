@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { kafkaDist } from './dist.js';
+import { type KafkaDist, kafkaDist } from './dist.js';
 import { TestkitError, TestkitErrorCode } from './errors.js';
 import { renderToolLog4j2 } from './internal/broker-config.js';
 import { javaDir } from './internal/paths.js';
@@ -47,22 +47,24 @@ const compiled = new Map<string, Promise<string>>();
 
 /**
  * Compiles one of our single-file Java programs (packages/testkit/java/<name>.java) with
- * javac once per source digest into the cache and returns the classes directory. Running
- * compiled classes saves the source launcher's in-memory compile (about a second) per start.
+ * javac once per source digest and Kafka release into the cache and returns the classes
+ * directory. Running compiled classes saves the source launcher's in-memory compile (about a
+ * second) per start. `dist` defaults to the pinned release; FormatStorage is compiled against
+ * the release whose storage it formats.
  * @throws TestkitError ERR_KAFKA_TESTKIT_TOOL_FAILED when javac fails.
  */
-export function compileJava(name: string): Promise<string> {
-  let pending = compiled.get(name);
+export function compileJava(name: string, dist: KafkaDist = kafkaDist()): Promise<string> {
+  const key = `${name}@${dist.version}`;
+  let pending = compiled.get(key);
   if (pending === undefined) {
-    pending = compileOnce(name);
-    compiled.set(name, pending);
-    pending.catch(() => compiled.delete(name));
+    pending = compileOnce(name, dist);
+    compiled.set(key, pending);
+    pending.catch(() => compiled.delete(key));
   }
   return pending;
 }
 
-async function compileOnce(name: string): Promise<string> {
-  const dist = kafkaDist();
+async function compileOnce(name: string, dist: KafkaDist): Promise<string> {
   const source = join(javaDir, `${name}.java`);
   const digest = createHash('sha256')
     .update(readFileSync(source))

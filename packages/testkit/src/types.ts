@@ -79,6 +79,14 @@ export interface StartClusterOptions {
   baseDir?: string;
   /** Keep the JVMs running after this process exits (`npm run kafka:up`). Default false. */
   detached?: boolean;
+  /**
+   * The Kafka release the nodes run: a release line (`3.9`, `4.0`: the newest patch pinned for
+   * it in fixtures/kafka-release.json) or an exact release from 3.9.0 on, assembled from Maven
+   * Central on first use. Default: $KAFKATS_KAFKA_VERSION, else the pinned release. The Java
+   * tools (admin, consumers, oracle) always run from the pinned release's clients, which talk
+   * to older brokers through ApiVersions like any client.
+   */
+  kafkaVersion?: string;
   /** Backend; default from KAFKATS_BACKEND, else `jvm`. */
   backend?: 'jvm' | 'testcontainers';
 }

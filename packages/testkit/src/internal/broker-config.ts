@@ -161,6 +161,19 @@ export function renderLog4j2(level = 'INFO'): string {
   ].join('\n');
 }
 
+/** The same for 3.x brokers, which log through log4j 1 (reload4j). */
+export function renderLog4j1(level = 'INFO'): string {
+  return [
+    `log4j.rootLogger=${level}, stdout`,
+    'log4j.appender.stdout=org.apache.log4j.ConsoleAppender',
+    'log4j.appender.stdout.layout=org.apache.log4j.PatternLayout',
+    'log4j.appender.stdout.layout.ConversionPattern=[%d{HH:mm:ss,SSS}] %p %m (%c)%n',
+    'log4j.logger.state.change.logger=WARN',
+    'log4j.logger.kafka.request.logger=WARN',
+    '',
+  ].join('\n');
+}
+
 /** log4j2 configuration for Java tools whose stdout is a protocol: everything to stderr. */
 export function renderToolLog4j2(level = 'WARN'): string {
   return [

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { kafkaDist } from '../dist.js';
+import { type KafkaDist, kafkaDist } from '../dist.js';
 import { cacheRoot } from '../java.js';
 
 // Class data sharing for the broker JVMs: a dynamic CDS archive (JDK 13+) of the classes a
@@ -25,8 +25,7 @@ function javaBuildId(): string {
 }
 
 /** Where the broker archive for this Kafka release and JVM lives (it may not exist yet). */
-export function brokerArchivePath(): string {
-  const dist = kafkaDist();
+export function brokerArchivePath(dist: KafkaDist = kafkaDist()): string {
   return join(cacheRoot(), 'cds', `broker-${dist.version}-${dist.scala}-${javaBuildId()}.jsa`);
 }
 

@@ -1,9 +1,10 @@
 // The testcontainers backend: the same KafkaCluster API on the `apache/kafka` image, for hosts
-// with a Docker engine (KAFKATS_BACKEND=testcontainers). It has never run on the machine it was
-// written on (no Docker there, and testcontainers 12.2 does not even load on Node 20: its
-// undici 8 needs Node 22); it typechecks and is kept deliberately small:
-// PLAINTEXT listeners only, no ACLs, and no restartNode with a new port (a container's port
-// bindings are fixed when it is created).
+// with a Docker engine (KAFKATS_BACKEND=testcontainers). testcontainers is pinned to 11.x, whose
+// undici 7 loads on Node 20 as well as 22 and 24 (12.x needs Node 22). What it asks Docker for
+// is built by container-spec.ts and unit-tested there; the machine this repo is developed on
+// has no Docker, so the containers themselves are exercised only on hosts that have one. Kept
+// deliberately small: PLAINTEXT listeners only, no ACLs, and no restartNode with a new port (a
+// container's port bindings are fixed when it is created).
 import {
   GenericContainer,
   getContainerRuntimeClient,
@@ -13,7 +14,7 @@ import {
   Wait,
 } from 'testcontainers';
 import { javaClientConfig } from '../client-config.js';
-import { kafkaDist } from '../dist.js';
+import { defaultKafkaVersion, resolveKafkaVersion } from '../dist.js';
 import { TestkitError, TestkitErrorCode } from '../errors.js';
 import { JavaAdmin } from '../java-admin.js';
 import type {
@@ -24,7 +25,7 @@ import type {
   StartClusterOptions,
   StopNodeOptions,
 } from '../types.js';
-import { defaultBrokerSettings, kafkaEnvName } from './broker-config.js';
+import { CONTROLLER_PORT, containerNodeSpecs } from './container-spec.js';
 import { randomKafkaUuid } from './jvm-cluster.js';
 import { releasePorts, reservePorts } from './ports.js';
 
@@ -45,9 +46,16 @@ class ContainerCluster implements KafkaCluster {
   readonly clusterId: string;
   private readonly nodes: ContainerNode[];
   private readonly network: StartedNetwork;
+  private readonly kafkaVersion: string;
 
-  constructor(clusterId: string, nodes: ContainerNode[], network: StartedNetwork) {
+  constructor(
+    clusterId: string,
+    nodes: ContainerNode[],
+    network: StartedNetwork,
+    kafkaVersion: string,
+  ) {
     this.clusterId = clusterId;
+    this.kafkaVersion = kafkaVersion;
     this.nodes = nodes;
     this.network = network;
     this.admin = this.javaAdmin();
@@ -63,7 +71,7 @@ class ContainerCluster implements KafkaCluster {
       host: '127.0.0.1',
       port: n.port,
       ports: { PLAINTEXT: n.port },
-      controllerPort: 9093,
+      controllerPort: CONTROLLER_PORT,
       logFile: '',
       running: n.running,
     }));
@@ -72,7 +80,7 @@ class ContainerCluster implements KafkaCluster {
   describe(): ClusterDescription {
     return {
       backend: 'testcontainers',
-      kafkaVersion: kafkaDist().version,
+      kafkaVersion: this.kafkaVersion,
       clusterId: this.clusterId,
       bootstrap: this.bootstrap,
       listeners: { PLAINTEXT: this.bootstrap },
@@ -156,61 +164,42 @@ class ContainerCluster implements KafkaCluster {
  *   ERR_KAFKA_TESTKIT_UNSUPPORTED for TLS/SASL listeners or ACLs.
  */
 export async function startContainerCluster(options: StartClusterOptions): Promise<KafkaCluster> {
+  const kafkaVersion = resolveKafkaVersion(options.kafkaVersion ?? defaultKafkaVersion());
+  // Checked before Docker is asked anything: a bad option fails the same with or without it.
+  containerNodeSpecs(options, { clusterId: 'check', kafkaVersion, ports: [0] });
   try {
     await getContainerRuntimeClient();
   } catch (error) {
     throw new TestkitError(
       TestkitErrorCode.BackendUnavailable,
-      'KAFKATS_BACKEND=testcontainers needs a reachable Docker engine',
+      `KAFKATS_BACKEND=testcontainers needs a reachable Docker engine (DOCKER_HOST or the local socket): ${(error as Error).message}`,
       { cause: error },
-    );
-  }
-  if ((options.listeners ?? []).some((l) => l !== 'PLAINTEXT') || options.acls === true) {
-    throw new TestkitError(
-      TestkitErrorCode.Unsupported,
-      'the testcontainers backend offers PLAINTEXT without ACLs only',
     );
   }
   const count = options.nodes ?? 1;
   const clusterId = randomKafkaUuid();
   const ports = await reservePorts(count);
+  const specs = containerNodeSpecs(options, { clusterId, kafkaVersion, ports });
   const network = await new Network().start();
-  const voters = ports.map((_, i) => `${i + 1}@kafka-${i + 1}:9093`).join(',');
-  const containers = ports.map((port, i) => {
-    const nodeId = i + 1;
-    // The host port equals the container port, so what a broker advertises works from the host.
-    const props: Record<string, string | number | boolean> = {
-      'node.id': nodeId,
-      'process.roles': 'broker,controller',
-      'controller.quorum.voters': voters,
-      listeners: `PLAINTEXT://0.0.0.0:${port},INTERNAL://0.0.0.0:19092,CONTROLLER://0.0.0.0:9093`,
-      'advertised.listeners': `PLAINTEXT://127.0.0.1:${port},INTERNAL://kafka-${nodeId}:19092`,
-      'listener.security.protocol.map':
-        'PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT',
-      'controller.listener.names': 'CONTROLLER',
-      'inter.broker.listener.name': 'INTERNAL',
-      ...defaultBrokerSettings(count),
-      ...(options.brokerConfig ?? {}),
-    };
-    const env: Record<string, string> = { CLUSTER_ID: clusterId };
-    for (const [key, value] of Object.entries(props)) env[kafkaEnvName(key)] = String(value);
-    return new GenericContainer(`apache/kafka:${kafkaDist().version}`)
-      .withNetwork(network)
-      .withNetworkAliases(`kafka-${nodeId}`)
-      .withExposedPorts({ container: port, host: port })
-      .withEnvironment(env)
-      .withWaitStrategy(Wait.forLogMessage(/Kafka Server started/))
-      .withStartupTimeout(options.startTimeoutMs ?? 120_000)
-      .start();
-  });
-  const started = await Promise.all(containers);
+  const started = await Promise.all(
+    specs.map((spec) =>
+      new GenericContainer(spec.image)
+        .withNetwork(network)
+        .withNetworkAliases(spec.alias)
+        .withExposedPorts({ container: spec.port, host: spec.port })
+        .withEnvironment(spec.env)
+        .withWaitStrategy(Wait.forLogMessage(spec.readyLog))
+        .withStartupTimeout(spec.startupTimeoutMs)
+        .start(),
+    ),
+  );
   const nodes = started.map((container, i) => ({
     nodeId: i + 1,
     port: ports[i] as number,
     container,
     running: true,
   }));
-  const cluster = new ContainerCluster(clusterId, nodes, network);
+  const cluster = new ContainerCluster(clusterId, nodes, network, kafkaVersion);
   const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
   for (;;) {
     let problem: unknown;

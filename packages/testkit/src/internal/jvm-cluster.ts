@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { javaClientConfig } from '../client-config.js';
-import { kafkaDist } from '../dist.js';
+import { defaultKafkaVersion, type KafkaDist, kafkaDist } from '../dist.js';
 import { TestkitError, TestkitErrorCode } from '../errors.js';
 import { compileJava, run, toolJvmFlags } from '../java.js';
 import { JavaAdmin } from '../java-admin.js';
@@ -30,6 +30,7 @@ import type {
 import {
   type NodeLayout,
   renderBrokerProperties,
+  renderLog4j1,
   renderLog4j2,
   type SecurityMaterial,
 } from './broker-config.js';
@@ -102,6 +103,8 @@ class JvmCluster implements KafkaCluster {
   readonly clusterId: string;
   readonly security: ClusterSecurity | null;
   readonly baseDir: string;
+  /** The Kafka release the nodes run. */
+  readonly dist: KafkaDist;
   private currentAdmin: JavaAdmin | null = null;
   private readonly nodes: NodeState[];
   private readonly listeners: ListenerName[];
@@ -118,6 +121,7 @@ class JvmCluster implements KafkaCluster {
   constructor(args: {
     clusterId: string;
     baseDir: string;
+    dist: KafkaDist;
     nodes: NodeState[];
     listeners: ListenerName[];
     security: ClusterSecurity | null;
@@ -130,6 +134,7 @@ class JvmCluster implements KafkaCluster {
   }) {
     this.clusterId = args.clusterId;
     this.baseDir = args.baseDir;
+    this.dist = args.dist;
     this.nodes = args.nodes;
     this.listeners = args.listeners;
     this.security = args.security;
@@ -182,7 +187,7 @@ class JvmCluster implements KafkaCluster {
     for (const l of this.listeners) listeners[l] = this.bootstrapFor(l);
     return {
       backend: 'jvm',
-      kafkaVersion: kafkaDist().version,
+      kafkaVersion: this.dist.version,
       clusterId: this.clusterId,
       bootstrap: this.bootstrap,
       listeners,
@@ -230,8 +235,8 @@ class JvmCluster implements KafkaCluster {
 
   /** Formats every node's storage with Kafka's StorageTool, all in one JVM (java/FormatStorage.java). */
   async formatAll(): Promise<void> {
-    const dist = kafkaDist();
-    const classes = await compileJava('FormatStorage');
+    const dist = this.dist;
+    const classes = await compileJava('FormatStorage', dist);
     const args: string[] = [];
     for (const node of this.nodes) {
       if (args.length > 0) args.push('--next-node');
@@ -254,7 +259,7 @@ class JvmCluster implements KafkaCluster {
   }
 
   launch(node: NodeState): void {
-    const dist = kafkaDist();
+    const dist = this.dist;
     const args: string[] = [
       '-Xms128m',
       `-Xmx${this.heapMb}m`,
@@ -264,13 +269,15 @@ class JvmCluster implements KafkaCluster {
       '-Djava.awt.headless=true',
       `-Dkafkats.node=${node.layout.nodeId}`,
       `-Dkafka.logs.dir=${node.dir}`,
-      `-Dlog4j2.configurationFile=${join(this.baseDir, 'log4j2.properties')}`,
+      dist.logging === 'log4j1'
+        ? `-Dlog4j.configuration=file:${join(this.baseDir, 'log4j.properties')}`
+        : `-Dlog4j2.configurationFile=${join(this.baseDir, 'log4j2.properties')}`,
       '-cp',
       dist.classpath,
       'kafka.Kafka',
       node.configFile,
     ];
-    const archive = brokerArchivePath();
+    const archive = brokerArchivePath(dist);
     let cds = useArchiveFlags(archive);
     // The first node of a non-detached cluster on a machine without an archive writes one;
     // stop() and stopNode() give it a graceful exit so it can.
@@ -416,7 +423,7 @@ class JvmCluster implements KafkaCluster {
   /** After the archiving node exited: publish its archive if it wrote one; never retry. */
   private settleArchive(node: NodeState): void {
     if (node.archiveTmp === undefined) return;
-    publishArchive(node.archiveTmp, brokerArchivePath());
+    publishArchive(node.archiveTmp, brokerArchivePath(this.dist));
     node.archiveTmp = undefined;
   }
 
@@ -505,12 +512,13 @@ class JvmCluster implements KafkaCluster {
  */
 export async function startJvmCluster(options: StartClusterOptions = {}): Promise<KafkaCluster> {
   reapOrphans();
-  kafkaDist();
+  const dist = kafkaDist(options.kafkaVersion ?? defaultKafkaVersion());
   const count = options.nodes ?? 1;
   const listeners = normaliseListeners(options.listeners);
   const baseDir = options.baseDir ?? mkdtempSync(join(tmpdir(), 'kafkats-cluster-'));
   mkdirSync(baseDir, { recursive: true });
-  writeFileSync(join(baseDir, 'log4j2.properties'), renderLog4j2());
+  if (dist.logging === 'log4j1') writeFileSync(join(baseDir, 'log4j.properties'), renderLog4j1());
+  else writeFileSync(join(baseDir, 'log4j2.properties'), renderLog4j2());
   let security: ClusterSecurity | null = null;
   let material: SecurityMaterial | null = null;
   if (listeners.length > 1) {
@@ -559,6 +567,7 @@ export async function startJvmCluster(options: StartClusterOptions = {}): Promis
     const cluster = new JvmCluster({
       clusterId: randomKafkaUuid(),
       baseDir,
+      dist,
       nodes,
       listeners,
       security,
