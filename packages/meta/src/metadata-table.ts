@@ -1,27 +1,90 @@
-import { CodecError, type Reader } from '@kafkats/codec';
+import { CodecError, Reader } from '@kafkats/codec';
 
 /**
- * A Metadata response's topics and partitions in columns: what a `MetadataSnapshot` is built
- * from when it comes straight from response bytes. Objects (`TopicInfo`, `PartitionInfo`)
- * are made from it only when somebody asks for them.
+ * A Metadata response's topics and partitions, indexed over a copy of the response bytes:
+ * what a `MetadataSnapshot` is built from when it comes straight from the wire. Decoding
+ * checks every length and records where each partition starts; a partition's fields are
+ * read from the bytes when asked for, and `TopicInfo` / `PartitionInfo` objects are made from
+ * them only when somebody asks for those.
  *
- * Topic `t` (in answer order, topics without a name left out):
- * `names[t]`; `topicInts[4t..4t+3]` = error code, isInternal (0/1), first partition slot,
- * partition count; `topicIds[16t..16t+15]` = the uuid's bytes (zero below v10).
- * Partition slot `k` (a topic's partitions are consecutive, in answer order):
- * `parts[5k..5k+4]` = partition index, leader id (-1 none), leader epoch, error code, offset
- * into `nodes` of its lists, laid out `[n, replicas..., n, isr..., n, offline...]`.
+ * Topic slot `t` (answer order, topics without a name left out): `names[t]`;
+ * `topicInts[5t..5t+4]` = error code, isInternal (0/1), first partition slot, partition
+ * count, offset of the topic id (-1 below v10). Partition slot `k` (a topic's partitions are
+ * consecutive, in answer order) starts at `partAt[k]` in `bytes`.
  */
-export interface MetadataTable {
+export class MetadataTable {
   readonly topicCount: number;
   readonly names: readonly string[];
   readonly topicInts: Int32Array;
-  readonly topicIds: Uint8Array;
   /** Per topic: 1 when its partition indexes strictly increase (the usual dense 0..n-1). */
   readonly topicSorted: Uint8Array;
-  readonly parts: Int32Array;
-  readonly nodes: Int32Array;
+  readonly #bytes: Buffer;
+  readonly #view: DataView;
+  readonly #partAt: Int32Array;
+  readonly #version: number;
+
+  constructor(
+    version: number,
+    bytes: Buffer,
+    names: string[],
+    topicInts: Int32Array,
+    topicSorted: Uint8Array,
+    partAt: Int32Array,
+  ) {
+    this.#version = version;
+    this.#bytes = bytes;
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.names = names;
+    this.topicCount = names.length;
+    this.topicInts = topicInts;
+    this.topicSorted = topicSorted;
+    this.#partAt = partAt;
+  }
+
+  /** The partition index of slot `k`. */
+  index(k: number): number {
+    return this.#view.getInt32(this.#partAt[k]! + 2);
+  }
+
+  /** The leader id of slot `k` (-1: none). */
+  leader(k: number): number {
+    return this.#view.getInt32(this.#partAt[k]! + 6);
+  }
+
+  /** The leader epoch of slot `k` (-1 below v7). */
+  epoch(k: number): number {
+    return this.#version >= 7 ? this.#view.getInt32(this.#partAt[k]! + 10) : -1;
+  }
+
+  /** The partition error code of slot `k`. */
+  errorCode(k: number): number {
+    return this.#view.getInt16(this.#partAt[k]!);
+  }
+
+  /** Replicas, ISR and offline replicas of slot `k` (offline empty below v5). */
+  lists(k: number): [number[], number[], number[]] {
+    const r = new Reader(this.#bytes, this.#partAt[k]! + (this.#version >= 7 ? 14 : 10));
+    const flexible = this.#version >= 9;
+    const list = () => {
+      const n = flexible ? r.readCompactArrayLength() : r.readArrayLength();
+      const out = new Array<number>(n);
+      for (let i = 0; i < n; i++) out[i] = r.readInt32();
+      return out;
+    };
+    return [list(), list(), this.#version >= 5 ? list() : []];
+  }
+
+  /** The topic id of topic slot `t` in Kafka's text form (the zero uuid below v10). */
+  topicId(t: number): string {
+    const at = this.topicInts[t * 5 + 4]!;
+    if (at < 0) return ZERO_UUID_TEXT;
+    const b = this.#bytes;
+    for (let i = 0; i < 16; i++) if (b[at + i] !== 0) return b.toString('base64url', at, at + 16);
+    return ZERO_UUID_TEXT;
+  }
 }
+
+const ZERO_UUID_TEXT = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 /** The brokers and top-level fields of the same response. */
 export interface MetadataHead {
@@ -31,13 +94,6 @@ export interface MetadataHead {
   readonly controllerId: number;
   /** v13+: the top-level error code; 0 below. */
   readonly errorCode: number;
-}
-
-function grow(a: Int32Array<ArrayBuffer>, need: number): Int32Array<ArrayBuffer> {
-  if (need <= a.length) return a;
-  const b = new Int32Array(Math.max(need, a.length * 2));
-  b.set(a);
-  return b;
 }
 
 /** Skips a tagged-field section (every Metadata response tag is unknown to the snapshot). */
@@ -99,22 +155,21 @@ export function readMetadataTable(
     const controllerId = version >= 1 ? r.readInt32() : -1;
     where = 'topics';
     const topicCount = arrayLength();
-    // Capacities from the bytes left: a partition takes at least 18 bytes on the wire.
-    const left = r.end - r.pos;
-    let parts = new Int32Array(Math.max(64, Math.ceil(left / 40) * 5));
-    let nodes = new Int32Array(Math.max(64, Math.ceil(left / 4)));
-    let topicInts = new Int32Array(topicCount * 4);
-    let topicIds = new Uint8Array(topicCount * 16);
+    // The topics' bytes are kept (one copy); partitions are found again by their offsets.
+    const base = r.pos;
+    const buf = r.buf;
+    const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const end = r.end;
+    // A partition takes at least 18 bytes on the wire.
+    let partAt = new Int32Array(Math.max(16, Math.ceil((end - base) / 18)));
+    const topicInts = new Int32Array(topicCount * 5);
     const topicSorted = new Uint8Array(topicCount);
     const names: string[] = [];
-    const buf = r.buf;
     let k = 0; // partition slots used
-    let nodeAt = 0;
     let t = 0; // topics kept
     const hasEpoch = version >= 7;
-    const hasOffline = version >= 5;
-    const lists = hasOffline ? 3 : 2;
-    const end = r.end;
+    const lists = version >= 5 ? 3 : 2;
+    const fixed = hasEpoch ? 14 : 10;
     for (ti = 0; ti < topicCount; ti++) {
       pi = -1;
       const errorCode = r.readInt16();
@@ -127,58 +182,49 @@ export function readMetadataTable(
       const isInternal = version >= 1 ? r.readBool() : false;
       const n = arrayLength();
       const first = k;
-      if ((k + n) * 5 > parts.length) parts = grow(parts, (k + n) * 5);
+      if (k + n > partAt.length) {
+        const grown = new Int32Array(Math.max(k + n, partAt.length * 2));
+        grown.set(partAt);
+        partAt = grown;
+      }
       let sorted = 1;
       let previous = -1;
-      const fixed = hasEpoch ? 14 : 10;
       for (pi = 0; pi < n; pi++) {
-        const o = k * 5;
+        let p = r.pos;
+        partAt[k] = p - base;
+        let index: number;
         // Fast path over bytes known to be there; anything else goes through the Reader,
         // which reads it or throws what the generic decoder throws.
-        let p = r.pos;
         if (p + fixed <= end) {
-          parts[o + 3] = (((buf[p]! << 8) | buf[p + 1]!) << 16) >> 16;
-          parts[o] = (buf[p + 2]! << 24) | (buf[p + 3]! << 16) | (buf[p + 4]! << 8) | buf[p + 5]!;
-          parts[o + 1] =
-            (buf[p + 6]! << 24) | (buf[p + 7]! << 16) | (buf[p + 8]! << 8) | buf[p + 9]!;
-          parts[o + 2] = hasEpoch
-            ? (buf[p + 10]! << 24) | (buf[p + 11]! << 16) | (buf[p + 12]! << 8) | buf[p + 13]!
-            : -1;
+          index = dv.getInt32(p + 2);
           r.pos = p + fixed;
         } else {
-          parts[o + 3] = r.readInt16();
-          parts[o] = r.readInt32();
-          parts[o + 1] = r.readInt32();
-          parts[o + 2] = hasEpoch ? r.readInt32() : -1;
+          r.readInt16();
+          index = r.readInt32();
+          r.readInt32();
+          if (hasEpoch) r.readInt32();
         }
-        const index = parts[o]!;
         if (index <= previous) sorted = 0;
         previous = index;
-        parts[o + 4] = nodeAt;
         for (let list = 0; list < lists; list++) {
           p = r.pos;
-          let c: number;
-          const b = p < end ? buf[p]! : 0;
-          if (flexible && b > 0 && b < 0x80 && (b - 1) * 4 <= end - p - 1) {
-            c = b - 1;
-            r.pos = p + 1;
-          } else {
-            c = flexible ? r.readCompactArrayLength() : r.readArrayLength();
-            // The count was checked against the bytes left (>= 1 per element); each id is 4.
-            r.need(c * 4);
+          if (flexible) {
+            const b = p < end ? buf[p]! : 0;
+            if (b > 0 && b < 0x80 && (b - 1) * 4 <= end - p - 1) {
+              r.pos = p + 1 + (b - 1) * 4;
+              continue;
+            }
+          } else if (p + 4 <= end) {
+            const c = dv.getInt32(p);
+            if (c >= 0 && c * 4 <= end - p - 4) {
+              r.pos = p + 4 + c * 4;
+              continue;
+            }
           }
-          if (nodeAt + 1 + c > nodes.length) nodes = grow(nodes, nodeAt + 1 + c);
-          nodes[nodeAt++] = c;
-          p = r.pos;
-          for (let j = 0; j < c; j++, p += 4) {
-            nodes[nodeAt++] =
-              (buf[p]! << 24) | (buf[p + 1]! << 16) | (buf[p + 2]! << 8) | buf[p + 3]!;
-          }
-          r.pos = p;
-        }
-        if (!hasOffline) {
-          if (nodeAt + 1 > nodes.length) nodes = grow(nodes, nodeAt + 1);
-          nodes[nodeAt++] = 0;
+          const c = flexible ? r.readCompactArrayLength() : r.readArrayLength();
+          // The count was checked against the bytes left (>= 1 per element); each id is 4.
+          r.need(c * 4);
+          r.pos += c * 4;
         }
         if (flexible) {
           // No tags (the usual case) is one zero byte.
@@ -196,34 +242,30 @@ export function readMetadataTable(
         continue;
       }
       names.push(name);
-      topicInts[t * 4] = errorCode;
-      topicInts[t * 4 + 1] = isInternal ? 1 : 0;
-      topicInts[t * 4 + 2] = first;
-      topicInts[t * 4 + 3] = n;
-      if (version >= 10) for (let i = 0; i < 16; i++) topicIds[t * 16 + i] = buf[idAt + i]!;
+      topicInts[t * 5] = errorCode;
+      topicInts[t * 5 + 1] = isInternal ? 1 : 0;
+      topicInts[t * 5 + 2] = first;
+      topicInts[t * 5 + 3] = n;
+      topicInts[t * 5 + 4] = version >= 10 ? idAt - base : -1;
       topicSorted[t] = sorted;
       t++;
     }
+    const topicsEnd = r.pos;
     ti = -1;
     where = 'trailer';
     if (version >= 8 && version <= 10) r.readInt32(); // clusterAuthorizedOperations
     const errorCode = version >= 13 ? r.readInt16() : 0;
     if (flexible) skipTags(r);
-    if (t < topicCount) {
-      topicInts = topicInts.subarray(0, t * 4);
-      topicIds = topicIds.subarray(0, t * 16);
-    }
     return {
       head: { throttleTimeMs, brokers, clusterId, controllerId, errorCode },
-      table: {
-        topicCount: t,
+      table: new MetadataTable(
+        version,
+        Buffer.from(buf.subarray(base, topicsEnd)),
         names,
-        topicInts,
-        topicIds,
-        topicSorted,
-        parts: parts.subarray(0, k * 5),
-        nodes: nodes.subarray(0, nodeAt),
-      },
+        topicInts.subarray(0, t * 5),
+        topicSorted.subarray(0, t),
+        partAt.subarray(0, k),
+      ),
     };
   } catch (e) {
     throw atPath(e, ti < 0 ? where : pi < 0 ? `topics[${ti}]` : `topics[${ti}].partitions[${pi}]`);

@@ -91,16 +91,6 @@ let snapshotOverTable: (
 /** True when some partition of `next` has an older known leader epoch than `previous` has. */
 let hasOlderLeaderEpoch: (next: MetadataSnapshot, previous: MetadataSnapshot) => boolean;
 
-const NO_NODES: readonly number[] = Object.freeze([]);
-
-function nodeList(nodes: Int32Array, at: number): readonly number[] {
-  const n = nodes[at]!;
-  if (n === 0) return NO_NODES;
-  const out = new Array<number>(n);
-  for (let i = 0; i < n; i++) out[i] = nodes[at + 1 + i]!;
-  return Object.freeze(out);
-}
-
 /**
  * What the cluster looked like at `fetchedAtMs`. Deeply frozen: a reader holding one sees
  * the same view for as long as it holds it, whatever refreshes land meanwhile (the cluster
@@ -177,39 +167,32 @@ export class MetadataSnapshot {
     this.#topicAt ??= new Array<TopicInfo | undefined>(this.#table!.topicCount);
     const cached = this.#topicAt[slot];
     if (cached !== undefined) return cached;
-    const { names, topicInts, topicIds, topicSorted, parts, nodes } = this.#table!;
-    const first = topicInts[slot * 4 + 2]!;
-    const n = topicInts[slot * 4 + 3]!;
+    const table = this.#table!;
+    const { names, topicInts, topicSorted } = table;
+    const first = topicInts[slot * 5 + 2]!;
+    const n = topicInts[slot * 5 + 3]!;
     const partitions: PartitionInfo[] = [];
     for (let k = first; k < first + n; k++) {
-      const o = k * 5;
-      const leader = parts[o + 1]!;
-      const at = parts[o + 4]!;
-      const replicas = nodeList(nodes, at);
-      const isrAt = at + 1 + nodes[at]!;
-      const isr = nodeList(nodes, isrAt);
-      const offlineReplicas = nodeList(nodes, isrAt + 1 + nodes[isrAt]!);
+      const leader = table.leader(k);
+      const [replicas, isr, offlineReplicas] = table.lists(k);
       partitions.push(
         Object.freeze({
-          partition: parts[o]!,
+          partition: table.index(k),
           ...(leader >= 0 ? { leader } : {}),
-          leaderEpoch: parts[o + 2]!,
-          replicas,
-          isr,
-          offlineReplicas,
-          errorCode: parts[o + 3]!,
+          leaderEpoch: table.epoch(k),
+          replicas: Object.freeze(replicas),
+          isr: Object.freeze(isr),
+          offlineReplicas: Object.freeze(offlineReplicas),
+          errorCode: table.errorCode(k),
         }),
       );
     }
     if (topicSorted[slot] === 0) partitions.sort((a, b) => a.partition - b.partition);
-    const id = topicIds.subarray(slot * 16, slot * 16 + 16);
     const topic: TopicInfo = Object.freeze({
       name: names[slot]!,
-      topicId: id.every((b) => b === 0)
-        ? ZERO_UUID
-        : Buffer.from(id.buffer, id.byteOffset, 16).toString('base64url'),
-      isInternal: topicInts[slot * 4 + 1] === 1,
-      errorCode: topicInts[slot * 4]!,
+      topicId: table.topicId(slot),
+      isInternal: topicInts[slot * 5 + 1] === 1,
+      errorCode: topicInts[slot * 5]!,
       partitions: Object.freeze(partitions),
     });
     this.#topicAt[slot] = topic;
@@ -222,10 +205,10 @@ export class MetadataSnapshot {
    */
   #directSlot(slot: number, partition: number): number {
     const t = this.#table!;
-    const n = t.topicInts[slot * 4 + 3]!;
+    const n = t.topicInts[slot * 5 + 3]!;
     if (t.topicSorted[slot] !== 1 || !(partition >= 0 && partition < n)) return -1;
-    const k = t.topicInts[slot * 4 + 2]! + partition;
-    return t.parts[k * 5] === partition ? k : -1;
+    const k = t.topicInts[slot * 5 + 2]! + partition;
+    return t.index(k) === partition ? k : -1;
   }
 
   /** The known leader epoch of a partition, -1 when unknown or absent. */
@@ -234,7 +217,7 @@ export class MetadataSnapshot {
       const slot = this.#slot(topic);
       if (slot === undefined) return -1;
       const k = this.#directSlot(slot, partition);
-      if (k >= 0) return this.#table.parts[k * 5 + 2]!;
+      if (k >= 0) return this.#table.epoch(k);
     }
     return this.partition(topic, partition)?.leaderEpoch ?? -1;
   }
@@ -249,13 +232,13 @@ export class MetadataSnapshot {
         }),
       );
     }
-    const { names, topicInts, parts } = table;
+    const { names, topicInts } = table;
     for (let slot = 0; slot < table.topicCount; slot++) {
-      const first = topicInts[slot * 4 + 2]!;
-      const end = first + topicInts[slot * 4 + 3]!;
+      const first = topicInts[slot * 5 + 2]!;
+      const end = first + topicInts[slot * 5 + 3]!;
       for (let k = first; k < end; k++) {
-        const epoch = parts[k * 5 + 2]!;
-        if (epoch >= 0 && epoch < previous.#epochOf(names[slot]!, parts[k * 5]!)) return true;
+        const epoch = table.epoch(k);
+        if (epoch >= 0 && epoch < previous.#epochOf(names[slot]!, table.index(k))) return true;
       }
     }
     return false;
@@ -307,7 +290,7 @@ export class MetadataSnapshot {
       if (slot === undefined) return undefined;
       const k = this.#directSlot(slot, partition);
       if (k >= 0) {
-        const leader = this.#table.parts[k * 5 + 1]!;
+        const leader = this.#table.leader(k);
         return leader >= 0 ? leader : undefined;
       }
     }

@@ -187,6 +187,35 @@ describe('decodeMetadataSnapshot (the refresh path) and the generic decoder', ()
     });
   }
 
+  it('agrees on lists long enough for multi-byte counts, at every version', () => {
+    const many = Array.from({ length: 200 }, (_, i) => i);
+    for (const version of VERSIONS) {
+      const response = createMetadataResponse({
+        topics: [
+          createMetadataResponseTopic({
+            name: 'wide',
+            partitions: [
+              createMetadataResponsePartition({
+                partitionIndex: 0,
+                leaderId: 3,
+                replicaNodes: many,
+                isrNodes: many.slice(0, 150),
+                offlineReplicas: version >= 5 ? many.slice(0, 130) : [],
+              }),
+              createMetadataResponsePartition({ partitionIndex: 1, leaderId: 4 }),
+            ],
+          }),
+        ],
+      });
+      const bytes = encode(response, version);
+      const generic = snapshotFromMetadata(decodeMetadataResponse(new Reader(bytes), version), 0);
+      const fast = decodeMetadataSnapshot(bytes, version, 0);
+      expect(fast.leaderFor('wide', 1)).toBe(4);
+      expect(view(fast, generic)).toEqual(view(generic, generic));
+      expect(fast.partition('wide', 0)?.replicas).toHaveLength(200);
+    }
+  });
+
   it('refuses trailing bytes and unknown versions', () => {
     const bytes = encode(createMetadataResponse(), 12);
     expect(() => decodeMetadataSnapshot(Buffer.concat([bytes, Buffer.from([0])]), 12, 0)).toThrow(
