@@ -37,7 +37,7 @@ function responseArb(version: number): fc.Arbitrary<MetadataResponse> {
     leaderEpoch: version >= 7 ? fc.integer({ min: -1, max: 1 << 30 }) : fc.constant(-1),
     replicaNodes: nodes,
     isrNodes: nodes,
-    offlineReplicas: version >= 5 ? nodes : fc.constant([]),
+    offlineReplicas: version >= 5 ? nodes : fc.constant<number[]>([]),
   });
   const topic = fc.record({
     errorCode: fc.constantFrom(0, 0, 3),
