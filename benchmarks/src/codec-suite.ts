@@ -1,483 +1,143 @@
 /**
- * Message codec suite: decode a Metadata response of 1,000 topics x 10 partitions
- * x RF 3, encode a Produce request (10 partitions x 100 records of 100 B), decode a ~1 MiB
- * Fetch response; each against the memcpy of the same bytes (floor) and the peers' own
- * protocol codecs (kafkajs, @platformatic/kafka; reached through their internal modules) on
- * the same logical input, at the versions each peer speaks (checked before timing: every
- * task must read or write the same topics, partitions and records). "vs kafkats" = task time
- * / first task time of its group (above 1 = slower than kafkats); "vs floor" = task time /
- * memcpy time of the same bytes.
+ * Message codec suite: Metadata response decode (1,000 topics x 10 partitions x RF 3), Fetch
+ * response decode (10,000 records, every field read and kept) and Produce request encode
+ * (1,000 records, framed), kafkats against kafkajs 2.2.4 and @platformatic/kafka 2.12.1 (their
+ * own protocol modules) on the same input, each at the versions it speaks.
+ *
+ * Method: a child process first runs every contestant once and compares what each produced
+ * (counts and a checksum of names, ids, keys, values, offsets, ...): a contestant that did
+ * less work fails the run. Then `runs` separate child processes (`--expose-gc`) time every
+ * task in a shuffled order with a full GC before each, plus the heap-state tasks (the same
+ * task with ~150 MB of live objects in the heap). Printed: median and min-max over the runs,
+ * the ratio of each kafkats task to the best peer of its workload (above 1 = kafkats faster),
+ * and the load average before and after (the machine may be shared).
  */
-import { createRequire } from 'node:module';
+import { execFile } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import {
-  createFetchResponse,
-  createFetchResponseFetchableTopicResponse,
-  createFetchResponsePartitionData,
-  createMetadataResponse,
-  createMetadataResponseBroker,
-  createMetadataResponsePartition,
-  createMetadataResponseTopic,
-  createProduceRequest,
-  createProduceRequestPartitionProduceData,
-  createProduceRequestTopicProduceData,
-  decodeFetchResponse,
-  decodeMetadataResponse,
-  decodeProduceRequest,
-  decodeRecordBatches,
-  encodeFetchResponse,
-  encodeMetadataResponse,
-  encodeProduceRequest,
-  encodeRecordBatchSync,
-  type MetadataResponse,
-  Reader,
-  type RecordInput,
-  Writer,
-} from '@kafkats/codec';
-import { FLOOR, type Row, runGroup } from './harness.js';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { TimedResult } from './codec-child.js';
+import { buildWorkloads, type Summary } from './codec-workloads.js';
 
-const require = createRequire(import.meta.url);
+const run = promisify(execFile);
+const child = join(dirname(fileURLToPath(import.meta.url)), 'codec-child.js');
 
-type AsyncDecode = (b: Buffer) => Promise<unknown>;
-interface PlatformaticApi {
-  parseResponse(
-    correlationId: number,
-    apiKey: number,
-    apiVersion: number,
-    reader: unknown,
-  ): unknown;
-  createRequest(...args: unknown[]): { buffer: Buffer };
-}
-interface Peers {
-  kafkajs: {
-    metadataV6: AsyncDecode;
-    fetchV11: AsyncDecode;
-    produceV7: (r: unknown) => { encode(): Promise<{ buffer: Buffer }> };
-  };
-  platformatic: {
-    Reader: { from(b: Buffer): unknown };
-    metadataV12: PlatformaticApi;
-    fetchV17: PlatformaticApi;
-    produceV11: PlatformaticApi;
-  };
+async function runChild(args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--expose-gc', child, ...args], {
+    maxBuffer: 64 << 20,
+  });
+  return stdout;
 }
 
-async function loadPeers(): Promise<Peers> {
-  const kjs = join(dirname(require.resolve('kafkajs')), 'src', 'protocol', 'requests');
-  const pf = dirname(require.resolve('@platformatic/kafka'));
-  const load = async <T>(p: string): Promise<T> =>
-    (await import(pathToFileURL(join(pf, p)).href)) as T;
-  return {
-    kafkajs: {
-      metadataV6: (require(join(kjs, 'metadata/v6/response.js')) as { decode: AsyncDecode }).decode,
-      fetchV11: (require(join(kjs, 'fetch/v11/response.js')) as { decode: AsyncDecode }).decode,
-      produceV7: require(join(kjs, 'produce/v7/request.js')) as Peers['kafkajs']['produceV7'],
-    },
-    platformatic: {
-      Reader: (await load<{ Reader: { from(b: Buffer): unknown } }>('protocol/reader.js')).Reader,
-      metadataV12: await load<PlatformaticApi>('apis/metadata/metadata-v12.js'),
-      fetchV17: await load<PlatformaticApi>('apis/consumer/fetch-v17.js'),
-      produceV11: await load<PlatformaticApi>('apis/producer/produce-v11.js'),
-    },
-  };
+function load(): string {
+  return loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 }
 
-// ---- corpus ----
-
-/** "metadata-1k-10-rf3": 1,000 topics x 10 partitions, replicas and ISR of 3 out of 6 brokers. */
-function metadataCorpus(modern: boolean): MetadataResponse {
-  const brokers = [];
-  for (let b = 0; b < 6; b++) {
-    brokers.push(
-      createMetadataResponseBroker({
-        nodeId: b,
-        host: `broker-${b}.kafka.svc`,
-        port: 9092,
-        rack: `rack-${b % 3}`,
-      }),
-    );
-  }
-  const topics = [];
-  for (let t = 0; t < 1000; t++) {
-    const partitions = [];
-    for (let p = 0; p < 10; p++) {
-      const replicas = [(t + p) % 6, (t + p + 1) % 6, (t + p + 2) % 6];
-      partitions.push(
-        createMetadataResponsePartition({
-          partitionIndex: p,
-          leaderId: replicas[0]!,
-          leaderEpoch: modern ? 7 : -1,
-          replicaNodes: replicas,
-          isrNodes: [...replicas],
-        }),
-      );
-    }
-    const id = Buffer.alloc(16);
-    id.writeUInt32BE(t + 1, 12);
-    topics.push(
-      createMetadataResponseTopic({
-        name: `orders.region-${t % 7}.topic-${t}`,
-        topicId: modern ? id.toString('base64url') : 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions,
-      }),
-    );
-  }
-  return createMetadataResponse({ brokers, clusterId: 'kafkats-bench', controllerId: 1, topics });
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** 100-byte values, 16-byte keys, deterministic. */
-function recordsCorpus(n: number, seed: number): RecordInput[] {
-  const out: RecordInput[] = [];
-  for (let i = 0; i < n; i++) {
-    const value = Buffer.alloc(100, 97 + ((i + seed) % 26));
-    out.push({
-      key: Buffer.from(`key-${String(i).padStart(12, '0')}`),
-      value,
-      timestamp: 1_700_000_000_000 + i,
-    });
-  }
-  return out;
-}
-
-function encode(f: (w: Writer) => void): Buffer {
-  const w = new Writer(1 << 16);
-  f(w);
-  return Buffer.from(w.finish());
+function fmt(us: number): string {
+  return us >= 100 ? us.toFixed(0) : us.toFixed(1);
 }
 
 /**
- * Fails the run (smoke included) when a task did not read or write the logical input the
- * comparison claims: a peer that quietly decodes less would otherwise look fast.
+ * Runs the codec suite and prints its tables. `smoke`: the self-check and one short timing
+ * run (CI proves the suite runs and every contestant does the same work; figures mean nothing).
  */
-function expectSame(what: string, got: unknown, want: unknown): void {
-  if (JSON.stringify(got) !== JSON.stringify(want)) {
-    throw new Error(
-      `codec suite: ${what}: got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`,
+export async function runCodecSuite(smoke: boolean, runs = smoke ? 1 : 5): Promise<void> {
+  const workloads = await buildWorkloads();
+  console.log('suite: codec: what each contestant does');
+  console.table(
+    workloads.flatMap((w) =>
+      w.contestants.map((c) => ({ workload: w.id, contestant: c.name, does: c.does })),
+    ),
+  );
+
+  // Self-check in a child: every contestant of a workload produced the same thing.
+  const checks = JSON.parse(await runChild(['check'])) as Record<string, Record<string, Summary>>;
+  for (const w of workloads) {
+    const got = Object.entries(checks[w.id] ?? {});
+    const want = JSON.stringify(got[0]?.[1]);
+    for (const [name, s] of got) {
+      if (JSON.stringify(s) !== want) {
+        throw new Error(
+          `codec suite: ${w.id}: ${name} produced ${JSON.stringify(s)}, ${got[0]![0]} produced ${want}`,
+        );
+      }
+    }
+    console.log(`self-check ${w.id}: ${got.length} contestants agree on ${want}`);
+  }
+
+  const loadBefore = load();
+  const all: TimedResult[][] = [];
+  for (let i = 0; i < runs; i++) {
+    const seed = (Date.now() ^ (i * 0x9e3779b9)) >>> 0;
+    all.push(
+      JSON.parse(await runChild(['time', String(seed), smoke ? '0' : '300'])) as TimedResult[],
     );
   }
-}
+  const loadAfter = load();
 
-/** Runs the codec suite and prints its table. */
-export async function runCodecSuite(smoke: boolean): Promise<void> {
-  const peers = await loadPeers();
-  const rows: Row[] = [];
-
-  // ---- Metadata response: 1,000 topics x 10 partitions x RF 3 ----
-  const v12 = encode((w) => encodeMetadataResponse(w, metadataCorpus(true), 12));
-  const v6 = encode((w) => encodeMetadataResponse(w, metadataCorpus(false), 6));
-  const copyTarget = Buffer.alloc(Math.max(v12.length, v6.length));
-  // [topics, partitions, replicas] each decoder reads from the same response bytes.
-  type Topics = { partitions: { replicaNodes: unknown[] }[] }[];
-  const metadataShape = (topics: Topics): number[] => [
-    topics.length,
-    topics.reduce((n, t) => n + t.partitions.length, 0),
-    topics.reduce((n, t) => n + t.partitions.reduce((m, p) => m + p.replicaNodes.length, 0), 0),
-  ];
-  const metadataWant = [1000, 10_000, 30_000];
-  expectSame(
-    'kafkats Metadata v12',
-    metadataShape(decodeMetadataResponse(new Reader(v12), 12).topics),
-    metadataWant,
-  );
-  expectSame(
-    'kafkats Metadata v6',
-    metadataShape(decodeMetadataResponse(new Reader(v6), 6).topics),
-    metadataWant,
-  );
-  expectSame(
-    '@platformatic/kafka Metadata v12',
-    metadataShape(
-      (
-        peers.platformatic.metadataV12.parseResponse(
-          1,
-          3,
-          12,
-          peers.platformatic.Reader.from(v12),
-        ) as {
-          topics: Topics;
-        }
-      ).topics,
-    ),
-    metadataWant,
-  );
-  const kjsMetadata = (await peers.kafkajs.metadataV6(v6)) as {
-    topicMetadata: { partitionMetadata: { replicas: unknown[] }[] }[];
-  };
-  expectSame(
-    'kafkajs Metadata v6',
-    metadataShape(
-      kjsMetadata.topicMetadata.map((t) => ({
-        partitions: t.partitionMetadata.map((p) => ({ replicaNodes: p.replicas })),
-      })),
-    ),
-    metadataWant,
-  );
-  rows.push(
-    ...(await runGroup(
-      `decode Metadata v12 ${(v12.length / 1024).toFixed(0)} KiB`,
-      smoke,
-      v12.length,
-      [
-        ['kafkats', () => decodeMetadataResponse(new Reader(v12), 12)],
-        [
-          '@platformatic/kafka',
-          () =>
-            peers.platformatic.metadataV12.parseResponse(
-              1,
-              3,
-              12,
-              peers.platformatic.Reader.from(v12),
-            ),
-        ],
-        [FLOOR, () => v12.copy(copyTarget)],
-      ],
-    )),
-  );
-  rows.push(
-    ...(await runGroup(
-      `decode Metadata v6 ${(v6.length / 1024).toFixed(0)} KiB`,
-      smoke,
-      v6.length,
-      [
-        ['kafkats', () => decodeMetadataResponse(new Reader(v6), 6)],
-        ['kafkajs', () => peers.kafkajs.metadataV6(v6)],
-        [FLOOR, () => v6.copy(copyTarget)],
-      ],
-    )),
-  );
-
-  // ---- Produce request: 1 topic x 10 partitions x 100 records of 100 B ----
-  const partitionsRecords = Array.from({ length: 10 }, (_, p) => recordsCorpus(100, p));
-  const batches = partitionsRecords.map((records) => encodeRecordBatchSync({ records }));
-  const produceBytes = encode((w) => encodeProduceRequest(w, produceRequest(batches), 11)).length;
-  const produceTarget = Buffer.alloc(produceBytes);
-  const produceSource = Buffer.alloc(produceBytes, 1);
-  const kjsTopicData = [
-    {
-      topic: 'orders',
-      partitions: partitionsRecords.map((records, partition) => ({
-        partition,
-        messages: records.map((r) => ({ key: r.key, value: r.value, timestamp: r.timestamp })),
-      })),
-    },
-  ];
-  const pfMessages = partitionsRecords.flatMap((records, partition) =>
-    records.map((r) => ({
-      topic: 'orders',
-      partition,
-      key: r.key,
-      value: r.value,
-      timestamp: BigInt(r.timestamp!),
-      headers: new Map(),
-    })),
-  );
-  // Every encoder's bytes, read back by our decoder: [partitions, records].
-  const produceShape = (bytes: Buffer, version: number): number[] => {
-    const req = decodeProduceRequest(new Reader(bytes), version);
-    let partitions = 0;
-    let records = 0;
-    for (const t of req.topicData) {
-      for (const p of t.partitionData) {
-        partitions++;
-        if (p.records === null) continue;
-        for (const batch of decodeRecordBatches(p.records)) records += [...batch.records()].length;
+  const key = (workload: string, contestant: string, heap: string) =>
+    `${workload}\u0000${contestant}\u0000${heap}`;
+  const wall = new Map<string, number[]>();
+  const cpu = new Map<string, number[]>();
+  for (const results of all) {
+    for (const r of results) {
+      const k = key(r.workload, r.contestant, r.heap);
+      if (!wall.has(k)) wall.set(k, []);
+      if (!cpu.has(k)) cpu.set(k, []);
+      wall.get(k)!.push(r.usPerOp);
+      cpu.get(k)!.push(r.cpuUsPerOp);
+    }
+  }
+  const rows: Record<string, string>[] = [];
+  for (const w of workloads) {
+    for (const heap of ['', 'filled heap']) {
+      const peers = w.contestants.filter((c) => !c.ours && c.floor !== true);
+      const best = (m: Map<string, number[]>) => {
+        const xs = peers
+          .map((c) => m.get(key(w.id, c.name, heap)))
+          .filter((x): x is number[] => x !== undefined)
+          .map(median);
+        return xs.length > 0 ? Math.min(...xs) : undefined;
+      };
+      const bestWall = best(wall);
+      const bestCpu = best(cpu);
+      const floor = w.contestants.find((c) => c.floor === true);
+      const floorSamples = floor === undefined ? undefined : wall.get(key(w.id, floor.name, heap));
+      const floorUs = floorSamples === undefined ? undefined : median(floorSamples);
+      for (const c of w.contestants) {
+        const s = wall.get(key(w.id, c.name, heap));
+        const sc = cpu.get(key(w.id, c.name, heap));
+        if (s === undefined || sc === undefined) continue;
+        const m = median(s);
+        const mc = median(sc);
+        const ratio = (b: number | undefined, x: number) =>
+          c.floor === true || b === undefined ? '' : `${(b / x).toFixed(2)}x`;
+        rows.push({
+          workload: `${w.id}${heap === '' ? '' : ` (${heap})`}`,
+          contestant: c.name,
+          'wall µs/op median': fmt(m),
+          'wall min-max': `${fmt(Math.min(...s))}-${fmt(Math.max(...s))}`,
+          'cpu µs/op median': fmt(mc),
+          'cpu min-max': `${fmt(Math.min(...sc))}-${fmt(Math.max(...sc))}`,
+          'MB/s (wall)': (w.bytes / m).toFixed(0),
+          'best peer / this (wall)': ratio(bestWall, m),
+          'best peer / this (cpu)': ratio(bestCpu, mc),
+          'this / memcpy': floorUs === undefined ? '' : (m / floorUs).toFixed(1),
+        });
       }
     }
-    return [partitions, records];
-  };
-  const produceWant = [10, 1000];
-  expectSame(
-    'kafkats Produce v11',
-    produceShape(
-      encode((w) => encodeProduceRequest(w, produceRequest(batches), 11)),
-      11,
-    ),
-    produceWant,
-  );
-  const kjsProduce = await peers.kafkajs
-    .produceV7({ acks: -1, timeout: 30000, topicData: kjsTopicData })
-    .encode();
-  expectSame('kafkajs Produce v7', produceShape(kjsProduce.buffer, 7), produceWant);
-  expectSame(
-    '@platformatic/kafka Produce v11',
-    produceShape(peers.platformatic.produceV11.createRequest(-1, 30000, pfMessages, {}).buffer, 11),
-    produceWant,
-  );
-  rows.push(
-    ...(await runGroup(
-      `encode Produce (10 x 100 x 100 B) ${(produceBytes / 1024).toFixed(0)} KiB`,
-      smoke,
-      produceBytes,
-      [
-        [
-          'kafkats v11 (batches + request)',
-          () => {
-            const w = new Writer(1 << 17);
-            encodeProduceRequest(
-              w,
-              produceRequest(
-                partitionsRecords.map((records) => encodeRecordBatchSync({ records })),
-              ),
-              11,
-            );
-            return w.finish();
-          },
-        ],
-        [
-          'kafkats v11 (request around pre-built batches)',
-          () => {
-            const w = new Writer(1 << 17);
-            encodeProduceRequest(w, produceRequest(batches), 11);
-            return w.finish();
-          },
-        ],
-        [
-          'kafkajs v7 (batches + request)',
-          async () =>
-            (
-              await peers.kafkajs
-                .produceV7({ acks: -1, timeout: 30000, topicData: kjsTopicData })
-                .encode()
-            ).buffer,
-        ],
-        [
-          '@platformatic/kafka v11 (batches + request)',
-          () => peers.platformatic.produceV11.createRequest(-1, 30000, pfMessages, {}).buffer,
-        ],
-        [FLOOR, () => produceSource.copy(produceTarget)],
-      ],
-    )),
-  );
-
-  // ---- Fetch response: 1 topic x 8 partitions x one 1,000-record batch (~1 MiB) ----
-  const fetchBatches = Array.from({ length: 8 }, (_, p) =>
-    encodeRecordBatchSync({ baseOffset: BigInt(p * 1000), records: recordsCorpus(1000, p) }),
-  );
-  const fetch17 = encode((w) => encodeFetchResponse(w, fetchResponse(fetchBatches, true), 17));
-  const fetch11 = encode((w) => encodeFetchResponse(w, fetchResponse(fetchBatches, false), 11));
-  const fetchTarget = Buffer.alloc(fetch11.length + 64);
-  const countRecords = (body: ReturnType<typeof decodeFetchResponse>): number => {
-    let n = 0;
-    for (const t of body.responses) {
-      for (const p of t.partitions) {
-        if (p.records === null) continue;
-        for (const batch of decodeRecordBatches(p.records))
-          for (const r of batch.records()) n += r.value === null ? 0 : 1;
-      }
-    }
-    return n;
-  };
-  const fetchWant = 8000;
-  expectSame(
-    'kafkats Fetch v17',
-    countRecords(decodeFetchResponse(new Reader(fetch17), 17)),
-    fetchWant,
-  );
-  expectSame(
-    'kafkats Fetch v11',
-    countRecords(decodeFetchResponse(new Reader(fetch11), 11)),
-    fetchWant,
-  );
-  const pfFetch = peers.platformatic.fetchV17.parseResponse(
-    1,
-    1,
-    17,
-    peers.platformatic.Reader.from(fetch17),
-  ) as { responses: { partitions: { records: { records: unknown[] }[] | null }[] }[] };
-  expectSame(
-    '@platformatic/kafka Fetch v17',
-    pfFetch.responses
-      .flatMap((t) => t.partitions)
-      .reduce((n, p) => n + (p.records ?? []).reduce((m, b) => m + b.records.length, 0), 0),
-    fetchWant,
-  );
-  const kjsFetch = (await peers.kafkajs.fetchV11(fetch11)) as {
-    responses: { partitions: { messages: unknown[] }[] }[];
-  };
-  expectSame(
-    'kafkajs Fetch v11',
-    kjsFetch.responses.flatMap((t) => t.partitions).reduce((n, p) => n + p.messages.length, 0),
-    fetchWant,
-  );
-  rows.push(
-    ...(await runGroup(
-      `decode Fetch v17 ${(fetch17.length / 1024).toFixed(0)} KiB`,
-      smoke,
-      fetch17.length,
-      [
-        [
-          'kafkats (message + every record)',
-          () => countRecords(decodeFetchResponse(new Reader(fetch17), 17)),
-        ],
-        ['kafkats (message, records as views)', () => decodeFetchResponse(new Reader(fetch17), 17)],
-        [
-          '@platformatic/kafka (message + every record)',
-          () =>
-            peers.platformatic.fetchV17.parseResponse(
-              1,
-              1,
-              17,
-              peers.platformatic.Reader.from(fetch17),
-            ),
-        ],
-        [FLOOR, () => fetch17.copy(fetchTarget)],
-      ],
-    )),
-  );
-  rows.push(
-    ...(await runGroup(
-      `decode Fetch v11 ${(fetch11.length / 1024).toFixed(0)} KiB`,
-      smoke,
-      fetch11.length,
-      [
-        [
-          'kafkats (message + every record)',
-          () => countRecords(decodeFetchResponse(new Reader(fetch11), 11)),
-        ],
-        ['kafkajs (message + every record)', () => peers.kafkajs.fetchV11(fetch11)],
-        [FLOOR, () => fetch11.copy(fetchTarget)],
-      ],
-    )),
-  );
-
+  }
   console.log(
-    'suite: codec (vs kafkats = task time / first task time of its group, above 1 = slower than kafkats; vs floor = task time / memcpy of the same bytes)',
+    `suite: codec: ${runs} process run(s), median and min-max of the per-run means, wall clock and process CPU time (user + system, GC threads included; steadier than wall clock on a loaded machine); "best peer / this" above 1 = faster than the fastest peer of the workload (same heap state); load average before ${loadBefore}, after ${loadAfter}`,
   );
   console.table(rows);
-}
-
-function produceRequest(batches: Buffer[]) {
-  return createProduceRequest({
-    acks: -1,
-    timeoutMs: 30000,
-    topicData: [
-      createProduceRequestTopicProduceData({
-        name: 'orders',
-        partitionData: batches.map((records, index) =>
-          createProduceRequestPartitionProduceData({ index, records }),
-        ),
-      }),
-    ],
-  });
-}
-
-function fetchResponse(batches: Buffer[], modern: boolean) {
-  return createFetchResponse({
-    responses: [
-      createFetchResponseFetchableTopicResponse({
-        topic: modern ? '' : 'orders',
-        topicId: modern ? 'AAAAAAAAAAAAAAAAAAAAAQ' : 'AAAAAAAAAAAAAAAAAAAAAA',
-        partitions: batches.map((records, partitionIndex) =>
-          createFetchResponsePartitionData({
-            partitionIndex,
-            highWatermark: 8000n,
-            lastStableOffset: 8000n,
-            logStartOffset: 0n,
-            records,
-          }),
-        ),
-      }),
-    ],
-  });
 }

@@ -1,4 +1,5 @@
 import { CodecError } from './errors.js';
+import { readUvarint, readVarint, readVarlongBig } from './varint.js';
 
 /**
  * A position over one Buffer, reading Kafka primitives big-endian.
@@ -115,7 +116,10 @@ export class Reader {
     return this.buf.toString('base64url', p, p + 16);
   }
 
-  /** Unsigned varint of at most 5 bytes and at most 2^32-1; longer or larger is rejected. */
+  /**
+   * Unsigned varint of at most 5 bytes and at most 2^32-1; longer or larger is rejected
+   * (see `varint.ts`).
+   */
   readUvarint(): number {
     const p = this.pos;
     if (p < this.end) {
@@ -125,52 +129,17 @@ export class Reader {
         return b0;
       }
     }
-    return this.readUvarintSlow();
+    return readUvarint(this);
   }
 
-  private readUvarintSlow(): number {
-    const b = this.buf;
-    let p = this.pos;
-    let result = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      if (p >= this.end) throw truncated(1, 0, 'varint');
-      const byte = b[p++]!;
-      if (shift === 28 && byte > 0x0f) {
-        throw new CodecError('INVALID_LENGTH', '', 'unsigned varint longer than 32 bits');
-      }
-      result += (byte & 0x7f) * 2 ** shift;
-      if (byte < 0x80) {
-        this.pos = p;
-        return result;
-      }
-    }
-    throw new CodecError('INVALID_LENGTH', '', 'unsigned varint longer than 5 bytes');
-  }
-
-  /** Zig-zag signed varint (int32). */
+  /** Zig-zag signed varint (int32), at most 5 bytes. */
   readVarint(): number {
-    const z = this.readUvarint();
-    return (z >>> 1) ^ -(z & 1);
+    return readVarint(this);
   }
 
   /** Zig-zag signed varlong (int64), at most 10 bytes. */
   readVarlong(): bigint {
-    const b = this.buf;
-    let p = this.pos;
-    let z = 0n;
-    for (let shift = 0n; shift < 70n; shift += 7n) {
-      if (p >= this.end) throw truncated(1, 0, 'varlong');
-      const byte = b[p++]!;
-      if (shift === 63n && byte > 0x01) {
-        throw new CodecError('INVALID_LENGTH', '', 'varlong longer than 64 bits');
-      }
-      z |= BigInt(byte & 0x7f) << shift;
-      if (byte < 0x80) {
-        this.pos = p;
-        return BigInt.asIntN(64, (z >> 1n) ^ -(z & 1n));
-      }
-    }
-    throw new CodecError('INVALID_LENGTH', '', 'varlong longer than 10 bytes');
+    return readVarlongBig(this);
   }
 
   /** `n` raw bytes as a view into the input. */

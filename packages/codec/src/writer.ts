@@ -1,4 +1,5 @@
 import { CodecError } from './errors.js';
+import { writeUvarintAt, writeVarintAt, writeVarlongBigAt } from './varint.js';
 
 const EMPTY = Buffer.alloc(0);
 // uuid text is 22 URL-safe base64 characters; the last one carries only 2 of its 6 bits, so
@@ -146,20 +147,14 @@ export class Writer {
     }
     if (!(v >= 0 && v <= 0xffffffff && Number.isInteger(v))) throw badValue('unsigned varint', v);
     this.ensure(5);
-    const b = this.buf;
-    let p = this.pos;
-    while (v >= 0x80) {
-      b[p++] = (v & 0x7f) | 0x80;
-      v = Math.floor(v / 128);
-    }
-    b[p++] = v;
-    this.pos = p;
+    this.pos = writeUvarintAt(this.buf, this.pos, v);
   }
 
   /** Zig-zag signed varint for int32 values (record fields). */
   writeVarint(v: number): void {
     if (!(v >= -2147483648 && v <= 2147483647 && Number.isInteger(v))) throw badValue('varint', v);
-    this.writeUvarint(((v << 1) ^ (v >> 31)) >>> 0);
+    this.ensure(5);
+    this.pos = writeVarintAt(this.buf, this.pos, v);
   }
 
   /** Zig-zag signed varlong for int64 values (record fields), 1 to 10 bytes. */
@@ -167,16 +162,8 @@ export class Writer {
     if (typeof v !== 'bigint' || v < -0x8000000000000000n || v > 0x7fffffffffffffffn) {
       throw badValue('varlong', v);
     }
-    let z = BigInt.asUintN(64, (v << 1n) ^ (v >> 63n));
     this.ensure(10);
-    const b = this.buf;
-    let p = this.pos;
-    while (z >= 0x80n) {
-      b[p++] = Number(z & 0x7fn) | 0x80;
-      z >>= 7n;
-    }
-    b[p++] = Number(z);
-    this.pos = p;
+    this.pos = writeVarlongBigAt(this.buf, this.pos, v);
   }
 
   /** Raw bytes, no length prefix. */

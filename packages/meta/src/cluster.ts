@@ -4,7 +4,6 @@ import {
   FindCoordinatorApi,
   type FindCoordinatorResponse,
   KafkaError,
-  MetadataApi,
   ProtocolError,
 } from '@kafkats/codec';
 import {
@@ -27,7 +26,11 @@ import {
   type CoordinatorAnswer,
   readFindCoordinatorResponse,
 } from './find-coordinator.js';
-import { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
+import {
+  buildMetadataRequest,
+  MetadataSnapshotApi,
+  snapshotFromAnswer,
+} from './metadata-request.js';
 import { type BrokerMetricsSnapshot, BrokerPool, type BrokerPoolOptions } from './pool.js';
 import { responseErrors } from './response-errors.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy, retryDelayMs, sleep } from './retry.js';
@@ -818,12 +821,12 @@ export class Cluster {
         const connection = await this.#pool.any(attempt);
         const { response, version } = await this.#sendVia(
           connection,
-          MetadataApi,
+          MetadataSnapshotApi,
           (v) => buildMetadataRequest(null, v),
           attempt,
         );
         throwTopLevel(response, `Metadata v${version}`);
-        return this.#install(snapshotFromMetadata(response, Date.now()), 'full');
+        return this.#install(snapshotFromAnswer(response, Date.now()), 'full');
       } finally {
         this.#refreshing = undefined;
       }
@@ -836,12 +839,12 @@ export class Cluster {
     const connection = await this.#pool.any(attempt);
     const { response, version } = await this.#sendVia(
       connection,
-      MetadataApi,
+      MetadataSnapshotApi,
       (v) => buildMetadataRequest(names, v),
       attempt,
     );
     throwTopLevel(response, `Metadata v${version}`);
-    return this.#install(snapshotFromMetadata(response, Date.now()), 'merge');
+    return this.#install(snapshotFromAnswer(response, Date.now()), 'merge');
   }
 
   /** The single place a snapshot becomes current: one reference assignment. */

@@ -28,7 +28,14 @@ export {
   buildFindCoordinatorRequest,
   readFindCoordinatorResponse,
 } from './find-coordinator.js';
-export { buildMetadataRequest, snapshotFromMetadata } from './metadata-request.js';
+export type { MetadataSnapshotAnswer } from './metadata-request.js';
+export {
+  buildMetadataRequest,
+  decodeMetadataSnapshot,
+  MetadataSnapshotApi,
+  snapshotFromAnswer,
+  snapshotFromMetadata,
+} from './metadata-request.js';
 export type { BrokerMetricsSnapshot, BrokerPoolOptions, Endpoint, PoolWait } from './pool.js';
 export { BrokerPool, parseHostPort } from './pool.js';
 export type { ResponseError } from './response-errors.js';

@@ -1,11 +1,23 @@
 import {
+  type ApiDescriptor,
+  CodecError,
   createMetadataRequest,
   createMetadataRequestTopic,
   KafkaError,
+  MetadataApi,
   type MetadataRequest,
   type MetadataResponse,
+  Reader,
+  type ResponseErrorEntry,
 } from '@kafkats/codec';
-import { type BrokerInfo, MetadataSnapshot, type TopicInfo, ZERO_UUID } from './snapshot.js';
+import { type MetadataHead, type MetadataTable, readMetadataTable } from './metadata-table.js';
+import {
+  type BrokerInfo,
+  MetadataSnapshot,
+  snapshotFromTable,
+  type TopicInfo,
+  ZERO_UUID,
+} from './snapshot.js';
 
 /**
  * The one way this codebase builds a Metadata request.
@@ -91,4 +103,118 @@ export function snapshotFromMetadata(
     clusterId: response.clusterId,
     fetchedAtMs,
   });
+}
+
+/**
+ * Turns Metadata response body bytes (any version 0-13, without the response header) into a
+ * snapshot without going through `MetadataResponse` objects: the partitions stay in typed
+ * arrays and become `TopicInfo` / `PartitionInfo` objects only when read. The result is the
+ * snapshot {@link snapshotFromMetadata} makes of the same response.
+ *
+ * @param fetchedAtMs when the response arrived (epoch ms)
+ * @throws CodecError as `decodeMetadataResponse` does (TRUNCATED, INVALID_LENGTH,
+ *   NULL_NOT_ALLOWED, UNSUPPORTED_VERSION), and TRAILING_BYTES when bytes are left over
+ */
+export function decodeMetadataSnapshot(
+  body: Buffer,
+  version: number,
+  fetchedAtMs: number,
+): MetadataSnapshot {
+  const r = new Reader(body);
+  const { head, table } = readMetadataTable(r, version);
+  if (r.pos !== r.end) {
+    throw new CodecError(
+      'TRAILING_BYTES',
+      `MetadataResponse v${version}`,
+      `${r.end - r.pos} bytes after the response`,
+    );
+  }
+  return snapshotOf(head, table, fetchedAtMs);
+}
+
+function snapshotOf(head: MetadataHead, table: MetadataTable, fetchedAtMs: number) {
+  return snapshotFromTable(
+    {
+      brokers: head.brokers,
+      ...(head.controllerId >= 0 ? { controllerId: head.controllerId } : {}),
+      clusterId: head.clusterId,
+      fetchedAtMs,
+    },
+    table,
+  );
+}
+
+/** What {@link MetadataSnapshotApi} decodes a Metadata response into. */
+export interface MetadataSnapshotAnswer {
+  readonly throttleTimeMs: number;
+  /** The v13+ top-level error code; 0 below v13. */
+  readonly errorCode: number;
+  readonly snapshot: MetadataSnapshot;
+}
+
+/**
+ * The Metadata API descriptor the cluster's refreshes send with: `MetadataApi` for the
+ * request, but the response is read straight into a snapshot (stamped with the time it was
+ * decoded) instead of `MetadataResponse` objects. `responseErrors` reports the top-level,
+ * topic and partition error codes as `MetadataApi` does. Not for encoding responses.
+ */
+export const MetadataSnapshotApi: ApiDescriptor<MetadataRequest, MetadataSnapshotAnswer> =
+  Object.freeze({
+    ...MetadataApi,
+    createResponse: (): MetadataSnapshotAnswer => ({
+      throttleTimeMs: 0,
+      errorCode: 0,
+      snapshot: MetadataSnapshot.empty(),
+    }),
+    encodeResponse: () => {
+      throw new KafkaError(
+        'ERR_KAFKA_UNSUPPORTED_OPERATION',
+        'MetadataSnapshotApi decodes responses only; encode with MetadataApi',
+      );
+    },
+    decodeResponse: (r: Reader, version: number): MetadataSnapshotAnswer => {
+      const { head, table } = readMetadataTable(r, version);
+      return {
+        throttleTimeMs: head.throttleTimeMs,
+        errorCode: head.errorCode,
+        snapshot: snapshotOf(head, table, Date.now()),
+      };
+    },
+    responseErrors: (answer: MetadataSnapshotAnswer): ResponseErrorEntry[] => {
+      const out: ResponseErrorEntry[] = [];
+      if (answer.errorCode !== 0) out.push({ path: '', errorCode: answer.errorCode });
+      for (const t of answer.snapshot.topics) {
+        if (t.errorCode !== 0) {
+          out.push({
+            path: `topics[${t.name}]`,
+            errorCode: t.errorCode,
+            topic: t.name,
+            ...(t.topicId === ZERO_UUID ? {} : { topicId: t.topicId }),
+          });
+        }
+        for (const p of t.partitions) {
+          if (p.errorCode === 0) continue;
+          out.push({
+            path: `topics[${t.name}].partitions[${p.partition}]`,
+            errorCode: p.errorCode,
+            topic: t.name,
+            ...(t.topicId === ZERO_UUID ? {} : { topicId: t.topicId }),
+            partition: p.partition,
+          });
+        }
+      }
+      return out;
+    },
+  });
+
+/**
+ * The snapshot in a Metadata answer: taken as is from {@link MetadataSnapshotApi}, made with
+ * {@link snapshotFromMetadata} from a `MetadataResponse` (a connection that decodes with the
+ * generic decoder, such as a test double).
+ */
+export function snapshotFromAnswer(
+  answer: MetadataSnapshotAnswer | MetadataResponse,
+  fetchedAtMs: number,
+): MetadataSnapshot {
+  return 'snapshot' in answer ? answer.snapshot : snapshotFromMetadata(answer, fetchedAtMs);
 }

@@ -1,3 +1,5 @@
+import type { MetadataTable } from './metadata-table.js';
+
 /** A broker as Metadata describes it. */
 export interface BrokerInfo {
   readonly nodeId: number;
@@ -72,36 +74,174 @@ function freezeTopic(t: TopicInfo): TopicInfo {
   return Object.freeze({ ...t, partitions: Object.freeze(partitions) });
 }
 
+/** Where a snapshot built from response bytes keeps its columns (not part of `SnapshotInit`). */
+const TABLE: unique symbol = Symbol('MetadataSnapshot.table');
+
+/** A `SnapshotInit` whose topics are in a {@link MetadataTable} instead of objects. */
+export interface TableSnapshotInit extends Omit<SnapshotInit, 'topics'> {
+  readonly topics: readonly TopicInfo[];
+  readonly [TABLE]: MetadataTable;
+}
+
+/** Builds a snapshot over a table (module-internal, set by the class's static block). */
+let snapshotOverTable: (
+  init: Omit<SnapshotInit, 'topics'>,
+  table: MetadataTable,
+) => MetadataSnapshot;
+/** True when some partition of `next` has an older known leader epoch than `previous` has. */
+let hasOlderLeaderEpoch: (next: MetadataSnapshot, previous: MetadataSnapshot) => boolean;
+
 /**
  * What the cluster looked like at `fetchedAtMs`. Deeply frozen: a reader holding one sees
  * the same view for as long as it holds it, whatever refreshes land meanwhile (the cluster
  * swaps the reference, it never edits a snapshot).
+ *
+ * A snapshot the cluster builds from a Metadata answer keeps the answer's partitions in
+ * typed arrays and makes `TopicInfo` / `PartitionInfo` objects only when they are asked for
+ * (`topics`, `topic()`, `partition()`); `leaderFor()` reads the arrays directly. What a
+ * reader sees is the same either way.
  */
 export class MetadataSnapshot {
   readonly brokers: readonly BrokerInfo[];
-  readonly topics: readonly TopicInfo[];
   readonly controllerId: number | undefined;
   readonly clusterId: string | null;
   readonly fetchedAtMs: number;
-  readonly #byName: ReadonlyMap<string, TopicInfo>;
   readonly #byNode: ReadonlyMap<number, BrokerInfo>;
+  /** Sorted by name; made on first access when the snapshot is table-backed. */
+  #topics: readonly TopicInfo[] | undefined;
+  #byName: Map<string, TopicInfo> | undefined;
+  readonly #table: MetadataTable | undefined;
+  /** Table-backed: topic name to its slot (the last of equal names, as `#byName` keeps). */
+  #slots: Map<string, number> | undefined;
+  #topicAt: (TopicInfo | undefined)[] | undefined;
+
+  static {
+    snapshotOverTable = (init, table) =>
+      new MetadataSnapshot({ ...init, topics: [], [TABLE]: table } as TableSnapshotInit);
+    hasOlderLeaderEpoch = (next, previous) => next.#hasOlderLeaderEpoch(previous);
+  }
 
   constructor(init: SnapshotInit) {
     this.brokers = Object.freeze(
       [...init.brokers].sort((a, b) => a.nodeId - b.nodeId).map((b) => Object.freeze({ ...b })),
     );
-    this.topics = Object.freeze(
-      [...init.topics]
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-        .map(freezeTopic),
-    );
+    const table = (init as Partial<TableSnapshotInit>)[TABLE];
+    this.#table = table;
+    if (table === undefined) {
+      this.#topics = Object.freeze(
+        [...init.topics]
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          .map(freezeTopic),
+      );
+    }
     this.controllerId =
       init.controllerId !== undefined && init.controllerId >= 0 ? init.controllerId : undefined;
     this.clusterId = init.clusterId;
     this.fetchedAtMs = init.fetchedAtMs;
-    this.#byName = new Map(this.topics.map((t) => [t.name, t]));
     this.#byNode = new Map(this.brokers.map((b) => [b.nodeId, b]));
     Object.freeze(this);
+  }
+
+  /** Sorted by name; partitions sorted by index. */
+  get topics(): readonly TopicInfo[] {
+    if (this.#topics !== undefined) return this.#topics;
+    const table = this.#table!;
+    const names = table.names;
+    const order = Array.from({ length: table.topicCount }, (_, i) => i);
+    order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
+    this.#topics = Object.freeze(order.map((slot) => this.#materialise(slot)));
+    return this.#topics;
+  }
+
+  #slot(name: string): number | undefined {
+    if (this.#slots === undefined) {
+      const names = this.#table!.names;
+      const m = new Map<string, number>();
+      for (let i = 0; i < names.length; i++) m.set(names[i]!, i);
+      this.#slots = m;
+    }
+    return this.#slots.get(name);
+  }
+
+  #materialise(slot: number): TopicInfo {
+    this.#topicAt ??= new Array<TopicInfo | undefined>(this.#table!.topicCount);
+    const cached = this.#topicAt[slot];
+    if (cached !== undefined) return cached;
+    const table = this.#table!;
+    const { names, topicInts, topicSorted } = table;
+    const first = topicInts[slot * 5 + 2]!;
+    const n = topicInts[slot * 5 + 3]!;
+    const partitions: PartitionInfo[] = [];
+    for (let k = first; k < first + n; k++) {
+      const leader = table.leader(k);
+      const [replicas, isr, offlineReplicas] = table.lists(k);
+      partitions.push(
+        Object.freeze({
+          partition: table.index(k),
+          ...(leader >= 0 ? { leader } : {}),
+          leaderEpoch: table.epoch(k),
+          replicas: Object.freeze(replicas),
+          isr: Object.freeze(isr),
+          offlineReplicas: Object.freeze(offlineReplicas),
+          errorCode: table.errorCode(k),
+        }),
+      );
+    }
+    if (topicSorted[slot] === 0) partitions.sort((a, b) => a.partition - b.partition);
+    const topic: TopicInfo = Object.freeze({
+      name: names[slot]!,
+      topicId: table.topicId(slot),
+      isInternal: topicInts[slot * 5 + 1] === 1,
+      errorCode: topicInts[slot * 5]!,
+      partitions: Object.freeze(partitions),
+    });
+    this.#topicAt[slot] = topic;
+    return topic;
+  }
+
+  /**
+   * The partition slot of (`slot`, `partition`) when the table answers it directly (sorted
+   * topic, index at its own position), else -1.
+   */
+  #directSlot(slot: number, partition: number): number {
+    const t = this.#table!;
+    const n = t.topicInts[slot * 5 + 3]!;
+    if (t.topicSorted[slot] !== 1 || !(partition >= 0 && partition < n)) return -1;
+    const k = t.topicInts[slot * 5 + 2]! + partition;
+    return t.index(k) === partition ? k : -1;
+  }
+
+  /** The known leader epoch of a partition, -1 when unknown or absent. */
+  #epochOf(topic: string, partition: number): number {
+    if (this.#table !== undefined) {
+      const slot = this.#slot(topic);
+      if (slot === undefined) return -1;
+      const k = this.#directSlot(slot, partition);
+      if (k >= 0) return this.#table.epoch(k);
+    }
+    return this.partition(topic, partition)?.leaderEpoch ?? -1;
+  }
+
+  #hasOlderLeaderEpoch(previous: MetadataSnapshot): boolean {
+    const table = this.#table;
+    if (table === undefined) {
+      return this.topics.some((t) =>
+        t.partitions.some((p) => {
+          const before = previous.#epochOf(t.name, p.partition);
+          return p.leaderEpoch >= 0 && p.leaderEpoch < before;
+        }),
+      );
+    }
+    const { names, topicInts } = table;
+    for (let slot = 0; slot < table.topicCount; slot++) {
+      const first = topicInts[slot * 5 + 2]!;
+      const end = first + topicInts[slot * 5 + 3]!;
+      for (let k = first; k < end; k++) {
+        const epoch = table.epoch(k);
+        if (epoch >= 0 && epoch < previous.#epochOf(names[slot]!, table.index(k))) return true;
+      }
+    }
+    return false;
   }
 
   /** A snapshot that knows nothing, fetched "never" (age is infinite). */
@@ -121,6 +261,11 @@ export class MetadataSnapshot {
 
   /** The topic, or undefined when this snapshot does not have it. */
   topic(name: string): TopicInfo | undefined {
+    if (this.#table !== undefined) {
+      const slot = this.#slot(name);
+      return slot === undefined ? undefined : this.#materialise(slot);
+    }
+    this.#byName ??= new Map(this.topics.map((t) => [t.name, t]));
     return this.#byName.get(name);
   }
 
@@ -131,7 +276,7 @@ export class MetadataSnapshot {
 
   /** The partition, or undefined. */
   partition(topic: string, partition: number): PartitionInfo | undefined {
-    const t = this.#byName.get(topic);
+    const t = this.topic(topic);
     if (t === undefined) return undefined;
     const p = t.partitions[partition];
     // Partitions are dense 0..n-1 in practice; fall back to a search if they are not.
@@ -140,6 +285,15 @@ export class MetadataSnapshot {
 
   /** The partition's leader node id, or undefined when unknown or leaderless. */
   leaderFor(topic: string, partition: number): number | undefined {
+    if (this.#table !== undefined) {
+      const slot = this.#slot(topic);
+      if (slot === undefined) return undefined;
+      const k = this.#directSlot(slot, partition);
+      if (k >= 0) {
+        const leader = this.#table.leader(k);
+        return leader >= 0 ? leader : undefined;
+      }
+    }
     return this.partition(topic, partition)?.leader;
   }
 
@@ -271,6 +425,8 @@ export function keepNewerLeaderEpochs(
   next: MetadataSnapshot,
   previous: MetadataSnapshot,
 ): MetadataSnapshot {
+  // Refreshes almost never go backwards: answer that from the columns before making objects.
+  if (!hasOlderLeaderEpoch(next, previous)) return next;
   let changed = false;
   const topics = next.topics.map((t) => {
     const old = previous.topic(t.name);
@@ -306,4 +462,15 @@ export function keepNewerLeaderEpochs(
     clusterId: next.clusterId,
     fetchedAtMs: next.fetchedAtMs,
   });
+}
+
+/**
+ * A snapshot over `table` (see `readMetadataTable`): topics and partitions become objects
+ * only when read.
+ */
+export function snapshotFromTable(
+  init: Omit<SnapshotInit, 'topics'>,
+  table: MetadataTable,
+): MetadataSnapshot {
+  return snapshotOverTable(init, table);
 }

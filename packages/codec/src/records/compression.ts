@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import * as zlib from 'node:zlib';
 import { CodecError } from '../errors.js';
+import { readUvarint, type VarintSource } from '../varint.js';
 import { decodeLz4Frame, encodeLz4Frame } from './lz4-frame.js';
 import { decodeSnappyBlock } from './snappy-block.js';
 
@@ -313,14 +314,14 @@ function snappyBlockCompressor(backend: CompressionBackend): (chunk: Buffer) => 
  * @returns the length and the number of bytes of the varint
  */
 function snappyDeclaredLength(src: Buffer, start: number, end: number): [number, number] {
-  let result = 0;
-  for (let i = 0, shift = 0; i < 5; i++, shift += 7) {
-    if (start + i >= end) break;
-    const b = src[start + i]!;
-    result += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) return [result, i + 1];
+  const at: VarintSource = { buf: src, pos: start, end };
+  try {
+    return [readUvarint(at), at.pos - start];
+  } catch (e) {
+    throw new CodecError('CORRUPT', 'snappy', `bad block length header (${(e as Error).message})`, {
+      cause: e,
+    });
   }
-  throw new CodecError('CORRUPT', 'snappy', 'bad block length header');
 }
 
 function snappyUncompressBlock(

@@ -4,6 +4,12 @@
  */
 import { CodecError } from '../errors.js';
 import {
+  sizeOfVarint,
+  sizeOfVarlong,
+  writeVarintAt as writeVarint,
+  writeVarlongAt as writeVarlong,
+} from '../varint.js';
+import {
   type CompressionBackend,
   type CompressionCodec,
   CompressionId,
@@ -18,7 +24,6 @@ import {
   ATTR_TRANSACTIONAL,
   RECORD_BATCH_OVERHEAD,
 } from './layout.js';
-import { sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from './varint.js';
 
 /** One record header: a UTF-8 key and a nullable value. */
 export interface RecordHeaderInput {

@@ -10,6 +10,7 @@ import {
   decompress,
 } from './compression.js';
 import { crc32c } from './crc32c.js';
+import { Cursor } from './cursor.js';
 import type { TimestampType } from './encode-record-batch.js';
 import {
   ATTR_COMPRESSION_MASK,
@@ -22,7 +23,6 @@ import {
 } from './layout.js';
 import { KafkaRecord, type RecordBase } from './record.js';
 import { RecordBatchError } from './record-batch-error.js';
-import { Cursor } from './varint.js';
 
 /** Smallest encoded record: length varint, attributes, and five one-byte varints. */
 const MIN_RECORD_BYTES = 7;

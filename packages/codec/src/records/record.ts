@@ -3,6 +3,7 @@
  * deltas are read eagerly; the key, value and headers are handed out on first access as
  * `subarray` views into that buffer (valid while the buffer is; copy to keep them longer).
  */
+import { readVarint, type VarintSource } from '../varint.js';
 
 /** One record header: UTF-8 key, nullable value (a view). */
 export interface RecordHeader {
@@ -107,39 +108,21 @@ export class KafkaRecord {
     if (this.headerCount === 0) return NO_HEADERS;
     const out: RecordHeader[] = new Array(this.headerCount);
     const buf = this.buf;
-    let pos = this.headersPos;
+    // Lengths were validated when the record was read; these reads cannot fail.
+    const src: VarintSource = { buf, pos: this.headersPos, end: buf.length };
     for (let i = 0; i < this.headerCount; i++) {
-      // Lengths were validated when the record was read; these reads cannot fail.
-      let r = readVarintUnchecked(buf, pos);
-      pos = r.pos;
-      const key = buf.toString('utf8', pos, pos + r.value);
-      pos += r.value;
-      r = readVarintUnchecked(buf, pos);
-      pos = r.pos;
+      const keyLen = readVarint(src);
+      const key = buf.toString('utf8', src.pos, src.pos + keyLen);
+      src.pos += keyLen;
+      const valueLen = readVarint(src);
       let value: Buffer | null = null;
-      if (r.value >= 0) {
-        value = buf.subarray(pos, pos + r.value);
-        pos += r.value;
+      if (valueLen >= 0) {
+        value = buf.subarray(src.pos, src.pos + valueLen);
+        src.pos += valueLen;
       }
       out[i] = { key, value };
     }
     this.headersCache = out;
     return out;
   }
-}
-
-const scratch = { value: 0, pos: 0 };
-
-function readVarintUnchecked(buf: Buffer, pos: number): { value: number; pos: number } {
-  let result = 0;
-  let shift = 0;
-  for (;;) {
-    const b = buf[pos++]!;
-    result |= (b & 0x7f) << shift;
-    if (b < 0x80 || shift === 28) break;
-    shift += 7;
-  }
-  scratch.value = (result >>> 1) ^ -(result & 1);
-  scratch.pos = pos;
-  return scratch;
 }

@@ -111,7 +111,7 @@ describe('Reader', () => {
       CodecError,
     );
     expect(() => new Reader(Buffer.from('8080', 'hex')).readVarlong()).toThrow(
-      /need a varlong byte, 0 left/,
+      /varlong runs past the end at byte 2/,
     );
   });
 

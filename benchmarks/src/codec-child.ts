@@ -1,0 +1,124 @@
+/**
+ * One process of the codec suite (started by `codec-suite.ts`, never by hand):
+ *
+ * - `check`: runs every contestant once and prints each one's {@link Summary} as JSON; the
+ *   parent fails the run unless all non-floor contestants of a workload agree.
+ * - `time <seed> <ms>`: times every (workload, contestant) task in an order shuffled by
+ *   `seed`, with a full `gc()` before each task, then the heap-state tasks (the same task
+ *   while a heap-filling structure is alive), and prints the results as JSON.
+ *
+ * Needs `--expose-gc`.
+ */
+import { buildWorkloads, type Summary } from './codec-workloads.js';
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) throw new Error('codec-child needs node --expose-gc');
+
+export interface TimedResult {
+  workload: string;
+  contestant: string;
+  /** '' for a clean heap, 'filled heap' for the heap-state task. */
+  heap: string;
+  usPerOp: number;
+  /** Process CPU time (user + system, all threads: GC helpers included) per call. */
+  cpuUsPerOp: number;
+  ops: number;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Runs `fn` for at least `ms` (after a warm-up of a third of it); returns µs per call. `ms` 0
+ * (smoke) calls it once to warm up and once timed.
+ */
+async function time(
+  fn: () => unknown,
+  ms: number,
+): Promise<{ usPerOp: number; cpuUsPerOp: number; ops: number }> {
+  const isAsync = fn() instanceof Promise;
+  const run = async (budgetMs: number, minOps: number) => {
+    let ops = 0;
+    let sink: unknown;
+    const c0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    const end = t0 + BigInt(Math.round(budgetMs * 1e6));
+    let now = t0;
+    do {
+      sink = isAsync ? await fn() : fn();
+      ops++;
+      now = process.hrtime.bigint();
+    } while (now < end || ops < minOps);
+    if (sink === Symbol.for('never')) console.log('');
+    const cpu = process.cpuUsage(c0);
+    return {
+      usPerOp: Number(now - t0) / 1000 / ops,
+      cpuUsPerOp: (cpu.user + cpu.system) / ops,
+      ops,
+    };
+  };
+  await run(ms / 3, ms === 0 ? 0 : 2);
+  return run(ms, ms === 0 ? 1 : 3);
+}
+
+/** About 150 MB of small live objects, the shape a long-lived consumer's heap has. */
+function fillHeap(): unknown[] {
+  const keep: unknown[] = [];
+  for (let i = 0; i < 1_500_000; i++) keep.push({ i, s: `v${i}`, a: [i, i + 1] });
+  return keep;
+}
+
+const [mode, seedArg, msArg] = process.argv.slice(2);
+const workloads = await buildWorkloads();
+
+if (mode === 'check') {
+  const out: Record<string, Record<string, Summary>> = {};
+  for (const w of workloads) {
+    out[w.id] = {};
+    for (const c of w.contestants) {
+      if (c.summarize === undefined) continue;
+      out[w.id]![c.name] = await c.summarize(await c.run());
+    }
+  }
+  process.stdout.write(JSON.stringify(out));
+} else if (mode === 'time') {
+  const random = mulberry32(Number(seedArg));
+  const ms = Number(msArg);
+  const tasks = workloads.flatMap((w) => w.contestants.map((c) => ({ w, c })));
+  for (let i = tasks.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [tasks[i], tasks[j]] = [tasks[j]!, tasks[i]!];
+  }
+  const results: TimedResult[] = [];
+  for (const { w, c } of tasks) {
+    gc();
+    const r = await time(c.run, ms);
+    results.push({ workload: w.id, contestant: c.name, heap: '', ...r });
+  }
+  // Heap state: the Metadata v12 and Fetch v17 tasks again while ~150 MB of live objects
+  // fill the old generation (each scavenge and mark then has more to walk).
+  for (const id of ['metadata-v12', 'fetch-v17']) {
+    const w = workloads.find((x) => x.id === id)!;
+    // Smoke: one contestant, to prove the path runs.
+    for (const c of ms === 0 ? w.contestants.slice(0, 1) : w.contestants) {
+      if (c.floor === true) continue;
+      gc();
+      let filler: unknown[] | undefined = fillHeap();
+      const r = await time(c.run, ms);
+      if (filler.length === 0) console.log('');
+      filler = undefined;
+      results.push({ workload: w.id, contestant: c.name, heap: 'filled heap', ...r });
+    }
+  }
+  process.stdout.write(JSON.stringify(results));
+} else {
+  throw new Error(`codec-child: unknown mode ${String(mode)}`);
+}

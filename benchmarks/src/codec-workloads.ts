@@ -1,0 +1,690 @@
+/**
+ * The codec suite's workloads and contestants. Each workload is one logical input (the same
+ * bytes for decoders, the same records for encoders); each contestant states what it does,
+ * runs that work (`run`, the timed part) and reduces its own output to a {@link Summary}
+ * (`summarize`, untimed) so the self-check can prove every contestant did the same work.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  createFetchResponse,
+  createFetchResponseFetchableTopicResponse,
+  createFetchResponsePartitionData,
+  createMetadataResponse,
+  createMetadataResponseBroker,
+  createMetadataResponsePartition,
+  createMetadataResponseTopic,
+  createProduceRequest,
+  createProduceRequestPartitionProduceData,
+  createProduceRequestTopicProduceData,
+  decodeFetchResponse,
+  decodeMetadataResponse,
+  decodeProduceRequest,
+  decodeRecordBatches,
+  encodeFetchResponse,
+  encodeMetadataResponse,
+  encodeProduceRequest,
+  encodeRecordBatchSync,
+  type MetadataResponse,
+  Reader,
+  type RecordInput,
+  Writer,
+} from '@kafkats/codec';
+import { decodeMetadataSnapshot, type MetadataSnapshot } from '@kafkats/meta';
+
+const require = createRequire(import.meta.url);
+
+/** What a contestant's output amounts to: counts plus an order-independent checksum. */
+export interface Summary {
+  counts: number[];
+  checksum: number;
+}
+
+export interface Contestant {
+  /** Library and version of the protocol it speaks. */
+  name: string;
+  /** The work `run` does, in words, printed in the table. */
+  does: string;
+  /** True for kafkats' own contestants (ratios are to the best of the others). */
+  ours: boolean;
+  /** Not compared in the self-check (a floor does not decode). */
+  floor?: boolean;
+  /** The timed work; returns what it keeps. */
+  run: () => unknown;
+  /** Untimed: reduces what `run` returned to a summary. */
+  summarize?: (out: unknown) => Summary | Promise<Summary>;
+}
+
+export interface Workload {
+  id: string;
+  title: string;
+  /** Logical bytes per operation (for MB/s). */
+  bytes: number;
+  contestants: Contestant[];
+}
+
+// ---- checksums (untimed) ----
+
+function mix(h: number, x: number): number {
+  return Math.imul(h ^ (x | 0), 16777619) >>> 0;
+}
+function mixString(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = mix(h, s.charCodeAt(i));
+  return mix(h, s.length);
+}
+function mixBytes(h: number, b: Uint8Array | null | undefined): number {
+  if (b === null || b === undefined) return mix(h, -1);
+  for (let i = 0; i < b.length; i++) h = mix(h, b[i]!);
+  return mix(h, b.length);
+}
+function mixBig(h: number, v: bigint | string | number): number {
+  const b = BigInt(v);
+  return mix(mix(h, Number(b & 0xffffffffn)), Number((b >> 32n) & 0xffffffffn));
+}
+
+/** A Metadata answer as a list of topics, for the summary. */
+interface MetaView {
+  brokers: { nodeId: number; host: string; port: number }[];
+  topics: {
+    name: string;
+    partitions: {
+      index: number;
+      leader: number;
+      epoch: number;
+      replicas: ArrayLike<number>;
+      isr: ArrayLike<number>;
+    }[];
+  }[];
+}
+
+function summarizeMetadata(v: MetaView): Summary {
+  let partitions = 0;
+  let replicas = 0;
+  let isr = 0;
+  // Sum of per-topic hashes: topic order does not matter, every field inside a topic does.
+  let sum = 0;
+  for (const b of v.brokers)
+    sum = (sum + mix(mixString(mix(2166136261, b.nodeId), b.host), b.port)) >>> 0;
+  for (const t of v.topics) {
+    let h = mixString(2166136261, t.name);
+    for (const p of [...t.partitions].sort((a, b) => a.index - b.index)) {
+      partitions++;
+      h = mix(mix(mix(h, p.index), p.leader), p.epoch);
+      for (let i = 0; i < p.replicas.length; i++) h = mix(h, p.replicas[i]!);
+      h = mix(h, -2);
+      for (let i = 0; i < p.isr.length; i++) h = mix(h, p.isr[i]!);
+      replicas += p.replicas.length;
+      isr += p.isr.length;
+    }
+    sum = (sum + h) >>> 0;
+  }
+  return { counts: [v.brokers.length, v.topics.length, partitions, replicas, isr], checksum: sum };
+}
+
+function kafkatsMetadataView(m: MetadataResponse): MetaView {
+  return {
+    brokers: m.brokers,
+    topics: m.topics.map((t) => ({
+      name: t.name ?? '',
+      partitions: t.partitions.map((p) => ({
+        index: p.partitionIndex,
+        leader: p.leaderId,
+        epoch: p.leaderEpoch,
+        replicas: p.replicaNodes,
+        isr: p.isrNodes,
+      })),
+    })),
+  };
+}
+
+function snapshotView(s: MetadataSnapshot): MetaView {
+  return {
+    brokers: [...s.brokers],
+    topics: s.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => ({
+        index: p.partition,
+        leader: p.leader ?? -1,
+        epoch: p.leaderEpoch,
+        replicas: p.replicas,
+        isr: p.isr,
+      })),
+    })),
+  };
+}
+
+/** Kept records of a Fetch decode: the same five parallel arrays for every contestant. */
+interface Kept {
+  offsets: unknown[];
+  timestamps: unknown[];
+  keys: unknown[];
+  values: unknown[];
+  headers: unknown[];
+}
+function newKept(): Kept {
+  return { offsets: [], timestamps: [], keys: [], values: [], headers: [] };
+}
+function summarizeKept(k: Kept): Summary {
+  let h = 2166136261;
+  let headers = 0;
+  for (let i = 0; i < k.offsets.length; i++) {
+    h = mixBig(h, k.offsets[i] as bigint);
+    h = mixBig(h, k.timestamps[i] as bigint);
+    h = mixBytes(h, k.keys[i] as Uint8Array | null);
+    h = mixBytes(h, k.values[i] as Uint8Array | null);
+    const hs = k.headers[i] as unknown[] | Record<string, unknown>;
+    headers += Array.isArray(hs) ? hs.length : Object.keys(hs).length;
+  }
+  return { counts: [k.offsets.length, headers], checksum: h };
+}
+
+// ---- peers ----
+
+type AsyncFn = (b: Buffer) => Promise<unknown>;
+interface PlatformaticApi {
+  parseResponse(
+    correlationId: number,
+    apiKey: number,
+    apiVersion: number,
+    reader: unknown,
+  ): unknown;
+  createRequest(...args: unknown[]): { buffer: Buffer };
+}
+
+async function loadPeers() {
+  const kjs = join(dirname(require.resolve('kafkajs')), 'src', 'protocol', 'requests');
+  const pf = dirname(require.resolve('@platformatic/kafka'));
+  const load = async <T>(p: string): Promise<T> =>
+    (await import(pathToFileURL(join(pf, p)).href)) as T;
+  const kjsResponse = (p: string) =>
+    require(join(kjs, p)) as { decode: AsyncFn; parse: (decoded: unknown) => Promise<unknown> };
+  return {
+    kafkajs: {
+      metadataV6: kjsResponse('metadata/v6/response.js'),
+      fetchV11: kjsResponse('fetch/v11/response.js'),
+      produceV7: require(join(kjs, 'produce/v7/request.js')) as (r: unknown) => {
+        encode(): Promise<{ buffer: Buffer }>;
+      },
+    },
+    platformatic: {
+      Reader: (await load<{ Reader: { from(b: Buffer): unknown } }>('protocol/reader.js')).Reader,
+      metadataV12: await load<PlatformaticApi>('apis/metadata/metadata-v12.js'),
+      fetchV17: await load<PlatformaticApi>('apis/consumer/fetch-v17.js'),
+      produceV11: await load<PlatformaticApi>('apis/producer/produce-v11.js'),
+    },
+  };
+}
+
+// ---- corpus ----
+
+/** 1,000 topics x 10 partitions, replicas and ISR of 3 out of 6 brokers. */
+function metadataCorpus(modern: boolean): MetadataResponse {
+  const brokers = [];
+  for (let b = 0; b < 6; b++) {
+    brokers.push(
+      createMetadataResponseBroker({
+        nodeId: b,
+        host: `broker-${b}.kafka.svc`,
+        port: 9092,
+        rack: `rack-${b % 3}`,
+      }),
+    );
+  }
+  const topics = [];
+  for (let t = 0; t < 1000; t++) {
+    const partitions = [];
+    for (let p = 0; p < 10; p++) {
+      const replicas = [(t + p) % 6, (t + p + 1) % 6, (t + p + 2) % 6];
+      partitions.push(
+        createMetadataResponsePartition({
+          partitionIndex: p,
+          leaderId: replicas[0]!,
+          leaderEpoch: modern ? 7 + (t % 5) : -1,
+          replicaNodes: replicas,
+          isrNodes: t % 3 === 0 ? replicas.slice(0, 2) : [...replicas],
+        }),
+      );
+    }
+    const id = Buffer.alloc(16);
+    id.writeUInt32BE(t + 1, 12);
+    topics.push(
+      createMetadataResponseTopic({
+        name: `orders.region-${t % 7}.topic-${t}`,
+        topicId: modern ? id.toString('base64url') : 'AAAAAAAAAAAAAAAAAAAAAA',
+        partitions,
+      }),
+    );
+  }
+  return createMetadataResponse({ brokers, clusterId: 'kafkats-bench', controllerId: 1, topics });
+}
+
+/** 100-byte values, 16-byte keys, one header on every tenth record, deterministic. */
+function recordsCorpus(n: number, seed: number): RecordInput[] {
+  const out: RecordInput[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push({
+      key: Buffer.from(`key-${String(i).padStart(12, '0')}`),
+      value: Buffer.alloc(100, 97 + ((i + seed) % 26)),
+      timestamp: 1_700_000_000_000 + i,
+      ...(i % 10 === 0 ? { headers: [{ key: 'trace', value: Buffer.from(`t-${i}`) }] } : {}),
+    });
+  }
+  return out;
+}
+
+function encode(f: (w: Writer) => void): Buffer {
+  const w = new Writer(1 << 16);
+  f(w);
+  return Buffer.from(w.finish());
+}
+
+function produceRequest(batches: Buffer[]) {
+  return createProduceRequest({
+    acks: -1,
+    timeoutMs: 30000,
+    topicData: [
+      createProduceRequestTopicProduceData({
+        name: 'orders',
+        partitionData: batches.map((records, index) =>
+          createProduceRequestPartitionProduceData({ index, records }),
+        ),
+      }),
+    ],
+  });
+}
+
+function fetchResponse(batches: Buffer[], modern: boolean) {
+  return createFetchResponse({
+    responses: [
+      createFetchResponseFetchableTopicResponse({
+        topic: modern ? '' : 'orders',
+        topicId: modern ? 'AAAAAAAAAAAAAAAAAAAAAQ' : 'AAAAAAAAAAAAAAAAAAAAAA',
+        partitions: batches.map((records, partitionIndex) =>
+          createFetchResponsePartitionData({
+            partitionIndex,
+            highWatermark: 10000n,
+            lastStableOffset: 10000n,
+            logStartOffset: 0n,
+            records,
+          }),
+        ),
+      }),
+    ],
+  });
+}
+
+/** Every record of every batch of a kafkats Fetch body, all five fields read and kept. */
+function keepKafkatsFetch(body: ReturnType<typeof decodeFetchResponse>): Kept {
+  const k = newKept();
+  for (const t of body.responses) {
+    for (const p of t.partitions) {
+      if (p.records === null) continue;
+      for (const batch of decodeRecordBatches(p.records)) {
+        for (const r of batch.records()) {
+          k.offsets.push(r.offset);
+          k.timestamps.push(r.timestamp);
+          k.keys.push(r.key);
+          k.values.push(r.value);
+          k.headers.push(r.headers);
+        }
+      }
+    }
+  }
+  return k;
+}
+
+type PfBatch = {
+  firstOffset: bigint;
+  firstTimestamp: bigint;
+  records: {
+    offsetDelta: number;
+    timestampDelta: bigint;
+    key: Buffer;
+    value: Buffer;
+    headers: unknown[];
+  }[];
+};
+type PfFetch = { responses: { partitions: { records: PfBatch[] | null }[] }[] };
+
+type KjsFetch = {
+  responses: {
+    partitions: {
+      messages: {
+        offset: string;
+        timestamp: string;
+        key: Buffer;
+        value: Buffer;
+        headers: object;
+      }[];
+    }[];
+  }[];
+};
+
+/** Builds every workload and its contestants (corpus encoded once, untimed). */
+export async function buildWorkloads(): Promise<Workload[]> {
+  const peers = await loadPeers();
+  const pfRead = (b: Buffer) => peers.platformatic.Reader.from(b);
+  const workloads: Workload[] = [];
+
+  // ---- Metadata ----
+  for (const [version, peer] of [
+    [12, 'platformatic'],
+    [6, 'kafkajs'],
+  ] as const) {
+    const bytes = encode((w) => encodeMetadataResponse(w, metadataCorpus(version >= 7), version));
+    const copy = Buffer.alloc(bytes.length);
+    const contestants: Contestant[] = [
+      {
+        name: `kafkats v${version} generic decoder`,
+        does: 'every field into MetadataResponse objects (an object per partition, arrays of replicas/ISR/offline)',
+        ours: true,
+        run: () => decodeMetadataResponse(new Reader(bytes), version),
+        summarize: (o) => summarizeMetadata(kafkatsMetadataView(o as MetadataResponse)),
+      },
+      {
+        name: `kafkats v${version} meta snapshot`,
+        does: 'bytes to the MetadataSnapshot meta installs (every field checked and kept in typed arrays; topic/partition objects materialised on first access) + one leaderFor lookup',
+        ours: true,
+        run: () => {
+          const s = decodeMetadataSnapshot(bytes, version, 0);
+          s.leaderFor('orders.region-3.topic-500', 7);
+          return s;
+        },
+        summarize: (o) => summarizeMetadata(snapshotView(o as MetadataSnapshot)),
+      },
+      {
+        name: `kafkats v${version} meta snapshot + every partition materialised`,
+        does: 'as the snapshot, then every TopicInfo/PartitionInfo object built (the worst case of a reader walking all of it)',
+        ours: true,
+        run: () => {
+          const s = decodeMetadataSnapshot(bytes, version, 0);
+          let n = 0;
+          for (const t of s.topics) n += t.partitions.length;
+          return n === -1 ? undefined : s;
+        },
+        summarize: (o) => summarizeMetadata(snapshotView(o as MetadataSnapshot)),
+      },
+    ];
+    if (peer === 'platformatic') {
+      contestants.push({
+        name: '@platformatic/kafka 2.12.1 v12',
+        does: 'parseResponse: every field into plain objects (an object per partition, arrays)',
+        ours: false,
+        run: () => peers.platformatic.metadataV12.parseResponse(1, 3, 12, pfRead(bytes)),
+        summarize: (o) => {
+          const m = o as {
+            brokers: MetaView['brokers'];
+            topics: {
+              name: string;
+              partitions: {
+                partitionIndex: number;
+                leaderId: number;
+                leaderEpoch: number;
+                replicaNodes: number[];
+                isrNodes: number[];
+              }[];
+            }[];
+          };
+          return summarizeMetadata({
+            brokers: m.brokers,
+            topics: m.topics.map((t) => ({
+              name: t.name,
+              partitions: t.partitions.map((p) => ({
+                index: p.partitionIndex,
+                leader: p.leaderId,
+                epoch: p.leaderEpoch,
+                replicas: p.replicaNodes,
+                isr: p.isrNodes,
+              })),
+            })),
+          });
+        },
+      });
+    } else {
+      contestants.push({
+        name: 'kafkajs 2.2.4 v6',
+        does: 'decode + parse (every field into plain objects; parse checks error codes)',
+        ours: false,
+        run: async () =>
+          peers.kafkajs.metadataV6.parse(await peers.kafkajs.metadataV6.decode(bytes)),
+        summarize: (o) => {
+          const m = o as {
+            brokers: MetaView['brokers'];
+            topicMetadata: {
+              topic: string;
+              partitionMetadata: {
+                partitionId: number;
+                leader: number;
+                replicas: number[];
+                isr: number[];
+              }[];
+            }[];
+          };
+          return summarizeMetadata({
+            brokers: m.brokers,
+            topics: m.topicMetadata.map((t) => ({
+              name: t.topic,
+              partitions: t.partitionMetadata.map((p) => ({
+                index: p.partitionId,
+                leader: p.leader,
+                epoch: -1,
+                replicas: p.replicas,
+                isr: p.isr,
+              })),
+            })),
+          });
+        },
+      });
+    }
+    contestants.push({
+      name: 'memcpy of the same bytes',
+      does: 'Buffer.copy (floor)',
+      ours: false,
+      floor: true,
+      run: () => bytes.copy(copy),
+    });
+    workloads.push({
+      id: `metadata-v${version}`,
+      title: `Metadata response v${version} decode, 6 brokers, 1,000 topics x 10 partitions x RF 3 (${(bytes.length / 1024).toFixed(0)} KiB)`,
+      bytes: bytes.length,
+      contestants,
+    });
+  }
+
+  // ---- Fetch ----
+  const fetchBatches = Array.from({ length: 10 }, (_, p) =>
+    encodeRecordBatchSync({ baseOffset: BigInt(p * 1000), records: recordsCorpus(1000, p) }),
+  );
+  for (const [version, peer] of [
+    [17, 'platformatic'],
+    [11, 'kafkajs'],
+  ] as const) {
+    const bytes = encode((w) =>
+      encodeFetchResponse(w, fetchResponse(fetchBatches, version >= 13), version),
+    );
+    const copy = Buffer.alloc(bytes.length);
+    const contestants: Contestant[] = [
+      {
+        name: `kafkats v${version}`,
+        does: 'decodeFetchResponse + decodeRecordBatches (CRC-32C verified); every record: offset, timestamp (bigint), key, value (views), headers read and kept',
+        ours: true,
+        run: () => keepKafkatsFetch(decodeFetchResponse(new Reader(bytes), version)),
+        summarize: (o) => summarizeKept(o as Kept),
+      },
+    ];
+    if (peer === 'platformatic') {
+      contestants.push({
+        name: '@platformatic/kafka 2.12.1 v17',
+        does: 'parseResponse (records parsed, CRC NOT verified); every record: offset and timestamp made absolute (bigint), key, value, headers read and kept',
+        ours: false,
+        run: () => {
+          const res = peers.platformatic.fetchV17.parseResponse(1, 1, 17, pfRead(bytes)) as PfFetch;
+          const k = newKept();
+          for (const t of res.responses) {
+            for (const p of t.partitions) {
+              for (const b of p.records ?? []) {
+                for (const r of b.records) {
+                  k.offsets.push(b.firstOffset + BigInt(r.offsetDelta));
+                  k.timestamps.push(b.firstTimestamp + r.timestampDelta);
+                  k.keys.push(r.key);
+                  k.values.push(r.value);
+                  k.headers.push(r.headers);
+                }
+              }
+            }
+          }
+          return k;
+        },
+        summarize: (o) => summarizeKept(o as Kept),
+      });
+    } else {
+      contestants.push({
+        name: 'kafkajs 2.2.4 v11',
+        does: 'decode + parse (records parsed, CRC NOT verified; offsets/timestamps as strings); every record: offset, timestamp, key, value, headers read and kept',
+        ours: false,
+        run: async () => {
+          const res = (await peers.kafkajs.fetchV11.parse(
+            await peers.kafkajs.fetchV11.decode(bytes),
+          )) as KjsFetch;
+          const k = newKept();
+          for (const t of res.responses) {
+            for (const p of t.partitions) {
+              for (const r of p.messages) {
+                k.offsets.push(r.offset);
+                k.timestamps.push(r.timestamp);
+                k.keys.push(r.key);
+                k.values.push(r.value);
+                k.headers.push(r.headers);
+              }
+            }
+          }
+          return k;
+        },
+        summarize: (o) => summarizeKept(o as Kept),
+      });
+    }
+    contestants.push({
+      name: 'memcpy of the same bytes',
+      does: 'Buffer.copy (floor)',
+      ours: false,
+      floor: true,
+      run: () => bytes.copy(copy),
+    });
+    workloads.push({
+      id: `fetch-v${version}`,
+      title: `Fetch response v${version} decode, 10 partitions x 1,000 records (16 B key, 100 B value) (${(bytes.length / 1024).toFixed(0)} KiB)`,
+      bytes: bytes.length,
+      contestants,
+    });
+  }
+
+  // ---- Produce ----
+  const partitionsRecords = Array.from({ length: 10 }, (_, p) => recordsCorpus(100, p));
+  const produceBytes = encode((w) =>
+    encodeProduceRequest(
+      w,
+      produceRequest(partitionsRecords.map((records) => encodeRecordBatchSync({ records }))),
+      11,
+    ),
+  ).length;
+  const produceCopy = [Buffer.alloc(produceBytes, 1), Buffer.alloc(produceBytes)] as const;
+  const summarizeProduce = (bytes: Buffer, version: number): Summary => {
+    const req = decodeProduceRequest(new Reader(bytes), version);
+    const k = newKept();
+    let partitions = 0;
+    for (const t of req.topicData) {
+      for (const p of t.partitionData) {
+        partitions++;
+        if (p.records === null) continue;
+        for (const batch of decodeRecordBatches(p.records)) {
+          for (const r of batch.records()) {
+            // Offsets are the producer's deltas; only their order and the payload matter.
+            k.offsets.push(BigInt(r.offsetDelta));
+            k.timestamps.push(r.timestamp);
+            k.keys.push(r.key);
+            k.values.push(r.value);
+            k.headers.push(r.headers);
+          }
+        }
+      }
+    }
+    const s = summarizeKept(k);
+    return { counts: [partitions, ...s.counts], checksum: s.checksum };
+  };
+  const kjsTopicData = [
+    {
+      topic: 'orders',
+      partitions: partitionsRecords.map((records, partition) => ({
+        partition,
+        messages: records.map((r) => ({
+          key: r.key,
+          value: r.value,
+          timestamp: r.timestamp,
+          ...(r.headers === undefined
+            ? {}
+            : { headers: Object.fromEntries(r.headers.map((h) => [h.key, h.value])) }),
+        })),
+      })),
+    },
+  ];
+  const pfMessages = partitionsRecords.flatMap((records, partition) =>
+    records.map((r) => ({
+      topic: 'orders',
+      partition,
+      key: r.key,
+      value: r.value,
+      timestamp: BigInt(r.timestamp!),
+      headers: new Map((r.headers ?? []).map((h) => [Buffer.from(h.key), h.value])),
+    })),
+  );
+  workloads.push({
+    id: 'produce',
+    title: `Produce request encode, 10 partitions x 100 records (16 B key, 100 B value), framed record batches (${(produceBytes / 1024).toFixed(0)} KiB)`,
+    bytes: produceBytes,
+    contestants: [
+      {
+        name: 'kafkats v11',
+        does: 'encodeRecordBatchSync per partition (CRC-32C) + encodeProduceRequest into one buffer',
+        ours: true,
+        run: () => {
+          const w = new Writer(1 << 17);
+          encodeProduceRequest(
+            w,
+            produceRequest(partitionsRecords.map((records) => encodeRecordBatchSync({ records }))),
+            11,
+          );
+          return w.finish();
+        },
+        summarize: (o) => summarizeProduce(Buffer.from(o as Uint8Array), 11),
+      },
+      {
+        name: 'kafkajs 2.2.4 v7',
+        does: 'request encode: record batches (CRC-32C) + request into one buffer',
+        ours: false,
+        run: async () =>
+          (
+            await peers.kafkajs
+              .produceV7({ acks: -1, timeout: 30000, topicData: kjsTopicData })
+              .encode()
+          ).buffer,
+        summarize: (o) => summarizeProduce(o as Buffer, 7),
+      },
+      {
+        name: '@platformatic/kafka 2.12.1 v11',
+        does: 'createRequest: record batches (CRC-32C) + request into one buffer',
+        ours: false,
+        run: () => peers.platformatic.produceV11.createRequest(-1, 30000, pfMessages, {}).buffer,
+        summarize: (o) => summarizeProduce(o as Buffer, 11),
+      },
+      {
+        name: 'memcpy of the same bytes',
+        does: 'Buffer.copy (floor)',
+        ours: false,
+        floor: true,
+        run: () => produceCopy[0].copy(produceCopy[1]),
+      },
+    ],
+  });
+  return workloads;
+}

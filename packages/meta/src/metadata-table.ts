@@ -1,0 +1,273 @@
+import { CodecError, Reader } from '@kafkats/codec';
+
+/**
+ * A Metadata response's topics and partitions, indexed over a copy of the response bytes:
+ * what a `MetadataSnapshot` is built from when it comes straight from the wire. Decoding
+ * checks every length and records where each partition starts; a partition's fields are
+ * read from the bytes when asked for, and `TopicInfo` / `PartitionInfo` objects are made from
+ * them only when somebody asks for those.
+ *
+ * Topic slot `t` (answer order, topics without a name left out): `names[t]`;
+ * `topicInts[5t..5t+4]` = error code, isInternal (0/1), first partition slot, partition
+ * count, offset of the topic id (-1 below v10). Partition slot `k` (a topic's partitions are
+ * consecutive, in answer order) starts at `partAt[k]` in `bytes`.
+ */
+export class MetadataTable {
+  readonly topicCount: number;
+  readonly names: readonly string[];
+  readonly topicInts: Int32Array;
+  /** Per topic: 1 when its partition indexes strictly increase (the usual dense 0..n-1). */
+  readonly topicSorted: Uint8Array;
+  readonly #bytes: Buffer;
+  readonly #view: DataView;
+  readonly #partAt: Int32Array;
+  readonly #version: number;
+
+  constructor(
+    version: number,
+    bytes: Buffer,
+    names: string[],
+    topicInts: Int32Array,
+    topicSorted: Uint8Array,
+    partAt: Int32Array,
+  ) {
+    this.#version = version;
+    this.#bytes = bytes;
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.names = names;
+    this.topicCount = names.length;
+    this.topicInts = topicInts;
+    this.topicSorted = topicSorted;
+    this.#partAt = partAt;
+  }
+
+  /** The partition index of slot `k`. */
+  index(k: number): number {
+    return this.#view.getInt32(this.#partAt[k]! + 2);
+  }
+
+  /** The leader id of slot `k` (-1: none). */
+  leader(k: number): number {
+    return this.#view.getInt32(this.#partAt[k]! + 6);
+  }
+
+  /** The leader epoch of slot `k` (-1 below v7). */
+  epoch(k: number): number {
+    return this.#version >= 7 ? this.#view.getInt32(this.#partAt[k]! + 10) : -1;
+  }
+
+  /** The partition error code of slot `k`. */
+  errorCode(k: number): number {
+    return this.#view.getInt16(this.#partAt[k]!);
+  }
+
+  /** Replicas, ISR and offline replicas of slot `k` (offline empty below v5). */
+  lists(k: number): [number[], number[], number[]] {
+    const r = new Reader(this.#bytes, this.#partAt[k]! + (this.#version >= 7 ? 14 : 10));
+    const flexible = this.#version >= 9;
+    const list = () => {
+      const n = flexible ? r.readCompactArrayLength() : r.readArrayLength();
+      const out = new Array<number>(n);
+      for (let i = 0; i < n; i++) out[i] = r.readInt32();
+      return out;
+    };
+    return [list(), list(), this.#version >= 5 ? list() : []];
+  }
+
+  /** The topic id of topic slot `t` in Kafka's text form (the zero uuid below v10). */
+  topicId(t: number): string {
+    const at = this.topicInts[t * 5 + 4]!;
+    if (at < 0) return ZERO_UUID_TEXT;
+    const b = this.#bytes;
+    for (let i = 0; i < 16; i++) if (b[at + i] !== 0) return b.toString('base64url', at, at + 16);
+    return ZERO_UUID_TEXT;
+  }
+}
+
+const ZERO_UUID_TEXT = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+/** The brokers and top-level fields of the same response. */
+export interface MetadataHead {
+  readonly throttleTimeMs: number;
+  readonly brokers: { nodeId: number; host: string; port: number; rack: string | null }[];
+  readonly clusterId: string | null;
+  readonly controllerId: number;
+  /** v13+: the top-level error code; 0 below. */
+  readonly errorCode: number;
+}
+
+/** Skips a tagged-field section (every Metadata response tag is unknown to the snapshot). */
+function skipTags(r: Reader): void {
+  const n = r.readUvarint();
+  for (let i = 0; i < n; i++) {
+    r.readUvarint();
+    r.pos = r.readTaggedSize();
+  }
+}
+
+function atPath(e: unknown, path: string): unknown {
+  if (e instanceof CodecError && e.path === '') {
+    return new CodecError(e.reason, `MetadataResponse ${path}`, e.message, { cause: e });
+  }
+  return e;
+}
+
+/**
+ * Reads a Metadata response body (any version 0-13) from `r` into a {@link MetadataTable}
+ * and its {@link MetadataHead}, checking every length and count as the generated
+ * `decodeMetadataResponse` does (same `CodecError` reasons) without making an object per
+ * partition. Leaves `r.pos` after the body.
+ *
+ * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH, NULL_NOT_ALLOWED
+ */
+export function readMetadataTable(
+  r: Reader,
+  version: number,
+): { head: MetadataHead; table: MetadataTable } {
+  if (!(version >= 0 && version <= 13) || !Number.isInteger(version)) {
+    throw new CodecError('UNSUPPORTED_VERSION', 'MetadataResponse', `version ${version} (0-13)`);
+  }
+  const flexible = version >= 9;
+  const arrayLength = flexible ? () => r.readCompactArrayLength() : () => r.readArrayLength();
+  const string = flexible ? () => r.readCompactString() : () => r.readString();
+  const nullableString = flexible
+    ? () => r.readNullableCompactString()
+    : () => r.readNullableString();
+  // Where a failure happened, for the error path; numbers, so the loop makes no strings.
+  let where = 'header';
+  let ti = -1;
+  let pi = -1;
+  try {
+    const throttleTimeMs = version >= 3 ? r.readInt32() : 0;
+    where = 'brokers';
+    const brokerCount = arrayLength();
+    const brokers: MetadataHead['brokers'] = [];
+    for (let i = 0; i < brokerCount; i++) {
+      const nodeId = r.readInt32();
+      const host = string();
+      const port = r.readInt32();
+      const rack = version >= 1 ? nullableString() : null;
+      if (flexible) skipTags(r);
+      brokers.push({ nodeId, host, port, rack });
+    }
+    where = 'clusterId';
+    const clusterId = version >= 2 ? nullableString() : null;
+    const controllerId = version >= 1 ? r.readInt32() : -1;
+    where = 'topics';
+    const topicCount = arrayLength();
+    // The topics' bytes are kept (one copy); partitions are found again by their offsets.
+    const base = r.pos;
+    const buf = r.buf;
+    const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const end = r.end;
+    // A partition takes at least 18 bytes on the wire.
+    let partAt = new Int32Array(Math.max(16, Math.ceil((end - base) / 18)));
+    const topicInts = new Int32Array(topicCount * 5);
+    const topicSorted = new Uint8Array(topicCount);
+    const names: string[] = [];
+    let k = 0; // partition slots used
+    let t = 0; // topics kept
+    const hasEpoch = version >= 7;
+    const lists = version >= 5 ? 3 : 2;
+    const fixed = hasEpoch ? 14 : 10;
+    for (ti = 0; ti < topicCount; ti++) {
+      pi = -1;
+      const errorCode = r.readInt16();
+      const name = version >= 12 ? nullableString() : string();
+      const idAt = r.pos;
+      if (version >= 10) {
+        r.need(16);
+        r.pos += 16;
+      }
+      const isInternal = version >= 1 ? r.readBool() : false;
+      const n = arrayLength();
+      const first = k;
+      if (k + n > partAt.length) {
+        const grown = new Int32Array(Math.max(k + n, partAt.length * 2));
+        grown.set(partAt);
+        partAt = grown;
+      }
+      let sorted = 1;
+      let previous = -1;
+      for (pi = 0; pi < n; pi++) {
+        let p = r.pos;
+        partAt[k] = p - base;
+        let index: number;
+        // Fast path over bytes known to be there; anything else goes through the Reader,
+        // which reads it or throws what the generic decoder throws.
+        if (p + fixed <= end) {
+          index = dv.getInt32(p + 2);
+          r.pos = p + fixed;
+        } else {
+          r.readInt16();
+          index = r.readInt32();
+          r.readInt32();
+          if (hasEpoch) r.readInt32();
+        }
+        if (index <= previous) sorted = 0;
+        previous = index;
+        for (let list = 0; list < lists; list++) {
+          p = r.pos;
+          if (flexible) {
+            const b = p < end ? buf[p]! : 0;
+            if (b > 0 && b < 0x80 && (b - 1) * 4 <= end - p - 1) {
+              r.pos = p + 1 + (b - 1) * 4;
+              continue;
+            }
+          } else if (p + 4 <= end) {
+            const c = dv.getInt32(p);
+            if (c >= 0 && c * 4 <= end - p - 4) {
+              r.pos = p + 4 + c * 4;
+              continue;
+            }
+          }
+          const c = flexible ? r.readCompactArrayLength() : r.readArrayLength();
+          // The count was checked against the bytes left (>= 1 per element); each id is 4.
+          r.need(c * 4);
+          r.pos += c * 4;
+        }
+        if (flexible) {
+          // No tags (the usual case) is one zero byte.
+          if (r.pos < end && buf[r.pos] === 0) r.pos++;
+          else skipTags(r);
+        }
+        k++;
+      }
+      pi = -1;
+      if (version >= 8) r.readInt32(); // topicAuthorizedOperations
+      if (flexible) skipTags(r);
+      // v12+ may answer by id only; a topic without a name cannot be looked up by name.
+      if (name === null) {
+        k = first;
+        continue;
+      }
+      names.push(name);
+      topicInts[t * 5] = errorCode;
+      topicInts[t * 5 + 1] = isInternal ? 1 : 0;
+      topicInts[t * 5 + 2] = first;
+      topicInts[t * 5 + 3] = n;
+      topicInts[t * 5 + 4] = version >= 10 ? idAt - base : -1;
+      topicSorted[t] = sorted;
+      t++;
+    }
+    const topicsEnd = r.pos;
+    ti = -1;
+    where = 'trailer';
+    if (version >= 8 && version <= 10) r.readInt32(); // clusterAuthorizedOperations
+    const errorCode = version >= 13 ? r.readInt16() : 0;
+    if (flexible) skipTags(r);
+    return {
+      head: { throttleTimeMs, brokers, clusterId, controllerId, errorCode },
+      table: new MetadataTable(
+        version,
+        Buffer.from(buf.subarray(base, topicsEnd)),
+        names,
+        topicInts.subarray(0, t * 5),
+        topicSorted.subarray(0, t),
+        partAt.subarray(0, k),
+      ),
+    };
+  } catch (e) {
+    throw atPath(e, ti < 0 ? where : pi < 0 ? `topics[${ti}]` : `topics[${ti}].partitions[${pi}]`);
+  }
+}
