@@ -69,10 +69,37 @@ const READERS: readonly Reader[] = [
   'platformatic',
   'java',
 ];
+/** Group consumers: each joins a fresh group and reads the prepared topic from earliest. */
+type GroupReader =
+  | 'kafkats-consumer'
+  | 'kafkats-classic'
+  | 'kafkajs'
+  | 'platformatic'
+  | 'java-classic'
+  | 'java-consumer';
+const GROUP_READERS: readonly GroupReader[] = [
+  'kafkats-consumer',
+  'kafkats-classic',
+  'kafkajs',
+  'platformatic',
+  'java-classic',
+  'java-consumer',
+];
+const GROUP_LABEL: Record<GroupReader, string> = {
+  'kafkats-consumer': 'kafkats Consumer, KIP-848',
+  'kafkats-classic': 'kafkats Consumer, classic',
+  kafkajs: 'kafkajs 2.2.4 (classic)',
+  platformatic: '@platformatic/kafka 2.12.1 (classic)',
+  'java-consumer': 'Java 4.4.0 tool, KIP-848',
+  'java-classic': 'Java 4.4.0 tool, classic',
+};
+
 const LABEL: Record<Reader, string> = {
   kafkats: 'kafkats',
   'kafkats-multi': 'kafkats MultiPartitionReader',
   'kafkats-crc': 'kafkats, CRC checked (not compared)',
+  'kafkats-consumer': 'kafkats Consumer, KIP-848',
+  'kafkats-classic': 'kafkats Consumer, classic',
   kafkajs: 'kafkajs 2.2.4',
   platformatic: '@platformatic/kafka 2.12.1',
   java: 'Java 4.4.0 tool',
@@ -83,6 +110,8 @@ interface Sample {
   rate: number;
   /** Node: CPU µs per timed record; Java: whole-JVM CPU µs per record sent or read. */
   cpu: number;
+  /** Group consumers: ms from subscribe to the first assignment (outside the timed window). */
+  joinMs?: number;
 }
 
 /** KAFKATS_BENCH_TRACE=1 prints each run's phases and wall time (stderr). */
@@ -336,6 +365,99 @@ async function readOnce(
   return { rate: c.records / (r.elapsedMs / 1000), cpu: r.cpuUs / c.records };
 }
 
+/**
+ * One group consumer run: a fresh group on the prepared topic, `records` records from earliest.
+ * The rate is over the time from the first assignment to the last record (ConsumerPerformance:
+ * its fetch time, i.e. elapsed minus the time spent in the join); the join is shown apart.
+ */
+async function groupOnce(
+  ctx: Context,
+  c: Case,
+  topic: string,
+  checksum: number,
+  who: GroupReader,
+): Promise<Sample> {
+  if (who === 'java-classic' || who === 'java-consumer') {
+    const exit = await runJava(ctx.log4j, 'org.apache.kafka.tools.ConsumerPerformance', [
+      '--bootstrap-server',
+      ctx.bootstrap,
+      '--topic',
+      topic,
+      '--num-records',
+      String(c.records),
+      '--group',
+      `bench-${who}-${topic}-${ctx.topicSeq++}`,
+      '--timeout',
+      '60000',
+      '--hide-header',
+      '--command-property',
+      `group.protocol=${who === 'java-consumer' ? 'consumer' : 'classic'}`,
+      'auto.offset.reset=earliest',
+      'enable.auto.commit=false',
+      'fetch.max.wait.ms=500',
+    ]);
+    const line = exit.stdout
+      .trim()
+      .split('\n')
+      .find((l) => l.split(',').length === 10);
+    const f = (line ?? '').split(',').map((s) => s.trim());
+    const count = Number(f[4]);
+    const mb = Number(f[2]);
+    const expectedMb = (c.records * c.valueSize) / (1024 * 1024);
+    if (line === undefined || count !== c.records || Math.abs(mb - expectedMb) > 1e-3) {
+      throw new Error(
+        `ConsumerPerformance (${who}): expected ${c.records} records: ${exit.stdout}`,
+      );
+    }
+    return {
+      rate: c.records / (Number(f[7]) / 1000),
+      cpu: exit.cpuUs / c.records,
+      joinMs: Number(f[6]),
+    };
+  }
+  const r = await runWorker({ ...baseJob(ctx, c, topic), warmup: 0, role: 'group', client: who });
+  verifyRead(`${who} (group) on ${topic}`, r, c, checksum);
+  return {
+    rate: c.records / (r.elapsedMs / 1000),
+    cpu: r.cpuUs / c.records,
+    joinMs: r.joinMs ?? 0,
+  };
+}
+
+function groupRows(c: Case, samples: Map<string, Sample[]>): string[][] {
+  const rows: string[][] = [];
+  const ours = samples.get('kafkats-consumer') ?? [];
+  const oursRate = median(ours.map((s) => s.rate));
+  const oursCpu = median(ours.map((s) => s.cpu));
+  for (const who of GROUP_READERS) {
+    const xs = samples.get(who) ?? [];
+    if (xs.length === 0) continue;
+    const rate = median(xs.map((s) => s.rate));
+    const cpu = median(xs.map((s) => s.cpu));
+    const java = who.startsWith('java');
+    const compared = who !== 'kafkats-consumer';
+    rows.push([
+      `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
+      GROUP_LABEL[who],
+      k(rate),
+      minMax(
+        xs.map((s) => s.rate),
+        k,
+      ),
+      ((rate * c.valueSize) / 1e6).toFixed(1),
+      java ? `(${cpu.toFixed(2)})` : cpu.toFixed(2),
+      minMax(
+        xs.map((s) => s.cpu),
+        (x) => x.toFixed(2),
+      ),
+      median(xs.map((s) => s.joinMs ?? 0)).toFixed(0),
+      compared ? (oursRate / rate).toFixed(2) : '',
+      compared && !java ? (oursCpu / cpu).toFixed(2) : '',
+    ]);
+  }
+  return rows;
+}
+
 /** Rotates the order per run so that no contestant always goes first or after another. */
 function rotate<T>(xs: readonly T[], run: number): T[] {
   const k = run % xs.length;
@@ -422,6 +544,19 @@ const HEADER = [
   'ours/peer CPU',
 ];
 
+const GROUP_HEADER = [
+  'case',
+  'client',
+  'rec/s',
+  'min-max',
+  'MB/s',
+  'CPU µs/rec',
+  'min-max',
+  'join ms',
+  'KIP-848/peer rate',
+  'KIP-848/peer CPU',
+];
+
 // ------------------------------------------------------------------------------- suite
 
 /** Runs the client suite and prints its tables. */
@@ -476,6 +611,7 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
   const ctx: Context = { bootstrap, admin, dir, log4j, valuesFile, topicSeq: 0 };
   const produceRows: string[][] = [HEADER];
   const readRows: string[][] = [HEADER];
+  const groupTable: string[][] = [GROUP_HEADER];
   console.log(
     `suite: client (${smoke ? 'SMOKE: tiny counts, 1 run, figures mean nothing' : `${runs} runs per contestant, median and min-max`}; ` +
       `${given ? `broker ${given}` : '1-node Kafka 4.4.0 (testkit), RF 1'}, one 1-partition topic per run)\n` +
@@ -515,6 +651,16 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
         }
       }
       readRows.push(...tableRows(c, read, READERS, 'kafkats'));
+      const group = new Map<string, Sample[]>();
+      for (let run = 0; run < runs; run++) {
+        for (const who of rotate(GROUP_READERS, run)) {
+          const started = Date.now();
+          const s = await groupOnce(ctx, rc, topic, checksum, who);
+          trace(`group ${name} ${who}: ${Date.now() - started} ms`);
+          group.set(who, [...(group.get(who) ?? []), s]);
+        }
+      }
+      groupTable.push(...groupRows(c, group));
       await admin.deleteTopic(topic);
       trace(`done: ${name}`);
     }
@@ -535,5 +681,10 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
   printTable(
     `suite: client / read ${read.join(', ')} from offset 0 to the end (no warm-up; group consumers timed from the join)`,
     readRows,
+  );
+  printTable(
+    `suite: client / group consume ${read.join(', ')}: each run joins a fresh group on the same prepared topic and reads from earliest to the end, key and value touched; ` +
+      'timed from the first assignment (join ms: subscribe to first assignment, shown apart); Java: ConsumerPerformance fetch time, group.protocol as named',
+    groupTable,
   );
 }

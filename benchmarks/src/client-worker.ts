@@ -15,18 +15,30 @@
  *   consumers: once the group is joined, as ConsumerPerformance's fetch time) to the last record.
  */
 import { createRequire } from 'node:module';
-import { MultiPartitionReader, PartitionReader, Producer } from '@kafkats/client';
+import { Consumer, MultiPartitionReader, PartitionReader, Producer } from '@kafkats/client';
 import type { CompressionCodec } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { readValuesFile, valueChecksum } from './client-values.js';
 
 const require = createRequire(import.meta.url);
 
-/** The Node contestants. `kafkats-crc` reads with CRC checks on (the reader's default). */
-export type NodeClient = 'kafkats' | 'kafkats-multi' | 'kafkats-crc' | 'kafkajs' | 'platformatic';
+/**
+ * The Node contestants. `kafkats-crc` reads with CRC checks on (the reader's default).
+ * `kafkats-consumer` / `kafkats-classic`: the group `Consumer` with `groupProtocol` 'consumer'
+ * (KIP-848) / 'classic' (role `group` only).
+ */
+export type NodeClient =
+  | 'kafkats'
+  | 'kafkats-multi'
+  | 'kafkats-crc'
+  | 'kafkats-consumer'
+  | 'kafkats-classic'
+  | 'kafkajs'
+  | 'platformatic';
 
 export interface Job {
-  role: 'produce' | 'read';
+  /** `group`: a group consumer joins a fresh group and reads like `read`, key and value touched. */
+  role: 'produce' | 'read' | 'group';
   client: NodeClient;
   bootstrap: string;
   topic: string;
@@ -48,6 +60,8 @@ export interface WorkerResult {
   elapsedMs: number;
   /** user + system, µs, over the timed window. */
   cpuUs: number;
+  /** group: ms from subscribe to the first assignment (the join, outside the timed window). */
+  joinMs?: number;
   /** read: what was read. */
   count?: number;
   bytes?: number;
@@ -161,9 +175,54 @@ async function kafkatsRead(job: Job): Promise<WorkerResult> {
   return { ...r, count, bytes, checksum };
 }
 
+/**
+ * The group Consumer: joins a fresh group (`start()` resolves at the first assignment, with the
+ * committed offsets looked up), then reads from earliest. Same fetch settings as the readers;
+ * no auto-commit (as the peers here).
+ */
+async function kafkatsGroupRead(job: Job): Promise<WorkerResult> {
+  const cluster = await Cluster.connect(job.bootstrap);
+  const consumer = new Consumer(cluster, {
+    groupId: `bench-${job.client}-${job.topic}-${process.pid}`,
+    groupProtocol: job.client === 'kafkats-classic' ? 'classic' : 'consumer',
+    topics: [job.topic],
+    autoOffsetReset: 'earliest',
+    enableAutoCommit: false,
+    fetchMaxWaitMs: 500,
+    maxPartitionFetchBytes: 1_048_576,
+    fetchMaxBytes: 52_428_800,
+    checkCrcs: false,
+  });
+  const joinStarted = performance.now();
+  await consumer.start();
+  const joinMs = performance.now() - joinStarted;
+  const t = timer();
+  t.start();
+  let count = 0;
+  let bytes = 0;
+  let checksum = 0;
+  let keyBytes = 0;
+  outer: for await (const batch of consumer) {
+    for (const record of batch.records) {
+      if (record.key !== null) keyBytes += record.key.length;
+      const v = record.value as Uint8Array;
+      count++;
+      bytes += v.length;
+      checksum += valueChecksum(v);
+      if (count >= job.records) break outer;
+    }
+  }
+  const r = t.stop();
+  await consumer.close();
+  await cluster.close();
+  if (keyBytes !== 0) throw new Error(`unexpected keys: ${keyBytes} bytes`);
+  return { ...r, joinMs, count, bytes, checksum };
+}
+
 // ------------------------------------------------------------------------------- kafkajs
 
 interface KafkajsMessage {
+  key?: Buffer | null;
   value: Buffer | null;
   partition?: number;
 }
@@ -293,21 +352,29 @@ async function kafkajsRead(job: Job): Promise<WorkerResult> {
   });
   await consumer.connect();
   const t = timer();
-  consumer.on(consumer.events.GROUP_JOIN, () => t.start());
+  let joinStarted = 0;
+  let joinMs = 0;
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    joinMs = performance.now() - joinStarted;
+    t.start();
+  });
   let count = 0;
   let bytes = 0;
   let checksum = 0;
+  let keyBytes = 0;
   let r: { elapsedMs: number; cpuUs: number } | undefined;
   let finish = () => {};
   const done = new Promise<void>((resolve) => {
     finish = resolve;
   });
+  joinStarted = performance.now();
   await consumer.subscribe({ topic: job.topic, fromBeginning: true });
   await consumer.run({
     autoCommit: false,
     eachBatch: async ({ batch }) => {
       if (r !== undefined) return;
       for (const m of batch.messages) {
+        if (m.key != null) keyBytes += m.key.length;
         const v = m.value as Buffer;
         count++;
         bytes += v.length;
@@ -322,7 +389,8 @@ async function kafkajsRead(job: Job): Promise<WorkerResult> {
   });
   await done;
   await consumer.disconnect();
-  return { ...(r as { elapsedMs: number; cpuUs: number }), count, bytes, checksum };
+  if (keyBytes !== 0) throw new Error(`unexpected keys: ${keyBytes} bytes`);
+  return { ...(r as { elapsedMs: number; cpuUs: number }), joinMs, count, bytes, checksum };
 }
 
 // ------------------------------------------------------------------------ @platformatic/kafka
@@ -352,7 +420,9 @@ interface PlatformaticModule {
   Consumer: new (
     o: unknown,
   ) => {
-    consume(o: unknown): Promise<AsyncIterable<{ value: Buffer }> & { close(): Promise<void> }>;
+    consume(
+      o: unknown,
+    ): Promise<AsyncIterable<{ key: Buffer | null; value: Buffer }> & { close(): Promise<void> }>;
     close(force?: boolean): Promise<void>;
   };
 }
@@ -393,18 +463,22 @@ async function platformaticRead(job: Job): Promise<WorkerResult> {
     maxWaitTime: 500,
   });
   // consume() joins the group before it returns the stream.
+  const joinStarted = performance.now();
   const stream = await consumer.consume({
     topics: [job.topic],
     mode: 'earliest',
     autocommit: false,
     maxBytesPerPartition: 1_048_576,
   });
+  const joinMs = performance.now() - joinStarted;
   const t = timer();
   t.start();
   let count = 0;
   let bytes = 0;
   let checksum = 0;
+  let keyBytes = 0;
   for await (const m of stream) {
+    if (m.key != null) keyBytes += m.key.length;
     const v = m.value;
     count++;
     bytes += v.length;
@@ -414,7 +488,8 @@ async function platformaticRead(job: Job): Promise<WorkerResult> {
   const r = t.stop();
   await stream.close().catch(() => {});
   await consumer.close(true);
-  return { ...r, count, bytes, checksum };
+  if (keyBytes !== 0) throw new Error(`unexpected keys: ${keyBytes} bytes`);
+  return { ...r, joinMs, count, bytes, checksum };
 }
 
 // ------------------------------------------------------------------------------- main
@@ -430,6 +505,8 @@ async function main(): Promise<void> {
     else if (job.client === 'platformatic') result = await platformaticProduce(job, values);
     else throw new Error(`no producer for ${job.client}`);
   } else if (job.client === 'kafkajs') result = await kafkajsRead(job);
+  else if (job.client === 'kafkats-consumer' || job.client === 'kafkats-classic')
+    result = await kafkatsGroupRead(job);
   else if (job.client === 'platformatic') result = await platformaticRead(job);
   else result = await kafkatsRead(job);
   trace('closed');
