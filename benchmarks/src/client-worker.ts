@@ -492,11 +492,170 @@ async function platformaticRead(job: Job): Promise<WorkerResult> {
   return { ...r, joinMs, count, bytes, checksum };
 }
 
+// ------------------------------------------------------------------------------- rebalance
+
+/** How the rebalance task's two kafkats Consumers form their group. */
+export type RebalanceVariant = 'classic-eager' | 'classic-cooperative' | 'consumer';
+
+export interface RebalanceJob {
+  role: 'rebalance';
+  variant: RebalanceVariant;
+  bootstrap: string;
+  topic: string;
+  partitions: number;
+  /** Records produced per partition per second while the task runs. */
+  ratePerPartition: number;
+  /** ms A consumes alone (all partitions, records flowing) before B subscribes. */
+  steadyMs: number;
+}
+
+export interface RebalanceResult {
+  /** B's subscribe to: the two assignments disjoint and covering the topic, and both got records since. */
+  rebalanceMs: number;
+  /** B's subscribe to B's first non-empty assignment. */
+  assignedMs: number;
+  /** A's longest interval without a delivered record between B's subscribe and the end. */
+  gapMs: number;
+  /** A's longest interval without a delivered record in the steadyMs before B's subscribe. */
+  baselineGapMs: number;
+  /** Partitions A and B ended with. */
+  ownedA: number;
+  ownedB: number;
+}
+
+interface Member {
+  consumer: Consumer;
+  cluster: Cluster;
+  /** performance.now() of every delivered batch with records. */
+  deliveries: number[];
+  loop: Promise<void>;
+}
+
+async function member(job: RebalanceJob, groupId: string): Promise<Member> {
+  const cluster = await Cluster.connect(job.bootstrap);
+  const consumer = new Consumer(cluster, {
+    groupId,
+    groupProtocol: job.variant === 'consumer' ? 'consumer' : 'classic',
+    // Eager: 'range' alone (every member revokes everything); cooperative: KIP-429 needs
+    // every listed assignor cooperative.
+    assignors: job.variant === 'classic-eager' ? ['range'] : ['cooperative-sticky'],
+    topics: [job.topic],
+    autoOffsetReset: 'latest',
+  });
+  const deliveries: number[] = [];
+  const loop = (async () => {
+    for await (const batch of consumer) {
+      if (batch.records.length > 0) deliveries.push(performance.now());
+    }
+  })();
+  return { consumer, cluster, deliveries, loop };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Consumer A reads a topic alone while a producer writes to every partition; B subscribes to
+ * the same group; measures how long until the group is settled and records flow to both again,
+ * and A's longest stretch without records meanwhile (the stop-the-world gap).
+ */
+async function rebalanceTask(job: RebalanceJob): Promise<RebalanceResult> {
+  const groupId = `bench-rebalance-${job.variant}-${job.topic}-${process.pid}`;
+  const cluster = await Cluster.connect(job.bootstrap);
+  const producer = new Producer(cluster, { acks: 1, idempotent: false, lingerMs: 5 });
+  let producing = true;
+  const value = Buffer.alloc(100, 120);
+  const tick = 20;
+  const perTick = Math.max(1, Math.round((job.ratePerPartition * tick) / 1000));
+  const produced = (async () => {
+    while (producing) {
+      for (let p = 0; p < job.partitions; p++)
+        for (let i = 0; i < perTick; i++)
+          (await producer.enqueue({ topic: job.topic, partition: p, value })).result.catch(
+            () => {},
+          );
+      await sleep(tick);
+    }
+  })();
+  const deadline = Date.now() + 120_000;
+  const waitFor = async (what: string, ok: () => boolean) => {
+    while (!ok()) {
+      if (Date.now() > deadline) throw new Error(`rebalance ${job.variant}: timed out: ${what}`);
+      await sleep(2);
+    }
+  };
+  trace('producing');
+  const a = await member(job, groupId);
+  await waitFor('A owns every partition', () => a.consumer.assignment().length === job.partitions);
+  trace('A owns every partition');
+  await waitFor('A gets records', () => a.deliveries.length > 0);
+  trace('A gets records');
+  await sleep(job.steadyMs);
+  const subscribed = performance.now();
+  const b = await member(job, groupId);
+  let assignedAt = 0;
+  let stableAt = 0;
+  await waitFor('the group settles and records flow to both', () => {
+    const now = performance.now();
+    const ownedA = a.consumer.assignment();
+    const ownedB = b.consumer.assignment();
+    if (assignedAt === 0 && ownedB.length > 0) assignedAt = now;
+    const keys = new Set([...ownedA, ...ownedB].map((p) => p.partition));
+    const settled =
+      ownedA.length > 0 &&
+      ownedB.length > 0 &&
+      keys.size === job.partitions &&
+      ownedA.length + ownedB.length === job.partitions;
+    if (!settled) {
+      stableAt = 0;
+      return false;
+    }
+    if (stableAt === 0) stableAt = now;
+    const since = (d: number[]) => (d.at(-1) ?? 0) > stableAt;
+    return since(a.deliveries) && since(b.deliveries);
+  });
+  trace('settled');
+  const flowing = Math.max(
+    a.deliveries.find((t) => t > stableAt) as number,
+    b.deliveries.find((t) => t > stableAt) as number,
+  );
+  const maxGap = (from: number, to: number) => {
+    let gap = 0;
+    let previous: number | undefined;
+    for (const t of a.deliveries) {
+      if (previous !== undefined && t > from && previous < to) gap = Math.max(gap, t - previous);
+      previous = t;
+    }
+    return gap;
+  };
+  const result: RebalanceResult = {
+    rebalanceMs: flowing - subscribed,
+    assignedMs: assignedAt - subscribed,
+    gapMs: maxGap(subscribed, flowing),
+    baselineGapMs: maxGap(subscribed - job.steadyMs, subscribed),
+    ownedA: a.consumer.assignment().length,
+    ownedB: b.consumer.assignment().length,
+  };
+  producing = false;
+  await produced;
+  await Promise.all([b.consumer.close(), a.consumer.close()]);
+  await Promise.all([a.loop, b.loop]);
+  trace('consumers closed');
+  await producer.close();
+  await Promise.all([a.cluster.close(), b.cluster.close(), cluster.close()]);
+  return result;
+}
+
 // ------------------------------------------------------------------------------- main
 
 async function main(): Promise<void> {
-  const job = JSON.parse(process.argv[2] ?? '') as Job;
+  const parsed = JSON.parse(process.argv[2] ?? '') as Job | RebalanceJob;
   trace('started');
+  if (parsed.role === 'rebalance') {
+    const r = await rebalanceTask(parsed);
+    process.stdout.write(`RESULT ${JSON.stringify(r)}\n`);
+    process.exit(0);
+  }
+  const job = parsed;
   const values = readValuesFile(job.valuesFile);
   let result: WorkerResult;
   if (job.role === 'produce') {
