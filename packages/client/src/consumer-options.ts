@@ -23,7 +23,11 @@ export interface ConsumerRebalanceListener {
 
 /** The `Consumer`'s options; Java's names in the README. Only `groupId` is required. */
 export interface ConsumerOptions {
-  readonly groupId: string;
+  /**
+   * The consumer group. Required to subscribe; optional with `assign()` (then nothing is
+   * committed and partitions start at `autoOffsetReset`).
+   */
+  readonly groupId?: string;
   /** `'consumer'` (KIP-848, the default as in Kafka 4.x) or `'classic'`. */
   readonly groupProtocol?: 'consumer' | 'classic';
   /** Static membership (KIP-345). */
@@ -32,7 +36,10 @@ export interface ConsumerOptions {
   readonly topics?: readonly string[];
   /** Where to start a partition without a committed offset. Default `'latest'` (as Java). */
   readonly autoOffsetReset?: 'earliest' | 'latest' | 'none';
-  /** Commit finished offsets every `autoCommitIntervalMs`, on revocation and on close. Default true. */
+  /**
+   * Commit finished offsets every `autoCommitIntervalMs`, on revocation and on close. Default
+   * true with a `groupId`, false without (true without one is a ConsumerConfigError).
+   */
   readonly enableAutoCommit?: boolean;
   /** Default 5000. */
   readonly autoCommitIntervalMs?: number;
@@ -115,8 +122,15 @@ function positive(name: string, value: number, min = 1): number {
 
 /** Applies defaults and checks ranges. @throws ConsumerConfigError */
 export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsumerOptions {
-  if (typeof options.groupId !== 'string' || options.groupId === '')
+  const groupId = options.groupId ?? '';
+  if (typeof groupId !== 'string' || (options.groupId !== undefined && groupId === ''))
     throw new ConsumerConfigError('groupId must be a non-empty string');
+  if (groupId === '' && options.enableAutoCommit === true)
+    throw new ConsumerConfigError('enableAutoCommit needs a groupId to commit to');
+  if (groupId === '' && (options.topics ?? []).length > 0)
+    throw new ConsumerConfigError(
+      'a subscription (topics) needs a groupId; assign() reads without one',
+    );
   const groupProtocol = options.groupProtocol ?? 'consumer';
   if (groupProtocol !== 'consumer' && groupProtocol !== 'classic')
     throw new ConsumerConfigError(
@@ -147,12 +161,12 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
   if (groupProtocol === 'classic' && heartbeatIntervalMs >= sessionTimeoutMs)
     throw new ConsumerConfigError('heartbeatIntervalMs must be lower than sessionTimeoutMs');
   return {
-    groupId: options.groupId,
+    groupId,
     groupProtocol,
     groupInstanceId: options.groupInstanceId ?? null,
     topics,
     autoOffsetReset,
-    enableAutoCommit: options.enableAutoCommit ?? true,
+    enableAutoCommit: options.enableAutoCommit ?? groupId !== '',
     autoCommitIntervalMs: positive('autoCommitIntervalMs', options.autoCommitIntervalMs ?? 5000),
     isolationLevel,
     sessionTimeoutMs,

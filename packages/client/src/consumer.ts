@@ -28,6 +28,7 @@ import {
   type OffsetCallConfig,
   type OffsetToCommit,
 } from './internal/consumer/group-offsets.js';
+import { ManualAssignment } from './internal/consumer/manual-assignment.js';
 import { ClassicMembership } from './internal/consumer/membership-classic.js';
 import { ConsumerProtocolMembership } from './internal/consumer/membership-consumer.js';
 import type { PartitionBatch } from './partition-batch.js';
@@ -71,6 +72,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   readonly #options: ResolvedConsumerOptions;
   readonly #parts: ConsumerParts;
   #topics: readonly string[];
+  // Set by assign(): partitions named by the application, no group membership.
+  #manual: GroupTopicPartition[] | undefined;
   #membership: GroupMembership | undefined;
   #fetcher: Fetcher | undefined;
   #started: Promise<void> | undefined;
@@ -106,9 +109,18 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     this.#topics = this.#options.topics;
   }
 
-  /** Replaces the subscription; a running member tells the coordinator with its next heartbeat. */
+  /**
+   * Replaces the subscription; a running member tells the coordinator with its next heartbeat.
+   * @throws ConsumerConfigError without a `groupId`, or after `assign()`
+   */
   subscribe(topics: readonly string[]): void {
     this.#checkOpen();
+    if (this.#manual !== undefined)
+      throw new ConsumerConfigError(
+        'subscribe() after assign(): a consumer either subscribes or is assigned partitions',
+      );
+    if (this.#options.groupId === '')
+      throw new ConsumerConfigError('subscribe() needs a groupId; assign() reads without one');
     for (const t of topics)
       if (typeof t !== 'string' || t === '')
         throw new ConsumerConfigError(
@@ -116,6 +128,38 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
         );
     this.#topics = [...topics];
     this.#membership?.subscribe(this.#topics);
+  }
+
+  /**
+   * Manual assignment (Java's `assign`): reads exactly these partitions, without joining a
+   * group. Replaces an earlier assignment: partitions dropped are revoked (with
+   * `enableAutoCommit` their finished offsets are committed first), partitions added start at
+   * the group's committed offset (with a `groupId`) or at `autoOffsetReset`. Rebalance
+   * listeners are not called. Resolves once the change is applied (reading need not wait).
+   * @throws ConsumerConfigError after a subscription, for a bad partition
+   */
+  assign(partitions: readonly GroupTopicPartition[]): Promise<void> {
+    this.#checkOpen();
+    if (this.#topics.length > 0 || (this.#membership !== undefined && this.#manual === undefined))
+      throw new ConsumerConfigError(
+        'assign() on a subscribed consumer: a consumer either subscribes or is assigned partitions',
+      );
+    const unique = new Map<string, GroupTopicPartition>();
+    for (const p of partitions) {
+      if (typeof p?.topic !== 'string' || p.topic === '')
+        throw new ConsumerConfigError(
+          `assign: topic names must be non-empty strings, got ${JSON.stringify(p?.topic)}`,
+        );
+      if (!Number.isInteger(p.partition) || p.partition < 0)
+        throw new ConsumerConfigError(
+          `assign: ${p.topic}: partition must be an integer >= 0, got ${p.partition}`,
+        );
+      unique.set(keyOf(p), { topic: p.topic, partition: p.partition });
+    }
+    this.#manual = [...unique.values()];
+    const membership = this.#membership;
+    if (membership instanceof ManualAssignment) return membership.assign(this.#manual);
+    return Promise.resolve();
   }
 
   /** The subscribed topics. */
@@ -213,6 +257,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   commit(offsets?: readonly ConsumerCommitOffset[]): Promise<void> {
     // Allowed while closing: a rebalance listener's onRevoked commits during close().
     if (this.#closed) return Promise.reject(new ConsumerClosedError('the consumer is closed'));
+    if (this.#options.groupId === '')
+      return Promise.reject(new ConsumerConfigError('commit() needs a groupId'));
     return this.#enqueueCommit(offsets);
   }
 
@@ -222,6 +268,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
    */
   commitAsync(callback?: (error: Error | undefined) => void): void {
     if (this.#closed) throw new ConsumerClosedError('the consumer is closed');
+    if (this.#options.groupId === '')
+      throw new ConsumerConfigError('commitAsync() needs a groupId');
     this.#enqueueCommit(undefined).then(
       () => callback?.(undefined),
       (error: unknown) => callback?.(error instanceof Error ? error : new Error(String(error))),
@@ -235,6 +283,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   async committed(
     partitions: readonly GroupTopicPartition[],
   ): Promise<Map<string, { offset: bigint; leaderEpoch: number } | undefined>> {
+    if (this.#options.groupId === '') throw new ConsumerConfigError('committed() needs a groupId');
     const answer = await fetchCommitted(this.#offsetCall(), partitions);
     const result = new Map<string, { offset: bigint; leaderEpoch: number } | undefined>();
     for (const p of partitions) result.set(`${p.topic}-${p.partition}`, undefined);
@@ -325,6 +374,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
 
   async #start(): Promise<void> {
     const o = this.#options;
+    if (this.#manual === undefined && o.groupId === '')
+      throw new ConsumerConfigError('no groupId to join: pass one, or assign() partitions');
     const createFetcher = this.#parts.fetcher ?? ((c: FetcherConfig) => new SessionFetcher(c));
     this.#fetcher = createFetcher({
       cluster: this.#cluster,
@@ -366,10 +417,12 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       random: o.random,
     };
     const createMembership =
-      this.#parts.membership ??
-      (o.groupProtocol === 'consumer'
-        ? (c: MembershipConfig) => new ConsumerProtocolMembership(c)
-        : (c: MembershipConfig) => new ClassicMembership(c));
+      this.#manual !== undefined
+        ? () => new ManualAssignment(listener, this.#manual ?? [])
+        : (this.#parts.membership ??
+          (o.groupProtocol === 'consumer'
+            ? (c: MembershipConfig) => new ConsumerProtocolMembership(c)
+            : (c: MembershipConfig) => new ClassicMembership(c)));
     this.#membership = createMembership(config);
     if (o.enableAutoCommit) {
       this.#autoCommitTimer = setInterval(() => {
@@ -517,9 +570,9 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   async #onAssigned(partitions: readonly GroupTopicPartition[]): Promise<void> {
     const fetcher = this.#fetcher!;
     const o = this.#options;
-    let committed: Awaited<ReturnType<typeof fetchCommitted>>;
+    let committed: Awaited<ReturnType<typeof fetchCommitted>> = [];
     try {
-      committed = await fetchCommitted(this.#offsetCall(), partitions);
+      if (o.groupId !== '') committed = await fetchCommitted(this.#offsetCall(), partitions);
     } catch (error) {
       // Without committed offsets nothing can start safely: the application hears of it.
       this.#pendingErrors.push(error instanceof Error ? error : new Error(String(error)));
@@ -598,7 +651,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     partitions: readonly GroupTopicPartition[],
   ): Promise<void> {
     const callback = this.#options.listeners[which];
-    if (callback === undefined) return;
+    // Java calls no rebalance listener for a manual assignment.
+    if (callback === undefined || this.#manual !== undefined) return;
     try {
       await callback.call(this.#options.listeners, partitions);
     } catch (error) {

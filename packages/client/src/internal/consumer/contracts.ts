@@ -77,8 +77,8 @@ export interface MembershipConfig {
 
 /** One member's participation in a consumer group. */
 export interface GroupMembership {
-  /** `'consumer'` (KIP-848) or `'classic'`. */
-  readonly protocol: 'consumer' | 'classic';
+  /** `'consumer'` (KIP-848), `'classic'`, or `'none'` for a manual assignment. */
+  readonly protocol: 'consumer' | 'classic' | 'none';
   /** Current identity; generationId -1 while not a member. */
   readonly identity: MemberIdentity;
   /** Partitions owned now. */
