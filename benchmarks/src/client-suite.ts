@@ -21,6 +21,21 @@
  *   offset 0 to its end; no CRC checks (ConsumerPerformance forces check.crcs=false, kafkajs
  *   and platformatic never check; a kafkats row with checks on is shown apart); group
  *   consumers (kafkajs, platformatic, Java) are timed from the group join on;
+ * - group consume: the same prepared topic, read from earliest to its end by group consumers
+ *   that each join a fresh group (kafkats `Consumer` with groupProtocol 'consumer' and
+ *   'classic', kafkajs and platformatic (classic), ConsumerPerformance with
+ *   group.protocol=classic and =consumer); no auto-commit, same fetch settings (max wait 500 ms,
+ *   1 MiB per partition, 50 MiB per fetch), no CRC checks; keys and values touched (values
+ *   summed and checksummed, key lengths summed: all null). Timed from the first assignment to
+ *   the last record (ConsumerPerformance: its fetch time, elapsed minus join); the join (subscribe
+ *   to first assignment) is shown apart;
+ * - rebalance: two kafkats Consumers in one worker process; A reads a 6-partition topic alone
+ *   while a producer writes 200 records/s to each partition, then B subscribes. Measured: from
+ *   B's subscribe until A and B own disjoint shares covering the topic and both received records
+ *   since, and A's longest stretch without a delivered record meanwhile (the stop-the-world gap),
+ *   next to the same over the steady period before B. Variants: KIP-848 (the broker's uniform
+ *   assignor), classic cooperative-sticky (KIP-429), classic eager (range). Cross-check: the group
+ *   ends 3 + 3;
  * - every run is a fresh process (Node worker or JVM); the order of contestants rotates per run.
  * Cross-checks: after each produce run the topic's end offset (Java admin ListOffsets) must equal
  * the records sent and the partition's producer state (DescribeProducers) must show one
@@ -41,7 +56,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JavaAdmin, type KafkaCluster, kafkaDist, startCluster } from '@kafkats/testkit';
 import { expectedChecksum, makeValues, writeValuesFile } from './client-values.js';
-import type { Job, NodeClient, WorkerResult } from './client-worker.js';
+import type {
+  Job,
+  NodeClient,
+  RebalanceJob,
+  RebalanceResult,
+  RebalanceVariant,
+  WorkerResult,
+} from './client-worker.js';
 
 const LINGER_MS = 5;
 const BATCH_SIZE = 16_384;
@@ -69,10 +91,37 @@ const READERS: readonly Reader[] = [
   'platformatic',
   'java',
 ];
+/** Group consumers: each joins a fresh group and reads the prepared topic from earliest. */
+type GroupReader =
+  | 'kafkats-consumer'
+  | 'kafkats-classic'
+  | 'kafkajs'
+  | 'platformatic'
+  | 'java-classic'
+  | 'java-consumer';
+const GROUP_READERS: readonly GroupReader[] = [
+  'kafkats-consumer',
+  'kafkats-classic',
+  'kafkajs',
+  'platformatic',
+  'java-classic',
+  'java-consumer',
+];
+const GROUP_LABEL: Record<GroupReader, string> = {
+  'kafkats-consumer': 'kafkats Consumer, KIP-848',
+  'kafkats-classic': 'kafkats Consumer, classic',
+  kafkajs: 'kafkajs 2.2.4 (classic)',
+  platformatic: '@platformatic/kafka 2.12.1 (classic)',
+  'java-consumer': 'Java 4.4.0 tool, KIP-848',
+  'java-classic': 'Java 4.4.0 tool, classic',
+};
+
 const LABEL: Record<Reader, string> = {
   kafkats: 'kafkats',
   'kafkats-multi': 'kafkats MultiPartitionReader',
   'kafkats-crc': 'kafkats, CRC checked (not compared)',
+  'kafkats-consumer': 'kafkats Consumer, KIP-848',
+  'kafkats-classic': 'kafkats Consumer, classic',
   kafkajs: 'kafkajs 2.2.4',
   platformatic: '@platformatic/kafka 2.12.1',
   java: 'Java 4.4.0 tool',
@@ -83,6 +132,8 @@ interface Sample {
   rate: number;
   /** Node: CPU µs per timed record; Java: whole-JVM CPU µs per record sent or read. */
   cpu: number;
+  /** Group consumers: ms from subscribe to the first assignment (outside the timed window). */
+  joinMs?: number;
 }
 
 /** KAFKATS_BENCH_TRACE=1 prints each run's phases and wall time (stderr). */
@@ -119,16 +170,20 @@ function runProcess(command: string, args: readonly string[], timeoutMs: number)
 
 const workerPath = fileURLToPath(new URL('./client-worker.js', import.meta.url));
 
-async function runWorker(job: Job): Promise<WorkerResult> {
+async function runWorker(job: Job): Promise<WorkerResult>;
+async function runWorker(job: RebalanceJob): Promise<RebalanceResult>;
+async function runWorker(job: Job | RebalanceJob): Promise<WorkerResult | RebalanceResult> {
   const exit = await runProcess(process.execPath, [workerPath, JSON.stringify(job)], 600_000);
   const line = exit.stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (exit.status !== 0 || line === undefined) {
     throw new Error(
-      `${job.role} ${job.client} on ${job.topic} failed (exit ${exit.status}): ${exit.stderr.slice(-3000)}`,
+      `${job.role} ${job.role === 'rebalance' ? job.variant : job.client} on ${job.topic} failed (exit ${exit.status}): ${exit.stderr.slice(-3000)}`,
     );
   }
-  trace(`${job.client}: ${exit.stderr.trim().split('\n').join(', ')}`);
-  return JSON.parse(line.slice('RESULT '.length)) as WorkerResult;
+  trace(
+    `${job.role === 'rebalance' ? job.variant : job.client}: ${exit.stderr.trim().split('\n').join(', ')}`,
+  );
+  return JSON.parse(line.slice('RESULT '.length)) as WorkerResult | RebalanceResult;
 }
 
 /**
@@ -336,6 +391,99 @@ async function readOnce(
   return { rate: c.records / (r.elapsedMs / 1000), cpu: r.cpuUs / c.records };
 }
 
+/**
+ * One group consumer run: a fresh group on the prepared topic, `records` records from earliest.
+ * The rate is over the time from the first assignment to the last record (ConsumerPerformance:
+ * its fetch time, i.e. elapsed minus the time spent in the join); the join is shown apart.
+ */
+async function groupOnce(
+  ctx: Context,
+  c: Case,
+  topic: string,
+  checksum: number,
+  who: GroupReader,
+): Promise<Sample> {
+  if (who === 'java-classic' || who === 'java-consumer') {
+    const exit = await runJava(ctx.log4j, 'org.apache.kafka.tools.ConsumerPerformance', [
+      '--bootstrap-server',
+      ctx.bootstrap,
+      '--topic',
+      topic,
+      '--num-records',
+      String(c.records),
+      '--group',
+      `bench-${who}-${topic}-${ctx.topicSeq++}`,
+      '--timeout',
+      '60000',
+      '--hide-header',
+      '--command-property',
+      `group.protocol=${who === 'java-consumer' ? 'consumer' : 'classic'}`,
+      'auto.offset.reset=earliest',
+      'enable.auto.commit=false',
+      'fetch.max.wait.ms=500',
+    ]);
+    const line = exit.stdout
+      .trim()
+      .split('\n')
+      .find((l) => l.split(',').length === 10);
+    const f = (line ?? '').split(',').map((s) => s.trim());
+    const count = Number(f[4]);
+    const mb = Number(f[2]);
+    const expectedMb = (c.records * c.valueSize) / (1024 * 1024);
+    if (line === undefined || count !== c.records || Math.abs(mb - expectedMb) > 1e-3) {
+      throw new Error(
+        `ConsumerPerformance (${who}): expected ${c.records} records: ${exit.stdout}`,
+      );
+    }
+    return {
+      rate: c.records / (Number(f[7]) / 1000),
+      cpu: exit.cpuUs / c.records,
+      joinMs: Number(f[6]),
+    };
+  }
+  const r = await runWorker({ ...baseJob(ctx, c, topic), warmup: 0, role: 'group', client: who });
+  verifyRead(`${who} (group) on ${topic}`, r, c, checksum);
+  return {
+    rate: c.records / (r.elapsedMs / 1000),
+    cpu: r.cpuUs / c.records,
+    joinMs: r.joinMs ?? 0,
+  };
+}
+
+function groupRows(c: Case, samples: Map<string, Sample[]>): string[][] {
+  const rows: string[][] = [];
+  const ours = samples.get('kafkats-consumer') ?? [];
+  const oursRate = median(ours.map((s) => s.rate));
+  const oursCpu = median(ours.map((s) => s.cpu));
+  for (const who of GROUP_READERS) {
+    const xs = samples.get(who) ?? [];
+    if (xs.length === 0) continue;
+    const rate = median(xs.map((s) => s.rate));
+    const cpu = median(xs.map((s) => s.cpu));
+    const java = who.startsWith('java');
+    const compared = who !== 'kafkats-consumer';
+    rows.push([
+      `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
+      GROUP_LABEL[who],
+      k(rate),
+      minMax(
+        xs.map((s) => s.rate),
+        k,
+      ),
+      ((rate * c.valueSize) / 1e6).toFixed(1),
+      java ? `(${cpu.toFixed(2)})` : cpu.toFixed(2),
+      minMax(
+        xs.map((s) => s.cpu),
+        (x) => x.toFixed(2),
+      ),
+      median(xs.map((s) => s.joinMs ?? 0)).toFixed(0),
+      compared ? (oursRate / rate).toFixed(2) : '',
+      compared && !java ? (oursCpu / cpu).toFixed(2) : '',
+    ]);
+  }
+  return rows;
+}
+
 /** Rotates the order per run so that no contestant always goes first or after another. */
 function rotate<T>(xs: readonly T[], run: number): T[] {
   const k = run % xs.length;
@@ -422,6 +570,105 @@ const HEADER = [
   'ours/peer CPU',
 ];
 
+const GROUP_HEADER = [
+  'case',
+  'client',
+  'rec/s',
+  'min-max',
+  'MB/s',
+  'CPU µs/rec',
+  'min-max',
+  'join ms',
+  'KIP-848/peer rate',
+  'KIP-848/peer CPU',
+];
+
+// ------------------------------------------------------------------------------- rebalance
+
+const REBALANCE_VARIANTS: readonly RebalanceVariant[] = [
+  'consumer',
+  'classic-cooperative',
+  'classic-eager',
+];
+const REBALANCE_LABEL: Record<RebalanceVariant, string> = {
+  consumer: 'KIP-848 (broker uniform assignor)',
+  'classic-cooperative': 'classic, cooperative-sticky',
+  'classic-eager': 'classic eager (range)',
+};
+const REBALANCE_PARTITIONS = 6;
+
+/**
+ * A member joins a group that is consuming: per variant, a fresh 6-partition topic with a
+ * producer writing to every partition, kafkats Consumer A alone on it, then B subscribes
+ * (both in one worker process). Smoke: one run per variant, the variants side by side.
+ */
+async function rebalanceTable(ctx: Context, smoke: boolean): Promise<string[][]> {
+  const runs = smoke ? 1 : 3;
+  const results = new Map<RebalanceVariant, RebalanceResult[]>();
+  const once = async (variant: RebalanceVariant) => {
+    const topic = newTopic(ctx, `rb-${variant}`);
+    await ctx.admin.createTopic(topic, {
+      partitions: REBALANCE_PARTITIONS,
+      replicationFactor: 1,
+    });
+    const started = Date.now();
+    const r = await runWorker({
+      role: 'rebalance',
+      variant,
+      bootstrap: ctx.bootstrap,
+      topic,
+      partitions: REBALANCE_PARTITIONS,
+      ratePerPartition: 200,
+      steadyMs: smoke ? 300 : 3000,
+    });
+    trace(`rebalance ${variant}: ${Date.now() - started} ms ${JSON.stringify(r)}`);
+    // Cross-check: the settled group splits the topic 3 + 3.
+    if (r.ownedA !== REBALANCE_PARTITIONS / 2 || r.ownedB !== REBALANCE_PARTITIONS / 2)
+      throw new Error(`rebalance ${variant}: settled as ${r.ownedA} + ${r.ownedB} partitions`);
+    results.set(variant, [...(results.get(variant) ?? []), r]);
+    // Smoke: the cluster goes away with its topics.
+    if (!smoke) await ctx.admin.deleteTopic(topic);
+  };
+  if (smoke) await Promise.all(REBALANCE_VARIANTS.map(once));
+  else
+    for (let run = 0; run < runs; run++)
+      for (const v of rotate(REBALANCE_VARIANTS, run)) await once(v);
+  const rows: string[][] = [
+    [
+      'protocol',
+      'assignor',
+      'rebalance ms',
+      'min-max',
+      'B assigned ms',
+      "A's gap ms",
+      'min-max',
+      'gap before B',
+    ],
+  ];
+  const ms = (x: number) => x.toFixed(0);
+  for (const v of REBALANCE_VARIANTS) {
+    const xs = results.get(v) ?? [];
+    const [protocol, assignor] = REBALANCE_LABEL[v].split(/, | \(/) as [string, string];
+    rows.push([
+      protocol,
+      assignor.replace(/\)$/, ''),
+      ms(median(xs.map((r) => r.rebalanceMs))),
+      minMax(
+        xs.map((r) => r.rebalanceMs),
+        ms,
+      ),
+      ms(median(xs.map((r) => r.assignedMs))),
+      ms(median(xs.map((r) => r.gapMs))),
+      minMax(
+        xs.map((r) => r.gapMs),
+        ms,
+      ),
+      ms(median(xs.map((r) => r.baselineGapMs))),
+    ]);
+  }
+  return rows;
+}
+
 // ------------------------------------------------------------------------------- suite
 
 /** Runs the client suite and prints its tables. */
@@ -476,6 +723,8 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
   const ctx: Context = { bootstrap, admin, dir, log4j, valuesFile, topicSeq: 0 };
   const produceRows: string[][] = [HEADER];
   const readRows: string[][] = [HEADER];
+  const groupTable: string[][] = [GROUP_HEADER];
+  let rebalanceRows: string[][] = [];
   console.log(
     `suite: client (${smoke ? 'SMOKE: tiny counts, 1 run, figures mean nothing' : `${runs} runs per contestant, median and min-max`}; ` +
       `${given ? `broker ${given}` : '1-node Kafka 4.4.0 (testkit), RF 1'}, one 1-partition topic per run)\n` +
@@ -515,9 +764,20 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
         }
       }
       readRows.push(...tableRows(c, read, READERS, 'kafkats'));
+      const group = new Map<string, Sample[]>();
+      for (let run = 0; run < runs; run++) {
+        for (const who of rotate(GROUP_READERS, run)) {
+          const started = Date.now();
+          const s = await groupOnce(ctx, rc, topic, checksum, who);
+          trace(`group ${name} ${who}: ${Date.now() - started} ms`);
+          group.set(who, [...(group.get(who) ?? []), s]);
+        }
+      }
+      groupTable.push(...groupRows(c, group));
       await admin.deleteTopic(topic);
       trace(`done: ${name}`);
     }
+    rebalanceRows = await rebalanceTable(ctx, smoke);
   } finally {
     if (cluster === undefined) await admin.close();
     await cluster?.stop();
@@ -535,5 +795,17 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
   printTable(
     `suite: client / read ${read.join(', ')} from offset 0 to the end (no warm-up; group consumers timed from the join)`,
     readRows,
+  );
+  printTable(
+    `suite: client / group consume ${read.join(', ')}: each run joins a fresh group on the same prepared topic and reads from earliest to the end, key and value touched; ` +
+      'timed from the first assignment (join ms: subscribe to first assignment, shown apart); Java: ConsumerPerformance fetch time, group.protocol as named',
+    groupTable,
+  );
+  printTable(
+    `suite: client / rebalance when a member joins (${runs} runs per protocol, median and min-max): kafkats Consumer A reads a ${REBALANCE_PARTITIONS}-partition topic ` +
+      'while 200 records/s/partition are produced, then B subscribes to the group. rebalance ms: B subscribes -> A and B own disjoint shares covering the topic ' +
+      "and both received records since; A's gap: A's longest stretch without records meanwhile (gap before B: the same over the steady period before). " +
+      'Intervals: classic heartbeat.interval.ms 3000 (client), KIP-848 group.consumer.heartbeat.interval.ms 5000 (broker default)',
+    rebalanceRows,
   );
 }

@@ -15,18 +15,30 @@
  *   consumers: once the group is joined, as ConsumerPerformance's fetch time) to the last record.
  */
 import { createRequire } from 'node:module';
-import { MultiPartitionReader, PartitionReader, Producer } from '@kafkats/client';
+import { Consumer, MultiPartitionReader, PartitionReader, Producer } from '@kafkats/client';
 import type { CompressionCodec } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { readValuesFile, valueChecksum } from './client-values.js';
 
 const require = createRequire(import.meta.url);
 
-/** The Node contestants. `kafkats-crc` reads with CRC checks on (the reader's default). */
-export type NodeClient = 'kafkats' | 'kafkats-multi' | 'kafkats-crc' | 'kafkajs' | 'platformatic';
+/**
+ * The Node contestants. `kafkats-crc` reads with CRC checks on (the reader's default).
+ * `kafkats-consumer` / `kafkats-classic`: the group `Consumer` with `groupProtocol` 'consumer'
+ * (KIP-848) / 'classic' (role `group` only).
+ */
+export type NodeClient =
+  | 'kafkats'
+  | 'kafkats-multi'
+  | 'kafkats-crc'
+  | 'kafkats-consumer'
+  | 'kafkats-classic'
+  | 'kafkajs'
+  | 'platformatic';
 
 export interface Job {
-  role: 'produce' | 'read';
+  /** `group`: a group consumer joins a fresh group and reads like `read`, key and value touched. */
+  role: 'produce' | 'read' | 'group';
   client: NodeClient;
   bootstrap: string;
   topic: string;
@@ -48,6 +60,8 @@ export interface WorkerResult {
   elapsedMs: number;
   /** user + system, µs, over the timed window. */
   cpuUs: number;
+  /** group: ms from subscribe to the first assignment (the join, outside the timed window). */
+  joinMs?: number;
   /** read: what was read. */
   count?: number;
   bytes?: number;
@@ -161,9 +175,54 @@ async function kafkatsRead(job: Job): Promise<WorkerResult> {
   return { ...r, count, bytes, checksum };
 }
 
+/**
+ * The group Consumer: joins a fresh group (`start()` resolves at the first assignment, with the
+ * committed offsets looked up), then reads from earliest. Same fetch settings as the readers;
+ * no auto-commit (as the peers here).
+ */
+async function kafkatsGroupRead(job: Job): Promise<WorkerResult> {
+  const cluster = await Cluster.connect(job.bootstrap);
+  const consumer = new Consumer(cluster, {
+    groupId: `bench-${job.client}-${job.topic}-${process.pid}`,
+    groupProtocol: job.client === 'kafkats-classic' ? 'classic' : 'consumer',
+    topics: [job.topic],
+    autoOffsetReset: 'earliest',
+    enableAutoCommit: false,
+    fetchMaxWaitMs: 500,
+    maxPartitionFetchBytes: 1_048_576,
+    fetchMaxBytes: 52_428_800,
+    checkCrcs: false,
+  });
+  const joinStarted = performance.now();
+  await consumer.start();
+  const joinMs = performance.now() - joinStarted;
+  const t = timer();
+  t.start();
+  let count = 0;
+  let bytes = 0;
+  let checksum = 0;
+  let keyBytes = 0;
+  outer: for await (const batch of consumer) {
+    for (const record of batch.records) {
+      if (record.key !== null) keyBytes += record.key.length;
+      const v = record.value as Uint8Array;
+      count++;
+      bytes += v.length;
+      checksum += valueChecksum(v);
+      if (count >= job.records) break outer;
+    }
+  }
+  const r = t.stop();
+  await consumer.close();
+  await cluster.close();
+  if (keyBytes !== 0) throw new Error(`unexpected keys: ${keyBytes} bytes`);
+  return { ...r, joinMs, count, bytes, checksum };
+}
+
 // ------------------------------------------------------------------------------- kafkajs
 
 interface KafkajsMessage {
+  key?: Buffer | null;
   value: Buffer | null;
   partition?: number;
 }
@@ -293,21 +352,29 @@ async function kafkajsRead(job: Job): Promise<WorkerResult> {
   });
   await consumer.connect();
   const t = timer();
-  consumer.on(consumer.events.GROUP_JOIN, () => t.start());
+  let joinStarted = 0;
+  let joinMs = 0;
+  consumer.on(consumer.events.GROUP_JOIN, () => {
+    joinMs = performance.now() - joinStarted;
+    t.start();
+  });
   let count = 0;
   let bytes = 0;
   let checksum = 0;
+  let keyBytes = 0;
   let r: { elapsedMs: number; cpuUs: number } | undefined;
   let finish = () => {};
   const done = new Promise<void>((resolve) => {
     finish = resolve;
   });
+  joinStarted = performance.now();
   await consumer.subscribe({ topic: job.topic, fromBeginning: true });
   await consumer.run({
     autoCommit: false,
     eachBatch: async ({ batch }) => {
       if (r !== undefined) return;
       for (const m of batch.messages) {
+        if (m.key != null) keyBytes += m.key.length;
         const v = m.value as Buffer;
         count++;
         bytes += v.length;
@@ -322,7 +389,8 @@ async function kafkajsRead(job: Job): Promise<WorkerResult> {
   });
   await done;
   await consumer.disconnect();
-  return { ...(r as { elapsedMs: number; cpuUs: number }), count, bytes, checksum };
+  if (keyBytes !== 0) throw new Error(`unexpected keys: ${keyBytes} bytes`);
+  return { ...(r as { elapsedMs: number; cpuUs: number }), joinMs, count, bytes, checksum };
 }
 
 // ------------------------------------------------------------------------ @platformatic/kafka
@@ -352,7 +420,9 @@ interface PlatformaticModule {
   Consumer: new (
     o: unknown,
   ) => {
-    consume(o: unknown): Promise<AsyncIterable<{ value: Buffer }> & { close(): Promise<void> }>;
+    consume(
+      o: unknown,
+    ): Promise<AsyncIterable<{ key: Buffer | null; value: Buffer }> & { close(): Promise<void> }>;
     close(force?: boolean): Promise<void>;
   };
 }
@@ -393,18 +463,22 @@ async function platformaticRead(job: Job): Promise<WorkerResult> {
     maxWaitTime: 500,
   });
   // consume() joins the group before it returns the stream.
+  const joinStarted = performance.now();
   const stream = await consumer.consume({
     topics: [job.topic],
     mode: 'earliest',
     autocommit: false,
     maxBytesPerPartition: 1_048_576,
   });
+  const joinMs = performance.now() - joinStarted;
   const t = timer();
   t.start();
   let count = 0;
   let bytes = 0;
   let checksum = 0;
+  let keyBytes = 0;
   for await (const m of stream) {
+    if (m.key != null) keyBytes += m.key.length;
     const v = m.value;
     count++;
     bytes += v.length;
@@ -414,14 +488,174 @@ async function platformaticRead(job: Job): Promise<WorkerResult> {
   const r = t.stop();
   await stream.close().catch(() => {});
   await consumer.close(true);
-  return { ...r, count, bytes, checksum };
+  if (keyBytes !== 0) throw new Error(`unexpected keys: ${keyBytes} bytes`);
+  return { ...r, joinMs, count, bytes, checksum };
+}
+
+// ------------------------------------------------------------------------------- rebalance
+
+/** How the rebalance task's two kafkats Consumers form their group. */
+export type RebalanceVariant = 'classic-eager' | 'classic-cooperative' | 'consumer';
+
+export interface RebalanceJob {
+  role: 'rebalance';
+  variant: RebalanceVariant;
+  bootstrap: string;
+  topic: string;
+  partitions: number;
+  /** Records produced per partition per second while the task runs. */
+  ratePerPartition: number;
+  /** ms A consumes alone (all partitions, records flowing) before B subscribes. */
+  steadyMs: number;
+}
+
+export interface RebalanceResult {
+  /** B's subscribe to: the two assignments disjoint and covering the topic, and both got records since. */
+  rebalanceMs: number;
+  /** B's subscribe to B's first non-empty assignment. */
+  assignedMs: number;
+  /** A's longest interval without a delivered record between B's subscribe and the end. */
+  gapMs: number;
+  /** A's longest interval without a delivered record in the steadyMs before B's subscribe. */
+  baselineGapMs: number;
+  /** Partitions A and B ended with. */
+  ownedA: number;
+  ownedB: number;
+}
+
+interface Member {
+  consumer: Consumer;
+  cluster: Cluster;
+  /** performance.now() of every delivered batch with records. */
+  deliveries: number[];
+  loop: Promise<void>;
+}
+
+async function member(job: RebalanceJob, groupId: string): Promise<Member> {
+  const cluster = await Cluster.connect(job.bootstrap);
+  const consumer = new Consumer(cluster, {
+    groupId,
+    groupProtocol: job.variant === 'consumer' ? 'consumer' : 'classic',
+    // Eager: 'range' alone (every member revokes everything); cooperative: KIP-429 needs
+    // every listed assignor cooperative.
+    assignors: job.variant === 'classic-eager' ? ['range'] : ['cooperative-sticky'],
+    topics: [job.topic],
+    autoOffsetReset: 'latest',
+  });
+  const deliveries: number[] = [];
+  const loop = (async () => {
+    for await (const batch of consumer) {
+      if (batch.records.length > 0) deliveries.push(performance.now());
+    }
+  })();
+  return { consumer, cluster, deliveries, loop };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Consumer A reads a topic alone while a producer writes to every partition; B subscribes to
+ * the same group; measures how long until the group is settled and records flow to both again,
+ * and A's longest stretch without records meanwhile (the stop-the-world gap).
+ */
+async function rebalanceTask(job: RebalanceJob): Promise<RebalanceResult> {
+  const groupId = `bench-rebalance-${job.variant}-${job.topic}-${process.pid}`;
+  const cluster = await Cluster.connect(job.bootstrap);
+  const producer = new Producer(cluster, { acks: 1, idempotent: false, lingerMs: 5 });
+  let producing = true;
+  const value = Buffer.alloc(100, 120);
+  const tick = 20;
+  const perTick = Math.max(1, Math.round((job.ratePerPartition * tick) / 1000));
+  const produced = (async () => {
+    while (producing) {
+      for (let p = 0; p < job.partitions; p++)
+        for (let i = 0; i < perTick; i++)
+          (await producer.enqueue({ topic: job.topic, partition: p, value })).result.catch(
+            () => {},
+          );
+      await sleep(tick);
+    }
+  })();
+  const deadline = Date.now() + 120_000;
+  const waitFor = async (what: string, ok: () => boolean) => {
+    while (!ok()) {
+      if (Date.now() > deadline) throw new Error(`rebalance ${job.variant}: timed out: ${what}`);
+      await sleep(2);
+    }
+  };
+  trace('producing');
+  const a = await member(job, groupId);
+  await waitFor('A owns every partition', () => a.consumer.assignment().length === job.partitions);
+  trace('A owns every partition');
+  await waitFor('A gets records', () => a.deliveries.length > 0);
+  trace('A gets records');
+  await sleep(job.steadyMs);
+  const subscribed = performance.now();
+  const b = await member(job, groupId);
+  let assignedAt = 0;
+  let stableAt = 0;
+  await waitFor('the group settles and records flow to both', () => {
+    const now = performance.now();
+    const ownedA = a.consumer.assignment();
+    const ownedB = b.consumer.assignment();
+    if (assignedAt === 0 && ownedB.length > 0) assignedAt = now;
+    const keys = new Set([...ownedA, ...ownedB].map((p) => p.partition));
+    const settled =
+      ownedA.length > 0 &&
+      ownedB.length > 0 &&
+      keys.size === job.partitions &&
+      ownedA.length + ownedB.length === job.partitions;
+    if (!settled) {
+      stableAt = 0;
+      return false;
+    }
+    if (stableAt === 0) stableAt = now;
+    const since = (d: number[]) => (d.at(-1) ?? 0) > stableAt;
+    return since(a.deliveries) && since(b.deliveries);
+  });
+  trace('settled');
+  const flowing = Math.max(
+    a.deliveries.find((t) => t > stableAt) as number,
+    b.deliveries.find((t) => t > stableAt) as number,
+  );
+  const maxGap = (from: number, to: number) => {
+    let gap = 0;
+    let previous: number | undefined;
+    for (const t of a.deliveries) {
+      if (previous !== undefined && t > from && previous < to) gap = Math.max(gap, t - previous);
+      previous = t;
+    }
+    return gap;
+  };
+  const result: RebalanceResult = {
+    rebalanceMs: flowing - subscribed,
+    assignedMs: assignedAt - subscribed,
+    gapMs: maxGap(subscribed, flowing),
+    baselineGapMs: maxGap(subscribed - job.steadyMs, subscribed),
+    ownedA: a.consumer.assignment().length,
+    ownedB: b.consumer.assignment().length,
+  };
+  producing = false;
+  await produced;
+  await Promise.all([b.consumer.close(), a.consumer.close()]);
+  await Promise.all([a.loop, b.loop]);
+  trace('consumers closed');
+  await producer.close();
+  await Promise.all([a.cluster.close(), b.cluster.close(), cluster.close()]);
+  return result;
 }
 
 // ------------------------------------------------------------------------------- main
 
 async function main(): Promise<void> {
-  const job = JSON.parse(process.argv[2] ?? '') as Job;
+  const parsed = JSON.parse(process.argv[2] ?? '') as Job | RebalanceJob;
   trace('started');
+  if (parsed.role === 'rebalance') {
+    const r = await rebalanceTask(parsed);
+    process.stdout.write(`RESULT ${JSON.stringify(r)}\n`);
+    process.exit(0);
+  }
+  const job = parsed;
   const values = readValuesFile(job.valuesFile);
   let result: WorkerResult;
   if (job.role === 'produce') {
@@ -430,6 +664,8 @@ async function main(): Promise<void> {
     else if (job.client === 'platformatic') result = await platformaticProduce(job, values);
     else throw new Error(`no producer for ${job.client}`);
   } else if (job.client === 'kafkajs') result = await kafkajsRead(job);
+  else if (job.client === 'kafkats-consumer' || job.client === 'kafkats-classic')
+    result = await kafkatsGroupRead(job);
   else if (job.client === 'platformatic') result = await platformaticRead(job);
   else result = await kafkatsRead(job);
   trace('closed');

@@ -23,16 +23,33 @@ export interface ConsumerRebalanceListener {
 
 /** The `Consumer`'s options; Java's names in the README. Only `groupId` is required. */
 export interface ConsumerOptions {
-  readonly groupId: string;
+  /**
+   * The consumer group. Required to subscribe; optional with `assign()` (then nothing is
+   * committed and partitions start at `autoOffsetReset`).
+   */
+  readonly groupId?: string;
   /** `'consumer'` (KIP-848, the default as in Kafka 4.x) or `'classic'`. */
   readonly groupProtocol?: 'consumer' | 'classic';
   /** Static membership (KIP-345). */
   readonly groupInstanceId?: string | null;
   /** Topics to subscribe to (exact names); also `subscribe()`. */
   readonly topics?: readonly string[];
+  /**
+   * Subscribe to every topic whose whole name matches this regex (instead of `topics`); also
+   * `subscribePattern()`. KIP-848: sent to the coordinator as SubscribedTopicRegex (RE2/J
+   * syntax), matched and re-evaluated by the broker. Classic: matched here (as a JavaScript
+   * RegExp) against the cluster's topics, internal ones excluded, again every
+   * `metadataMaxAgeMs`.
+   */
+  readonly topicPattern?: string;
+  /** Classic regex subscriptions: how often the topic list is fetched and matched again. Default 300000. */
+  readonly metadataMaxAgeMs?: number;
   /** Where to start a partition without a committed offset. Default `'latest'` (as Java). */
   readonly autoOffsetReset?: 'earliest' | 'latest' | 'none';
-  /** Commit finished offsets every `autoCommitIntervalMs`, on revocation and on close. Default true. */
+  /**
+   * Commit finished offsets every `autoCommitIntervalMs`, on revocation and on close. Default
+   * true with a `groupId`, false without (true without one is a ConsumerConfigError).
+   */
   readonly enableAutoCommit?: boolean;
   /** Default 5000. */
   readonly autoCommitIntervalMs?: number;
@@ -42,7 +59,13 @@ export interface ConsumerOptions {
   readonly sessionTimeoutMs?: number;
   /** Classic protocol only (KIP-848: the broker's interval). Default 3000. */
   readonly heartbeatIntervalMs?: number;
-  /** Kafka's `max.poll.interval.ms`: the rebalance timeout sent to the coordinator. Default 300000. */
+  /**
+   * Kafka's `max.poll.interval.ms`: a member whose application has not asked for the next batch
+   * for this long leaves the group (its partitions are lost) and rejoins on its next read.
+   * Default 300000.
+   */
+  readonly maxPollIntervalMs?: number;
+  /** The rebalance timeout sent to the coordinator (Java sends `max.poll.interval.ms`). Default `maxPollIntervalMs`. */
   readonly rebalanceTimeoutMs?: number;
   /** KIP-848 `group.remote.assignor`: `'uniform'` or `'range'`; default null (the broker's). */
   readonly serverAssignor?: string | null;
@@ -101,11 +124,28 @@ export interface ConsumerRunOptions {
 }
 
 export type ResolvedConsumerOptions = Required<
-  Omit<ConsumerOptions, 'listeners' | 'requestTimeoutMs'>
+  Omit<ConsumerOptions, 'listeners' | 'requestTimeoutMs' | 'topicPattern'>
 > & {
   readonly listeners: ConsumerRebalanceListener;
   readonly requestTimeoutMs: number | undefined;
+  readonly topicPattern: string | null;
 };
+
+/**
+ * The RegExp a classic member matches whole topic names with.
+ * @throws ConsumerConfigError when `pattern` is not a string or does not compile
+ */
+export function topicRegExp(pattern: string): RegExp {
+  if (typeof pattern !== 'string' || pattern === '')
+    throw new ConsumerConfigError('topicPattern must be a non-empty string');
+  try {
+    return new RegExp(`^(?:${pattern})$`, 'u');
+  } catch (error) {
+    throw new ConsumerConfigError(
+      `topicPattern ${JSON.stringify(pattern)} is not a valid regular expression: ${(error as Error).message}`,
+    );
+  }
+}
 
 function positive(name: string, value: number, min = 1): number {
   if (!Number.isInteger(value) || value < min)
@@ -115,8 +155,21 @@ function positive(name: string, value: number, min = 1): number {
 
 /** Applies defaults and checks ranges. @throws ConsumerConfigError */
 export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsumerOptions {
-  if (typeof options.groupId !== 'string' || options.groupId === '')
+  const groupId = options.groupId ?? '';
+  if (typeof groupId !== 'string' || (options.groupId !== undefined && groupId === ''))
     throw new ConsumerConfigError('groupId must be a non-empty string');
+  if (groupId === '' && options.enableAutoCommit === true)
+    throw new ConsumerConfigError('enableAutoCommit needs a groupId to commit to');
+  const topicPattern = options.topicPattern ?? null;
+  if (topicPattern !== null) {
+    topicRegExp(topicPattern);
+    if ((options.topics ?? []).length > 0)
+      throw new ConsumerConfigError('topics and topicPattern exclude each other');
+  }
+  if (groupId === '' && ((options.topics ?? []).length > 0 || topicPattern !== null))
+    throw new ConsumerConfigError(
+      'a subscription (topics) needs a groupId; assign() reads without one',
+    );
   const groupProtocol = options.groupProtocol ?? 'consumer';
   if (groupProtocol !== 'consumer' && groupProtocol !== 'classic')
     throw new ConsumerConfigError(
@@ -141,23 +194,30 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
       throw new ConsumerConfigError(
         `topic names must be non-empty strings, got ${JSON.stringify(t)}`,
       );
+  const maxPollIntervalMs = positive('maxPollIntervalMs', options.maxPollIntervalMs ?? 300_000);
   const fetchMaxBytes = positive('fetchMaxBytes', options.fetchMaxBytes ?? 52_428_800);
   const heartbeatIntervalMs = positive('heartbeatIntervalMs', options.heartbeatIntervalMs ?? 3000);
   const sessionTimeoutMs = positive('sessionTimeoutMs', options.sessionTimeoutMs ?? 45_000);
   if (groupProtocol === 'classic' && heartbeatIntervalMs >= sessionTimeoutMs)
     throw new ConsumerConfigError('heartbeatIntervalMs must be lower than sessionTimeoutMs');
   return {
-    groupId: options.groupId,
+    groupId,
     groupProtocol,
     groupInstanceId: options.groupInstanceId ?? null,
     topics,
+    topicPattern,
+    metadataMaxAgeMs: positive('metadataMaxAgeMs', options.metadataMaxAgeMs ?? 300_000),
     autoOffsetReset,
-    enableAutoCommit: options.enableAutoCommit ?? true,
+    enableAutoCommit: options.enableAutoCommit ?? groupId !== '',
     autoCommitIntervalMs: positive('autoCommitIntervalMs', options.autoCommitIntervalMs ?? 5000),
     isolationLevel,
     sessionTimeoutMs,
     heartbeatIntervalMs,
-    rebalanceTimeoutMs: positive('rebalanceTimeoutMs', options.rebalanceTimeoutMs ?? 300_000),
+    maxPollIntervalMs,
+    rebalanceTimeoutMs: positive(
+      'rebalanceTimeoutMs',
+      options.rebalanceTimeoutMs ?? maxPollIntervalMs,
+    ),
     serverAssignor,
     assignors: [...(options.assignors ?? ['cooperative-sticky', 'range'])],
     rackId: options.rackId ?? null,

@@ -11,6 +11,7 @@ import {
   type ConsumerRunOptions,
   type ResolvedConsumerOptions,
   resolveConsumerOptions,
+  topicRegExp,
 } from './consumer-options.js';
 import type {
   Fetcher,
@@ -28,6 +29,7 @@ import {
   type OffsetCallConfig,
   type OffsetToCommit,
 } from './internal/consumer/group-offsets.js';
+import { ManualAssignment } from './internal/consumer/manual-assignment.js';
 import { ClassicMembership } from './internal/consumer/membership-classic.js';
 import { ConsumerProtocolMembership } from './internal/consumer/membership-consumer.js';
 import type { PartitionBatch } from './partition-batch.js';
@@ -71,6 +73,11 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   readonly #options: ResolvedConsumerOptions;
   readonly #parts: ConsumerParts;
   #topics: readonly string[];
+  // A regex subscription: KIP-848 sends it to the coordinator; classic matches it here.
+  #pattern: string | null;
+  #patternTimer: NodeJS.Timeout | undefined;
+  // Set by assign(): partitions named by the application, no group membership.
+  #manual: GroupTopicPartition[] | undefined;
   #membership: GroupMembership | undefined;
   #fetcher: Fetcher | undefined;
   #started: Promise<void> | undefined;
@@ -95,6 +102,13 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   #reading = false;
   #commitChain: Promise<void> = Promise.resolve();
   #autoCommitTimer: NodeJS.Timeout | undefined;
+  // max.poll.interval.ms: when the application last asked for a batch (undefined before its
+  // first), whether it is asking now, and the member that left for not asking in time.
+  #lastPollAt: number | undefined;
+  #polling = false;
+  #pollTimer: NodeJS.Timeout | undefined;
+  #staleLeave: Promise<void> | undefined;
+  #newMembership: (() => GroupMembership) | undefined;
 
   /**
    * @throws ConsumerConfigError for an option out of range (see the README's table)
@@ -104,21 +118,99 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     this.#options = resolveConsumerOptions(options);
     this.#parts = parts;
     this.#topics = this.#options.topics;
+    this.#pattern = this.#options.topicPattern;
   }
 
-  /** Replaces the subscription; a running member tells the coordinator with its next heartbeat. */
+  /**
+   * Replaces the subscription; a running member tells the coordinator with its next heartbeat.
+   * @throws ConsumerConfigError without a `groupId`, or after `assign()`
+   */
   subscribe(topics: readonly string[]): void {
     this.#checkOpen();
+    if (this.#manual !== undefined)
+      throw new ConsumerConfigError(
+        'subscribe() after assign(): a consumer either subscribes or is assigned partitions',
+      );
+    if (this.#options.groupId === '')
+      throw new ConsumerConfigError('subscribe() needs a groupId; assign() reads without one');
     for (const t of topics)
       if (typeof t !== 'string' || t === '')
         throw new ConsumerConfigError(
           `topic names must be non-empty strings, got ${JSON.stringify(t)}`,
         );
     this.#topics = [...topics];
-    this.#membership?.subscribe(this.#topics);
+    this.#pattern = null;
+    this.#membership?.subscribe(this.#topics, null);
   }
 
-  /** The subscribed topics. */
+  /**
+   * Subscribes to every topic whose whole name matches `pattern` (replacing the subscription).
+   * KIP-848: the coordinator matches (RE2/J syntax) and follows topics created or deleted
+   * later. Classic: matched here as a JavaScript RegExp against the cluster's topics (internal
+   * ones excluded), again every `metadataMaxAgeMs`.
+   * @throws ConsumerConfigError without a `groupId`, after `assign()`, for a pattern that does
+   *   not compile
+   */
+  subscribePattern(pattern: string): void {
+    this.#checkOpen();
+    if (this.#manual !== undefined)
+      throw new ConsumerConfigError(
+        'subscribePattern() after assign(): a consumer either subscribes or is assigned partitions',
+      );
+    if (this.#options.groupId === '')
+      throw new ConsumerConfigError('subscribePattern() needs a groupId');
+    topicRegExp(pattern);
+    this.#pattern = pattern;
+    if (this.#options.groupProtocol === 'consumer') {
+      this.#topics = [];
+      this.#membership?.subscribe([], pattern);
+    } else if (this.#membership !== undefined) {
+      this.#rematch().catch(() => undefined);
+    }
+  }
+
+  /** The regex subscription, if any. */
+  subscriptionPattern(): string | undefined {
+    return this.#pattern ?? undefined;
+  }
+
+  /**
+   * Manual assignment (Java's `assign`): reads exactly these partitions, without joining a
+   * group. Replaces an earlier assignment: partitions dropped are revoked (with
+   * `enableAutoCommit` their finished offsets are committed first), partitions added start at
+   * the group's committed offset (with a `groupId`) or at `autoOffsetReset`. Rebalance
+   * listeners are not called. Resolves once the change is applied (reading need not wait).
+   * @throws ConsumerConfigError after a subscription, for a bad partition
+   */
+  assign(partitions: readonly GroupTopicPartition[]): Promise<void> {
+    this.#checkOpen();
+    if (
+      this.#topics.length > 0 ||
+      this.#pattern !== null ||
+      (this.#membership !== undefined && this.#manual === undefined)
+    )
+      throw new ConsumerConfigError(
+        'assign() on a subscribed consumer: a consumer either subscribes or is assigned partitions',
+      );
+    const unique = new Map<string, GroupTopicPartition>();
+    for (const p of partitions) {
+      if (typeof p?.topic !== 'string' || p.topic === '')
+        throw new ConsumerConfigError(
+          `assign: topic names must be non-empty strings, got ${JSON.stringify(p?.topic)}`,
+        );
+      if (!Number.isInteger(p.partition) || p.partition < 0)
+        throw new ConsumerConfigError(
+          `assign: ${p.topic}: partition must be an integer >= 0, got ${p.partition}`,
+        );
+      unique.set(keyOf(p), { topic: p.topic, partition: p.partition });
+    }
+    this.#manual = [...unique.values()];
+    const membership = this.#membership;
+    if (membership instanceof ManualAssignment) return membership.assign(this.#manual);
+    return Promise.resolve();
+  }
+
+  /** The subscribed topics (classic regex subscriptions: the names matched so far). */
   subscription(): string[] {
     return [...this.#topics];
   }
@@ -213,6 +305,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   commit(offsets?: readonly ConsumerCommitOffset[]): Promise<void> {
     // Allowed while closing: a rebalance listener's onRevoked commits during close().
     if (this.#closed) return Promise.reject(new ConsumerClosedError('the consumer is closed'));
+    if (this.#options.groupId === '')
+      return Promise.reject(new ConsumerConfigError('commit() needs a groupId'));
     return this.#enqueueCommit(offsets);
   }
 
@@ -222,6 +316,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
    */
   commitAsync(callback?: (error: Error | undefined) => void): void {
     if (this.#closed) throw new ConsumerClosedError('the consumer is closed');
+    if (this.#options.groupId === '')
+      throw new ConsumerConfigError('commitAsync() needs a groupId');
     this.#enqueueCommit(undefined).then(
       () => callback?.(undefined),
       (error: unknown) => callback?.(error instanceof Error ? error : new Error(String(error))),
@@ -235,6 +331,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   async committed(
     partitions: readonly GroupTopicPartition[],
   ): Promise<Map<string, { offset: bigint; leaderEpoch: number } | undefined>> {
+    if (this.#options.groupId === '') throw new ConsumerConfigError('committed() needs a groupId');
     const answer = await fetchCommitted(this.#offsetCall(), partitions);
     const result = new Map<string, { offset: bigint; leaderEpoch: number } | undefined>();
     for (const p of partitions) result.set(`${p.topic}-${p.partition}`, undefined);
@@ -325,6 +422,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
 
   async #start(): Promise<void> {
     const o = this.#options;
+    if (this.#manual === undefined && o.groupId === '')
+      throw new ConsumerConfigError('no groupId to join: pass one, or assign() partitions');
     const createFetcher = this.#parts.fetcher ?? ((c: FetcherConfig) => new SessionFetcher(c));
     this.#fetcher = createFetcher({
       cluster: this.#cluster,
@@ -343,6 +442,15 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       rackId: o.rackId,
       random: o.random,
     });
+    if (this.#pattern !== null && this.#manual === undefined && o.groupProtocol === 'classic') {
+      await this.#rematch();
+      if (this.#closing !== undefined) throw new ConsumerClosedError('the consumer is closed');
+      this.#patternTimer = setInterval(
+        () => this.#rematch().catch(() => undefined),
+        o.metadataMaxAgeMs,
+      );
+      this.#patternTimer.unref?.();
+    }
     const listener: MembershipListener = {
       onAssigned: (ps) => this.#onAssigned(ps),
       onRevoked: (ps) => this.#onRevoked(ps),
@@ -355,6 +463,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       groupInstanceId: o.groupInstanceId,
       rackId: o.rackId,
       topics: this.#topics,
+      topicPattern: o.groupProtocol === 'consumer' ? this.#pattern : null,
       sessionTimeoutMs: o.sessionTimeoutMs,
       rebalanceTimeoutMs: o.rebalanceTimeoutMs,
       heartbeatIntervalMs: o.heartbeatIntervalMs,
@@ -366,11 +475,27 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       random: o.random,
     };
     const createMembership =
-      this.#parts.membership ??
-      (o.groupProtocol === 'consumer'
-        ? (c: MembershipConfig) => new ConsumerProtocolMembership(c)
-        : (c: MembershipConfig) => new ClassicMembership(c));
+      this.#manual !== undefined
+        ? () => new ManualAssignment(listener, this.#manual ?? [])
+        : (this.#parts.membership ??
+          (o.groupProtocol === 'consumer'
+            ? (c: MembershipConfig) => new ConsumerProtocolMembership(c)
+            : (c: MembershipConfig) => new ClassicMembership(c)));
     this.#membership = createMembership(config);
+    if (this.#manual === undefined)
+      this.#newMembership = () =>
+        createMembership({
+          ...config,
+          topics: this.#topics,
+          topicPattern: o.groupProtocol === 'consumer' ? this.#pattern : null,
+        });
+    if (this.#manual === undefined) {
+      this.#pollTimer = setInterval(
+        () => this.#checkPollInterval(),
+        Math.max(10, Math.min(1000, Math.floor(o.maxPollIntervalMs / 4))),
+      );
+      this.#pollTimer.unref?.();
+    }
     if (o.enableAutoCommit) {
       this.#autoCommitTimer = setInterval(() => {
         if (this.#closing !== undefined || this.#fatal !== undefined) return;
@@ -386,6 +511,25 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       this.#stopTimers();
       throw error;
     }
+  }
+
+  /**
+   * Classic regex subscription: fetches every topic's name and subscribes to the matching ones
+   * (Java's `ConsumerMetadata` with a pattern, internal topics excluded).
+   */
+  async #rematch(): Promise<void> {
+    const pattern = this.#pattern;
+    if (pattern === null) return;
+    const snapshot = await this.#cluster.refresh();
+    if (this.#pattern !== pattern) return;
+    const re = topicRegExp(pattern);
+    const matched = snapshot.topics
+      .filter((t) => !t.isInternal && re.test(t.name))
+      .map((t) => t.name)
+      .sort();
+    if (matched.join('\u0000') === [...this.#topics].sort().join('\u0000')) return;
+    this.#topics = matched;
+    this.#membership?.subscribe(matched, null);
   }
 
   #offsetCall(): OffsetCallConfig {
@@ -405,6 +549,53 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
 
   /** The next deliverable batch; undefined when the read ends (close, signal). */
   async #next(signal: AbortSignal | undefined): Promise<PartitionBatch | undefined> {
+    this.#polling = true;
+    try {
+      if (this.#staleLeave !== undefined) await this.#rejoin();
+      return await this.#nextBatch(signal);
+    } finally {
+      this.#polling = false;
+      this.#lastPollAt = Date.now();
+    }
+  }
+
+  /**
+   * Java's poll timer: a member whose application has not asked for a batch for
+   * `maxPollIntervalMs` leaves the group (its partitions are lost: no commit, `onLost`), so that
+   * the group can move on without waiting for the session to time out; it rejoins on the next read.
+   */
+  #checkPollInterval(): void {
+    const last = this.#lastPollAt;
+    if (
+      last === undefined ||
+      this.#polling ||
+      this.#staleLeave !== undefined ||
+      this.#closing !== undefined ||
+      this.#fatal !== undefined ||
+      this.#membership === undefined ||
+      Date.now() - last <= this.#options.maxPollIntervalMs
+    )
+      return;
+    this.#staleLeave = this.#membership.leave().catch(() => undefined);
+  }
+
+  /** After a poll-interval expiry: a new membership joins once the old one has left. */
+  async #rejoin(): Promise<void> {
+    await this.#staleLeave;
+    if (this.#closing !== undefined || this.#newMembership === undefined) return;
+    const membership = this.#newMembership();
+    this.#membership = membership;
+    this.#staleLeave = undefined;
+    try {
+      await membership.start();
+    } catch (error) {
+      if (this.#closing === undefined)
+        this.#fatal ??= error instanceof Error ? error : new Error(String(error));
+      throw error;
+    }
+  }
+
+  async #nextBatch(signal: AbortSignal | undefined): Promise<PartitionBatch | undefined> {
     for (;;) {
       const error = this.#pendingErrors.shift();
       if (error !== undefined) throw error;
@@ -517,9 +708,9 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   async #onAssigned(partitions: readonly GroupTopicPartition[]): Promise<void> {
     const fetcher = this.#fetcher!;
     const o = this.#options;
-    let committed: Awaited<ReturnType<typeof fetchCommitted>>;
+    let committed: Awaited<ReturnType<typeof fetchCommitted>> = [];
     try {
-      committed = await fetchCommitted(this.#offsetCall(), partitions);
+      if (o.groupId !== '') committed = await fetchCommitted(this.#offsetCall(), partitions);
     } catch (error) {
       // Without committed offsets nothing can start safely: the application hears of it.
       this.#pendingErrors.push(error instanceof Error ? error : new Error(String(error)));
@@ -554,6 +745,9 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   }
 
   async #onRevoked(partitions: readonly GroupTopicPartition[]): Promise<void> {
+    // Leaving because the application stopped polling: it may hold batches for long, and a
+    // commit would not count any more (Java treats these partitions as lost).
+    if (this.#staleLeave !== undefined) return this.#onLost(partitions);
     const keys = new Set(partitions.map(keyOf));
     for (const key of keys) this.#bump(key);
     this.#fetcher?.unassign(partitions);
@@ -598,7 +792,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     partitions: readonly GroupTopicPartition[],
   ): Promise<void> {
     const callback = this.#options.listeners[which];
-    if (callback === undefined) return;
+    // Java calls no rebalance listener for a manual assignment.
+    if (callback === undefined || this.#manual !== undefined) return;
     try {
       await callback.call(this.#options.listeners, partitions);
     } catch (error) {
@@ -626,13 +821,18 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   #stopTimers(): void {
     if (this.#autoCommitTimer !== undefined) clearInterval(this.#autoCommitTimer);
     this.#autoCommitTimer = undefined;
+    if (this.#patternTimer !== undefined) clearInterval(this.#patternTimer);
+    this.#patternTimer = undefined;
+    if (this.#pollTimer !== undefined) clearInterval(this.#pollTimer);
+    this.#pollTimer = undefined;
   }
 
   async #close(): Promise<void> {
     this.#stopTimers();
     this.#pollAbort.abort();
     // The membership exists as soon as start() began; leaving also ends a join in progress.
-    if (this.#membership !== undefined && this.#fatal === undefined) {
+    if (this.#staleLeave !== undefined) await this.#staleLeave;
+    else if (this.#membership !== undefined && this.#fatal === undefined) {
       await this.#membership.leave().catch(() => undefined);
     } else this.#membership?.abandon();
     await this.#started?.catch(() => undefined);

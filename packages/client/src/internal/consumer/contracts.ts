@@ -59,6 +59,11 @@ export interface MembershipConfig {
   readonly rackId: string | null;
   /** Topics subscribed to (exact names). */
   readonly topics: readonly string[];
+  /**
+   * KIP-848: a regex (RE2/J) the coordinator matches topic names against (SubscribedTopicRegex),
+   * null for none. The classic protocol never sees it: the consumer matches names itself.
+   */
+  readonly topicPattern?: string | null;
   /** Classic: `session.timeout.ms` (45000). KIP-848: the broker decides. */
   readonly sessionTimeoutMs: number;
   /** Classic: `max.poll.interval.ms` as JoinGroup's rebalance timeout (300000). */
@@ -77,8 +82,8 @@ export interface MembershipConfig {
 
 /** One member's participation in a consumer group. */
 export interface GroupMembership {
-  /** `'consumer'` (KIP-848) or `'classic'`. */
-  readonly protocol: 'consumer' | 'classic';
+  /** `'consumer'` (KIP-848), `'classic'`, or `'none'` for a manual assignment. */
+  readonly protocol: 'consumer' | 'classic' | 'none';
   /** Current identity; generationId -1 while not a member. */
   readonly identity: MemberIdentity;
   /** Partitions owned now. */
@@ -89,8 +94,8 @@ export interface GroupMembership {
    * assignment was delivered to the listener (possibly empty).
    */
   start(signal?: AbortSignal): Promise<void>;
-  /** Changes the subscription; the next heartbeat or rejoin carries it. */
-  subscribe(topics: readonly string[]): void;
+  /** Changes the subscription (KIP-848: and the regex); the next heartbeat or rejoin carries it. */
+  subscribe(topics: readonly string[], pattern?: string | null): void;
   /**
    * Revokes everything (listener.onRevoked awaited), then leaves the group: LeaveGroup, or a
    * heartbeat with epoch -1 (-2 for a static member, which keeps its place until the session

@@ -57,6 +57,7 @@ const keyOf = (topicId: string, partition: number) => `${topicId}:${partition}`;
 interface SentFields {
   readonly rebalanceTimeoutMs: number;
   readonly topics: string;
+  readonly pattern: string | null;
   readonly rackId: string | null;
   readonly serverAssignor: string | null;
 }
@@ -96,10 +97,13 @@ export class ConsumerProtocolMembership implements GroupMembership {
   #loop: Promise<void> | undefined;
   #leaving: Promise<void> | undefined;
   #firstAssignment: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  // KIP-848 broker-side regex subscription (RE2/J), null for none.
+  #pattern: string | null;
 
   constructor(config: MembershipConfig) {
     this.#config = config;
     this.#topics = [...config.topics];
+    this.#pattern = config.topicPattern ?? null;
     this.#intervalMs = config.heartbeatIntervalMs;
   }
 
@@ -122,6 +126,10 @@ export class ConsumerProtocolMembership implements GroupMembership {
       throw new GroupProtocolUnsupportedError(
         'the brokers do not support ConsumerGroupHeartbeat (KIP-848)',
       );
+    if (this.#pattern !== null && version < 1)
+      throw new GroupProtocolUnsupportedError(
+        'regex subscriptions need ConsumerGroupHeartbeat v1 (SubscribedTopicRegex, Kafka 4.0)',
+      );
     this.#state = 'running';
     const first = new Promise<void>((resolve, reject) => {
       this.#firstAssignment = { resolve, reject };
@@ -136,8 +144,9 @@ export class ConsumerProtocolMembership implements GroupMembership {
     }
   }
 
-  subscribe(topics: readonly string[]): void {
+  subscribe(topics: readonly string[], pattern: string | null = null): void {
     this.#topics = [...topics];
+    this.#pattern = pattern;
     this.#wakeUp();
   }
 
@@ -317,6 +326,7 @@ export class ConsumerProtocolMembership implements GroupMembership {
     return {
       rebalanceTimeoutMs: this.#config.rebalanceTimeoutMs,
       topics: JSON.stringify([...this.#topics].sort()),
+      pattern: this.#pattern,
       rackId: this.#config.rackId,
       serverAssignor: this.#config.serverAssignor,
     };
@@ -329,6 +339,7 @@ export class ConsumerProtocolMembership implements GroupMembership {
     return (
       sent.rebalanceTimeoutMs !== now.rebalanceTimeoutMs ||
       sent.topics !== now.topics ||
+      sent.pattern !== now.pattern ||
       sent.rackId !== now.rackId ||
       sent.serverAssignor !== now.serverAssignor
     );
@@ -356,6 +367,11 @@ export class ConsumerProtocolMembership implements GroupMembership {
           ? fields.rebalanceTimeoutMs
           : -1,
       subscribedTopicNames: all || sent?.topics !== fields.topics ? [...this.#topics] : null,
+      // As Java's HeartbeatState: the regex when joining or changed, '' to drop one.
+      subscribedTopicRegex:
+        (all && fields.pattern !== null) || (sent !== undefined && sent.pattern !== fields.pattern)
+          ? (fields.pattern ?? '')
+          : null,
       serverAssignor:
         all || sent?.serverAssignor !== fields.serverAssignor ? fields.serverAssignor : null,
       topicPartitions: ack !== 0 ? this.#ownedByTopicId() : null,
@@ -460,7 +476,11 @@ export class ConsumerProtocolMembership implements GroupMembership {
       // Metadata does not know some assigned topic ids yet: refresh the subscribed topics and
       // reconcile again (Java requests a metadata update and retries on the next poll).
       await sleep(this.#config.retryBackoffMs, this.#stop.signal).catch(() => undefined);
-      await this.#config.cluster.refreshTopics(this.#topics).catch(() => undefined);
+      // With a regex the broker names topics the member never listed: refresh them all.
+      await (this.#pattern !== null
+        ? this.#config.cluster.refresh()
+        : this.#config.cluster.refreshTopics(this.#topics)
+      ).catch(() => undefined);
       if (generation === this.#generation) this.#targetDirty = true;
     }
   }
