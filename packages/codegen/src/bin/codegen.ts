@@ -17,13 +17,13 @@ const schemas = join(root, 'fixtures', 'schemas');
 const OWNED_DIRS = [
   'src/gen/messages',
   'src/gen/data',
-  'src/gen/metadata-records',
+  'src/gen/remote-log-metadata',
   'test/support/gen',
 ];
 const OWNED_FILES = [
   'src/gen/headers.ts',
   'src/gen/api-keys.ts',
-  'src/gen/metadata-records.ts',
+  'src/gen/remote-log-metadata.ts',
   'src/gen/index.ts',
 ];
 function listOwned(): string[] {

@@ -4,21 +4,21 @@
 import { CodecError } from '../errors.js';
 import { Reader } from '../reader.js';
 import { Writer } from '../writer.js';
-import { decodeRemoteLogSegmentMetadataRecord, encodeRemoteLogSegmentMetadataRecord, type RemoteLogSegmentMetadataRecord } from './metadata-records/remote-log-segment-metadata-record.js';
-import { decodeRemoteLogSegmentMetadataUpdateRecord, encodeRemoteLogSegmentMetadataUpdateRecord, type RemoteLogSegmentMetadataUpdateRecord } from './metadata-records/remote-log-segment-metadata-update-record.js';
-import { decodeRemotePartitionDeleteMetadataRecord, encodeRemotePartitionDeleteMetadataRecord, type RemotePartitionDeleteMetadataRecord } from './metadata-records/remote-partition-delete-metadata-record.js';
-import { decodeRemoteLogSegmentMetadataSnapshotRecord, encodeRemoteLogSegmentMetadataSnapshotRecord, type RemoteLogSegmentMetadataSnapshotRecord } from './metadata-records/remote-log-segment-metadata-snapshot-record.js';
+import { decodeRemoteLogSegmentMetadataRecord, encodeRemoteLogSegmentMetadataRecord, type RemoteLogSegmentMetadataRecord } from './remote-log-metadata/remote-log-segment-metadata-record.js';
+import { decodeRemoteLogSegmentMetadataUpdateRecord, encodeRemoteLogSegmentMetadataUpdateRecord, type RemoteLogSegmentMetadataUpdateRecord } from './remote-log-metadata/remote-log-segment-metadata-update-record.js';
+import { decodeRemotePartitionDeleteMetadataRecord, encodeRemotePartitionDeleteMetadataRecord, type RemotePartitionDeleteMetadataRecord } from './remote-log-metadata/remote-partition-delete-metadata-record.js';
+import { decodeRemoteLogSegmentMetadataSnapshotRecord, encodeRemoteLogSegmentMetadataSnapshotRecord, type RemoteLogSegmentMetadataSnapshotRecord } from './remote-log-metadata/remote-log-segment-metadata-snapshot-record.js';
 
-/** Record type ids (the schemas' apiKey) of the metadata records. */
-export const MetadataRecordType = {
+/** Record type ids (the schemas' apiKey) of the tiered-storage metadata records. */
+export const RemoteLogMetadataRecordType = {
   RemoteLogSegmentMetadataRecord: 0,
   RemoteLogSegmentMetadataUpdateRecord: 1,
   RemotePartitionDeleteMetadataRecord: 2,
   RemoteLogSegmentMetadataSnapshotRecord: 3,
 } as const;
 
-/** A metadata record with its type id and version, as framed on a metadata topic. */
-export type MetadataRecord =
+/** A tiered-storage metadata record with its type id and version, as framed on `__remote_log_metadata`. */
+export type RemoteLogMetadataRecord =
 | { apiKey: 0; version: number; record: RemoteLogSegmentMetadataRecord }
 | { apiKey: 1; version: number; record: RemoteLogSegmentMetadataUpdateRecord }
 | { apiKey: 2; version: number; record: RemotePartitionDeleteMetadataRecord }
@@ -28,12 +28,13 @@ export type MetadataRecord =
 const FRAME_VERSION = 1;
 
 /**
- * Serialises a metadata record the way Kafka's BytesApiMessageSerde does: unsigned varints
- * frame version (1), record type and version, then the body.
+ * Serialises a remote log metadata record the way Kafka's RemoteLogMetadataSerde does (with
+ * BytesApiMessageSerde): unsigned varints frame version (1), record type and version, then
+ * the body.
  * @returns a new Buffer
  * @throws CodecError as the record's encoder does, or UNSUPPORTED for an unknown type
  */
-export function encodeMetadataRecordValue(value: MetadataRecord): Buffer {
+export function encodeRemoteLogMetadataValue(value: RemoteLogMetadataRecord): Buffer {
   const w = new Writer(128);
   w.writeUvarint(FRAME_VERSION);
   w.writeUvarint(value.apiKey);
@@ -52,25 +53,25 @@ export function encodeMetadataRecordValue(value: MetadataRecord): Buffer {
     encodeRemoteLogSegmentMetadataSnapshotRecord(w, value.record, value.version);
     break;
     default:
-    throw new CodecError('UNSUPPORTED', 'metadata record', `unknown record type ${(value as { apiKey: number }).apiKey}`);
+    throw new CodecError('UNSUPPORTED', 'remote log metadata record', `unknown record type ${(value as { apiKey: number }).apiKey}`);
   }
   return w.finish();
 }
 
 /**
- * Parses a metadata record value; byte fields are views into `value`.
+ * Parses a `__remote_log_metadata` record value; byte fields are views into `value`.
  * @throws CodecError UNSUPPORTED (frame version other than 1, unknown record type),
  *   UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH, or TRAILING_BYTES after the record
  */
-export function decodeMetadataRecordValue(value: Buffer): MetadataRecord {
+export function decodeRemoteLogMetadataValue(value: Buffer): RemoteLogMetadataRecord {
   const r = new Reader(value);
   const frame = r.readUvarint();
   if (frame !== FRAME_VERSION) {
-    throw new CodecError('UNSUPPORTED', 'metadata record', `frame version ${frame} (only ${FRAME_VERSION} is defined)`);
+    throw new CodecError('UNSUPPORTED', 'remote log metadata record', `frame version ${frame} (only ${FRAME_VERSION} is defined)`);
   }
   const apiKey = r.readUvarint();
   const version = r.readUvarint();
-  let out: MetadataRecord;
+  let out: RemoteLogMetadataRecord;
   switch (apiKey) {
     case 0:
     out = { apiKey: 0, version, record: decodeRemoteLogSegmentMetadataRecord(r, version) };
@@ -85,10 +86,10 @@ export function decodeMetadataRecordValue(value: Buffer): MetadataRecord {
     out = { apiKey: 3, version, record: decodeRemoteLogSegmentMetadataSnapshotRecord(r, version) };
     break;
     default:
-    throw new CodecError('UNSUPPORTED', 'metadata record', `unknown record type ${apiKey}`);
+    throw new CodecError('UNSUPPORTED', 'remote log metadata record', `unknown record type ${apiKey}`);
   }
   if (r.pos !== r.end) {
-    throw new CodecError('TRAILING_BYTES', `metadata record type ${apiKey} v${version}`, `${r.end - r.pos} bytes after the record`);
+    throw new CodecError('TRAILING_BYTES', `remote log metadata record type ${apiKey} v${version}`, `${r.end - r.pos} bytes after the record`);
   }
   return out;
 }
