@@ -41,19 +41,19 @@ export function encodeRemoteLogMetadataValue(value: RemoteLogMetadataRecord): Bu
   w.writeUvarint(value.version);
   switch (value.apiKey) {
     case 0:
-    encodeRemoteLogSegmentMetadataRecord(w, value.record, value.version);
-    break;
+      encodeRemoteLogSegmentMetadataRecord(w, value.record, value.version);
+      break;
     case 1:
-    encodeRemoteLogSegmentMetadataUpdateRecord(w, value.record, value.version);
-    break;
+      encodeRemoteLogSegmentMetadataUpdateRecord(w, value.record, value.version);
+      break;
     case 2:
-    encodeRemotePartitionDeleteMetadataRecord(w, value.record, value.version);
-    break;
+      encodeRemotePartitionDeleteMetadataRecord(w, value.record, value.version);
+      break;
     case 3:
-    encodeRemoteLogSegmentMetadataSnapshotRecord(w, value.record, value.version);
-    break;
+      encodeRemoteLogSegmentMetadataSnapshotRecord(w, value.record, value.version);
+      break;
     default:
-    throw new CodecError('UNSUPPORTED', 'remote log metadata record', `unknown record type ${(value as { apiKey: number }).apiKey}`);
+      throw new CodecError('UNSUPPORTED', 'remote log metadata record', `unknown record type ${(value as { apiKey: number }).apiKey}`);
   }
   return w.finish();
 }
@@ -74,19 +74,19 @@ export function decodeRemoteLogMetadataValue(value: Buffer): RemoteLogMetadataRe
   let out: RemoteLogMetadataRecord;
   switch (apiKey) {
     case 0:
-    out = { apiKey: 0, version, record: decodeRemoteLogSegmentMetadataRecord(r, version) };
-    break;
+      out = { apiKey: 0, version, record: decodeRemoteLogSegmentMetadataRecord(r, version) };
+      break;
     case 1:
-    out = { apiKey: 1, version, record: decodeRemoteLogSegmentMetadataUpdateRecord(r, version) };
-    break;
+      out = { apiKey: 1, version, record: decodeRemoteLogSegmentMetadataUpdateRecord(r, version) };
+      break;
     case 2:
-    out = { apiKey: 2, version, record: decodeRemotePartitionDeleteMetadataRecord(r, version) };
-    break;
+      out = { apiKey: 2, version, record: decodeRemotePartitionDeleteMetadataRecord(r, version) };
+      break;
     case 3:
-    out = { apiKey: 3, version, record: decodeRemoteLogSegmentMetadataSnapshotRecord(r, version) };
-    break;
+      out = { apiKey: 3, version, record: decodeRemoteLogSegmentMetadataSnapshotRecord(r, version) };
+      break;
     default:
-    throw new CodecError('UNSUPPORTED', 'remote log metadata record', `unknown record type ${apiKey}`);
+      throw new CodecError('UNSUPPORTED', 'remote log metadata record', `unknown record type ${apiKey}`);
   }
   if (r.pos !== r.end) {
     throw new CodecError('TRAILING_BYTES', `remote log metadata record type ${apiKey} v${version}`, `${r.end - r.pos} bytes after the record`);

@@ -42,11 +42,18 @@ export function apiName(spec: MessageSpec): string {
   return spec.name.replace(/(Request|Response)$/, '');
 }
 
-/** Re-indents brace-structured generated code by two spaces per level. */
+/**
+ * Indents brace-structured generated code by two spaces per level; the statements under a
+ * `case` or `default:` label go one level deeper than the label. Lines are taken one statement
+ * each, as the emitters write them; brackets inside string literals are ignored.
+ */
 export function indent(code: string): string {
   let depth = 0;
   const out: string[] = [];
   let inDoc = false;
+  // Brace depths of the switch bodies we are inside and have seen a label in.
+  const labelled = new Set<number>();
+  const extra = (below: number): number => [...labelled].filter((k) => k < below).length;
   for (const raw of code.split('\n')) {
     const line = raw.trim();
     if (line === '') {
@@ -54,7 +61,7 @@ export function indent(code: string): string {
       continue;
     }
     if (inDoc || line.startsWith('/**') || line.startsWith('*')) {
-      out.push('  '.repeat(depth) + (line.startsWith('*') ? ` ${line}` : line));
+      out.push('  '.repeat(depth + extra(depth + 1)) + (line.startsWith('*') ? ` ${line}` : line));
       inDoc = !line.endsWith('*/');
       continue;
     }
@@ -62,9 +69,11 @@ export function indent(code: string): string {
     const opens = (code.match(/[{[(]/g) ?? []).length;
     const closes = (code.match(/[}\])]/g) ?? []).length;
     const leadingClose = /^[}\])]/.test(code) ? 1 : 0;
-    const caseLine = /^(case |default:)/.test(line);
+    const label = /^(case |default:)/.test(line);
     const d = Math.max(0, depth - leadingClose);
-    out.push('  '.repeat(caseLine ? Math.max(0, d) : d) + line);
+    for (const k of labelled) if (k > d) labelled.delete(k);
+    out.push('  '.repeat(d + extra(label ? d : d + 1)) + line);
+    if (label) labelled.add(d);
     depth = Math.max(0, depth + opens - closes);
   }
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
