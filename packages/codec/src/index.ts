@@ -5,6 +5,7 @@
  * Nothing here runs on import (the package declares `"sideEffects": false`), so a bundler
  * keeps only the messages a program uses.
  */
+export { decodeExact, TrailingBytesError } from './decode-exact.js';
 export type { CodecErrorReason } from './errors.js';
 export { CodecError, KafkaError } from './errors.js';
 export {
