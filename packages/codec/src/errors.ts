@@ -1,5 +1,3 @@
-import type { ProtocolError } from './protocol-error.js';
-
 /**
  * The root of every error kafkats throws.
  *
@@ -24,39 +22,6 @@ export class KafkaError extends Error {
     this.code = code;
     this.retriable = options.retriable ?? false;
   }
-
-  /**
-   * The typed error for a broker error code (`ProtocolError` with Kafka's name and the
-   * `retriable`, `needsMetadataRefresh` and `needsCoordinatorRefresh` axes).
-   *
-   * @param code a non-zero int16 error code from a response
-   * @param context what it was about (`Metadata v12 from broker 1, topic orders`)
-   * @throws KafkaError `ERR_KAFKA_ERROR_CODE_NONE` for code 0, which is not an error
-   */
-  static fromCode(code: number, context = ''): ProtocolError {
-    if (code === 0) {
-      throw new KafkaError(
-        'ERR_KAFKA_ERROR_CODE_NONE',
-        `${context}: error code 0 (NONE) is not an error`,
-      );
-    }
-    if (protocolErrorFactory === undefined) {
-      // Only reachable by importing errors.ts without the package entry (a deep import).
-      throw new KafkaError('ERR_KAFKA_ERROR_TABLE_MISSING', 'protocol-error.js was not loaded');
-    }
-    return protocolErrorFactory(code, context);
-  }
-}
-
-// protocol-error.ts extends KafkaError at module evaluation, so errors.ts must not import it
-// at runtime (a cycle whose outcome depends on import order); it registers itself instead.
-let protocolErrorFactory: ((code: number, context: string) => ProtocolError) | undefined;
-
-/** @internal Called once by protocol-error.ts; not part of the package's public entry. */
-export function registerProtocolErrorFactory(
-  factory: (code: number, context: string) => ProtocolError,
-): void {
-  protocolErrorFactory = factory;
 }
 
 /** Why a codec operation failed. */

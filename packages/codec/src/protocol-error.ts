@@ -1,4 +1,4 @@
-import { KafkaError, registerProtocolErrorFactory } from './errors.js';
+import { KafkaError } from './errors.js';
 import { BROKER_ERRORS, type BrokerErrorInfo, ErrorCode } from './gen/errors.js';
 
 /**
@@ -13,16 +13,21 @@ export const COORDINATOR_REFRESH_CODES: ReadonlySet<number> = new Set([
   ErrorCode.NOT_COORDINATOR,
 ]);
 
-// Codes run -1..~140 with a gap; an array indexed by code + 1 is a constant-time lookup.
-const byCode: (BrokerErrorInfo | undefined)[] = [];
-for (const info of BROKER_ERRORS) byCode[info.code + 1] = info;
+// Codes run -1..~140 with a gap; an array indexed by code + 1 is a constant-time lookup,
+// built on first use so that importing this module runs nothing.
+let byCode: (BrokerErrorInfo | undefined)[] | undefined;
 
 /**
  * The table row for a broker error code, or undefined for a code the pinned Kafka release does
  * not define (a newer broker).
  */
 export function brokerErrorInfo(code: number): BrokerErrorInfo | undefined {
-  return Number.isInteger(code) ? byCode[code + 1] : undefined;
+  if (!Number.isInteger(code)) return undefined;
+  if (byCode === undefined) {
+    byCode = [];
+    for (const info of BROKER_ERRORS) byCode[info.code + 1] = info;
+  }
+  return byCode[code + 1];
 }
 
 /**
@@ -69,6 +74,24 @@ export class ProtocolError extends KafkaError {
     this.needsMetadataRefresh = info?.invalidMetadata ?? false;
     this.needsCoordinatorRefresh = COORDINATOR_REFRESH_CODES.has(errorCode);
   }
+
+  /**
+   * The typed error for a broker error code: the one way to turn a non-zero code from a
+   * response into an error to throw or retry on.
+   *
+   * @param code a non-zero int16 error code from a response
+   * @param context what it was about (`Metadata v12 from broker 1, topic orders`)
+   * @throws KafkaError `ERR_KAFKA_ERROR_CODE_NONE` for code 0, which is not an error
+   */
+  static fromCode(code: number, context = ''): ProtocolError {
+    if (code === 0) {
+      throw new KafkaError(
+        'ERR_KAFKA_ERROR_CODE_NONE',
+        `${context}: error code 0 (NONE) is not an error`,
+      );
+    }
+    return new ProtocolError(code, context);
+  }
 }
 
 /**
@@ -78,7 +101,3 @@ export class ProtocolError extends KafkaError {
 export function protocolErrorOrNull(code: number, context = ''): ProtocolError | null {
   return code === 0 ? null : new ProtocolError(code, context);
 }
-
-// The one side effect in the codec (declared in package.json `sideEffects`, so bundlers keep it):
-// errors.ts cannot import this module without a cycle, so KafkaError.fromCode is wired here.
-registerProtocolErrorFactory((code, context) => new ProtocolError(code, context));

@@ -872,7 +872,7 @@ export class Cluster {
           ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
           : (snapshot.partition(topic, partition)?.errorCode ?? 0) ||
             ErrorCode.LEADER_NOT_AVAILABLE;
-    throw KafkaError.fromCode(code, `leader of ${topic}-${partition}`);
+    throw ProtocolError.fromCode(code, `leader of ${topic}-${partition}`);
   }
 
   async #controllerOnce(attempt: Attempt): Promise<number> {
@@ -880,7 +880,7 @@ export class Cluster {
     if (known !== undefined) return known;
     const id = (await this.#refreshOnce(attempt)).controllerId;
     if (id === undefined)
-      throw KafkaError.fromCode(ErrorCode.NOT_CONTROLLER, 'Metadata names no controller');
+      throw ProtocolError.fromCode(ErrorCode.NOT_CONTROLLER, 'Metadata names no controller');
     return id;
   }
 
@@ -952,7 +952,7 @@ function throwTopLevel(response: unknown, context: string): void {
   const code = (response as { errorCode?: unknown } | null)?.errorCode;
   if (typeof code !== 'number' || code === 0) return;
   const message = (response as { errorMessage?: unknown }).errorMessage;
-  throw KafkaError.fromCode(
+  throw ProtocolError.fromCode(
     code,
     `${context}${typeof message === 'string' ? ` (${message})` : ''}`,
   );

@@ -4,7 +4,7 @@ import {
   type FindCoordinatorRequest,
   type FindCoordinatorResponse,
   KafkaError,
-  type ProtocolError,
+  ProtocolError,
 } from '@kafkats/codec';
 import { COORDINATOR_KEY_TYPE, type CoordinatorKind } from './routing.js';
 
@@ -96,9 +96,12 @@ export function readFindCoordinatorResponse(
     entry.errorMessage ? ` (${entry.errorMessage})` : ''
   }`;
   if (entry.errorCode !== 0)
-    return { ok: false, error: KafkaError.fromCode(entry.errorCode, context) };
+    return { ok: false, error: ProtocolError.fromCode(entry.errorCode, context) };
   // A coordinator that is not there yet sometimes comes back as -1 with no error code.
   if (entry.nodeId < 0)
-    return { ok: false, error: KafkaError.fromCode(ErrorCode.COORDINATOR_NOT_AVAILABLE, context) };
+    return {
+      ok: false,
+      error: ProtocolError.fromCode(ErrorCode.COORDINATOR_NOT_AVAILABLE, context),
+    };
   return { ok: true, nodeId: entry.nodeId, host: entry.host, port: entry.port };
 }

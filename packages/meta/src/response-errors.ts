@@ -1,9 +1,4 @@
-import {
-  type ApiDescriptor,
-  KafkaError,
-  type ProtocolError,
-  type ResponseErrorEntry,
-} from '@kafkats/codec';
+import { type ApiDescriptor, ProtocolError, type ResponseErrorEntry } from '@kafkats/codec';
 
 /** An error code inside a response that as a whole succeeded, with its typed error. */
 export interface ResponseError extends ResponseErrorEntry {
@@ -32,7 +27,7 @@ export function responseErrors<Res>(
       .filter((x) => x !== undefined)
       .join('-');
     const message = entry.errorMessage === undefined ? '' : ` (${entry.errorMessage})`;
-    const error = KafkaError.fromCode(
+    const error = ProtocolError.fromCode(
       entry.errorCode,
       `${context}${context !== '' && where !== '' ? ', ' : ''}${where}${message}`,
     );

@@ -141,7 +141,7 @@ const rows: readonly [number, string, Routing][] = [
   [58, 'Envelope', CALLER], // internal: forwarding wrapper
   [59, 'FetchSnapshot', CALLER], // internal (KRaft quorum)
   [60, 'DescribeCluster', ANY],
-  [61, 'DescribeProducers', CALLER], // the caller names the partition's broker (seed table)
+  [61, 'DescribeProducers', CALLER], // the caller names the partition's broker
   [62, 'BrokerRegistration', CALLER], // internal: broker -> controller
   [63, 'BrokerHeartbeat', CALLER], // internal: broker -> controller
   [64, 'UnregisterBroker', ANY], // brokers forward to the controller

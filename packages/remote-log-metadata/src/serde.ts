@@ -1,8 +1,8 @@
 import {
   CodecError,
-  decodeMetadataRecordValue,
-  encodeMetadataRecordValue,
-  type MetadataRecord,
+  decodeRemoteLogMetadataValue,
+  encodeRemoteLogMetadataValue,
+  type RemoteLogMetadataRecord,
 } from '@kafkats/codec';
 import { RemoteLogMetadataError } from './errors.js';
 import {
@@ -72,7 +72,7 @@ const copy = (b: Buffer | null) => (b === null ? null : Buffer.from(b));
  * @throws CodecError as the codec's record encoders do (a string or array too long)
  */
 export function serializeMetadataEvent(event: RemoteLogMetadataEvent): Buffer {
-  let record: MetadataRecord;
+  let record: RemoteLogMetadataRecord;
   switch (event.kind) {
     case 'segment':
       record = {
@@ -122,7 +122,7 @@ export function serializeMetadataEvent(event: RemoteLogMetadataEvent): Buffer {
       };
       break;
   }
-  return encodeMetadataRecordValue(record);
+  return encodeRemoteLogMetadataValue(record);
 }
 
 /**
@@ -137,9 +137,9 @@ export function serializeMetadataEvent(event: RemoteLogMetadataEvent): Buffer {
  */
 export function deserializeMetadataEvent(value: Buffer | null): RemoteLogMetadataEvent {
   if (value === null) throw badRecord('null value');
-  let decoded: MetadataRecord;
+  let decoded: RemoteLogMetadataRecord;
   try {
-    decoded = decodeMetadataRecordValue(value);
+    decoded = decodeRemoteLogMetadataValue(value);
   } catch (error) {
     if (error instanceof CodecError) throw badRecord(error.message, error);
     throw error;

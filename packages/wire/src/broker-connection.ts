@@ -52,7 +52,7 @@ const WIRE_VERSION = '0.1.0';
 const SOFTWARE_FIELD = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 
 /**
- * One connection to one broker, owning its socket (the seed's BrokerTask). Callers hold the
+ * One connection to one broker, owning its socket. Callers hold the
  * object and call {@link send}; the socket is never touched from outside.
  *
  * Connects once, lazily (or on {@link connect}): resolve every address (IPv4 first), TCP or

@@ -6,7 +6,7 @@ import {
   DeleteAclsApi,
   DescribeAclsApi,
   ErrorCode,
-  KafkaError,
+  ProtocolError,
 } from '@kafkats/codec';
 import type {
   AclBinding,
@@ -143,7 +143,7 @@ export async function createAcls(
       const context = `CreateAcls v${version}, ${binding.resourceType} ${binding.resourceName}`;
       const error =
         r === undefined
-          ? KafkaError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${context}: no answer`)
+          ? ProtocolError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${context}: no answer`)
           : errorOrUndefined(r.errorCode, context, r.errorMessage);
       return error === undefined ? { binding } : { binding, error };
     }),
@@ -198,7 +198,10 @@ export async function deleteAcls(
     results: filters.map((filter, i): DeleteAclsFilterResult => {
       const r = response.filterResults[i];
       if (r === undefined) {
-        const error = KafkaError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${context}: no answer`);
+        const error = ProtocolError.fromCode(
+          ErrorCode.UNKNOWN_SERVER_ERROR,
+          `${context}: no answer`,
+        );
         return { filter, error, deleted: [] };
       }
       const error = errorOrUndefined(r.errorCode, `${context}, filter ${i}`, r.errorMessage);

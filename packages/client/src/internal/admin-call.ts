@@ -87,7 +87,7 @@ export class AdminCall {
 
 /** The error for a non-zero code from a response, with the broker's message when it sent one. */
 export function brokerError(code: number, context: string, message?: string | null): ProtocolError {
-  return KafkaError.fromCode(code, message ? `${context} (${message})` : context);
+  return ProtocolError.fromCode(code, message ? `${context} (${message})` : context);
 }
 
 /** `brokerError` for a non-zero code, undefined for 0 (NONE). */

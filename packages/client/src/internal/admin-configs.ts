@@ -8,7 +8,8 @@ import {
   type DescribeConfigsResponseResult,
   ErrorCode,
   IncrementalAlterConfigsApi,
-  KafkaError,
+  type KafkaError,
+  ProtocolError,
 } from '@kafkats/codec';
 import type { ClusterTarget } from '@kafkats/meta';
 import {
@@ -68,7 +69,7 @@ function resourceKey(type: number, name: string): string {
 }
 
 function notAnswered(context: string, r: ConfigResource): KafkaError {
-  return KafkaError.fromCode(
+  return ProtocolError.fromCode(
     ErrorCode.UNKNOWN_SERVER_ERROR,
     `${context}: no answer for ${r.type} ${r.name}`,
   );

@@ -4,9 +4,9 @@ import {
   createListOffsetsRequest,
   DeleteRecordsApi,
   DescribeProducersApi,
-  KafkaError,
   ListOffsetsApi,
   type ListOffsetsRequest,
+  ProtocolError,
 } from '@kafkats/codec';
 import { UnsupportedVersionError } from '@kafkats/wire';
 import type {
@@ -108,7 +108,7 @@ function outcomes<P extends { partitionIndex: number; errorCode: number }, R>(
         partitionKey(t.name, p.partitionIndex),
         p.errorCode === 0
           ? { value: value(p) }
-          : { error: KafkaError.fromCode(p.errorCode, where) },
+          : { error: ProtocolError.fromCode(p.errorCode, where) },
       );
     }
   }

@@ -13,10 +13,10 @@ import {
   createDeleteTopicsRequestDeleteTopicState,
   DeleteTopicsApi,
   ErrorCode,
-  KafkaError,
+  type KafkaError,
   MetadataApi,
   type MetadataResponse,
-  type ProtocolError,
+  ProtocolError,
 } from '@kafkats/codec';
 import { buildMetadataRequest, ZERO_UUID } from '@kafkats/meta';
 import type {
@@ -40,7 +40,7 @@ import { resendFailed } from './resend-failed.js';
 
 /** The error for an item the broker's answer left out. */
 function notAnswered(what: string, name: string): ProtocolError {
-  return KafkaError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${what}: no answer for ${name}`);
+  return ProtocolError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${what}: no answer for ${name}`);
 }
 
 function creatable(topic: NewTopic) {
@@ -280,16 +280,16 @@ function notReady(
     const t = response.topics.find((x) => x.name === w.name);
     const where = `broker ${node}, topic ${w.name}`;
     if (t === undefined || t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
-      return KafkaError.fromCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, where);
-    if (t.errorCode !== 0) return KafkaError.fromCode(t.errorCode, where);
+      return ProtocolError.fromCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, where);
+    if (t.errorCode !== 0) return ProtocolError.fromCode(t.errorCode, where);
     if (t.partitions.length === 0 || t.partitions.length < w.partitions)
-      return KafkaError.fromCode(
+      return ProtocolError.fromCode(
         ErrorCode.LEADER_NOT_AVAILABLE,
         `${where}: ${t.partitions.length} partitions`,
       );
     const leaderless = t.partitions.find((p) => p.leaderId < 0);
     if (leaderless !== undefined)
-      return KafkaError.fromCode(
+      return ProtocolError.fromCode(
         ErrorCode.LEADER_NOT_AVAILABLE,
         `${where}, partition ${leaderless.partitionIndex}`,
       );

@@ -361,7 +361,7 @@ export class FetchLoop {
       this.#position = offsetOutOfRange;
       return undefined;
     }
-    const error = KafkaError.fromCode(data.errorCode, where);
+    const error = ProtocolError.fromCode(data.errorCode, where);
     const hint = data.currentLeader;
     if (error.retriable && hint.leaderId >= 0 && hint.leaderEpoch > this.#leaderEpoch) {
       // KIP-951: the broker named the new leader; go there now instead of refreshing first.
@@ -440,12 +440,12 @@ export class FetchLoop {
     }
     const context = `leader of ${topic}-${partition}`;
     if (info !== undefined && info.errorCode !== 0)
-      throw KafkaError.fromCode(info.errorCode, context);
+      throw ProtocolError.fromCode(info.errorCode, context);
     if (info === undefined || known === undefined) {
-      throw KafkaError.fromCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, context);
+      throw ProtocolError.fromCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, context);
     }
     if (known.leader === undefined) {
-      throw KafkaError.fromCode(known.errorCode || ErrorCode.LEADER_NOT_AVAILABLE, context);
+      throw ProtocolError.fromCode(known.errorCode || ErrorCode.LEADER_NOT_AVAILABLE, context);
     }
     const pinned = this.#topicId;
     if (

@@ -60,17 +60,17 @@ type Located =
 function locate(snapshot: MetadataSnapshot, key: PartitionKey, fresh: boolean): Located {
   const where = `${key.topic}-${key.partition}`;
   const topic = snapshot.topic(key.topic);
-  const unknown = () => KafkaError.fromCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, where);
+  const unknown = () => ProtocolError.fromCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, where);
   if (topic === undefined) return fresh ? { fail: unknown() } : { again: unknown() };
   if (topic.errorCode !== 0) {
-    const error = KafkaError.fromCode(topic.errorCode, `Metadata for ${where}`);
+    const error = ProtocolError.fromCode(topic.errorCode, `Metadata for ${where}`);
     return fresh && !LOOKUP_AGAIN.has(topic.errorCode) ? { fail: error } : { again: error };
   }
   const partition = snapshot.partition(key.topic, key.partition);
   if (partition === undefined) return fresh ? { fail: unknown() } : { again: unknown() };
   if (partition.leader === undefined) {
     const code = partition.errorCode || ErrorCode.LEADER_NOT_AVAILABLE;
-    return { again: KafkaError.fromCode(code, `Metadata for ${where}`) };
+    return { again: ProtocolError.fromCode(code, `Metadata for ${where}`) };
   }
   return { node: partition.leader };
 }

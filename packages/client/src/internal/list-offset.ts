@@ -4,6 +4,7 @@ import {
   createListOffsetsRequestTopic,
   KafkaError,
   ListOffsetsApi,
+  ProtocolError,
 } from '@kafkats/codec';
 import type { Cluster } from '@kafkats/meta';
 import type { IsolationLevelName } from '../partition-batch.js';
@@ -62,6 +63,6 @@ export async function listOffset(
       retriable: true,
     });
   }
-  if (answer.errorCode !== 0) throw KafkaError.fromCode(answer.errorCode, context);
+  if (answer.errorCode !== 0) throw ProtocolError.fromCode(answer.errorCode, context);
   return answer.offset;
 }

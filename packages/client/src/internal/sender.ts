@@ -346,7 +346,7 @@ export class Sender {
         continue;
       }
       const detail = p.errorMessage === null ? '' : ` (${p.errorMessage})`;
-      const error = KafkaError.fromCode(
+      const error = ProtocolError.fromCode(
         p.errorCode,
         `Produce to ${b.label} on broker ${node}${detail}`,
       );

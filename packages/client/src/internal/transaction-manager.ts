@@ -268,7 +268,7 @@ export class TransactionManager {
         .flatMap((t) => t.partitions.map((p) => ({ t, p })))
         .find(({ p }) => p.errorCode !== 0);
       if (failed === undefined) return;
-      const error = KafkaError.fromCode(
+      const error = ProtocolError.fromCode(
         failed.p.errorCode,
         `TxnOffsetCommit for group ${JSON.stringify(group.groupId)}, ${failed.t.name}-${failed.p.partitionIndex}`,
       );
@@ -391,7 +391,7 @@ export class TransactionManager {
               this.#started = true;
               continue;
             }
-            const error = KafkaError.fromCode(
+            const error = ProtocolError.fromCode(
               p.partitionErrorCode,
               `AddPartitionsToTxn for ${t.name}-${p.partitionIndex}`,
             );

@@ -38,10 +38,7 @@ const F_RequestHeader: readonly string[] = ['requestApiKey', 'requestApiVersion'
 function e_RequestHeader_v1(w: Writer, m: RequestHeader): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.requestApiKey);
     f = 1;
@@ -67,7 +64,6 @@ function d_RequestHeader_v1(r: Reader): RequestHeader {
     const x2 = r.readInt32();
     f = 3;
     const x3 = r.readNullableString();
-    f = -1;
     const o: RequestHeader = {
       requestApiKey: x0,
       requestApiVersion: x1,
@@ -113,7 +109,6 @@ function d_RequestHeader_v2(r: Reader): RequestHeader {
     const x3 = r.readNullableString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RequestHeader = {
       requestApiKey: x0,
       requestApiVersion: x1,
@@ -136,13 +131,13 @@ export function encodeRequestHeader(w: Writer, m: RequestHeader, version: number
   try {
     switch (version) {
       case 1:
-      e_RequestHeader_v1(w, m);
-      return;
+        e_RequestHeader_v1(w, m);
+        return;
       case 2:
-      e_RequestHeader_v2(w, m);
-      return;
+        e_RequestHeader_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('RequestHeader', version, '1-2');
+        throw unsupportedVersion('RequestHeader', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'RequestHeader', version);
@@ -158,11 +153,11 @@ export function decodeRequestHeader(r: Reader, version: number): RequestHeader {
   try {
     switch (version) {
       case 1:
-      return d_RequestHeader_v1(r);
+        return d_RequestHeader_v1(r);
       case 2:
-      return d_RequestHeader_v2(r);
+        return d_RequestHeader_v2(r);
       default:
-      throw unsupportedVersion('RequestHeader', version, '1-2');
+        throw unsupportedVersion('RequestHeader', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'RequestHeader', version);
@@ -192,10 +187,7 @@ const F_ResponseHeader: readonly string[] = ['correlationId'];
 function e_ResponseHeader_v0(w: Writer, m: ResponseHeader): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.correlationId);
   } catch (e) {
@@ -209,7 +201,6 @@ function d_ResponseHeader_v0(r: Reader): ResponseHeader {
   try {
     f = 0;
     const x0 = r.readInt32();
-    f = -1;
     const o: ResponseHeader = {
       correlationId: x0,
     };
@@ -240,7 +231,6 @@ function d_ResponseHeader_v1(r: Reader): ResponseHeader {
     const x0 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ResponseHeader = {
       correlationId: x0,
     };
@@ -260,13 +250,13 @@ export function encodeResponseHeader(w: Writer, m: ResponseHeader, version: numb
   try {
     switch (version) {
       case 0:
-      e_ResponseHeader_v0(w, m);
-      return;
+        e_ResponseHeader_v0(w, m);
+        return;
       case 1:
-      e_ResponseHeader_v1(w, m);
-      return;
+        e_ResponseHeader_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ResponseHeader', version, '0-1');
+        throw unsupportedVersion('ResponseHeader', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ResponseHeader', version);
@@ -282,11 +272,11 @@ export function decodeResponseHeader(r: Reader, version: number): ResponseHeader
   try {
     switch (version) {
       case 0:
-      return d_ResponseHeader_v0(r);
+        return d_ResponseHeader_v0(r);
       case 1:
-      return d_ResponseHeader_v1(r);
+        return d_ResponseHeader_v1(r);
       default:
-      throw unsupportedVersion('ResponseHeader', version, '0-1');
+        throw unsupportedVersion('ResponseHeader', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ResponseHeader', version);

@@ -123,9 +123,14 @@ export class LegacyRecordBatch implements RecordBatch {
   readonly producerId = -1n;
   readonly producerEpoch = -1;
   readonly baseSequence = -1;
+  readonly lastSequence = -1;
   readonly recordCount: number;
   readonly buffer: Buffer;
   private readonly list: readonly KafkaRecord[];
+
+  get lastOffsetDelta(): number {
+    return Number(this.lastOffset - this.baseOffset);
+  }
 
   constructor(
     buf: Buffer,

@@ -34,6 +34,17 @@ export interface RecordBatch {
   readonly baseOffset: bigint;
   /** Offset of the last record (`baseOffset + lastOffsetDelta`; kept by compaction). */
   readonly lastOffset: bigint;
+  /**
+   * `lastOffset - baseOffset`: the header's `lastOffsetDelta` for v2 batches (compaction keeps
+   * it when it removes the last records); 0 for an uncompressed legacy message.
+   */
+  readonly lastOffsetDelta: number;
+  /**
+   * Producer sequence of the last offset: `baseSequence + lastOffsetDelta`, wrapping past
+   * int32 max to 0 as Kafka's `DefaultRecordBatch.lastSequence` does; -1 when the batch has no
+   * sequence (not idempotent, or a legacy message).
+   */
+  readonly lastSequence: number;
   /** Bytes the batch takes in the buffer, including its 12-byte offset/length prefix. */
   readonly sizeInBytes: number;
   /** -1 when not set (legacy messages, producer-side batches). */
@@ -113,6 +124,12 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
   private readonly maxUncompressedBytes: number;
   private readonly backend: CompressionBackend;
   private body: Buffer | null = null;
+
+  get lastSequence(): number {
+    const s = this.baseSequence;
+    // DefaultRecordBatch.incrementSequence: past Integer.MAX_VALUE the sequence starts at 0.
+    return s < 0 ? -1 : (s + this.lastOffsetDelta) % 0x80000000;
+  }
 
   /** Reads and checks the header of the batch in `buf[start, start + size)`. */
   constructor(

@@ -26,11 +26,11 @@ const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
 export class KafkaRecord {
   /** Offset relative to the batch's base offset. */
   readonly offsetDelta: number;
-  /** Timestamp relative to the batch's base timestamp (NaN when it needs `bigint`). */
-  readonly timestampDelta: number;
   /** KafkaRecord attributes (unused by Kafka so far; kept as read). */
   readonly attributes: number;
   private readonly base: RecordBase;
+  /** The delta when it fits a safe integer (NaN otherwise: then `tsBig` holds it). */
+  private readonly tsDelta: number;
   private readonly tsBig: bigint | null;
   private readonly buf: Buffer;
   private readonly keyPos: number;
@@ -59,7 +59,7 @@ export class KafkaRecord {
   ) {
     this.base = base;
     this.offsetDelta = offsetDelta;
-    this.timestampDelta = timestampDelta;
+    this.tsDelta = timestampDelta;
     this.tsBig = tsBig;
     this.attributes = attributes;
     this.buf = buf;
@@ -76,11 +76,19 @@ export class KafkaRecord {
     return this.base.baseOffset + BigInt(this.offsetDelta);
   }
 
+  /**
+   * Timestamp relative to the batch's base timestamp, as the record carries it (a varlong:
+   * any int64, so a `bigint`, never a lossy number).
+   */
+  get timestampDelta(): bigint {
+    return this.tsBig ?? BigInt(this.tsDelta);
+  }
+
   /** Timestamp in ms since the epoch (the batch's max timestamp for LogAppendTime batches). */
   get timestamp(): bigint {
     const b = this.base;
     if (b.logAppendTime !== null) return b.logAppendTime;
-    return b.baseTimestamp + (this.tsBig ?? BigInt(this.timestampDelta));
+    return b.baseTimestamp + (this.tsBig ?? BigInt(this.tsDelta));
   }
 
   /** Producer sequence number of this record, or -1 when the batch has none. */

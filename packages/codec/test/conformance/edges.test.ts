@@ -133,7 +133,7 @@ const edges: Edge[] = [
     value: make('FindCoordinatorRequest', { coordinatorKeys: ['\u{1F600}\u{10FFFF}', ''] }),
     kafka: 'encodes',
   },
-  // The seed's trap: key is v0-3, coordinatorKeys v4+.
+  // FindCoordinator's two key fields: key is v0-3, coordinatorKeys v4+.
   {
     what: 'coordinatorKeys below v4',
     message: 'FindCoordinatorRequest',

@@ -9,9 +9,9 @@ import {
   protocolErrorOrNull,
 } from '../../src/index.js';
 
-describe('KafkaError.fromCode', () => {
+describe('ProtocolError.fromCode', () => {
   it('builds a ProtocolError with Kafka name, stable code and context first', () => {
-    const error = KafkaError.fromCode(6, 'Produce v11 to broker 2, orders-3');
+    const error = ProtocolError.fromCode(6, 'Produce v11 to broker 2, orders-3');
     expect(error).toBeInstanceOf(ProtocolError);
     expect(error).toBeInstanceOf(KafkaError);
     expect(error.errorCode).toBe(6);
@@ -48,7 +48,7 @@ describe('KafkaError.fromCode', () => {
   ] as const)(
     '%s: retriable=%s metadata=%s coordinator=%s',
     (name, retriable, metadata, coordinator) => {
-      const error = KafkaError.fromCode(ErrorCode[name]);
+      const error = ProtocolError.fromCode(ErrorCode[name]);
       expect([error.retriable, error.needsMetadataRefresh, error.needsCoordinatorRefresh]).toEqual([
         retriable,
         metadata,
@@ -58,7 +58,7 @@ describe('KafkaError.fromCode', () => {
   );
 
   it('keeps a code the pinned release does not know, as a non-retriable error', () => {
-    const error = KafkaError.fromCode(31000, 'Fetch v17');
+    const error = ProtocolError.fromCode(31000, 'Fetch v17');
     expect(error.errorCode).toBe(31000);
     expect(error.errorName).toBe('UNKNOWN_SERVER_ERROR');
     expect(error.retriable).toBe(false);
@@ -67,7 +67,7 @@ describe('KafkaError.fromCode', () => {
   });
 
   it('refuses code 0, which is not an error', () => {
-    expect(() => KafkaError.fromCode(0, 'x')).toThrow(
+    expect(() => ProtocolError.fromCode(0, 'x')).toThrow(
       expect.objectContaining({ code: 'ERR_KAFKA_ERROR_CODE_NONE' }),
     );
     expect(protocolErrorOrNull(0)).toBeNull();

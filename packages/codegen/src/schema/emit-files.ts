@@ -42,11 +42,18 @@ export function apiName(spec: MessageSpec): string {
   return spec.name.replace(/(Request|Response)$/, '');
 }
 
-/** Re-indents brace-structured generated code by two spaces per level. */
+/**
+ * Indents brace-structured generated code by two spaces per level; the statements under a
+ * `case` or `default:` label go one level deeper than the label. Lines are taken one statement
+ * each, as the emitters write them; brackets inside string literals are ignored.
+ */
 export function indent(code: string): string {
   let depth = 0;
   const out: string[] = [];
   let inDoc = false;
+  // Brace depths of the switch bodies we are inside and have seen a label in.
+  const labelled = new Set<number>();
+  const extra = (below: number): number => [...labelled].filter((k) => k < below).length;
   for (const raw of code.split('\n')) {
     const line = raw.trim();
     if (line === '') {
@@ -54,7 +61,7 @@ export function indent(code: string): string {
       continue;
     }
     if (inDoc || line.startsWith('/**') || line.startsWith('*')) {
-      out.push('  '.repeat(depth) + (line.startsWith('*') ? ` ${line}` : line));
+      out.push('  '.repeat(depth + extra(depth + 1)) + (line.startsWith('*') ? ` ${line}` : line));
       inDoc = !line.endsWith('*/');
       continue;
     }
@@ -62,9 +69,11 @@ export function indent(code: string): string {
     const opens = (code.match(/[{[(]/g) ?? []).length;
     const closes = (code.match(/[}\])]/g) ?? []).length;
     const leadingClose = /^[}\])]/.test(code) ? 1 : 0;
-    const caseLine = /^(case |default:)/.test(line);
+    const label = /^(case |default:)/.test(line);
     const d = Math.max(0, depth - leadingClose);
-    out.push('  '.repeat(caseLine ? Math.max(0, d) : d) + line);
+    for (const k of labelled) if (k > d) labelled.delete(k);
+    out.push('  '.repeat(d + extra(label ? d : d + 1)) + line);
+    if (label) labelled.add(d);
     depth = Math.max(0, depth + opens - closes);
   }
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
@@ -145,7 +154,7 @@ export function generate(specs: readonly MessageSpec[], release: string): Genera
       case 'header':
         return 'src/gen/headers.ts';
       case 'metadata':
-        return `src/gen/metadata-records/${kebab(m.spec.name)}.ts`;
+        return `src/gen/remote-log-metadata/${kebab(m.spec.name)}.ts`;
       case 'data':
         return `src/gen/data/${kebab(m.spec.name)}.ts`;
     }
@@ -203,12 +212,12 @@ export function generate(specs: readonly MessageSpec[], release: string): Genera
   barrel.push(`export type { ${apis.types.join(', ')} } from './api-keys.js';`);
   barrel.push(`export { ${apis.values.join(', ')} } from './api-keys.js';`);
 
-  const records = emitMetadataRecords(models, release);
+  const records = emitRemoteLogMetadata(models, release);
   files.push(records.file);
   typeNames.push(...records.types);
   valueNames.push(...records.values);
-  barrel.push(`export type { ${records.types.join(', ')} } from './metadata-records.js';`);
-  barrel.push(`export { ${records.values.join(', ')} } from './metadata-records.js';`);
+  barrel.push(`export type { ${records.types.join(', ')} } from './remote-log-metadata.js';`);
+  barrel.push(`export { ${records.values.join(', ')} } from './remote-log-metadata.js';`);
 
   files.push({
     path: 'src/gen/index.ts',
@@ -329,7 +338,7 @@ return BY_KEY[apiKey];
   };
 }
 
-function emitMetadataRecords(
+function emitRemoteLogMetadata(
   models: readonly MessageModel[],
   release: string,
 ): { file: GeneratedFile; types: string[]; values: string[] } {
@@ -338,7 +347,7 @@ function emitMetadataRecords(
     .sort((a, b) => a.spec.apiKey! - b.spec.apiKey!);
   const imports = recs.map(
     (m) =>
-      `import { decode${m.spec.name}, encode${m.spec.name}, type ${m.spec.name} } from './metadata-records/${kebab(m.spec.name)}.js';`,
+      `import { decode${m.spec.name}, encode${m.spec.name}, type ${m.spec.name} } from './remote-log-metadata/${kebab(m.spec.name)}.js';`,
   );
   const union = recs.map(
     (m) => `| { apiKey: ${m.spec.apiKey}; version: number; record: ${m.spec.name} }`,
@@ -360,25 +369,26 @@ import { Reader } from '../reader.js';
 import { Writer } from '../writer.js';
 ${imports.join('\n')}
 
-/** Record type ids (the schemas' apiKey) of the metadata records. */
-export const MetadataRecordType = {
+/** Record type ids (the schemas' apiKey) of the tiered-storage metadata records. */
+export const RemoteLogMetadataRecordType = {
 ${names.join('\n')}
 } as const;
 
-/** A metadata record with its type id and version, as framed on a metadata topic. */
-export type MetadataRecord =
+/** A tiered-storage metadata record with its type id and version, as framed on \`__remote_log_metadata\`. */
+export type RemoteLogMetadataRecord =
 ${union.join('\n')};
 
 // AbstractApiMessageSerde writes frame version 1 (its Javadoc says 0; the code wins).
 const FRAME_VERSION = 1;
 
 /**
- * Serialises a metadata record the way Kafka's BytesApiMessageSerde does: unsigned varints
- * frame version (1), record type and version, then the body.
+ * Serialises a remote log metadata record the way Kafka's RemoteLogMetadataSerde does (with
+ * BytesApiMessageSerde): unsigned varints frame version (1), record type and version, then
+ * the body.
  * @returns a new Buffer
  * @throws CodecError as the record's encoder does, or UNSUPPORTED for an unknown type
  */
-export function encodeMetadataRecordValue(value: MetadataRecord): Buffer {
+export function encodeRemoteLogMetadataValue(value: RemoteLogMetadataRecord): Buffer {
 const w = new Writer(128);
 w.writeUvarint(FRAME_VERSION);
 w.writeUvarint(value.apiKey);
@@ -386,39 +396,43 @@ w.writeUvarint(value.version);
 switch (value.apiKey) {
 ${encArms.join('\n')}
 default:
-throw new CodecError('UNSUPPORTED', 'metadata record', \`unknown record type \${(value as { apiKey: number }).apiKey}\`);
+throw new CodecError('UNSUPPORTED', 'remote log metadata record', \`unknown record type \${(value as { apiKey: number }).apiKey}\`);
 }
 return w.finish();
 }
 
 /**
- * Parses a metadata record value; byte fields are views into \`value\`.
+ * Parses a \`__remote_log_metadata\` record value; byte fields are views into \`value\`.
  * @throws CodecError UNSUPPORTED (frame version other than 1, unknown record type),
  *   UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH, or TRAILING_BYTES after the record
  */
-export function decodeMetadataRecordValue(value: Buffer): MetadataRecord {
+export function decodeRemoteLogMetadataValue(value: Buffer): RemoteLogMetadataRecord {
 const r = new Reader(value);
 const frame = r.readUvarint();
 if (frame !== FRAME_VERSION) {
-throw new CodecError('UNSUPPORTED', 'metadata record', \`frame version \${frame} (only \${FRAME_VERSION} is defined)\`);
+throw new CodecError('UNSUPPORTED', 'remote log metadata record', \`frame version \${frame} (only \${FRAME_VERSION} is defined)\`);
 }
 const apiKey = r.readUvarint();
 const version = r.readUvarint();
-let out: MetadataRecord;
+let out: RemoteLogMetadataRecord;
 switch (apiKey) {
 ${decArms.join('\n')}
 default:
-throw new CodecError('UNSUPPORTED', 'metadata record', \`unknown record type \${apiKey}\`);
+throw new CodecError('UNSUPPORTED', 'remote log metadata record', \`unknown record type \${apiKey}\`);
 }
 if (r.pos !== r.end) {
-throw new CodecError('TRAILING_BYTES', \`metadata record type \${apiKey} v\${version}\`, \`\${r.end - r.pos} bytes after the record\`);
+throw new CodecError('TRAILING_BYTES', \`remote log metadata record type \${apiKey} v\${version}\`, \`\${r.end - r.pos} bytes after the record\`);
 }
 return out;
 }
 `;
   return {
-    file: { path: 'src/gen/metadata-records.ts', content: indent(content) },
-    types: ['MetadataRecord'],
-    values: ['MetadataRecordType', 'encodeMetadataRecordValue', 'decodeMetadataRecordValue'],
+    file: { path: 'src/gen/remote-log-metadata.ts', content: indent(content) },
+    types: ['RemoteLogMetadataRecord'],
+    values: [
+      'RemoteLogMetadataRecordType',
+      'encodeRemoteLogMetadataValue',
+      'decodeRemoteLogMetadataValue',
+    ],
   };
 }

@@ -1,7 +1,10 @@
 /**
  * Stage 4a: the TypeScript for one message: interfaces, factories, one encoder and one
- * decoder per layout, and the version switch on top. Output is plain code that Biome then
- * formats; the doc comments state versions, nullability and defaults in our own words.
+ * decoder per layout, and the version switch on top. Statements are emitted one per line
+ * without indentation; `indent()` in emit-files.ts indents them by brace depth (and the
+ * statements of a `case` one step further). Biome does not touch generated files (biome.json
+ * excludes them) and `codegen:check` compares them byte for byte. The doc comments state
+ * versions, nullability and defaults in our own words.
  */
 import type { FieldLayout, FieldModel, Layout, MessageModel, StructModel } from './model.js';
 import type { ElementType, PrimitiveType } from './validate.js';
@@ -219,6 +222,26 @@ function decName(l: Layout): string {
   return `d_${l.struct.tsName}_${l.id}`;
 }
 
+/** Whether the layout's encoder writes anything (if not, it takes no Writer). */
+function writes(l: Layout): boolean {
+  return l.flexible || l.fields.some((fl) => fl.mode === 'regular');
+}
+
+/** Whether the layout's decoder reads anything (if not, it takes no Reader). */
+function reads(l: Layout): boolean {
+  return l.flexible || l.fields.some((fl) => fl.mode === 'regular');
+}
+
+/** A call of the layout's encoder on `acc`. */
+function encCall(l: Layout, acc: string): string {
+  return writes(l) ? `${encName(l)}(w, ${acc})` : `${encName(l)}(${acc})`;
+}
+
+/** A call of the layout's decoder. */
+function decCall(l: Layout): string {
+  return reads(l) ? `${decName(l)}(r)` : `${decName(l)}()`;
+}
+
 function isArray(fl: FieldLayout): boolean {
   return fl.field.type.kind === 'array';
 }
@@ -229,21 +252,20 @@ function writeValue(fl: FieldLayout, acc: string, t: string, imports: Imports): 
   const type = f.type;
   if (type.kind === 'array') {
     const len = fl.compact ? 'writeCompactArrayLength' : 'writeArrayLength';
-    let nullPart: string;
-    if (fl.nullable) nullPart = `w.${len}(null);`;
-    else {
-      imports.support.add('nullNotAllowed');
-      nullPart = 'throw nullNotAllowed();';
-    }
     const el = writeElement(type.elem, fl, `a${t}[ix]!`, imports);
-    return `const a${t} = ${acc};\nif (a${t} === null) ${nullPart}\nelse {\nw.${len}(a${t}.length);\nfor (ix = 0; ix < a${t}.length; ix++) ${el}\nix = -1;\n}`;
+    const write = `w.${len}(a${t}.length);\nfor (ix = 0; ix < a${t}.length; ix++) ${el}\nix = -1;`;
+    if (fl.nullable) {
+      return `const a${t} = ${acc};\nif (a${t} === null) w.${len}(null);\nelse {\n${write}\n}`;
+    }
+    imports.support.add('nullNotAllowed');
+    return `const a${t} = ${acc};\nif (a${t} === null) throw nullNotAllowed();\n${write}`;
   }
   if (type.kind === 'struct') {
     if (fl.nullable) {
-      return `const s${t} = ${acc};\nif (s${t} === null) w.writeInt8(-1);\nelse {\nw.writeInt8(1);\n${encName(fl.child!)}(w, s${t});\n}`;
+      return `const s${t} = ${acc};\nif (s${t} === null) w.writeInt8(-1);\nelse {\nw.writeInt8(1);\n${encCall(fl.child!, `s${t}`)};\n}`;
     }
     imports.support.add('nullNotAllowed');
-    return `const s${t} = ${acc};\nif (s${t} === null) throw nullNotAllowed();\n${encName(fl.child!)}(w, s${t});`;
+    return `const s${t} = ${acc};\nif (s${t} === null) throw nullNotAllowed();\n${encCall(fl.child!, `s${t}`)};`;
   }
   return writePrimitive(type.name, fl.compact, fl.nullable, acc, t, imports);
 }
@@ -272,7 +294,7 @@ function writePrimitive(
 }
 
 function writeElement(e: ElementType, fl: FieldLayout, acc: string, imports: Imports): string {
-  if (e.kind === 'struct') return `${encName(fl.child!)}(w, ${acc});`;
+  if (e.kind === 'struct') return `${encCall(fl.child!, acc)};`;
   const fixed = FIXED[e.name];
   if (fixed !== undefined) return `w.write${fixed}(${acc});`;
   const method =
@@ -287,6 +309,21 @@ function writeElement(e: ElementType, fl: FieldLayout, acc: string, imports: Imp
   return `{\nconst e = ${acc};\nif (e === null) throw nullNotAllowed();\nw.${method}(e);\n}`;
 }
 
+/** Whether a body ever moves `f` (the index of the field being written or read) off -1. */
+function setsField(body: readonly string[]): boolean {
+  return body.some((b) => /\bf = \d/.test(b));
+}
+
+/** The locals that track where an error happened: `f` when it moves, `ix` for arrays. */
+function locals(body: readonly string[], usesIx: boolean): string {
+  return `${setsField(body) ? 'let f = -1;\n' : ''}${usesIx ? 'let ix = -1;\n' : ''}`;
+}
+
+/** The catch clause: the error gets the struct's field (or none) and array index. */
+function rethrow(body: readonly string[], s: StructModel, usesIx: boolean): string {
+  return `throw atField(e, F_${s.tsName}, ${setsField(body) ? 'f' : '-1'}, ${usesIx ? 'ix' : '-1'});`;
+}
+
 function emitEncoder(l: Layout, imports: Imports): string {
   const s = l.struct;
   const body: string[] = [];
@@ -298,10 +335,15 @@ function emitEncoder(l: Layout, imports: Imports): string {
       `f = ${fl.index};\nif (${differs(fl.field, `m.${fl.field.prop}`, imports)}) throw notInVersion();`,
     );
   }
+  // `f` starts at -1; it is reset only where an earlier statement set it.
+  const reset = (): string => (body.length > 0 ? 'f = -1;\n' : '');
   if (!l.flexible) {
     imports.support.add('taggedNotInVersion');
+    const unknown = 'm._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0';
     body.push(
-      'if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {\nf = -1;\nthrow taggedNotInVersion();\n}',
+      body.length > 0
+        ? `if (${unknown}) {\nf = -1;\nthrow taggedNotInVersion();\n}`
+        : `if (${unknown}) throw taggedNotInVersion();`,
     );
   }
   for (const fl of l.fields) {
@@ -316,13 +358,12 @@ function emitEncoder(l: Layout, imports: Imports): string {
       .sort((a, b) => a.field.spec.tag! - b.field.spec.tag!);
     if (tagged.length === 0) {
       imports.support.add('writeUnknownTaggedOnly');
-      body.push('f = -1;\nwriteUnknownTaggedOnly(w, m._unknownTaggedFields);');
+      body.push(`${reset()}writeUnknownTaggedOnly(w, m._unknownTaggedFields);`);
     } else {
       imports.support.add('sortedUnknown');
       imports.support.add('writeUnknownTagged');
       const parts: string[] = [
-        'f = -1;',
-        'const uk = sortedUnknown(m._unknownTaggedFields);',
+        `${reset()}const uk = sortedUnknown(m._unknownTaggedFields);`,
         'let nt = uk.length;',
       ];
       for (const fl of tagged)
@@ -339,13 +380,12 @@ function emitEncoder(l: Layout, imports: Imports): string {
       body.push(parts.join('\n'));
     }
   }
-  const w = body.some((b) => /\bw\b/.test(b)) ? 'w' : '_w';
-  const sig = `function ${encName(l)}(${w}: Writer, m: ${s.tsName}): void {`;
+  // Every layout checks or writes unknown tags, so the body always uses `m` and `f`.
+  const params = writes(l) ? `w: Writer, m: ${s.tsName}` : `m: ${s.tsName}`;
+  const sig = `function ${encName(l)}(${params}): void {`;
   const doc = `/** Writes \`${s.tsName}\` as laid out in ${layoutRange(l)}. */`;
-  const usesF = body.length > 0;
-  if (!usesF) return `${doc}\nfunction ${encName(l)}(_w: Writer, _m: ${s.tsName}): void {}\n`;
   imports.support.add('atField');
-  return `${doc}\n${sig}\nlet f = -1;\n${usesIx ? 'let ix = -1;\n' : ''}try {\n${body.join('\n')}\n} catch (e) {\nthrow atField(e, F_${s.tsName}, f, ${usesIx ? 'ix' : '-1'});\n}\n}\n`;
+  return `${doc}\n${sig}\n${locals(body, usesIx)}try {\n${body.join('\n')}\n} catch (e) {\n${rethrow(body, s, usesIx)}\n}\n}\n`;
 }
 
 /** An expression reading one value of a present field (not arrays). */
@@ -357,7 +397,7 @@ function readPrimitive(name: PrimitiveType, compact: boolean, nullable: boolean)
 }
 
 /** Statements declaring `x${i}` (or assigning it, when `assign`) from the input. */
-function readValue(fl: FieldLayout, assign: boolean, imports: Imports): string {
+function readValue(fl: FieldLayout, assign: boolean): string {
   const f = fl.field;
   const x = `x${fl.index}`;
   const decl = assign ? `${x} =` : `const ${x} =`;
@@ -367,21 +407,22 @@ function readValue(fl: FieldLayout, assign: boolean, imports: Imports): string {
     const elTs = elemTs(type.elem, f);
     const el =
       type.elem.kind === 'struct'
-        ? `${decName(fl.child!)}(r)`
+        ? decCall(fl.child!)
         : readPrimitive(type.elem.name, fl.compact, false);
-    const loop = `const b${fl.index}: ${elTs}[] = [];\nfor (ix = 0; ix < n${fl.index}; ix++) b${fl.index}.push(${el});\nix = -1;`;
+    const n = `n${fl.index}`;
+    const loop = `for (ix = 0; ix < ${n}; ix++) ${x}.push(${el});\nix = -1;`;
     if (fl.nullable) {
       const head = assign ? '' : `let ${x}: ${elTs}[] | null = null;\n`;
       const tail = assign ? ` else ${x} = null;` : '';
-      return `${head}const n${fl.index} = ${len};\nif (n${fl.index} >= 0) {\n${loop}\n${x} = b${fl.index};\n}${tail}`;
+      return `${head}const ${n} = ${len};\nif (${n} >= 0) {\n${x} = [];\n${loop}\n}${tail}`;
     }
-    return `const n${fl.index} = ${len};\n${loop}\n${decl} b${fl.index};`;
+    const start = assign ? `${x} = [];` : `const ${x}: ${elTs}[] = [];`;
+    return `const ${n} = ${len};\n${start}\n${loop}`;
   }
   if (type.kind === 'struct') {
-    if (fl.nullable) return `${decl} r.readInt8() < 0 ? null : ${decName(fl.child!)}(r);`;
-    return `${decl} ${decName(fl.child!)}(r);`;
+    if (fl.nullable) return `${decl} r.readInt8() < 0 ? null : ${decCall(fl.child!)};`;
+    return `${decl} ${decCall(fl.child!)};`;
   }
-  void imports;
   return `${decl} ${readPrimitive(type.name, fl.compact, fl.nullable)};`;
 }
 
@@ -391,7 +432,7 @@ function emitDecoder(l: Layout, imports: Imports): string {
   const usesIx = l.fields.some((fl) => fl.mode !== 'absent' && isArray(fl));
   for (const fl of l.fields) {
     if (fl.mode !== 'regular') continue;
-    body.push(`f = ${fl.index};\n${readValue(fl, false, imports)}`);
+    body.push(`f = ${fl.index};\n${readValue(fl, false)}`);
   }
   if (l.flexible) {
     const tagged = l.fields.filter((fl) => fl.mode === 'tagged');
@@ -400,10 +441,10 @@ function emitDecoder(l: Layout, imports: Imports): string {
     const misplaced = l.fields.filter((fl) => fl.mode !== 'tagged' && fl.field.spec.tag !== null);
     if (tagged.length === 0 && misplaced.length === 0) {
       imports.support.add('readUnknownTaggedOnly');
-      body.push('f = -1;\nconst uk = readUnknownTaggedOnly(r);');
+      body.push(`${body.length > 0 ? 'f = -1;\n' : ''}const uk = readUnknownTaggedOnly(r);`);
     } else {
       imports.support.add('UnknownTaggedField');
-      const parts: string[] = ['f = -1;'];
+      const parts: string[] = body.length > 0 ? ['f = -1;'] : [];
       for (const fl of tagged)
         parts.push(`let x${fl.index}: ${fieldTs(fl.field)} = ${defaultExpr(fl.field, imports)};`);
       parts.push('let uk: UnknownTaggedField[] | undefined;');
@@ -411,18 +452,20 @@ function emitDecoder(l: Layout, imports: Imports): string {
       parts.push('for (let t = 0; t < nt; t++) {');
       parts.push('const tag = r.readUvarint();');
       parts.push('const end = r.readTaggedSize();');
-      let chain = '';
-      for (const fl of tagged) {
-        chain += `if (tag === ${fl.field.spec.tag}) {\nf = ${fl.index};\n${readValue(fl, true, imports)}\nr.expectAt(end);\nf = -1;\n} else `;
-      }
       for (const fl of misplaced) {
         imports.support.add('tagNotInVersion');
         const tag = fl.field.spec.tag;
-        chain += `if (tag === ${tag}) {\nf = ${fl.index};\nthrow tagNotInVersion(${tag}, '${formatVersions(fl.field.spec.taggedVersions)}');\n} else `;
+        parts.push(
+          `if (tag === ${tag}) {\nf = ${fl.index};\nthrow tagNotInVersion(${tag}, '${formatVersions(fl.field.spec.taggedVersions)}');\n}`,
+        );
       }
-      chain +=
-        '{\nif (uk === undefined) uk = [];\nuk.push({ tag, data: r.readRaw(end - r.pos) });\n}';
-      parts.push(chain);
+      const keep =
+        'if (uk === undefined) uk = [];\nuk.push({ tag, data: r.readRaw(end - r.pos) });';
+      let chain = '';
+      for (const fl of tagged) {
+        chain += `if (tag === ${fl.field.spec.tag}) {\nf = ${fl.index};\n${readValue(fl, true)}\nr.expectAt(end);\nf = -1;\n} else `;
+      }
+      parts.push(chain === '' ? keep : `${chain}{\n${keep}\n}`);
       parts.push('}');
       body.push(parts.join('\n'));
     }
@@ -435,13 +478,14 @@ function emitDecoder(l: Layout, imports: Imports): string {
   const build = [`const o: ${s.tsName} = {`, ...props, '};'];
   if (l.flexible) build.push('if (uk !== undefined) o._unknownTaggedFields = uk;');
   build.push('return o;');
-  const sig = `function ${decName(l)}(r: Reader): ${s.tsName} {`;
   const doc = `/** Reads \`${s.tsName}\` as laid out in ${layoutRange(l)}. */`;
-  if (body.length === 0) {
-    return `${doc}\nfunction ${decName(l)}(_r: Reader): ${s.tsName} {\n${build.join('\n')}\n}\n`;
+  if (!reads(l)) {
+    return `${doc}\nfunction ${decName(l)}(): ${s.tsName} {\n${build.join('\n')}\n}\n`;
   }
+  const sig = `function ${decName(l)}(r: Reader): ${s.tsName} {`;
   imports.support.add('atField');
-  return `${doc}\n${sig}\nlet f = -1;\n${usesIx ? 'let ix = -1;\n' : ''}try {\n${body.join('\n')}\nf = -1;\n${build.join('\n')}\n} catch (e) {\nthrow atField(e, F_${s.tsName}, f, ${usesIx ? 'ix' : '-1'});\n}\n}\n`;
+  // Building the object cannot throw, so the last field's index may stay in `f`.
+  return `${doc}\n${sig}\n${locals(body, usesIx)}try {\n${body.join('\n')}\n${build.join('\n')}\n} catch (e) {\n${rethrow(body, s, usesIx)}\n}\n}\n`;
 }
 
 function emitTop(model: MessageModel, imports: Imports): string {
@@ -460,8 +504,8 @@ function emitTop(model: MessageModel, imports: Imports): string {
   const decArms: string[] = [];
   for (const [l, vs] of groups) {
     const cases = vs.map((v) => `case ${v}:`).join('\n');
-    encArms.push(`${cases}\n${encName(l)}(w, m);\nreturn;`);
-    decArms.push(`${cases}\nreturn ${decName(l)}(r);`);
+    encArms.push(`${cases}\n${encCall(l, 'm')};\nreturn;`);
+    decArms.push(`${cases}\nreturn ${decCall(l)};`);
   }
   return `/**
  * Writes \`${name}\` at \`version\` (${valid}).

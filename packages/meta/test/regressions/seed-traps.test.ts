@@ -20,7 +20,7 @@ import {
 } from '../../src/index.js';
 import { FakeCluster } from '../unit/fake-cluster.js';
 
-describe('seed traps', () => {
+describe('protocol traps', () => {
   it('setting both FindCoordinator key fields is an encode error at v4+, so the builder sets one', () => {
     const both = createFindCoordinatorRequest({ key: 'g', keyType: 0, coordinatorKeys: ['g'] });
     expect(() => FindCoordinatorApi.encodeRequest(new Writer(), both, 4)).toThrow(

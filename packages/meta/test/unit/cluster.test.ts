@@ -1,6 +1,6 @@
 import {
   ErrorCode,
-  KafkaError,
+  type KafkaError,
   ProtocolError,
   ListOffsetsApi as RealListOffsetsApi,
 } from '@kafkats/codec';
@@ -152,7 +152,7 @@ describe('the dispatcher', () => {
     fake.topics.get('orders')!.partitions[0] = { leader: 2, leaderEpoch: 2, replicas: [1, 2, 3] };
     fake.intercept = (node, apiKey) =>
       apiKey === 0 && node.nodeId === 1
-        ? KafkaError.fromCode(ErrorCode.NOT_LEADER_OR_FOLLOWER, 'Produce')
+        ? ProtocolError.fromCode(ErrorCode.NOT_LEADER_OR_FOLLOWER, 'Produce')
         : undefined;
     const n = metadataRequests(fake).length;
     const response = await cluster.sendToLeader('orders', 0, ProduceApi, {});
@@ -203,7 +203,7 @@ describe('the dispatcher', () => {
     fake.topics.set('t', spreadTopic(1, 1));
     const cluster = await connect(fake, { retry: { maxAttempts: 4 } });
     fake.intercept = (_n, apiKey) =>
-      apiKey === 0 ? KafkaError.fromCode(ErrorCode.NOT_ENOUGH_REPLICAS) : undefined;
+      apiKey === 0 ? ProtocolError.fromCode(ErrorCode.NOT_ENOUGH_REPLICAS) : undefined;
     await expect(cluster.sendToLeader('t', 0, ProduceApi, {})).rejects.toMatchObject({
       errorName: 'NOT_ENOUGH_REPLICAS',
     });
@@ -214,7 +214,7 @@ describe('the dispatcher', () => {
     const fake = new FakeCluster(1);
     const cluster = await connect(fake);
     fake.intercept = (_n, apiKey) =>
-      apiKey === 60 ? KafkaError.fromCode(ErrorCode.CLUSTER_AUTHORIZATION_FAILED) : undefined;
+      apiKey === 60 ? ProtocolError.fromCode(ErrorCode.CLUSTER_AUTHORIZATION_FAILED) : undefined;
     await expect(cluster.sendAny(DescribeClusterApi, {})).rejects.toBeInstanceOf(ProtocolError);
     expect(fake.sent.filter((s) => s.apiKey === 60).length).toBe(1);
   });
@@ -244,7 +244,7 @@ describe('the dispatcher', () => {
     fake.controllerId = 3;
     fake.intercept = (node, apiKey) =>
       apiKey === 19 && node.nodeId !== 3
-        ? KafkaError.fromCode(ErrorCode.NOT_CONTROLLER)
+        ? ProtocolError.fromCode(ErrorCode.NOT_CONTROLLER)
         : undefined;
     const response = await cluster.sendRouted(CreateTopicsApi, {});
     expect(response.servedBy).toBe(3);
@@ -357,7 +357,7 @@ describe('coordinators', () => {
     fake.coordinatorNode = 3;
     fake.intercept = (node, apiKey) =>
       apiKey === 8 && node.nodeId === 2
-        ? KafkaError.fromCode(ErrorCode.NOT_COORDINATOR)
+        ? ProtocolError.fromCode(ErrorCode.NOT_COORDINATOR)
         : undefined;
     expect((await cluster.sendToCoordinator('group', 'g', OffsetCommitApi, {})).servedBy).toBe(3);
     expect(fake.sent.filter((s) => s.apiKey === 10).length).toBe(2);
@@ -369,7 +369,7 @@ describe('coordinators', () => {
     let loads = 3;
     fake.intercept = (_node, apiKey) =>
       apiKey === 8 && loads-- > 0
-        ? KafkaError.fromCode(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
+        ? ProtocolError.fromCode(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS)
         : undefined;
     expect((await cluster.sendToCoordinator('group', 'g', OffsetCommitApi, {})).servedBy).toBe(2);
     expect(fake.sent.filter((s) => s.apiKey === 10).length).toBe(1);

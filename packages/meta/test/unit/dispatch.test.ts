@@ -1,6 +1,6 @@
 // The contract between the cluster and a connection: who picks the version, how long one
 // attempt may wait, what a running-out operation reports, and what back-pressure does not do.
-import { ErrorCode, KafkaError } from '@kafkats/codec';
+import { ErrorCode, ProtocolError } from '@kafkats/codec';
 import { AbortedError, BackpressureError, RequestTimeoutError } from '@kafkats/wire';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -59,7 +59,7 @@ describe('one version decision', () => {
       if (apiKey !== 1) return undefined;
       if (node.nodeId === 1) {
         fake.versions.set(1, 12);
-        return KafkaError.fromCode(ErrorCode.NOT_LEADER_OR_FOLLOWER, 'Fetch');
+        return ProtocolError.fromCode(ErrorCode.NOT_LEADER_OR_FOLLOWER, 'Fetch');
       }
       return undefined;
     };
@@ -201,7 +201,7 @@ describe('back-pressure and cancellation', () => {
     const fake = new FakeCluster(1);
     const cluster = await connect(fake, { retry: { backoffMs: 10_000, maxBackoffMs: 10_000 } });
     fake.intercept = (_node, apiKey) =>
-      apiKey === 8 ? KafkaError.fromCode(ErrorCode.REQUEST_TIMED_OUT, 'x') : undefined;
+      apiKey === 8 ? ProtocolError.fromCode(ErrorCode.REQUEST_TIMED_OUT, 'x') : undefined;
     const abort = new AbortController();
     const pending = cluster.sendAny(OffsetCommitApi, {}, { signal: abort.signal });
     await new Promise((r) => setTimeout(r, 20));

@@ -60,7 +60,7 @@ describe('the routing table', () => {
     expect(ROUTING_TABLE.map((r) => [r.apiKey, r.name])).toEqual(schema);
   }, 60_000);
 
-  // The seed's table is the floor.
+  // Where Kafka's clients send each of these requests.
   it.each([
     ['Metadata', Routing.Any],
     ['DescribeConfigs', Routing.Any],
@@ -99,7 +99,7 @@ describe('the routing table', () => {
     ['Fetch', Routing.Specific.PartitionLeader],
     ['ListOffsets', Routing.Specific.PartitionLeader],
     ['OffsetForLeaderEpoch', Routing.Specific.PartitionLeader],
-  ])('%s is routed as the seed table says', (name, expected) => {
+  ])("%s is routed to where Kafka's clients send it", (name, expected) => {
     const entry = ROUTING_TABLE.find((r) => r.name === name);
     expect(entry?.routing).toBe(expected);
   });

@@ -1,5 +1,5 @@
 /**
- * The seed's hang (002, "DNS is part of the transport"): a broker advertised as `localhost`
+ * A hang where DNS is part of the transport: a broker advertised as `localhost`
  * resolved to the IPv6 loopback first, where nothing listened, and a pinned coordinator
  * connection waited forever. The fix has three parts, each pinned here: every address is
  * tried, IPv4 first; an address that accepts but never answers ends in a typed error within

@@ -583,17 +583,17 @@ export class SessionFetcher implements Fetcher {
       );
     };
     if (info !== undefined && info.errorCode !== 0) {
-      retry(KafkaError.fromCode(info.errorCode, where));
+      retry(ProtocolError.fromCode(info.errorCode, where));
       return;
     }
     if (info === undefined || known === undefined) {
-      retry(KafkaError.fromCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, where));
+      retry(ProtocolError.fromCode(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, where));
       return;
     }
     if (known.leader === undefined || info.topicId === ZERO_UUID) {
       // No leader right now (an election), or an old view without the topic id: look again.
       if (known.leader === undefined || !refreshed) {
-        retry(KafkaError.fromCode(known.errorCode || ErrorCode.LEADER_NOT_AVAILABLE, where));
+        retry(ProtocolError.fromCode(known.errorCode || ErrorCode.LEADER_NOT_AVAILABLE, where));
         return;
       }
     }
@@ -857,7 +857,7 @@ export class SessionFetcher implements Fetcher {
   ): void {
     const accepted = node.session.handleResponse(plan, response.errorCode, response.sessionId);
     if (!accepted) {
-      const error = KafkaError.fromCode(
+      const error = ProtocolError.fromCode(
         response.errorCode,
         `Fetch v${version} to broker ${node.id} (session ${plan.sessionId}, epoch ${plan.epoch})`,
       );

@@ -5,7 +5,7 @@ import {
   KafkaError,
   OffsetCommitApi,
   OffsetFetchApi,
-  type ProtocolError,
+  ProtocolError,
 } from '@kafkats/codec';
 import { type Cluster, retryDelayMs, sleep, ZERO_UUID } from '@kafkats/meta';
 import { UnsupportedVersionError } from '@kafkats/wire';
@@ -131,7 +131,7 @@ export async function commitOffsets(
       for (const t of response.topics)
         for (const p of t.partitions)
           if (p.errorCode !== 0 && failure === undefined)
-            failure = KafkaError.fromCode(
+            failure = ProtocolError.fromCode(
               p.errorCode,
               `OffsetCommit v${version} for group ${JSON.stringify(config.groupId)}, ${t.name}-${p.partitionIndex}`,
             );
@@ -205,12 +205,15 @@ export async function fetchCommitted(
     const groupCode = group === undefined ? response.errorCode : group.errorCode;
     const answered = group === undefined ? response.topics : group.topics;
     let failure: ProtocolError | undefined =
-      groupCode === 0 ? undefined : KafkaError.fromCode(groupCode, context);
+      groupCode === 0 ? undefined : ProtocolError.fromCode(groupCode, context);
     const result: CommittedPosition[] = [];
     for (const t of answered)
       for (const p of t.partitions) {
         if (p.errorCode !== 0) {
-          failure ??= KafkaError.fromCode(p.errorCode, `${context}, ${t.name}-${p.partitionIndex}`);
+          failure ??= ProtocolError.fromCode(
+            p.errorCode,
+            `${context}, ${t.name}-${p.partitionIndex}`,
+          );
           continue;
         }
         result.push({

@@ -5,6 +5,7 @@ import {
   type ConsumerGroupHeartbeatResponse,
   ErrorCode,
   KafkaError,
+  ProtocolError,
 } from '@kafkats/codec';
 import { retryDelayMs, sleep } from '@kafkats/meta';
 import { ConnectionError, UnsupportedVersionError } from '@kafkats/wire';
@@ -270,7 +271,7 @@ export class ConsumerProtocolMembership implements GroupMembership {
         await this.#fenced();
         continue;
       }
-      const error = KafkaError.fromCode(
+      const error = ProtocolError.fromCode(
         code,
         `ConsumerGroupHeartbeat for group ${JSON.stringify(this.#config.groupId)}${response.errorMessage ? `: ${response.errorMessage}` : ''}`,
       );

@@ -38,10 +38,7 @@ const F_AbortedTxn: readonly string[] = ['producerId', 'firstOffset', 'lastOffse
 function e_AbortedTxn_v0(w: Writer, m: AbortedTxn): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt64(m.producerId);
     f = 1;
@@ -67,7 +64,6 @@ function d_AbortedTxn_v0(r: Reader): AbortedTxn {
     const x2 = r.readInt64();
     f = 3;
     const x3 = r.readInt64();
-    f = -1;
     const o: AbortedTxn = {
       producerId: x0,
       firstOffset: x1,
@@ -89,10 +85,10 @@ export function encodeAbortedTxn(w: Writer, m: AbortedTxn, version: number): voi
   try {
     switch (version) {
       case 0:
-      e_AbortedTxn_v0(w, m);
-      return;
+        e_AbortedTxn_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('AbortedTxn', version, '0');
+        throw unsupportedVersion('AbortedTxn', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AbortedTxn', version);
@@ -108,9 +104,9 @@ export function decodeAbortedTxn(r: Reader, version: number): AbortedTxn {
   try {
     switch (version) {
       case 0:
-      return d_AbortedTxn_v0(r);
+        return d_AbortedTxn_v0(r);
       default:
-      throw unsupportedVersion('AbortedTxn', version, '0');
+        throw unsupportedVersion('AbortedTxn', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AbortedTxn', version);

@@ -55,18 +55,13 @@ function e_ConsumerProtocolAssignment_v0(w: Writer, m: ConsumerProtocolAssignmen
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.assignedPartitions;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ConsumerProtocolAssignmentTopicPartition_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ConsumerProtocolAssignmentTopicPartition_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBytes(m.userData);
   } catch (e) {
@@ -81,13 +76,11 @@ function d_ConsumerProtocolAssignment_v0(r: Reader): ConsumerProtocolAssignment 
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: ConsumerProtocolAssignmentTopicPartition[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ConsumerProtocolAssignmentTopicPartition_v0(r));
+    const x0: ConsumerProtocolAssignmentTopicPartition[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ConsumerProtocolAssignmentTopicPartition_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readNullableBytes();
-    f = -1;
     const o: ConsumerProtocolAssignment = {
       assignedPartitions: x0,
       userData: x1,
@@ -103,10 +96,7 @@ function e_ConsumerProtocolAssignmentTopicPartition_v0(w: Writer, m: ConsumerPro
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -114,11 +104,9 @@ function e_ConsumerProtocolAssignmentTopicPartition_v0(w: Writer, m: ConsumerPro
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ConsumerProtocolAssignmentTopicPartition, f, ix);
   }
@@ -133,11 +121,9 @@ function d_ConsumerProtocolAssignmentTopicPartition_v0(r: Reader): ConsumerProto
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ConsumerProtocolAssignmentTopicPartition = {
       topic: x0,
       partitions: x1,
@@ -160,10 +146,10 @@ export function encodeConsumerProtocolAssignment(w: Writer, m: ConsumerProtocolA
       case 1:
       case 2:
       case 3:
-      e_ConsumerProtocolAssignment_v0(w, m);
-      return;
+        e_ConsumerProtocolAssignment_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ConsumerProtocolAssignment', version, '0-3');
+        throw unsupportedVersion('ConsumerProtocolAssignment', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerProtocolAssignment', version);
@@ -182,9 +168,9 @@ export function decodeConsumerProtocolAssignment(r: Reader, version: number): Co
       case 1:
       case 2:
       case 3:
-      return d_ConsumerProtocolAssignment_v0(r);
+        return d_ConsumerProtocolAssignment_v0(r);
       default:
-      throw unsupportedVersion('ConsumerProtocolAssignment', version, '0-3');
+        throw unsupportedVersion('ConsumerProtocolAssignment', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerProtocolAssignment', version);

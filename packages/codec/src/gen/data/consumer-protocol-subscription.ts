@@ -64,22 +64,17 @@ function e_ConsumerProtocolSubscription_v0(w: Writer, m: ConsumerProtocolSubscri
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeString(e);
-      }
-      ix = -1;
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeString(e);
     }
+    ix = -1;
     f = 1;
     w.writeBytes(m.userData);
   } catch (e) {
@@ -94,13 +89,11 @@ function d_ConsumerProtocolSubscription_v0(r: Reader): ConsumerProtocolSubscript
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readNullableBytes();
-    f = -1;
     const o: ConsumerProtocolSubscription = {
       topics: x0,
       userData: x1,
@@ -119,32 +112,25 @@ function e_ConsumerProtocolSubscription_v1(w: Writer, m: ConsumerProtocolSubscri
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeString(e);
-      }
-      ix = -1;
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeString(e);
     }
+    ix = -1;
     f = 1;
     w.writeBytes(m.userData);
     f = 2;
     const a2 = m.ownedPartitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ConsumerProtocolSubscriptionTopicPartition_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ConsumerProtocolSubscriptionTopicPartition_v1(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ConsumerProtocolSubscription, f, ix);
   }
@@ -157,19 +143,16 @@ function d_ConsumerProtocolSubscription_v1(r: Reader): ConsumerProtocolSubscript
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readNullableBytes();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ConsumerProtocolSubscriptionTopicPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
+    const x2: ConsumerProtocolSubscriptionTopicPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ConsumerProtocolSubscription = {
       topics: x0,
       userData: x1,
@@ -188,32 +171,25 @@ function e_ConsumerProtocolSubscription_v2(w: Writer, m: ConsumerProtocolSubscri
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeString(e);
-      }
-      ix = -1;
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeString(e);
     }
+    ix = -1;
     f = 1;
     w.writeBytes(m.userData);
     f = 2;
     const a2 = m.ownedPartitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ConsumerProtocolSubscriptionTopicPartition_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ConsumerProtocolSubscriptionTopicPartition_v1(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeInt32(m.generationId);
   } catch (e) {
@@ -228,21 +204,18 @@ function d_ConsumerProtocolSubscription_v2(r: Reader): ConsumerProtocolSubscript
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readNullableBytes();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ConsumerProtocolSubscriptionTopicPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
+    const x2: ConsumerProtocolSubscriptionTopicPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readInt32();
-    f = -1;
     const o: ConsumerProtocolSubscription = {
       topics: x0,
       userData: x1,
@@ -261,32 +234,25 @@ function e_ConsumerProtocolSubscription_v3(w: Writer, m: ConsumerProtocolSubscri
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeString(e);
-      }
-      ix = -1;
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeString(e);
     }
+    ix = -1;
     f = 1;
     w.writeBytes(m.userData);
     f = 2;
     const a2 = m.ownedPartitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ConsumerProtocolSubscriptionTopicPartition_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ConsumerProtocolSubscriptionTopicPartition_v1(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeInt32(m.generationId);
     f = 4;
@@ -303,23 +269,20 @@ function d_ConsumerProtocolSubscription_v3(r: Reader): ConsumerProtocolSubscript
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readNullableBytes();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ConsumerProtocolSubscriptionTopicPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
+    const x2: ConsumerProtocolSubscriptionTopicPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const x4 = r.readNullableString();
-    f = -1;
     const o: ConsumerProtocolSubscription = {
       topics: x0,
       userData: x1,
@@ -338,10 +301,7 @@ function e_ConsumerProtocolSubscriptionTopicPartition_v1(w: Writer, m: ConsumerP
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -349,11 +309,9 @@ function e_ConsumerProtocolSubscriptionTopicPartition_v1(w: Writer, m: ConsumerP
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ConsumerProtocolSubscriptionTopicPartition, f, ix);
   }
@@ -368,11 +326,9 @@ function d_ConsumerProtocolSubscriptionTopicPartition_v1(r: Reader): ConsumerPro
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ConsumerProtocolSubscriptionTopicPartition = {
       topic: x0,
       partitions: x1,
@@ -392,19 +348,19 @@ export function encodeConsumerProtocolSubscription(w: Writer, m: ConsumerProtoco
   try {
     switch (version) {
       case 0:
-      e_ConsumerProtocolSubscription_v0(w, m);
-      return;
+        e_ConsumerProtocolSubscription_v0(w, m);
+        return;
       case 1:
-      e_ConsumerProtocolSubscription_v1(w, m);
-      return;
+        e_ConsumerProtocolSubscription_v1(w, m);
+        return;
       case 2:
-      e_ConsumerProtocolSubscription_v2(w, m);
-      return;
+        e_ConsumerProtocolSubscription_v2(w, m);
+        return;
       case 3:
-      e_ConsumerProtocolSubscription_v3(w, m);
-      return;
+        e_ConsumerProtocolSubscription_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('ConsumerProtocolSubscription', version, '0-3');
+        throw unsupportedVersion('ConsumerProtocolSubscription', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerProtocolSubscription', version);
@@ -420,15 +376,15 @@ export function decodeConsumerProtocolSubscription(r: Reader, version: number): 
   try {
     switch (version) {
       case 0:
-      return d_ConsumerProtocolSubscription_v0(r);
+        return d_ConsumerProtocolSubscription_v0(r);
       case 1:
-      return d_ConsumerProtocolSubscription_v1(r);
+        return d_ConsumerProtocolSubscription_v1(r);
       case 2:
-      return d_ConsumerProtocolSubscription_v2(r);
+        return d_ConsumerProtocolSubscription_v2(r);
       case 3:
-      return d_ConsumerProtocolSubscription_v3(r);
+        return d_ConsumerProtocolSubscription_v3(r);
       default:
-      throw unsupportedVersion('ConsumerProtocolSubscription', version, '0-3');
+        throw unsupportedVersion('ConsumerProtocolSubscription', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerProtocolSubscription', version);

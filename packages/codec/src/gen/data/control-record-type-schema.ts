@@ -29,10 +29,7 @@ const F_ControlRecordTypeSchema: readonly string[] = ['type'];
 function e_ControlRecordTypeSchema_v0(w: Writer, m: ControlRecordTypeSchema): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.type);
   } catch (e) {
@@ -46,7 +43,6 @@ function d_ControlRecordTypeSchema_v0(r: Reader): ControlRecordTypeSchema {
   try {
     f = 0;
     const x0 = r.readInt16();
-    f = -1;
     const o: ControlRecordTypeSchema = {
       type: x0,
     };
@@ -65,10 +61,10 @@ export function encodeControlRecordTypeSchema(w: Writer, m: ControlRecordTypeSch
   try {
     switch (version) {
       case 0:
-      e_ControlRecordTypeSchema_v0(w, m);
-      return;
+        e_ControlRecordTypeSchema_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ControlRecordTypeSchema', version, '0');
+        throw unsupportedVersion('ControlRecordTypeSchema', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ControlRecordTypeSchema', version);
@@ -84,9 +80,9 @@ export function decodeControlRecordTypeSchema(r: Reader, version: number): Contr
   try {
     switch (version) {
       case 0:
-      return d_ControlRecordTypeSchema_v0(r);
+        return d_ControlRecordTypeSchema_v0(r);
       default:
-      throw unsupportedVersion('ControlRecordTypeSchema', version, '0');
+        throw unsupportedVersion('ControlRecordTypeSchema', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ControlRecordTypeSchema', version);

@@ -64,7 +64,6 @@ function d_DefaultPrincipalData_v0(r: Reader): DefaultPrincipalData {
     const x2 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DefaultPrincipalData = {
       type: x0,
       name: x1,
@@ -86,10 +85,10 @@ export function encodeDefaultPrincipalData(w: Writer, m: DefaultPrincipalData, v
   try {
     switch (version) {
       case 0:
-      e_DefaultPrincipalData_v0(w, m);
-      return;
+        e_DefaultPrincipalData_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DefaultPrincipalData', version, '0');
+        throw unsupportedVersion('DefaultPrincipalData', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DefaultPrincipalData', version);
@@ -105,9 +104,9 @@ export function decodeDefaultPrincipalData(r: Reader, version: number): DefaultP
   try {
     switch (version) {
       case 0:
-      return d_DefaultPrincipalData_v0(r);
+        return d_DefaultPrincipalData_v0(r);
       default:
-      throw unsupportedVersion('DefaultPrincipalData', version, '0');
+        throw unsupportedVersion('DefaultPrincipalData', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DefaultPrincipalData', version);

@@ -29,10 +29,7 @@ const F_EndTxnMarker: readonly string[] = ['coordinatorEpoch'];
 function e_EndTxnMarker_v0(w: Writer, m: EndTxnMarker): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.coordinatorEpoch);
   } catch (e) {
@@ -46,7 +43,6 @@ function d_EndTxnMarker_v0(r: Reader): EndTxnMarker {
   try {
     f = 0;
     const x0 = r.readInt32();
-    f = -1;
     const o: EndTxnMarker = {
       coordinatorEpoch: x0,
     };
@@ -65,10 +61,10 @@ export function encodeEndTxnMarker(w: Writer, m: EndTxnMarker, version: number):
   try {
     switch (version) {
       case 0:
-      e_EndTxnMarker_v0(w, m);
-      return;
+        e_EndTxnMarker_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('EndTxnMarker', version, '0');
+        throw unsupportedVersion('EndTxnMarker', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'EndTxnMarker', version);
@@ -84,9 +80,9 @@ export function decodeEndTxnMarker(r: Reader, version: number): EndTxnMarker {
   try {
     switch (version) {
       case 0:
-      return d_EndTxnMarker_v0(r);
+        return d_EndTxnMarker_v0(r);
       default:
-      throw unsupportedVersion('EndTxnMarker', version, '0');
+        throw unsupportedVersion('EndTxnMarker', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'EndTxnMarker', version);

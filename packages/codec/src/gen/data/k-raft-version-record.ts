@@ -53,7 +53,6 @@ function d_KRaftVersionRecord_v0(r: Reader): KRaftVersionRecord {
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: KRaftVersionRecord = {
       version: x0,
       kRaftVersion: x1,
@@ -74,10 +73,10 @@ export function encodeKRaftVersionRecord(w: Writer, m: KRaftVersionRecord, versi
   try {
     switch (version) {
       case 0:
-      e_KRaftVersionRecord_v0(w, m);
-      return;
+        e_KRaftVersionRecord_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('KRaftVersionRecord', version, '0');
+        throw unsupportedVersion('KRaftVersionRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'KRaftVersionRecord', version);
@@ -93,9 +92,9 @@ export function decodeKRaftVersionRecord(r: Reader, version: number): KRaftVersi
   try {
     switch (version) {
       case 0:
-      return d_KRaftVersionRecord_v0(r);
+        return d_KRaftVersionRecord_v0(r);
       default:
-      throw unsupportedVersion('KRaftVersionRecord', version, '0');
+        throw unsupportedVersion('KRaftVersionRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'KRaftVersionRecord', version);

@@ -68,19 +68,15 @@ function e_LeaderChangeMessage_v0(w: Writer, m: LeaderChangeMessage): void {
     f = 2;
     const a2 = m.voters;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_LeaderChangeMessageVoter_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_LeaderChangeMessageVoter_v0(w, a2[ix]!);
+    ix = -1;
     f = 3;
     const a3 = m.grantingVoters;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_LeaderChangeMessageVoter_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_LeaderChangeMessageVoter_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -99,19 +95,16 @@ function d_LeaderChangeMessage_v0(r: Reader): LeaderChangeMessage {
     const x1 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: LeaderChangeMessageVoter[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_LeaderChangeMessageVoter_v0(r));
+    const x2: LeaderChangeMessageVoter[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_LeaderChangeMessageVoter_v0(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: LeaderChangeMessageVoter[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_LeaderChangeMessageVoter_v0(r));
+    const x3: LeaderChangeMessageVoter[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_LeaderChangeMessageVoter_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: LeaderChangeMessage = {
       version: x0,
       leaderId: x1,
@@ -137,19 +130,15 @@ function e_LeaderChangeMessage_v1(w: Writer, m: LeaderChangeMessage): void {
     f = 2;
     const a2 = m.voters;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_LeaderChangeMessageVoter_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_LeaderChangeMessageVoter_v1(w, a2[ix]!);
+    ix = -1;
     f = 3;
     const a3 = m.grantingVoters;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_LeaderChangeMessageVoter_v1(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_LeaderChangeMessageVoter_v1(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -168,19 +157,16 @@ function d_LeaderChangeMessage_v1(r: Reader): LeaderChangeMessage {
     const x1 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: LeaderChangeMessageVoter[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_LeaderChangeMessageVoter_v1(r));
+    const x2: LeaderChangeMessageVoter[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_LeaderChangeMessageVoter_v1(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: LeaderChangeMessageVoter[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_LeaderChangeMessageVoter_v1(r));
+    const x3: LeaderChangeMessageVoter[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_LeaderChangeMessageVoter_v1(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: LeaderChangeMessage = {
       version: x0,
       leaderId: x1,
@@ -217,7 +203,6 @@ function d_LeaderChangeMessageVoter_v0(r: Reader): LeaderChangeMessageVoter {
     const x0 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: LeaderChangeMessageVoter = {
       voterId: x0,
       voterDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -254,7 +239,6 @@ function d_LeaderChangeMessageVoter_v1(r: Reader): LeaderChangeMessageVoter {
     const x1 = r.readUuid();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: LeaderChangeMessageVoter = {
       voterId: x0,
       voterDirectoryId: x1,
@@ -275,13 +259,13 @@ export function encodeLeaderChangeMessage(w: Writer, m: LeaderChangeMessage, ver
   try {
     switch (version) {
       case 0:
-      e_LeaderChangeMessage_v0(w, m);
-      return;
+        e_LeaderChangeMessage_v0(w, m);
+        return;
       case 1:
-      e_LeaderChangeMessage_v1(w, m);
-      return;
+        e_LeaderChangeMessage_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('LeaderChangeMessage', version, '0-1');
+        throw unsupportedVersion('LeaderChangeMessage', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'LeaderChangeMessage', version);
@@ -297,11 +281,11 @@ export function decodeLeaderChangeMessage(r: Reader, version: number): LeaderCha
   try {
     switch (version) {
       case 0:
-      return d_LeaderChangeMessage_v0(r);
+        return d_LeaderChangeMessage_v0(r);
       case 1:
-      return d_LeaderChangeMessage_v1(r);
+        return d_LeaderChangeMessage_v1(r);
       default:
-      throw unsupportedVersion('LeaderChangeMessage', version, '0-1');
+        throw unsupportedVersion('LeaderChangeMessage', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'LeaderChangeMessage', version);

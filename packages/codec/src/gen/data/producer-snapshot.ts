@@ -73,20 +73,15 @@ function e_ProducerSnapshot_v1(w: Writer, m: ProducerSnapshot): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeUint32(m.crc);
     f = 1;
     const a1 = m.producerEntries;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ProducerSnapshotProducerEntry_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ProducerSnapshotProducerEntry_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ProducerSnapshot, f, ix);
   }
@@ -101,11 +96,9 @@ function d_ProducerSnapshot_v1(r: Reader): ProducerSnapshot {
     const x0 = r.readUint32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ProducerSnapshotProducerEntry[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ProducerSnapshotProducerEntry_v1(r));
+    const x1: ProducerSnapshotProducerEntry[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ProducerSnapshotProducerEntry_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ProducerSnapshot = {
       crc: x0,
       producerEntries: x1,
@@ -120,10 +113,7 @@ function d_ProducerSnapshot_v1(r: Reader): ProducerSnapshot {
 function e_ProducerSnapshotProducerEntry_v1(w: Writer, m: ProducerSnapshotProducerEntry): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt64(m.producerId);
     f = 1;
@@ -165,7 +155,6 @@ function d_ProducerSnapshotProducerEntry_v1(r: Reader): ProducerSnapshotProducer
     const x6 = r.readInt32();
     f = 7;
     const x7 = r.readInt64();
-    f = -1;
     const o: ProducerSnapshotProducerEntry = {
       producerId: x0,
       epoch: x1,
@@ -191,10 +180,10 @@ export function encodeProducerSnapshot(w: Writer, m: ProducerSnapshot, version: 
   try {
     switch (version) {
       case 1:
-      e_ProducerSnapshot_v1(w, m);
-      return;
+        e_ProducerSnapshot_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ProducerSnapshot', version, '1');
+        throw unsupportedVersion('ProducerSnapshot', version, '1');
     }
   } catch (e) {
     throw atTop(e, 'ProducerSnapshot', version);
@@ -210,9 +199,9 @@ export function decodeProducerSnapshot(r: Reader, version: number): ProducerSnap
   try {
     switch (version) {
       case 1:
-      return d_ProducerSnapshot_v1(r);
+        return d_ProducerSnapshot_v1(r);
       default:
-      throw unsupportedVersion('ProducerSnapshot', version, '1');
+        throw unsupportedVersion('ProducerSnapshot', version, '1');
     }
   } catch (e) {
     throw atTop(e, 'ProducerSnapshot', version);

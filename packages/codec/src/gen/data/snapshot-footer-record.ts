@@ -46,7 +46,6 @@ function d_SnapshotFooterRecord_v0(r: Reader): SnapshotFooterRecord {
     const x0 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: SnapshotFooterRecord = {
       version: x0,
     };
@@ -66,10 +65,10 @@ export function encodeSnapshotFooterRecord(w: Writer, m: SnapshotFooterRecord, v
   try {
     switch (version) {
       case 0:
-      e_SnapshotFooterRecord_v0(w, m);
-      return;
+        e_SnapshotFooterRecord_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('SnapshotFooterRecord', version, '0');
+        throw unsupportedVersion('SnapshotFooterRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'SnapshotFooterRecord', version);
@@ -85,9 +84,9 @@ export function decodeSnapshotFooterRecord(r: Reader, version: number): Snapshot
   try {
     switch (version) {
       case 0:
-      return d_SnapshotFooterRecord_v0(r);
+        return d_SnapshotFooterRecord_v0(r);
       default:
-      throw unsupportedVersion('SnapshotFooterRecord', version, '0');
+        throw unsupportedVersion('SnapshotFooterRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'SnapshotFooterRecord', version);

@@ -53,7 +53,6 @@ function d_SnapshotHeaderRecord_v0(r: Reader): SnapshotHeaderRecord {
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: SnapshotHeaderRecord = {
       version: x0,
       lastContainedLogTimestamp: x1,
@@ -74,10 +73,10 @@ export function encodeSnapshotHeaderRecord(w: Writer, m: SnapshotHeaderRecord, v
   try {
     switch (version) {
       case 0:
-      e_SnapshotHeaderRecord_v0(w, m);
-      return;
+        e_SnapshotHeaderRecord_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('SnapshotHeaderRecord', version, '0');
+        throw unsupportedVersion('SnapshotHeaderRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'SnapshotHeaderRecord', version);
@@ -93,9 +92,9 @@ export function decodeSnapshotHeaderRecord(r: Reader, version: number): Snapshot
   try {
     switch (version) {
       case 0:
-      return d_SnapshotHeaderRecord_v0(r);
+        return d_SnapshotHeaderRecord_v0(r);
       default:
-      throw unsupportedVersion('SnapshotHeaderRecord', version, '0');
+        throw unsupportedVersion('SnapshotHeaderRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'SnapshotHeaderRecord', version);

@@ -113,11 +113,9 @@ function e_VotersRecord_v0(w: Writer, m: VotersRecord): void {
     f = 1;
     const a1 = m.voters;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_VotersRecordVoter_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_VotersRecordVoter_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -134,13 +132,11 @@ function d_VotersRecord_v0(r: Reader): VotersRecord {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: VotersRecordVoter[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_VotersRecordVoter_v0(r));
+    const x1: VotersRecordVoter[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_VotersRecordVoter_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VotersRecord = {
       version: x0,
       voters: x1,
@@ -164,11 +160,9 @@ function e_VotersRecordVoter_v0(w: Writer, m: VotersRecordVoter): void {
     f = 2;
     const a2 = m.endpoints;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_VotersRecordEndpoint_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_VotersRecordEndpoint_v0(w, a2[ix]!);
+    ix = -1;
     f = 3;
     const s3 = m.kRaftVersionFeature;
     if (s3 === null) throw nullNotAllowed();
@@ -191,15 +185,13 @@ function d_VotersRecordVoter_v0(r: Reader): VotersRecordVoter {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: VotersRecordEndpoint[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_VotersRecordEndpoint_v0(r));
+    const x2: VotersRecordEndpoint[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_VotersRecordEndpoint_v0(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = d_VotersRecordKRaftVersionFeature_v0(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VotersRecordVoter = {
       voterId: x0,
       voterDirectoryId: x1,
@@ -246,7 +238,6 @@ function d_VotersRecordEndpoint_v0(r: Reader): VotersRecordEndpoint {
     const x2 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VotersRecordEndpoint = {
       name: x0,
       host: x1,
@@ -284,7 +275,6 @@ function d_VotersRecordKRaftVersionFeature_v0(r: Reader): VotersRecordKRaftVersi
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VotersRecordKRaftVersionFeature = {
       minSupportedVersion: x0,
       maxSupportedVersion: x1,
@@ -305,10 +295,10 @@ export function encodeVotersRecord(w: Writer, m: VotersRecord, version: number):
   try {
     switch (version) {
       case 0:
-      e_VotersRecord_v0(w, m);
-      return;
+        e_VotersRecord_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('VotersRecord', version, '0');
+        throw unsupportedVersion('VotersRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'VotersRecord', version);
@@ -324,9 +314,9 @@ export function decodeVotersRecord(r: Reader, version: number): VotersRecord {
   try {
     switch (version) {
       case 0:
-      return d_VotersRecord_v0(r);
+        return d_VotersRecord_v0(r);
       default:
-      throw unsupportedVersion('VotersRecord', version, '0');
+        throw unsupportedVersion('VotersRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'VotersRecord', version);

@@ -38,10 +38,7 @@ const F_AddOffsetsToTxnRequest: readonly string[] = ['transactionalId', 'produce
 function e_AddOffsetsToTxnRequest_v0(w: Writer, m: AddOffsetsToTxnRequest): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.transactionalId;
     if (v0 === null) throw nullNotAllowed();
@@ -71,7 +68,6 @@ function d_AddOffsetsToTxnRequest_v0(r: Reader): AddOffsetsToTxnRequest {
     const x2 = r.readInt16();
     f = 3;
     const x3 = r.readString();
-    f = -1;
     const o: AddOffsetsToTxnRequest = {
       transactionalId: x0,
       producerId: x1,
@@ -121,7 +117,6 @@ function d_AddOffsetsToTxnRequest_v3(r: Reader): AddOffsetsToTxnRequest {
     const x3 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddOffsetsToTxnRequest = {
       transactionalId: x0,
       producerId: x1,
@@ -146,14 +141,14 @@ export function encodeAddOffsetsToTxnRequest(w: Writer, m: AddOffsetsToTxnReques
       case 0:
       case 1:
       case 2:
-      e_AddOffsetsToTxnRequest_v0(w, m);
-      return;
+        e_AddOffsetsToTxnRequest_v0(w, m);
+        return;
       case 3:
       case 4:
-      e_AddOffsetsToTxnRequest_v3(w, m);
-      return;
+        e_AddOffsetsToTxnRequest_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('AddOffsetsToTxnRequest', version, '0-4');
+        throw unsupportedVersion('AddOffsetsToTxnRequest', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'AddOffsetsToTxnRequest', version);
@@ -171,12 +166,12 @@ export function decodeAddOffsetsToTxnRequest(r: Reader, version: number): AddOff
       case 0:
       case 1:
       case 2:
-      return d_AddOffsetsToTxnRequest_v0(r);
+        return d_AddOffsetsToTxnRequest_v0(r);
       case 3:
       case 4:
-      return d_AddOffsetsToTxnRequest_v3(r);
+        return d_AddOffsetsToTxnRequest_v3(r);
       default:
-      throw unsupportedVersion('AddOffsetsToTxnRequest', version, '0-4');
+        throw unsupportedVersion('AddOffsetsToTxnRequest', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'AddOffsetsToTxnRequest', version);
@@ -209,10 +204,7 @@ const F_AddOffsetsToTxnResponse: readonly string[] = ['throttleTimeMs', 'errorCo
 function e_AddOffsetsToTxnResponse_v0(w: Writer, m: AddOffsetsToTxnResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
@@ -230,7 +222,6 @@ function d_AddOffsetsToTxnResponse_v0(r: Reader): AddOffsetsToTxnResponse {
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: AddOffsetsToTxnResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -266,7 +257,6 @@ function d_AddOffsetsToTxnResponse_v3(r: Reader): AddOffsetsToTxnResponse {
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddOffsetsToTxnResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -289,14 +279,14 @@ export function encodeAddOffsetsToTxnResponse(w: Writer, m: AddOffsetsToTxnRespo
       case 0:
       case 1:
       case 2:
-      e_AddOffsetsToTxnResponse_v0(w, m);
-      return;
+        e_AddOffsetsToTxnResponse_v0(w, m);
+        return;
       case 3:
       case 4:
-      e_AddOffsetsToTxnResponse_v3(w, m);
-      return;
+        e_AddOffsetsToTxnResponse_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('AddOffsetsToTxnResponse', version, '0-4');
+        throw unsupportedVersion('AddOffsetsToTxnResponse', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'AddOffsetsToTxnResponse', version);
@@ -314,12 +304,12 @@ export function decodeAddOffsetsToTxnResponse(r: Reader, version: number): AddOf
       case 0:
       case 1:
       case 2:
-      return d_AddOffsetsToTxnResponse_v0(r);
+        return d_AddOffsetsToTxnResponse_v0(r);
       case 3:
       case 4:
-      return d_AddOffsetsToTxnResponse_v3(r);
+        return d_AddOffsetsToTxnResponse_v3(r);
       default:
-      throw unsupportedVersion('AddOffsetsToTxnResponse', version, '0-4');
+        throw unsupportedVersion('AddOffsetsToTxnResponse', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'AddOffsetsToTxnResponse', version);

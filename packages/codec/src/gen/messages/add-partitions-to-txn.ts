@@ -112,11 +112,9 @@ function e_AddPartitionsToTxnRequest_v0(w: Writer, m: AddPartitionsToTxnRequest)
     f = 4;
     const a4 = m.v3AndBelowTopics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_AddPartitionsToTxnRequestTopic_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_AddPartitionsToTxnRequestTopic_v0(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AddPartitionsToTxnRequest, f, ix);
   }
@@ -135,11 +133,9 @@ function d_AddPartitionsToTxnRequest_v0(r: Reader): AddPartitionsToTxnRequest {
     const x3 = r.readInt16();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: AddPartitionsToTxnRequestTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_AddPartitionsToTxnRequestTopic_v0(r));
+    const x4: AddPartitionsToTxnRequestTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_AddPartitionsToTxnRequestTopic_v0(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: AddPartitionsToTxnRequest = {
       transactions: [],
       v3AndBelowTransactionalId: x1,
@@ -171,11 +167,9 @@ function e_AddPartitionsToTxnRequest_v3(w: Writer, m: AddPartitionsToTxnRequest)
     f = 4;
     const a4 = m.v3AndBelowTopics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_AddPartitionsToTxnRequestTopic_v3(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_AddPartitionsToTxnRequestTopic_v3(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -196,13 +190,11 @@ function d_AddPartitionsToTxnRequest_v3(r: Reader): AddPartitionsToTxnRequest {
     const x3 = r.readInt16();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: AddPartitionsToTxnRequestTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_AddPartitionsToTxnRequestTopic_v3(r));
+    const x4: AddPartitionsToTxnRequestTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_AddPartitionsToTxnRequestTopic_v3(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddPartitionsToTxnRequest = {
       transactions: [],
       v3AndBelowTransactionalId: x1,
@@ -233,11 +225,9 @@ function e_AddPartitionsToTxnRequest_v4(w: Writer, m: AddPartitionsToTxnRequest)
     f = 0;
     const a0 = m.transactions;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_AddPartitionsToTxnRequestTransaction_v4(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_AddPartitionsToTxnRequestTransaction_v4(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -252,13 +242,11 @@ function d_AddPartitionsToTxnRequest_v4(r: Reader): AddPartitionsToTxnRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: AddPartitionsToTxnRequestTransaction[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_AddPartitionsToTxnRequestTransaction_v4(r));
+    const x0: AddPartitionsToTxnRequestTransaction[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_AddPartitionsToTxnRequestTransaction_v4(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddPartitionsToTxnRequest = {
       transactions: x0,
       v3AndBelowTransactionalId: '',
@@ -291,11 +279,9 @@ function e_AddPartitionsToTxnRequestTransaction_v4(w: Writer, m: AddPartitionsTo
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_AddPartitionsToTxnRequestTopic_v3(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_AddPartitionsToTxnRequestTopic_v3(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -318,13 +304,11 @@ function d_AddPartitionsToTxnRequestTransaction_v4(r: Reader): AddPartitionsToTx
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: AddPartitionsToTxnRequestTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_AddPartitionsToTxnRequestTopic_v3(r));
+    const x4: AddPartitionsToTxnRequestTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_AddPartitionsToTxnRequestTopic_v3(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddPartitionsToTxnRequestTransaction = {
       transactionalId: x0,
       producerId: x1,
@@ -344,10 +328,7 @@ function e_AddPartitionsToTxnRequestTopic_v0(w: Writer, m: AddPartitionsToTxnReq
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -355,11 +336,9 @@ function e_AddPartitionsToTxnRequestTopic_v0(w: Writer, m: AddPartitionsToTxnReq
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AddPartitionsToTxnRequestTopic, f, ix);
   }
@@ -374,11 +353,9 @@ function d_AddPartitionsToTxnRequestTopic_v0(r: Reader): AddPartitionsToTxnReque
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: AddPartitionsToTxnRequestTopic = {
       name: x0,
       partitions: x1,
@@ -401,11 +378,9 @@ function e_AddPartitionsToTxnRequestTopic_v3(w: Writer, m: AddPartitionsToTxnReq
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -422,13 +397,11 @@ function d_AddPartitionsToTxnRequestTopic_v3(r: Reader): AddPartitionsToTxnReque
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddPartitionsToTxnRequestTopic = {
       name: x0,
       partitions: x1,
@@ -451,17 +424,17 @@ export function encodeAddPartitionsToTxnRequest(w: Writer, m: AddPartitionsToTxn
       case 0:
       case 1:
       case 2:
-      e_AddPartitionsToTxnRequest_v0(w, m);
-      return;
+        e_AddPartitionsToTxnRequest_v0(w, m);
+        return;
       case 3:
-      e_AddPartitionsToTxnRequest_v3(w, m);
-      return;
+        e_AddPartitionsToTxnRequest_v3(w, m);
+        return;
       case 4:
       case 5:
-      e_AddPartitionsToTxnRequest_v4(w, m);
-      return;
+        e_AddPartitionsToTxnRequest_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('AddPartitionsToTxnRequest', version, '0-5');
+        throw unsupportedVersion('AddPartitionsToTxnRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'AddPartitionsToTxnRequest', version);
@@ -479,14 +452,14 @@ export function decodeAddPartitionsToTxnRequest(r: Reader, version: number): Add
       case 0:
       case 1:
       case 2:
-      return d_AddPartitionsToTxnRequest_v0(r);
+        return d_AddPartitionsToTxnRequest_v0(r);
       case 3:
-      return d_AddPartitionsToTxnRequest_v3(r);
+        return d_AddPartitionsToTxnRequest_v3(r);
       case 4:
       case 5:
-      return d_AddPartitionsToTxnRequest_v4(r);
+        return d_AddPartitionsToTxnRequest_v4(r);
       default:
-      throw unsupportedVersion('AddPartitionsToTxnRequest', version, '0-5');
+        throw unsupportedVersion('AddPartitionsToTxnRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'AddPartitionsToTxnRequest', version);
@@ -603,11 +576,9 @@ function e_AddPartitionsToTxnResponse_v0(w: Writer, m: AddPartitionsToTxnRespons
     f = 3;
     const a3 = m.resultsByTopicV3AndBelow;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_AddPartitionsToTxnResponseTopicResult_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_AddPartitionsToTxnResponseTopicResult_v0(w, a3[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AddPartitionsToTxnResponse, f, ix);
   }
@@ -622,11 +593,9 @@ function d_AddPartitionsToTxnResponse_v0(r: Reader): AddPartitionsToTxnResponse 
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const b3: AddPartitionsToTxnResponseTopicResult[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_AddPartitionsToTxnResponseTopicResult_v0(r));
+    const x3: AddPartitionsToTxnResponseTopicResult[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_AddPartitionsToTxnResponseTopicResult_v0(r));
     ix = -1;
-    const x3 = b3;
-    f = -1;
     const o: AddPartitionsToTxnResponse = {
       throttleTimeMs: x0,
       errorCode: 0,
@@ -651,11 +620,9 @@ function e_AddPartitionsToTxnResponse_v3(w: Writer, m: AddPartitionsToTxnRespons
     f = 3;
     const a3 = m.resultsByTopicV3AndBelow;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_AddPartitionsToTxnResponseTopicResult_v3(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_AddPartitionsToTxnResponseTopicResult_v3(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -672,13 +639,11 @@ function d_AddPartitionsToTxnResponse_v3(r: Reader): AddPartitionsToTxnResponse 
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: AddPartitionsToTxnResponseTopicResult[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_AddPartitionsToTxnResponseTopicResult_v3(r));
+    const x3: AddPartitionsToTxnResponseTopicResult[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_AddPartitionsToTxnResponseTopicResult_v3(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddPartitionsToTxnResponse = {
       throttleTimeMs: x0,
       errorCode: 0,
@@ -706,11 +671,9 @@ function e_AddPartitionsToTxnResponse_v4(w: Writer, m: AddPartitionsToTxnRespons
     f = 2;
     const a2 = m.resultsByTransaction;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AddPartitionsToTxnResponseResult_v4(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AddPartitionsToTxnResponseResult_v4(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -729,13 +692,11 @@ function d_AddPartitionsToTxnResponse_v4(r: Reader): AddPartitionsToTxnResponse 
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AddPartitionsToTxnResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AddPartitionsToTxnResponseResult_v4(r));
+    const x2: AddPartitionsToTxnResponseResult[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AddPartitionsToTxnResponseResult_v4(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddPartitionsToTxnResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -761,11 +722,9 @@ function e_AddPartitionsToTxnResponseResult_v4(w: Writer, m: AddPartitionsToTxnR
     f = 1;
     const a1 = m.topicResults;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AddPartitionsToTxnResponseTopicResult_v3(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AddPartitionsToTxnResponseTopicResult_v3(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -782,13 +741,11 @@ function d_AddPartitionsToTxnResponseResult_v4(r: Reader): AddPartitionsToTxnRes
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AddPartitionsToTxnResponseTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AddPartitionsToTxnResponseTopicResult_v3(r));
+    const x1: AddPartitionsToTxnResponseTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AddPartitionsToTxnResponseTopicResult_v3(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddPartitionsToTxnResponseResult = {
       transactionalId: x0,
       topicResults: x1,
@@ -805,10 +762,7 @@ function e_AddPartitionsToTxnResponseTopicResult_v0(w: Writer, m: AddPartitionsT
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -816,11 +770,9 @@ function e_AddPartitionsToTxnResponseTopicResult_v0(w: Writer, m: AddPartitionsT
     f = 1;
     const a1 = m.resultsByPartition;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AddPartitionsToTxnResponsePartitionResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AddPartitionsToTxnResponsePartitionResult_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AddPartitionsToTxnResponseTopicResult, f, ix);
   }
@@ -835,11 +787,9 @@ function d_AddPartitionsToTxnResponseTopicResult_v0(r: Reader): AddPartitionsToT
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: AddPartitionsToTxnResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AddPartitionsToTxnResponsePartitionResult_v0(r));
+    const x1: AddPartitionsToTxnResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AddPartitionsToTxnResponsePartitionResult_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: AddPartitionsToTxnResponseTopicResult = {
       name: x0,
       resultsByPartition: x1,
@@ -862,11 +812,9 @@ function e_AddPartitionsToTxnResponseTopicResult_v3(w: Writer, m: AddPartitionsT
     f = 1;
     const a1 = m.resultsByPartition;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AddPartitionsToTxnResponsePartitionResult_v3(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AddPartitionsToTxnResponsePartitionResult_v3(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -883,13 +831,11 @@ function d_AddPartitionsToTxnResponseTopicResult_v3(r: Reader): AddPartitionsToT
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AddPartitionsToTxnResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AddPartitionsToTxnResponsePartitionResult_v3(r));
+    const x1: AddPartitionsToTxnResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AddPartitionsToTxnResponsePartitionResult_v3(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddPartitionsToTxnResponseTopicResult = {
       name: x0,
       resultsByPartition: x1,
@@ -905,10 +851,7 @@ function d_AddPartitionsToTxnResponseTopicResult_v3(r: Reader): AddPartitionsToT
 function e_AddPartitionsToTxnResponsePartitionResult_v0(w: Writer, m: AddPartitionsToTxnResponsePartitionResult): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -926,7 +869,6 @@ function d_AddPartitionsToTxnResponsePartitionResult_v0(r: Reader): AddPartition
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: AddPartitionsToTxnResponsePartitionResult = {
       partitionIndex: x0,
       partitionErrorCode: x1,
@@ -962,7 +904,6 @@ function d_AddPartitionsToTxnResponsePartitionResult_v3(r: Reader): AddPartition
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddPartitionsToTxnResponsePartitionResult = {
       partitionIndex: x0,
       partitionErrorCode: x1,
@@ -985,17 +926,17 @@ export function encodeAddPartitionsToTxnResponse(w: Writer, m: AddPartitionsToTx
       case 0:
       case 1:
       case 2:
-      e_AddPartitionsToTxnResponse_v0(w, m);
-      return;
+        e_AddPartitionsToTxnResponse_v0(w, m);
+        return;
       case 3:
-      e_AddPartitionsToTxnResponse_v3(w, m);
-      return;
+        e_AddPartitionsToTxnResponse_v3(w, m);
+        return;
       case 4:
       case 5:
-      e_AddPartitionsToTxnResponse_v4(w, m);
-      return;
+        e_AddPartitionsToTxnResponse_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('AddPartitionsToTxnResponse', version, '0-5');
+        throw unsupportedVersion('AddPartitionsToTxnResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'AddPartitionsToTxnResponse', version);
@@ -1013,14 +954,14 @@ export function decodeAddPartitionsToTxnResponse(r: Reader, version: number): Ad
       case 0:
       case 1:
       case 2:
-      return d_AddPartitionsToTxnResponse_v0(r);
+        return d_AddPartitionsToTxnResponse_v0(r);
       case 3:
-      return d_AddPartitionsToTxnResponse_v3(r);
+        return d_AddPartitionsToTxnResponse_v3(r);
       case 4:
       case 5:
-      return d_AddPartitionsToTxnResponse_v4(r);
+        return d_AddPartitionsToTxnResponse_v4(r);
       default:
-      throw unsupportedVersion('AddPartitionsToTxnResponse', version, '0-5');
+        throw unsupportedVersion('AddPartitionsToTxnResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'AddPartitionsToTxnResponse', version);

@@ -83,11 +83,9 @@ function e_AddRaftVoterRequest_v0(w: Writer, m: AddRaftVoterRequest): void {
     f = 4;
     const a4 = m.listeners;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_AddRaftVoterRequestListener_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_AddRaftVoterRequestListener_v0(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -110,13 +108,11 @@ function d_AddRaftVoterRequest_v0(r: Reader): AddRaftVoterRequest {
     const x3 = r.readUuid();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: AddRaftVoterRequestListener[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_AddRaftVoterRequestListener_v0(r));
+    const x4: AddRaftVoterRequestListener[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_AddRaftVoterRequestListener_v0(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddRaftVoterRequest = {
       clusterId: x0,
       timeoutMs: x1,
@@ -148,11 +144,9 @@ function e_AddRaftVoterRequest_v1(w: Writer, m: AddRaftVoterRequest): void {
     f = 4;
     const a4 = m.listeners;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_AddRaftVoterRequestListener_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_AddRaftVoterRequestListener_v0(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeBool(m.ackWhenCommitted);
     f = -1;
@@ -177,15 +171,13 @@ function d_AddRaftVoterRequest_v1(r: Reader): AddRaftVoterRequest {
     const x3 = r.readUuid();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: AddRaftVoterRequestListener[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_AddRaftVoterRequestListener_v0(r));
+    const x4: AddRaftVoterRequestListener[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_AddRaftVoterRequestListener_v0(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddRaftVoterRequest = {
       clusterId: x0,
       timeoutMs: x1,
@@ -234,7 +226,6 @@ function d_AddRaftVoterRequestListener_v0(r: Reader): AddRaftVoterRequestListene
     const x2 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddRaftVoterRequestListener = {
       name: x0,
       host: x1,
@@ -256,13 +247,13 @@ export function encodeAddRaftVoterRequest(w: Writer, m: AddRaftVoterRequest, ver
   try {
     switch (version) {
       case 0:
-      e_AddRaftVoterRequest_v0(w, m);
-      return;
+        e_AddRaftVoterRequest_v0(w, m);
+        return;
       case 1:
-      e_AddRaftVoterRequest_v1(w, m);
-      return;
+        e_AddRaftVoterRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('AddRaftVoterRequest', version, '0-1');
+        throw unsupportedVersion('AddRaftVoterRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AddRaftVoterRequest', version);
@@ -278,11 +269,11 @@ export function decodeAddRaftVoterRequest(r: Reader, version: number): AddRaftVo
   try {
     switch (version) {
       case 0:
-      return d_AddRaftVoterRequest_v0(r);
+        return d_AddRaftVoterRequest_v0(r);
       case 1:
-      return d_AddRaftVoterRequest_v1(r);
+        return d_AddRaftVoterRequest_v1(r);
       default:
-      throw unsupportedVersion('AddRaftVoterRequest', version, '0-1');
+        throw unsupportedVersion('AddRaftVoterRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AddRaftVoterRequest', version);
@@ -343,7 +334,6 @@ function d_AddRaftVoterResponse_v0(r: Reader): AddRaftVoterResponse {
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AddRaftVoterResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -366,10 +356,10 @@ export function encodeAddRaftVoterResponse(w: Writer, m: AddRaftVoterResponse, v
     switch (version) {
       case 0:
       case 1:
-      e_AddRaftVoterResponse_v0(w, m);
-      return;
+        e_AddRaftVoterResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('AddRaftVoterResponse', version, '0-1');
+        throw unsupportedVersion('AddRaftVoterResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AddRaftVoterResponse', version);
@@ -386,9 +376,9 @@ export function decodeAddRaftVoterResponse(r: Reader, version: number): AddRaftV
     switch (version) {
       case 0:
       case 1:
-      return d_AddRaftVoterResponse_v0(r);
+        return d_AddRaftVoterResponse_v0(r);
       default:
-      throw unsupportedVersion('AddRaftVoterResponse', version, '0-1');
+        throw unsupportedVersion('AddRaftVoterResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AddRaftVoterResponse', version);

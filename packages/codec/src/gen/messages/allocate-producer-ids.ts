@@ -53,7 +53,6 @@ function d_AllocateProducerIdsRequest_v0(r: Reader): AllocateProducerIdsRequest 
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AllocateProducerIdsRequest = {
       brokerId: x0,
       brokerEpoch: x1,
@@ -74,10 +73,10 @@ export function encodeAllocateProducerIdsRequest(w: Writer, m: AllocateProducerI
   try {
     switch (version) {
       case 0:
-      e_AllocateProducerIdsRequest_v0(w, m);
-      return;
+        e_AllocateProducerIdsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('AllocateProducerIdsRequest', version, '0');
+        throw unsupportedVersion('AllocateProducerIdsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AllocateProducerIdsRequest', version);
@@ -93,9 +92,9 @@ export function decodeAllocateProducerIdsRequest(r: Reader, version: number): Al
   try {
     switch (version) {
       case 0:
-      return d_AllocateProducerIdsRequest_v0(r);
+        return d_AllocateProducerIdsRequest_v0(r);
       default:
-      throw unsupportedVersion('AllocateProducerIdsRequest', version, '0');
+        throw unsupportedVersion('AllocateProducerIdsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AllocateProducerIdsRequest', version);
@@ -163,7 +162,6 @@ function d_AllocateProducerIdsResponse_v0(r: Reader): AllocateProducerIdsRespons
     const x3 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AllocateProducerIdsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -186,10 +184,10 @@ export function encodeAllocateProducerIdsResponse(w: Writer, m: AllocateProducer
   try {
     switch (version) {
       case 0:
-      e_AllocateProducerIdsResponse_v0(w, m);
-      return;
+        e_AllocateProducerIdsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('AllocateProducerIdsResponse', version, '0');
+        throw unsupportedVersion('AllocateProducerIdsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AllocateProducerIdsResponse', version);
@@ -205,9 +203,9 @@ export function decodeAllocateProducerIdsResponse(r: Reader, version: number): A
   try {
     switch (version) {
       case 0:
-      return d_AllocateProducerIdsResponse_v0(r);
+        return d_AllocateProducerIdsResponse_v0(r);
       default:
-      throw unsupportedVersion('AllocateProducerIdsResponse', version, '0');
+        throw unsupportedVersion('AllocateProducerIdsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AllocateProducerIdsResponse', version);

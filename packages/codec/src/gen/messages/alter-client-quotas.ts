@@ -102,18 +102,13 @@ function e_AlterClientQuotasRequest_v0(w: Writer, m: AlterClientQuotasRequest): 
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.entries;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_AlterClientQuotasRequestEntryData_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_AlterClientQuotasRequestEntryData_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.validateOnly);
   } catch (e) {
@@ -128,13 +123,11 @@ function d_AlterClientQuotasRequest_v0(r: Reader): AlterClientQuotasRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: AlterClientQuotasRequestEntryData[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_AlterClientQuotasRequestEntryData_v0(r));
+    const x0: AlterClientQuotasRequestEntryData[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntryData_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
-    f = -1;
     const o: AlterClientQuotasRequest = {
       entries: x0,
       validateOnly: x1,
@@ -153,11 +146,9 @@ function e_AlterClientQuotasRequest_v1(w: Writer, m: AlterClientQuotasRequest): 
     f = 0;
     const a0 = m.entries;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_AlterClientQuotasRequestEntryData_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_AlterClientQuotasRequestEntryData_v1(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.validateOnly);
     f = -1;
@@ -174,15 +165,13 @@ function d_AlterClientQuotasRequest_v1(r: Reader): AlterClientQuotasRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: AlterClientQuotasRequestEntryData[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_AlterClientQuotasRequestEntryData_v1(r));
+    const x0: AlterClientQuotasRequestEntryData[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntryData_v1(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterClientQuotasRequest = {
       entries: x0,
       validateOnly: x1,
@@ -199,26 +188,19 @@ function e_AlterClientQuotasRequestEntryData_v0(w: Writer, m: AlterClientQuotasR
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.entity;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_AlterClientQuotasRequestEntityData_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_AlterClientQuotasRequestEntityData_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     const a1 = m.ops;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterClientQuotasRequestOpData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterClientQuotasRequestOpData_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AlterClientQuotasRequestEntryData, f, ix);
   }
@@ -231,17 +213,14 @@ function d_AlterClientQuotasRequestEntryData_v0(r: Reader): AlterClientQuotasReq
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: AlterClientQuotasRequestEntityData[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_AlterClientQuotasRequestEntityData_v0(r));
+    const x0: AlterClientQuotasRequestEntityData[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntityData_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: AlterClientQuotasRequestOpData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterClientQuotasRequestOpData_v0(r));
+    const x1: AlterClientQuotasRequestOpData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterClientQuotasRequestOpData_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: AlterClientQuotasRequestEntryData = {
       entity: x0,
       ops: x1,
@@ -260,19 +239,15 @@ function e_AlterClientQuotasRequestEntryData_v1(w: Writer, m: AlterClientQuotasR
     f = 0;
     const a0 = m.entity;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_AlterClientQuotasRequestEntityData_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_AlterClientQuotasRequestEntityData_v1(w, a0[ix]!);
+    ix = -1;
     f = 1;
     const a1 = m.ops;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterClientQuotasRequestOpData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterClientQuotasRequestOpData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -287,19 +262,16 @@ function d_AlterClientQuotasRequestEntryData_v1(r: Reader): AlterClientQuotasReq
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: AlterClientQuotasRequestEntityData[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_AlterClientQuotasRequestEntityData_v1(r));
+    const x0: AlterClientQuotasRequestEntityData[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntityData_v1(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterClientQuotasRequestOpData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterClientQuotasRequestOpData_v1(r));
+    const x1: AlterClientQuotasRequestOpData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterClientQuotasRequestOpData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterClientQuotasRequestEntryData = {
       entity: x0,
       ops: x1,
@@ -315,10 +287,7 @@ function d_AlterClientQuotasRequestEntryData_v1(r: Reader): AlterClientQuotasReq
 function e_AlterClientQuotasRequestEntityData_v0(w: Writer, m: AlterClientQuotasRequestEntityData): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.entityType;
     if (v0 === null) throw nullNotAllowed();
@@ -338,7 +307,6 @@ function d_AlterClientQuotasRequestEntityData_v0(r: Reader): AlterClientQuotasRe
     const x0 = r.readString();
     f = 1;
     const x1 = r.readNullableString();
-    f = -1;
     const o: AlterClientQuotasRequestEntityData = {
       entityType: x0,
       entityName: x1,
@@ -376,7 +344,6 @@ function d_AlterClientQuotasRequestEntityData_v1(r: Reader): AlterClientQuotasRe
     const x1 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterClientQuotasRequestEntityData = {
       entityType: x0,
       entityName: x1,
@@ -392,10 +359,7 @@ function d_AlterClientQuotasRequestEntityData_v1(r: Reader): AlterClientQuotasRe
 function e_AlterClientQuotasRequestOpData_v0(w: Writer, m: AlterClientQuotasRequestOpData): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.key;
     if (v0 === null) throw nullNotAllowed();
@@ -419,7 +383,6 @@ function d_AlterClientQuotasRequestOpData_v0(r: Reader): AlterClientQuotasReques
     const x1 = r.readFloat64();
     f = 2;
     const x2 = r.readBool();
-    f = -1;
     const o: AlterClientQuotasRequestOpData = {
       key: x0,
       value: x1,
@@ -462,7 +425,6 @@ function d_AlterClientQuotasRequestOpData_v1(r: Reader): AlterClientQuotasReques
     const x2 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterClientQuotasRequestOpData = {
       key: x0,
       value: x1,
@@ -484,13 +446,13 @@ export function encodeAlterClientQuotasRequest(w: Writer, m: AlterClientQuotasRe
   try {
     switch (version) {
       case 0:
-      e_AlterClientQuotasRequest_v0(w, m);
-      return;
+        e_AlterClientQuotasRequest_v0(w, m);
+        return;
       case 1:
-      e_AlterClientQuotasRequest_v1(w, m);
-      return;
+        e_AlterClientQuotasRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterClientQuotasRequest', version, '0-1');
+        throw unsupportedVersion('AlterClientQuotasRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AlterClientQuotasRequest', version);
@@ -506,11 +468,11 @@ export function decodeAlterClientQuotasRequest(r: Reader, version: number): Alte
   try {
     switch (version) {
       case 0:
-      return d_AlterClientQuotasRequest_v0(r);
+        return d_AlterClientQuotasRequest_v0(r);
       case 1:
-      return d_AlterClientQuotasRequest_v1(r);
+        return d_AlterClientQuotasRequest_v1(r);
       default:
-      throw unsupportedVersion('AlterClientQuotasRequest', version, '0-1');
+        throw unsupportedVersion('AlterClientQuotasRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AlterClientQuotasRequest', version);
@@ -591,20 +553,15 @@ function e_AlterClientQuotasResponse_v0(w: Writer, m: AlterClientQuotasResponse)
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.entries;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterClientQuotasResponseEntryData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterClientQuotasResponseEntryData_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AlterClientQuotasResponse, f, ix);
   }
@@ -619,11 +576,9 @@ function d_AlterClientQuotasResponse_v0(r: Reader): AlterClientQuotasResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: AlterClientQuotasResponseEntryData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterClientQuotasResponseEntryData_v0(r));
+    const x1: AlterClientQuotasResponseEntryData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterClientQuotasResponseEntryData_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: AlterClientQuotasResponse = {
       throttleTimeMs: x0,
       entries: x1,
@@ -644,11 +599,9 @@ function e_AlterClientQuotasResponse_v1(w: Writer, m: AlterClientQuotasResponse)
     f = 1;
     const a1 = m.entries;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterClientQuotasResponseEntryData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterClientQuotasResponseEntryData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -665,13 +618,11 @@ function d_AlterClientQuotasResponse_v1(r: Reader): AlterClientQuotasResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterClientQuotasResponseEntryData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterClientQuotasResponseEntryData_v1(r));
+    const x1: AlterClientQuotasResponseEntryData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterClientQuotasResponseEntryData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterClientQuotasResponse = {
       throttleTimeMs: x0,
       entries: x1,
@@ -688,10 +639,7 @@ function e_AlterClientQuotasResponseEntryData_v0(w: Writer, m: AlterClientQuotas
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -699,11 +647,9 @@ function e_AlterClientQuotasResponseEntryData_v0(w: Writer, m: AlterClientQuotas
     f = 2;
     const a2 = m.entity;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AlterClientQuotasResponseEntityData_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AlterClientQuotasResponseEntityData_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AlterClientQuotasResponseEntryData, f, ix);
   }
@@ -720,11 +666,9 @@ function d_AlterClientQuotasResponseEntryData_v0(r: Reader): AlterClientQuotasRe
     const x1 = r.readNullableString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: AlterClientQuotasResponseEntityData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AlterClientQuotasResponseEntityData_v0(r));
+    const x2: AlterClientQuotasResponseEntityData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AlterClientQuotasResponseEntityData_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: AlterClientQuotasResponseEntryData = {
       errorCode: x0,
       errorMessage: x1,
@@ -748,11 +692,9 @@ function e_AlterClientQuotasResponseEntryData_v1(w: Writer, m: AlterClientQuotas
     f = 2;
     const a2 = m.entity;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AlterClientQuotasResponseEntityData_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AlterClientQuotasResponseEntityData_v1(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -771,13 +713,11 @@ function d_AlterClientQuotasResponseEntryData_v1(r: Reader): AlterClientQuotasRe
     const x1 = r.readNullableCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AlterClientQuotasResponseEntityData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AlterClientQuotasResponseEntityData_v1(r));
+    const x2: AlterClientQuotasResponseEntityData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AlterClientQuotasResponseEntityData_v1(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterClientQuotasResponseEntryData = {
       errorCode: x0,
       errorMessage: x1,
@@ -794,10 +734,7 @@ function d_AlterClientQuotasResponseEntryData_v1(r: Reader): AlterClientQuotasRe
 function e_AlterClientQuotasResponseEntityData_v0(w: Writer, m: AlterClientQuotasResponseEntityData): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.entityType;
     if (v0 === null) throw nullNotAllowed();
@@ -817,7 +754,6 @@ function d_AlterClientQuotasResponseEntityData_v0(r: Reader): AlterClientQuotasR
     const x0 = r.readString();
     f = 1;
     const x1 = r.readNullableString();
-    f = -1;
     const o: AlterClientQuotasResponseEntityData = {
       entityType: x0,
       entityName: x1,
@@ -855,7 +791,6 @@ function d_AlterClientQuotasResponseEntityData_v1(r: Reader): AlterClientQuotasR
     const x1 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterClientQuotasResponseEntityData = {
       entityType: x0,
       entityName: x1,
@@ -876,13 +811,13 @@ export function encodeAlterClientQuotasResponse(w: Writer, m: AlterClientQuotasR
   try {
     switch (version) {
       case 0:
-      e_AlterClientQuotasResponse_v0(w, m);
-      return;
+        e_AlterClientQuotasResponse_v0(w, m);
+        return;
       case 1:
-      e_AlterClientQuotasResponse_v1(w, m);
-      return;
+        e_AlterClientQuotasResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterClientQuotasResponse', version, '0-1');
+        throw unsupportedVersion('AlterClientQuotasResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AlterClientQuotasResponse', version);
@@ -898,11 +833,11 @@ export function decodeAlterClientQuotasResponse(r: Reader, version: number): Alt
   try {
     switch (version) {
       case 0:
-      return d_AlterClientQuotasResponse_v0(r);
+        return d_AlterClientQuotasResponse_v0(r);
       case 1:
-      return d_AlterClientQuotasResponse_v1(r);
+        return d_AlterClientQuotasResponse_v1(r);
       default:
-      throw unsupportedVersion('AlterClientQuotasResponse', version, '0-1');
+        throw unsupportedVersion('AlterClientQuotasResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AlterClientQuotasResponse', version);

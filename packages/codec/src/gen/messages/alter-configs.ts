@@ -80,18 +80,13 @@ function e_AlterConfigsRequest_v0(w: Writer, m: AlterConfigsRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.resources;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_AlterConfigsRequestResource_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_AlterConfigsRequestResource_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.validateOnly);
   } catch (e) {
@@ -106,13 +101,11 @@ function d_AlterConfigsRequest_v0(r: Reader): AlterConfigsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: AlterConfigsRequestResource[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_AlterConfigsRequestResource_v0(r));
+    const x0: AlterConfigsRequestResource[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_AlterConfigsRequestResource_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
-    f = -1;
     const o: AlterConfigsRequest = {
       resources: x0,
       validateOnly: x1,
@@ -131,11 +124,9 @@ function e_AlterConfigsRequest_v2(w: Writer, m: AlterConfigsRequest): void {
     f = 0;
     const a0 = m.resources;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_AlterConfigsRequestResource_v2(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_AlterConfigsRequestResource_v2(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.validateOnly);
     f = -1;
@@ -152,15 +143,13 @@ function d_AlterConfigsRequest_v2(r: Reader): AlterConfigsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: AlterConfigsRequestResource[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_AlterConfigsRequestResource_v2(r));
+    const x0: AlterConfigsRequestResource[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_AlterConfigsRequestResource_v2(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterConfigsRequest = {
       resources: x0,
       validateOnly: x1,
@@ -177,10 +166,7 @@ function e_AlterConfigsRequestResource_v0(w: Writer, m: AlterConfigsRequestResou
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt8(m.resourceType);
     f = 1;
@@ -190,11 +176,9 @@ function e_AlterConfigsRequestResource_v0(w: Writer, m: AlterConfigsRequestResou
     f = 2;
     const a2 = m.configs;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AlterConfigsRequestAlterableConfig_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AlterConfigsRequestAlterableConfig_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AlterConfigsRequestResource, f, ix);
   }
@@ -211,11 +195,9 @@ function d_AlterConfigsRequestResource_v0(r: Reader): AlterConfigsRequestResourc
     const x1 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: AlterConfigsRequestAlterableConfig[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AlterConfigsRequestAlterableConfig_v0(r));
+    const x2: AlterConfigsRequestAlterableConfig[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AlterConfigsRequestAlterableConfig_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: AlterConfigsRequestResource = {
       resourceType: x0,
       resourceName: x1,
@@ -241,11 +223,9 @@ function e_AlterConfigsRequestResource_v2(w: Writer, m: AlterConfigsRequestResou
     f = 2;
     const a2 = m.configs;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AlterConfigsRequestAlterableConfig_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AlterConfigsRequestAlterableConfig_v2(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -264,13 +244,11 @@ function d_AlterConfigsRequestResource_v2(r: Reader): AlterConfigsRequestResourc
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AlterConfigsRequestAlterableConfig[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AlterConfigsRequestAlterableConfig_v2(r));
+    const x2: AlterConfigsRequestAlterableConfig[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AlterConfigsRequestAlterableConfig_v2(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterConfigsRequestResource = {
       resourceType: x0,
       resourceName: x1,
@@ -287,10 +265,7 @@ function d_AlterConfigsRequestResource_v2(r: Reader): AlterConfigsRequestResourc
 function e_AlterConfigsRequestAlterableConfig_v0(w: Writer, m: AlterConfigsRequestAlterableConfig): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -310,7 +285,6 @@ function d_AlterConfigsRequestAlterableConfig_v0(r: Reader): AlterConfigsRequest
     const x0 = r.readString();
     f = 1;
     const x1 = r.readNullableString();
-    f = -1;
     const o: AlterConfigsRequestAlterableConfig = {
       name: x0,
       value: x1,
@@ -348,7 +322,6 @@ function d_AlterConfigsRequestAlterableConfig_v2(r: Reader): AlterConfigsRequest
     const x1 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterConfigsRequestAlterableConfig = {
       name: x0,
       value: x1,
@@ -370,13 +343,13 @@ export function encodeAlterConfigsRequest(w: Writer, m: AlterConfigsRequest, ver
     switch (version) {
       case 0:
       case 1:
-      e_AlterConfigsRequest_v0(w, m);
-      return;
+        e_AlterConfigsRequest_v0(w, m);
+        return;
       case 2:
-      e_AlterConfigsRequest_v2(w, m);
-      return;
+        e_AlterConfigsRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterConfigsRequest', version, '0-2');
+        throw unsupportedVersion('AlterConfigsRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'AlterConfigsRequest', version);
@@ -393,11 +366,11 @@ export function decodeAlterConfigsRequest(r: Reader, version: number): AlterConf
     switch (version) {
       case 0:
       case 1:
-      return d_AlterConfigsRequest_v0(r);
+        return d_AlterConfigsRequest_v0(r);
       case 2:
-      return d_AlterConfigsRequest_v2(r);
+        return d_AlterConfigsRequest_v2(r);
       default:
-      throw unsupportedVersion('AlterConfigsRequest', version, '0-2');
+        throw unsupportedVersion('AlterConfigsRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'AlterConfigsRequest', version);
@@ -459,20 +432,15 @@ function e_AlterConfigsResponse_v0(w: Writer, m: AlterConfigsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.responses;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterConfigsResponseResourceResponse_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterConfigsResponseResourceResponse_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AlterConfigsResponse, f, ix);
   }
@@ -487,11 +455,9 @@ function d_AlterConfigsResponse_v0(r: Reader): AlterConfigsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: AlterConfigsResponseResourceResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterConfigsResponseResourceResponse_v0(r));
+    const x1: AlterConfigsResponseResourceResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterConfigsResponseResourceResponse_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: AlterConfigsResponse = {
       throttleTimeMs: x0,
       responses: x1,
@@ -512,11 +478,9 @@ function e_AlterConfigsResponse_v2(w: Writer, m: AlterConfigsResponse): void {
     f = 1;
     const a1 = m.responses;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterConfigsResponseResourceResponse_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterConfigsResponseResourceResponse_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -533,13 +497,11 @@ function d_AlterConfigsResponse_v2(r: Reader): AlterConfigsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterConfigsResponseResourceResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterConfigsResponseResourceResponse_v2(r));
+    const x1: AlterConfigsResponseResourceResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterConfigsResponseResourceResponse_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterConfigsResponse = {
       throttleTimeMs: x0,
       responses: x1,
@@ -555,10 +517,7 @@ function d_AlterConfigsResponse_v2(r: Reader): AlterConfigsResponse {
 function e_AlterConfigsResponseResourceResponse_v0(w: Writer, m: AlterConfigsResponseResourceResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -586,7 +545,6 @@ function d_AlterConfigsResponseResourceResponse_v0(r: Reader): AlterConfigsRespo
     const x2 = r.readInt8();
     f = 3;
     const x3 = r.readString();
-    f = -1;
     const o: AlterConfigsResponseResourceResponse = {
       errorCode: x0,
       errorMessage: x1,
@@ -634,7 +592,6 @@ function d_AlterConfigsResponseResourceResponse_v2(r: Reader): AlterConfigsRespo
     const x3 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterConfigsResponseResourceResponse = {
       errorCode: x0,
       errorMessage: x1,
@@ -658,13 +615,13 @@ export function encodeAlterConfigsResponse(w: Writer, m: AlterConfigsResponse, v
     switch (version) {
       case 0:
       case 1:
-      e_AlterConfigsResponse_v0(w, m);
-      return;
+        e_AlterConfigsResponse_v0(w, m);
+        return;
       case 2:
-      e_AlterConfigsResponse_v2(w, m);
-      return;
+        e_AlterConfigsResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterConfigsResponse', version, '0-2');
+        throw unsupportedVersion('AlterConfigsResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'AlterConfigsResponse', version);
@@ -681,11 +638,11 @@ export function decodeAlterConfigsResponse(r: Reader, version: number): AlterCon
     switch (version) {
       case 0:
       case 1:
-      return d_AlterConfigsResponse_v0(r);
+        return d_AlterConfigsResponse_v0(r);
       case 2:
-      return d_AlterConfigsResponse_v2(r);
+        return d_AlterConfigsResponse_v2(r);
       default:
-      throw unsupportedVersion('AlterConfigsResponse', version, '0-2');
+        throw unsupportedVersion('AlterConfigsResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'AlterConfigsResponse', version);

@@ -87,11 +87,9 @@ function e_AlterPartitionReassignmentsRequest_v0(w: Writer, m: AlterPartitionRea
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AlterPartitionReassignmentsRequestReassignableTopic_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AlterPartitionReassignmentsRequestReassignableTopic_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -108,13 +106,11 @@ function d_AlterPartitionReassignmentsRequest_v0(r: Reader): AlterPartitionReass
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AlterPartitionReassignmentsRequestReassignableTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r));
+    const x2: AlterPartitionReassignmentsRequestReassignableTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionReassignmentsRequest = {
       timeoutMs: x0,
       allowReplicationFactorChange: true,
@@ -139,11 +135,9 @@ function e_AlterPartitionReassignmentsRequest_v1(w: Writer, m: AlterPartitionRea
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AlterPartitionReassignmentsRequestReassignableTopic_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AlterPartitionReassignmentsRequestReassignableTopic_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -162,13 +156,11 @@ function d_AlterPartitionReassignmentsRequest_v1(r: Reader): AlterPartitionReass
     const x1 = r.readBool();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AlterPartitionReassignmentsRequestReassignableTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r));
+    const x2: AlterPartitionReassignmentsRequestReassignableTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionReassignmentsRequest = {
       timeoutMs: x0,
       allowReplicationFactorChange: x1,
@@ -193,11 +185,9 @@ function e_AlterPartitionReassignmentsRequestReassignableTopic_v0(w: Writer, m: 
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterPartitionReassignmentsRequestReassignablePartition_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterPartitionReassignmentsRequestReassignablePartition_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -214,13 +204,11 @@ function d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r: Reader): Al
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterPartitionReassignmentsRequestReassignablePartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterPartitionReassignmentsRequestReassignablePartition_v0(r));
+    const x1: AlterPartitionReassignmentsRequestReassignablePartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterPartitionReassignmentsRequestReassignablePartition_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionReassignmentsRequestReassignableTopic = {
       name: x0,
       partitions: x1,
@@ -265,14 +253,12 @@ function d_AlterPartitionReassignmentsRequestReassignablePartition_v0(r: Reader)
     let x1: number[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      const b1: number[] = [];
-      for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+      x1 = [];
+      for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
       ix = -1;
-      x1 = b1;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionReassignmentsRequestReassignablePartition = {
       partitionIndex: x0,
       replicas: x1,
@@ -293,13 +279,13 @@ export function encodeAlterPartitionReassignmentsRequest(w: Writer, m: AlterPart
   try {
     switch (version) {
       case 0:
-      e_AlterPartitionReassignmentsRequest_v0(w, m);
-      return;
+        e_AlterPartitionReassignmentsRequest_v0(w, m);
+        return;
       case 1:
-      e_AlterPartitionReassignmentsRequest_v1(w, m);
-      return;
+        e_AlterPartitionReassignmentsRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterPartitionReassignmentsRequest', version, '0-1');
+        throw unsupportedVersion('AlterPartitionReassignmentsRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AlterPartitionReassignmentsRequest', version);
@@ -315,11 +301,11 @@ export function decodeAlterPartitionReassignmentsRequest(r: Reader, version: num
   try {
     switch (version) {
       case 0:
-      return d_AlterPartitionReassignmentsRequest_v0(r);
+        return d_AlterPartitionReassignmentsRequest_v0(r);
       case 1:
-      return d_AlterPartitionReassignmentsRequest_v1(r);
+        return d_AlterPartitionReassignmentsRequest_v1(r);
       default:
-      throw unsupportedVersion('AlterPartitionReassignmentsRequest', version, '0-1');
+        throw unsupportedVersion('AlterPartitionReassignmentsRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AlterPartitionReassignmentsRequest', version);
@@ -418,11 +404,9 @@ function e_AlterPartitionReassignmentsResponse_v0(w: Writer, m: AlterPartitionRe
     f = 4;
     const a4 = m.responses;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -443,13 +427,11 @@ function d_AlterPartitionReassignmentsResponse_v0(r: Reader): AlterPartitionReas
     const x3 = r.readNullableCompactString();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r));
+    const x4: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionReassignmentsResponse = {
       throttleTimeMs: x0,
       allowReplicationFactorChange: true,
@@ -480,11 +462,9 @@ function e_AlterPartitionReassignmentsResponse_v1(w: Writer, m: AlterPartitionRe
     f = 4;
     const a4 = m.responses;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -507,13 +487,11 @@ function d_AlterPartitionReassignmentsResponse_v1(r: Reader): AlterPartitionReas
     const x3 = r.readNullableCompactString();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r));
+    const x4: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionReassignmentsResponse = {
       throttleTimeMs: x0,
       allowReplicationFactorChange: x1,
@@ -540,11 +518,9 @@ function e_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(w: Wr
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterPartitionReassignmentsResponseReassignablePartitionResponse_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterPartitionReassignmentsResponseReassignablePartitionResponse_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -561,13 +537,11 @@ function d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r: Re
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterPartitionReassignmentsResponseReassignablePartitionResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterPartitionReassignmentsResponseReassignablePartitionResponse_v0(r));
+    const x1: AlterPartitionReassignmentsResponseReassignablePartitionResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterPartitionReassignmentsResponseReassignablePartitionResponse_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionReassignmentsResponseReassignableTopicResponse = {
       name: x0,
       partitions: x1,
@@ -608,7 +582,6 @@ function d_AlterPartitionReassignmentsResponseReassignablePartitionResponse_v0(r
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionReassignmentsResponseReassignablePartitionResponse = {
       partitionIndex: x0,
       errorCode: x1,
@@ -630,13 +603,13 @@ export function encodeAlterPartitionReassignmentsResponse(w: Writer, m: AlterPar
   try {
     switch (version) {
       case 0:
-      e_AlterPartitionReassignmentsResponse_v0(w, m);
-      return;
+        e_AlterPartitionReassignmentsResponse_v0(w, m);
+        return;
       case 1:
-      e_AlterPartitionReassignmentsResponse_v1(w, m);
-      return;
+        e_AlterPartitionReassignmentsResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterPartitionReassignmentsResponse', version, '0-1');
+        throw unsupportedVersion('AlterPartitionReassignmentsResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AlterPartitionReassignmentsResponse', version);
@@ -652,11 +625,11 @@ export function decodeAlterPartitionReassignmentsResponse(r: Reader, version: nu
   try {
     switch (version) {
       case 0:
-      return d_AlterPartitionReassignmentsResponse_v0(r);
+        return d_AlterPartitionReassignmentsResponse_v0(r);
       case 1:
-      return d_AlterPartitionReassignmentsResponse_v1(r);
+        return d_AlterPartitionReassignmentsResponse_v1(r);
       default:
-      throw unsupportedVersion('AlterPartitionReassignmentsResponse', version, '0-1');
+        throw unsupportedVersion('AlterPartitionReassignmentsResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'AlterPartitionReassignmentsResponse', version);

@@ -121,11 +121,9 @@ function e_AlterPartitionRequest_v2(w: Writer, m: AlterPartitionRequest): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AlterPartitionRequestTopicData_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AlterPartitionRequestTopicData_v2(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -144,13 +142,11 @@ function d_AlterPartitionRequest_v2(r: Reader): AlterPartitionRequest {
     const x1 = r.readInt64();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AlterPartitionRequestTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AlterPartitionRequestTopicData_v2(r));
+    const x2: AlterPartitionRequestTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AlterPartitionRequestTopicData_v2(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionRequest = {
       brokerId: x0,
       brokerEpoch: x1,
@@ -175,11 +171,9 @@ function e_AlterPartitionRequest_v3(w: Writer, m: AlterPartitionRequest): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AlterPartitionRequestTopicData_v3(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AlterPartitionRequestTopicData_v3(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -198,13 +192,11 @@ function d_AlterPartitionRequest_v3(r: Reader): AlterPartitionRequest {
     const x1 = r.readInt64();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AlterPartitionRequestTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AlterPartitionRequestTopicData_v3(r));
+    const x2: AlterPartitionRequestTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AlterPartitionRequestTopicData_v3(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionRequest = {
       brokerId: x0,
       brokerEpoch: x1,
@@ -227,11 +219,9 @@ function e_AlterPartitionRequestTopicData_v2(w: Writer, m: AlterPartitionRequest
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterPartitionRequestPartitionData_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterPartitionRequestPartitionData_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -248,13 +238,11 @@ function d_AlterPartitionRequestTopicData_v2(r: Reader): AlterPartitionRequestTo
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterPartitionRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterPartitionRequestPartitionData_v2(r));
+    const x1: AlterPartitionRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterPartitionRequestPartitionData_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionRequestTopicData = {
       topicId: x0,
       partitions: x1,
@@ -276,11 +264,9 @@ function e_AlterPartitionRequestTopicData_v3(w: Writer, m: AlterPartitionRequest
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterPartitionRequestPartitionData_v3(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterPartitionRequestPartitionData_v3(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -297,13 +283,11 @@ function d_AlterPartitionRequestTopicData_v3(r: Reader): AlterPartitionRequestTo
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterPartitionRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterPartitionRequestPartitionData_v3(r));
+    const x1: AlterPartitionRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterPartitionRequestPartitionData_v3(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionRequestTopicData = {
       topicId: x0,
       partitions: x1,
@@ -329,11 +313,9 @@ function e_AlterPartitionRequestPartitionData_v2(w: Writer, m: AlterPartitionReq
     f = 2;
     const a2 = m.newIsr;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
+    ix = -1;
     f = 4;
     w.writeInt8(m.leaderRecoveryState);
     f = 5;
@@ -356,17 +338,15 @@ function d_AlterPartitionRequestPartitionData_v2(r: Reader): AlterPartitionReque
     const x1 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt32());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
-    const x2 = b2;
     f = 4;
     const x4 = r.readInt8();
     f = 5;
     const x5 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionRequestPartitionData = {
       partitionIndex: x0,
       leaderEpoch: x1,
@@ -396,11 +376,9 @@ function e_AlterPartitionRequestPartitionData_v3(w: Writer, m: AlterPartitionReq
     f = 3;
     const a3 = m.newIsrWithEpochs;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_AlterPartitionRequestBrokerState_v3(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_AlterPartitionRequestBrokerState_v3(w, a3[ix]!);
+    ix = -1;
     f = 4;
     w.writeInt8(m.leaderRecoveryState);
     f = 5;
@@ -423,17 +401,15 @@ function d_AlterPartitionRequestPartitionData_v3(r: Reader): AlterPartitionReque
     const x1 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: AlterPartitionRequestBrokerState[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_AlterPartitionRequestBrokerState_v3(r));
+    const x3: AlterPartitionRequestBrokerState[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_AlterPartitionRequestBrokerState_v3(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const x4 = r.readInt8();
     f = 5;
     const x5 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionRequestPartitionData = {
       partitionIndex: x0,
       leaderEpoch: x1,
@@ -474,7 +450,6 @@ function d_AlterPartitionRequestBrokerState_v3(r: Reader): AlterPartitionRequest
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionRequestBrokerState = {
       brokerId: x0,
       brokerEpoch: x1,
@@ -495,13 +470,13 @@ export function encodeAlterPartitionRequest(w: Writer, m: AlterPartitionRequest,
   try {
     switch (version) {
       case 2:
-      e_AlterPartitionRequest_v2(w, m);
-      return;
+        e_AlterPartitionRequest_v2(w, m);
+        return;
       case 3:
-      e_AlterPartitionRequest_v3(w, m);
-      return;
+        e_AlterPartitionRequest_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterPartitionRequest', version, '2-3');
+        throw unsupportedVersion('AlterPartitionRequest', version, '2-3');
     }
   } catch (e) {
     throw atTop(e, 'AlterPartitionRequest', version);
@@ -517,11 +492,11 @@ export function decodeAlterPartitionRequest(r: Reader, version: number): AlterPa
   try {
     switch (version) {
       case 2:
-      return d_AlterPartitionRequest_v2(r);
+        return d_AlterPartitionRequest_v2(r);
       case 3:
-      return d_AlterPartitionRequest_v3(r);
+        return d_AlterPartitionRequest_v3(r);
       default:
-      throw unsupportedVersion('AlterPartitionRequest', version, '2-3');
+        throw unsupportedVersion('AlterPartitionRequest', version, '2-3');
     }
   } catch (e) {
     throw atTop(e, 'AlterPartitionRequest', version);
@@ -624,11 +599,9 @@ function e_AlterPartitionResponse_v2(w: Writer, m: AlterPartitionResponse): void
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AlterPartitionResponseTopicData_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AlterPartitionResponseTopicData_v2(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -647,13 +620,11 @@ function d_AlterPartitionResponse_v2(r: Reader): AlterPartitionResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AlterPartitionResponseTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AlterPartitionResponseTopicData_v2(r));
+    const x2: AlterPartitionResponseTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AlterPartitionResponseTopicData_v2(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -676,11 +647,9 @@ function e_AlterPartitionResponseTopicData_v2(w: Writer, m: AlterPartitionRespon
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterPartitionResponsePartitionData_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterPartitionResponsePartitionData_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -697,13 +666,11 @@ function d_AlterPartitionResponseTopicData_v2(r: Reader): AlterPartitionResponse
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterPartitionResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterPartitionResponsePartitionData_v2(r));
+    const x1: AlterPartitionResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterPartitionResponsePartitionData_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionResponseTopicData = {
       topicId: x0,
       partitions: x1,
@@ -731,11 +698,9 @@ function e_AlterPartitionResponsePartitionData_v2(w: Writer, m: AlterPartitionRe
     f = 4;
     const a4 = m.isr;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeInt8(m.leaderRecoveryState);
     f = 6;
@@ -762,17 +727,15 @@ function d_AlterPartitionResponsePartitionData_v2(r: Reader): AlterPartitionResp
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: number[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(r.readInt32());
+    const x4: number[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readInt8();
     f = 6;
     const x6 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterPartitionResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -799,10 +762,10 @@ export function encodeAlterPartitionResponse(w: Writer, m: AlterPartitionRespons
     switch (version) {
       case 2:
       case 3:
-      e_AlterPartitionResponse_v2(w, m);
-      return;
+        e_AlterPartitionResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterPartitionResponse', version, '2-3');
+        throw unsupportedVersion('AlterPartitionResponse', version, '2-3');
     }
   } catch (e) {
     throw atTop(e, 'AlterPartitionResponse', version);
@@ -819,9 +782,9 @@ export function decodeAlterPartitionResponse(r: Reader, version: number): AlterP
     switch (version) {
       case 2:
       case 3:
-      return d_AlterPartitionResponse_v2(r);
+        return d_AlterPartitionResponse_v2(r);
       default:
-      throw unsupportedVersion('AlterPartitionResponse', version, '2-3');
+        throw unsupportedVersion('AlterPartitionResponse', version, '2-3');
     }
   } catch (e) {
     throw atTop(e, 'AlterPartitionResponse', version);

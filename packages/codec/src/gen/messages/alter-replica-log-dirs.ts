@@ -74,18 +74,13 @@ function e_AlterReplicaLogDirsRequest_v1(w: Writer, m: AlterReplicaLogDirsReques
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.dirs;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(w, a0[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AlterReplicaLogDirsRequest, f, ix);
   }
@@ -98,11 +93,9 @@ function d_AlterReplicaLogDirsRequest_v1(r: Reader): AlterReplicaLogDirsRequest 
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(r));
+    const x0: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(r));
     ix = -1;
-    const x0 = b0;
-    f = -1;
     const o: AlterReplicaLogDirsRequest = {
       dirs: x0,
     };
@@ -120,11 +113,9 @@ function e_AlterReplicaLogDirsRequest_v2(w: Writer, m: AlterReplicaLogDirsReques
     f = 0;
     const a0 = m.dirs;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_AlterReplicaLogDirsRequestAlterReplicaLogDir_v2(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_AlterReplicaLogDirsRequestAlterReplicaLogDir_v2(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -139,13 +130,11 @@ function d_AlterReplicaLogDirsRequest_v2(r: Reader): AlterReplicaLogDirsRequest 
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v2(r));
+    const x0: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v2(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterReplicaLogDirsRequest = {
       dirs: x0,
     };
@@ -161,10 +150,7 @@ function e_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(w: Writer, m: AlterRe
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.path;
     if (v0 === null) throw nullNotAllowed();
@@ -172,11 +158,9 @@ function e_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(w: Writer, m: AlterRe
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AlterReplicaLogDirsRequestAlterReplicaLogDir, f, ix);
   }
@@ -191,11 +175,9 @@ function d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(r: Reader): AlterRepl
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(r));
+    const x1: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: AlterReplicaLogDirsRequestAlterReplicaLogDir = {
       path: x0,
       topics: x1,
@@ -218,11 +200,9 @@ function e_AlterReplicaLogDirsRequestAlterReplicaLogDir_v2(w: Writer, m: AlterRe
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -239,13 +219,11 @@ function d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v2(r: Reader): AlterRepl
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(r));
+    const x1: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterReplicaLogDirsRequestAlterReplicaLogDir = {
       path: x0,
       topics: x1,
@@ -262,10 +240,7 @@ function e_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(w: Writer, m: Al
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -273,11 +248,9 @@ function e_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(w: Writer, m: Al
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic, f, ix);
   }
@@ -292,11 +265,9 @@ function d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(r: Reader): Alte
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic = {
       name: x0,
       partitions: x1,
@@ -319,11 +290,9 @@ function e_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(w: Writer, m: Al
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -340,13 +309,11 @@ function d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(r: Reader): Alte
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic = {
       name: x0,
       partitions: x1,
@@ -367,13 +334,13 @@ export function encodeAlterReplicaLogDirsRequest(w: Writer, m: AlterReplicaLogDi
   try {
     switch (version) {
       case 1:
-      e_AlterReplicaLogDirsRequest_v1(w, m);
-      return;
+        e_AlterReplicaLogDirsRequest_v1(w, m);
+        return;
       case 2:
-      e_AlterReplicaLogDirsRequest_v2(w, m);
-      return;
+        e_AlterReplicaLogDirsRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterReplicaLogDirsRequest', version, '1-2');
+        throw unsupportedVersion('AlterReplicaLogDirsRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'AlterReplicaLogDirsRequest', version);
@@ -389,11 +356,11 @@ export function decodeAlterReplicaLogDirsRequest(r: Reader, version: number): Al
   try {
     switch (version) {
       case 1:
-      return d_AlterReplicaLogDirsRequest_v1(r);
+        return d_AlterReplicaLogDirsRequest_v1(r);
       case 2:
-      return d_AlterReplicaLogDirsRequest_v2(r);
+        return d_AlterReplicaLogDirsRequest_v2(r);
       default:
-      throw unsupportedVersion('AlterReplicaLogDirsRequest', version, '1-2');
+        throw unsupportedVersion('AlterReplicaLogDirsRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'AlterReplicaLogDirsRequest', version);
@@ -471,20 +438,15 @@ function e_AlterReplicaLogDirsResponse_v1(w: Writer, m: AlterReplicaLogDirsRespo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AlterReplicaLogDirsResponse, f, ix);
   }
@@ -499,11 +461,9 @@ function d_AlterReplicaLogDirsResponse_v1(r: Reader): AlterReplicaLogDirsRespons
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(r));
+    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: AlterReplicaLogDirsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -524,11 +484,9 @@ function e_AlterReplicaLogDirsResponse_v2(w: Writer, m: AlterReplicaLogDirsRespo
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -545,13 +503,11 @@ function d_AlterReplicaLogDirsResponse_v2(r: Reader): AlterReplicaLogDirsRespons
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(r));
+    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterReplicaLogDirsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -568,10 +524,7 @@ function e_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(w: Writer
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topicName;
     if (v0 === null) throw nullNotAllowed();
@@ -579,11 +532,9 @@ function e_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(w: Writer
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult, f, ix);
   }
@@ -598,11 +549,9 @@ function d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(r: Reader
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v1(r));
+    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult = {
       topicName: x0,
       partitions: x1,
@@ -625,11 +574,9 @@ function e_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(w: Writer
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -646,13 +593,11 @@ function d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(r: Reader
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v2(r));
+    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult = {
       topicName: x0,
       partitions: x1,
@@ -668,10 +613,7 @@ function d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(r: Reader
 function e_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v1(w: Writer, m: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -689,7 +631,6 @@ function d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v1(r: Re
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult = {
       partitionIndex: x0,
       errorCode: x1,
@@ -725,7 +666,6 @@ function d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v2(r: Re
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult = {
       partitionIndex: x0,
       errorCode: x1,
@@ -746,13 +686,13 @@ export function encodeAlterReplicaLogDirsResponse(w: Writer, m: AlterReplicaLogD
   try {
     switch (version) {
       case 1:
-      e_AlterReplicaLogDirsResponse_v1(w, m);
-      return;
+        e_AlterReplicaLogDirsResponse_v1(w, m);
+        return;
       case 2:
-      e_AlterReplicaLogDirsResponse_v2(w, m);
-      return;
+        e_AlterReplicaLogDirsResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterReplicaLogDirsResponse', version, '1-2');
+        throw unsupportedVersion('AlterReplicaLogDirsResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'AlterReplicaLogDirsResponse', version);
@@ -768,11 +708,11 @@ export function decodeAlterReplicaLogDirsResponse(r: Reader, version: number): A
   try {
     switch (version) {
       case 1:
-      return d_AlterReplicaLogDirsResponse_v1(r);
+        return d_AlterReplicaLogDirsResponse_v1(r);
       case 2:
-      return d_AlterReplicaLogDirsResponse_v2(r);
+        return d_AlterReplicaLogDirsResponse_v2(r);
       default:
-      throw unsupportedVersion('AlterReplicaLogDirsResponse', version, '1-2');
+        throw unsupportedVersion('AlterReplicaLogDirsResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'AlterReplicaLogDirsResponse', version);

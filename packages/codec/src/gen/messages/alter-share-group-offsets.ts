@@ -84,11 +84,9 @@ function e_AlterShareGroupOffsetsRequest_v0(w: Writer, m: AlterShareGroupOffsets
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterShareGroupOffsetsRequestTopic_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterShareGroupOffsetsRequestTopic_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -105,13 +103,11 @@ function d_AlterShareGroupOffsetsRequest_v0(r: Reader): AlterShareGroupOffsetsRe
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterShareGroupOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterShareGroupOffsetsRequestTopic_v0(r));
+    const x1: AlterShareGroupOffsetsRequestTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterShareGroupOffsetsRequestTopic_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterShareGroupOffsetsRequest = {
       groupId: x0,
       topics: x1,
@@ -135,11 +131,9 @@ function e_AlterShareGroupOffsetsRequestTopic_v0(w: Writer, m: AlterShareGroupOf
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterShareGroupOffsetsRequestPartition_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterShareGroupOffsetsRequestPartition_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -156,13 +150,11 @@ function d_AlterShareGroupOffsetsRequestTopic_v0(r: Reader): AlterShareGroupOffs
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterShareGroupOffsetsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterShareGroupOffsetsRequestPartition_v0(r));
+    const x1: AlterShareGroupOffsetsRequestPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterShareGroupOffsetsRequestPartition_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterShareGroupOffsetsRequestTopic = {
       topicName: x0,
       partitions: x1,
@@ -199,7 +191,6 @@ function d_AlterShareGroupOffsetsRequestPartition_v0(r: Reader): AlterShareGroup
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterShareGroupOffsetsRequestPartition = {
       partitionIndex: x0,
       startOffset: x1,
@@ -220,10 +211,10 @@ export function encodeAlterShareGroupOffsetsRequest(w: Writer, m: AlterShareGrou
   try {
     switch (version) {
       case 0:
-      e_AlterShareGroupOffsetsRequest_v0(w, m);
-      return;
+        e_AlterShareGroupOffsetsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterShareGroupOffsetsRequest', version, '0');
+        throw unsupportedVersion('AlterShareGroupOffsetsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AlterShareGroupOffsetsRequest', version);
@@ -239,9 +230,9 @@ export function decodeAlterShareGroupOffsetsRequest(r: Reader, version: number):
   try {
     switch (version) {
       case 0:
-      return d_AlterShareGroupOffsetsRequest_v0(r);
+        return d_AlterShareGroupOffsetsRequest_v0(r);
       default:
-      throw unsupportedVersion('AlterShareGroupOffsetsRequest', version, '0');
+        throw unsupportedVersion('AlterShareGroupOffsetsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AlterShareGroupOffsetsRequest', version);
@@ -340,11 +331,9 @@ function e_AlterShareGroupOffsetsResponse_v0(w: Writer, m: AlterShareGroupOffset
     f = 3;
     const a3 = m.responses;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_AlterShareGroupOffsetsResponseTopic_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_AlterShareGroupOffsetsResponseTopic_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -365,13 +354,11 @@ function d_AlterShareGroupOffsetsResponse_v0(r: Reader): AlterShareGroupOffsetsR
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: AlterShareGroupOffsetsResponseTopic[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_AlterShareGroupOffsetsResponseTopic_v0(r));
+    const x3: AlterShareGroupOffsetsResponseTopic[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_AlterShareGroupOffsetsResponseTopic_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterShareGroupOffsetsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -399,11 +386,9 @@ function e_AlterShareGroupOffsetsResponseTopic_v0(w: Writer, m: AlterShareGroupO
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AlterShareGroupOffsetsResponsePartition_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AlterShareGroupOffsetsResponsePartition_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -422,13 +407,11 @@ function d_AlterShareGroupOffsetsResponseTopic_v0(r: Reader): AlterShareGroupOff
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AlterShareGroupOffsetsResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AlterShareGroupOffsetsResponsePartition_v0(r));
+    const x2: AlterShareGroupOffsetsResponsePartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AlterShareGroupOffsetsResponsePartition_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterShareGroupOffsetsResponseTopic = {
       topicName: x0,
       topicId: x1,
@@ -470,7 +453,6 @@ function d_AlterShareGroupOffsetsResponsePartition_v0(r: Reader): AlterShareGrou
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterShareGroupOffsetsResponsePartition = {
       partitionIndex: x0,
       errorCode: x1,
@@ -492,10 +474,10 @@ export function encodeAlterShareGroupOffsetsResponse(w: Writer, m: AlterShareGro
   try {
     switch (version) {
       case 0:
-      e_AlterShareGroupOffsetsResponse_v0(w, m);
-      return;
+        e_AlterShareGroupOffsetsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterShareGroupOffsetsResponse', version, '0');
+        throw unsupportedVersion('AlterShareGroupOffsetsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AlterShareGroupOffsetsResponse', version);
@@ -511,9 +493,9 @@ export function decodeAlterShareGroupOffsetsResponse(r: Reader, version: number)
   try {
     switch (version) {
       case 0:
-      return d_AlterShareGroupOffsetsResponse_v0(r);
+        return d_AlterShareGroupOffsetsResponse_v0(r);
       default:
-      throw unsupportedVersion('AlterShareGroupOffsetsResponse', version, '0');
+        throw unsupportedVersion('AlterShareGroupOffsetsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AlterShareGroupOffsetsResponse', version);

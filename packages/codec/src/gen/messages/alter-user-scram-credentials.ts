@@ -89,19 +89,15 @@ function e_AlterUserScramCredentialsRequest_v0(w: Writer, m: AlterUserScramCrede
     f = 0;
     const a0 = m.deletions;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_AlterUserScramCredentialsRequestScramCredentialDeletion_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_AlterUserScramCredentialsRequestScramCredentialDeletion_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     const a1 = m.upsertions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterUserScramCredentialsRequestScramCredentialUpsertion_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterUserScramCredentialsRequestScramCredentialUpsertion_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -116,19 +112,16 @@ function d_AlterUserScramCredentialsRequest_v0(r: Reader): AlterUserScramCredent
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: AlterUserScramCredentialsRequestScramCredentialDeletion[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_AlterUserScramCredentialsRequestScramCredentialDeletion_v0(r));
+    const x0: AlterUserScramCredentialsRequestScramCredentialDeletion[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_AlterUserScramCredentialsRequestScramCredentialDeletion_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterUserScramCredentialsRequestScramCredentialUpsertion[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterUserScramCredentialsRequestScramCredentialUpsertion_v0(r));
+    const x1: AlterUserScramCredentialsRequestScramCredentialUpsertion[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterUserScramCredentialsRequestScramCredentialUpsertion_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterUserScramCredentialsRequest = {
       deletions: x0,
       upsertions: x1,
@@ -167,7 +160,6 @@ function d_AlterUserScramCredentialsRequestScramCredentialDeletion_v0(r: Reader)
     const x1 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterUserScramCredentialsRequestScramCredentialDeletion = {
       name: x0,
       mechanism: x1,
@@ -222,7 +214,6 @@ function d_AlterUserScramCredentialsRequestScramCredentialUpsertion_v0(r: Reader
     const x4 = r.readCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterUserScramCredentialsRequestScramCredentialUpsertion = {
       name: x0,
       mechanism: x1,
@@ -246,10 +237,10 @@ export function encodeAlterUserScramCredentialsRequest(w: Writer, m: AlterUserSc
   try {
     switch (version) {
       case 0:
-      e_AlterUserScramCredentialsRequest_v0(w, m);
-      return;
+        e_AlterUserScramCredentialsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterUserScramCredentialsRequest', version, '0');
+        throw unsupportedVersion('AlterUserScramCredentialsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AlterUserScramCredentialsRequest', version);
@@ -265,9 +256,9 @@ export function decodeAlterUserScramCredentialsRequest(r: Reader, version: numbe
   try {
     switch (version) {
       case 0:
-      return d_AlterUserScramCredentialsRequest_v0(r);
+        return d_AlterUserScramCredentialsRequest_v0(r);
       default:
-      throw unsupportedVersion('AlterUserScramCredentialsRequest', version, '0');
+        throw unsupportedVersion('AlterUserScramCredentialsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AlterUserScramCredentialsRequest', version);
@@ -331,11 +322,9 @@ function e_AlterUserScramCredentialsResponse_v0(w: Writer, m: AlterUserScramCred
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AlterUserScramCredentialsResponseResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AlterUserScramCredentialsResponseResult_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -352,13 +341,11 @@ function d_AlterUserScramCredentialsResponse_v0(r: Reader): AlterUserScramCreden
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AlterUserScramCredentialsResponseResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AlterUserScramCredentialsResponseResult_v0(r));
+    const x1: AlterUserScramCredentialsResponseResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AlterUserScramCredentialsResponseResult_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterUserScramCredentialsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -401,7 +388,6 @@ function d_AlterUserScramCredentialsResponseResult_v0(r: Reader): AlterUserScram
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AlterUserScramCredentialsResponseResult = {
       user: x0,
       errorCode: x1,
@@ -423,10 +409,10 @@ export function encodeAlterUserScramCredentialsResponse(w: Writer, m: AlterUserS
   try {
     switch (version) {
       case 0:
-      e_AlterUserScramCredentialsResponse_v0(w, m);
-      return;
+        e_AlterUserScramCredentialsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('AlterUserScramCredentialsResponse', version, '0');
+        throw unsupportedVersion('AlterUserScramCredentialsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AlterUserScramCredentialsResponse', version);
@@ -442,9 +428,9 @@ export function decodeAlterUserScramCredentialsResponse(r: Reader, version: numb
   try {
     switch (version) {
       case 0:
-      return d_AlterUserScramCredentialsResponse_v0(r);
+        return d_AlterUserScramCredentialsResponse_v0(r);
       default:
-      throw unsupportedVersion('AlterUserScramCredentialsResponse', version, '0');
+        throw unsupportedVersion('AlterUserScramCredentialsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AlterUserScramCredentialsResponse', version);

@@ -35,20 +35,16 @@ export function createApiVersionsRequest(init: Partial<ApiVersionsRequest> = {})
 const F_ApiVersionsRequest: readonly string[] = ['clientSoftwareName', 'clientSoftwareVersion', 'clusterId', 'nodeId'];
 
 /** Writes `ApiVersionsRequest` as laid out in v0, v1, v2. */
-function e_ApiVersionsRequest_v0(_w: Writer, m: ApiVersionsRequest): void {
-  let f = -1;
+function e_ApiVersionsRequest_v0(m: ApiVersionsRequest): void {
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
   } catch (e) {
-    throw atField(e, F_ApiVersionsRequest, f, -1);
+    throw atField(e, F_ApiVersionsRequest, -1, -1);
   }
 }
 
 /** Reads `ApiVersionsRequest` as laid out in v0, v1, v2. */
-function d_ApiVersionsRequest_v0(_r: Reader): ApiVersionsRequest {
+function d_ApiVersionsRequest_v0(): ApiVersionsRequest {
   const o: ApiVersionsRequest = {
     clientSoftwareName: '',
     clientSoftwareVersion: '',
@@ -87,7 +83,6 @@ function d_ApiVersionsRequest_v3(r: Reader): ApiVersionsRequest {
     const x1 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ApiVersionsRequest = {
       clientSoftwareName: x0,
       clientSoftwareVersion: x1,
@@ -138,7 +133,6 @@ function d_ApiVersionsRequest_v5(r: Reader): ApiVersionsRequest {
     const x3 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ApiVersionsRequest = {
       clientSoftwareName: x0,
       clientSoftwareVersion: x1,
@@ -163,17 +157,17 @@ export function encodeApiVersionsRequest(w: Writer, m: ApiVersionsRequest, versi
       case 0:
       case 1:
       case 2:
-      e_ApiVersionsRequest_v0(w, m);
-      return;
+        e_ApiVersionsRequest_v0(m);
+        return;
       case 3:
       case 4:
-      e_ApiVersionsRequest_v3(w, m);
-      return;
+        e_ApiVersionsRequest_v3(w, m);
+        return;
       case 5:
-      e_ApiVersionsRequest_v5(w, m);
-      return;
+        e_ApiVersionsRequest_v5(w, m);
+        return;
       default:
-      throw unsupportedVersion('ApiVersionsRequest', version, '0-5');
+        throw unsupportedVersion('ApiVersionsRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'ApiVersionsRequest', version);
@@ -191,14 +185,14 @@ export function decodeApiVersionsRequest(r: Reader, version: number): ApiVersion
       case 0:
       case 1:
       case 2:
-      return d_ApiVersionsRequest_v0(r);
+        return d_ApiVersionsRequest_v0();
       case 3:
       case 4:
-      return d_ApiVersionsRequest_v3(r);
+        return d_ApiVersionsRequest_v3(r);
       case 5:
-      return d_ApiVersionsRequest_v5(r);
+        return d_ApiVersionsRequest_v5(r);
       default:
-      throw unsupportedVersion('ApiVersionsRequest', version, '0-5');
+        throw unsupportedVersion('ApiVersionsRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'ApiVersionsRequest', version);
@@ -322,20 +316,15 @@ function e_ApiVersionsResponse_v0(w: Writer, m: ApiVersionsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
     const a1 = m.apiKeys;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ApiVersionsResponseApiVersion_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ApiVersionsResponseApiVersion_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ApiVersionsResponse, f, ix);
   }
@@ -350,11 +339,9 @@ function d_ApiVersionsResponse_v0(r: Reader): ApiVersionsResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ApiVersionsResponseApiVersion[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ApiVersionsResponseApiVersion_v0(r));
+    const x1: ApiVersionsResponseApiVersion[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ApiVersionsResponseApiVersion_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ApiVersionsResponse = {
       errorCode: x0,
       apiKeys: x1,
@@ -375,20 +362,15 @@ function e_ApiVersionsResponse_v1(w: Writer, m: ApiVersionsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
     const a1 = m.apiKeys;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ApiVersionsResponseApiVersion_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ApiVersionsResponseApiVersion_v0(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt32(m.throttleTimeMs);
   } catch (e) {
@@ -405,13 +387,11 @@ function d_ApiVersionsResponse_v1(r: Reader): ApiVersionsResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ApiVersionsResponseApiVersion[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ApiVersionsResponseApiVersion_v0(r));
+    const x1: ApiVersionsResponseApiVersion[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ApiVersionsResponseApiVersion_v0(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt32();
-    f = -1;
     const o: ApiVersionsResponse = {
       errorCode: x0,
       apiKeys: x1,
@@ -437,11 +417,9 @@ function e_ApiVersionsResponse_v3(w: Writer, m: ApiVersionsResponse): void {
     f = 1;
     const a1 = m.apiKeys;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ApiVersionsResponseApiVersion_v3(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ApiVersionsResponseApiVersion_v3(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt32(m.throttleTimeMs);
     f = -1;
@@ -460,11 +438,9 @@ function e_ApiVersionsResponse_v3(w: Writer, m: ApiVersionsResponse): void {
       const z3 = w.beginSized();
       const a3 = m.supportedFeatures;
       if (a3 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a3.length);
-        for (ix = 0; ix < a3.length; ix++) e_ApiVersionsResponseSupportedFeatureKey_v3(w, a3[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a3.length);
+      for (ix = 0; ix < a3.length; ix++) e_ApiVersionsResponseSupportedFeatureKey_v3(w, a3[ix]!);
+      ix = -1;
       w.endSized(z3);
     }
     u = writeUnknownTagged(w, uk, u, 1);
@@ -482,11 +458,9 @@ function e_ApiVersionsResponse_v3(w: Writer, m: ApiVersionsResponse): void {
       const z5 = w.beginSized();
       const a5 = m.finalizedFeatures;
       if (a5 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a5.length);
-        for (ix = 0; ix < a5.length; ix++) e_ApiVersionsResponseFinalizedFeatureKey_v3(w, a5[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a5.length);
+      for (ix = 0; ix < a5.length; ix++) e_ApiVersionsResponseFinalizedFeatureKey_v3(w, a5[ix]!);
+      ix = -1;
       w.endSized(z5);
     }
     u = writeUnknownTagged(w, uk, u, 3);
@@ -512,10 +486,9 @@ function d_ApiVersionsResponse_v3(r: Reader): ApiVersionsResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ApiVersionsResponseApiVersion[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ApiVersionsResponseApiVersion_v3(r));
+    const x1: ApiVersionsResponseApiVersion[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ApiVersionsResponseApiVersion_v3(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt32();
     f = -1;
@@ -531,10 +504,9 @@ function d_ApiVersionsResponse_v3(r: Reader): ApiVersionsResponse {
       if (tag === 0) {
         f = 3;
         const n3 = r.readCompactArrayLength();
-        const b3: ApiVersionsResponseSupportedFeatureKey[] = [];
-        for (ix = 0; ix < n3; ix++) b3.push(d_ApiVersionsResponseSupportedFeatureKey_v3(r));
+        x3 = [];
+        for (ix = 0; ix < n3; ix++) x3.push(d_ApiVersionsResponseSupportedFeatureKey_v3(r));
         ix = -1;
-        x3 = b3;
         r.expectAt(end);
         f = -1;
       } else if (tag === 1) {
@@ -545,10 +517,9 @@ function d_ApiVersionsResponse_v3(r: Reader): ApiVersionsResponse {
       } else if (tag === 2) {
         f = 5;
         const n5 = r.readCompactArrayLength();
-        const b5: ApiVersionsResponseFinalizedFeatureKey[] = [];
-        for (ix = 0; ix < n5; ix++) b5.push(d_ApiVersionsResponseFinalizedFeatureKey_v3(r));
+        x5 = [];
+        for (ix = 0; ix < n5; ix++) x5.push(d_ApiVersionsResponseFinalizedFeatureKey_v3(r));
         ix = -1;
-        x5 = b5;
         r.expectAt(end);
         f = -1;
       } else if (tag === 3) {
@@ -561,7 +532,6 @@ function d_ApiVersionsResponse_v3(r: Reader): ApiVersionsResponse {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: ApiVersionsResponse = {
       errorCode: x0,
       apiKeys: x1,
@@ -582,10 +552,7 @@ function d_ApiVersionsResponse_v3(r: Reader): ApiVersionsResponse {
 function e_ApiVersionsResponseApiVersion_v0(w: Writer, m: ApiVersionsResponseApiVersion): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.apiKey);
     f = 1;
@@ -607,7 +574,6 @@ function d_ApiVersionsResponseApiVersion_v0(r: Reader): ApiVersionsResponseApiVe
     const x1 = r.readInt16();
     f = 2;
     const x2 = r.readInt16();
-    f = -1;
     const o: ApiVersionsResponseApiVersion = {
       apiKey: x0,
       minVersion: x1,
@@ -648,7 +614,6 @@ function d_ApiVersionsResponseApiVersion_v3(r: Reader): ApiVersionsResponseApiVe
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ApiVersionsResponseApiVersion = {
       apiKey: x0,
       minVersion: x1,
@@ -692,7 +657,6 @@ function d_ApiVersionsResponseSupportedFeatureKey_v3(r: Reader): ApiVersionsResp
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ApiVersionsResponseSupportedFeatureKey = {
       name: x0,
       minVersion: x1,
@@ -736,7 +700,6 @@ function d_ApiVersionsResponseFinalizedFeatureKey_v3(r: Reader): ApiVersionsResp
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ApiVersionsResponseFinalizedFeatureKey = {
       name: x0,
       maxVersionLevel: x1,
@@ -758,19 +721,19 @@ export function encodeApiVersionsResponse(w: Writer, m: ApiVersionsResponse, ver
   try {
     switch (version) {
       case 0:
-      e_ApiVersionsResponse_v0(w, m);
-      return;
+        e_ApiVersionsResponse_v0(w, m);
+        return;
       case 1:
       case 2:
-      e_ApiVersionsResponse_v1(w, m);
-      return;
+        e_ApiVersionsResponse_v1(w, m);
+        return;
       case 3:
       case 4:
       case 5:
-      e_ApiVersionsResponse_v3(w, m);
-      return;
+        e_ApiVersionsResponse_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('ApiVersionsResponse', version, '0-5');
+        throw unsupportedVersion('ApiVersionsResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'ApiVersionsResponse', version);
@@ -786,16 +749,16 @@ export function decodeApiVersionsResponse(r: Reader, version: number): ApiVersio
   try {
     switch (version) {
       case 0:
-      return d_ApiVersionsResponse_v0(r);
+        return d_ApiVersionsResponse_v0(r);
       case 1:
       case 2:
-      return d_ApiVersionsResponse_v1(r);
+        return d_ApiVersionsResponse_v1(r);
       case 3:
       case 4:
       case 5:
-      return d_ApiVersionsResponse_v3(r);
+        return d_ApiVersionsResponse_v3(r);
       default:
-      throw unsupportedVersion('ApiVersionsResponse', version, '0-5');
+        throw unsupportedVersion('ApiVersionsResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'ApiVersionsResponse', version);

@@ -106,11 +106,9 @@ function e_AssignReplicasToDirsRequest_v0(w: Writer, m: AssignReplicasToDirsRequ
     f = 2;
     const a2 = m.directories;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AssignReplicasToDirsRequestDirectoryData_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AssignReplicasToDirsRequestDirectoryData_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -129,13 +127,11 @@ function d_AssignReplicasToDirsRequest_v0(r: Reader): AssignReplicasToDirsReques
     const x1 = r.readInt64();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AssignReplicasToDirsRequestDirectoryData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AssignReplicasToDirsRequestDirectoryData_v0(r));
+    const x2: AssignReplicasToDirsRequestDirectoryData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AssignReplicasToDirsRequestDirectoryData_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AssignReplicasToDirsRequest = {
       brokerId: x0,
       brokerEpoch: x1,
@@ -158,11 +154,9 @@ function e_AssignReplicasToDirsRequestDirectoryData_v0(w: Writer, m: AssignRepli
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AssignReplicasToDirsRequestTopicData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AssignReplicasToDirsRequestTopicData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -179,13 +173,11 @@ function d_AssignReplicasToDirsRequestDirectoryData_v0(r: Reader): AssignReplica
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AssignReplicasToDirsRequestTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AssignReplicasToDirsRequestTopicData_v0(r));
+    const x1: AssignReplicasToDirsRequestTopicData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AssignReplicasToDirsRequestTopicData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AssignReplicasToDirsRequestDirectoryData = {
       id: x0,
       topics: x1,
@@ -207,11 +199,9 @@ function e_AssignReplicasToDirsRequestTopicData_v0(w: Writer, m: AssignReplicasT
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AssignReplicasToDirsRequestPartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AssignReplicasToDirsRequestPartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -228,13 +218,11 @@ function d_AssignReplicasToDirsRequestTopicData_v0(r: Reader): AssignReplicasToD
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AssignReplicasToDirsRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AssignReplicasToDirsRequestPartitionData_v0(r));
+    const x1: AssignReplicasToDirsRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AssignReplicasToDirsRequestPartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AssignReplicasToDirsRequestTopicData = {
       topicId: x0,
       partitions: x1,
@@ -267,7 +255,6 @@ function d_AssignReplicasToDirsRequestPartitionData_v0(r: Reader): AssignReplica
     const x0 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AssignReplicasToDirsRequestPartitionData = {
       partitionIndex: x0,
     };
@@ -287,10 +274,10 @@ export function encodeAssignReplicasToDirsRequest(w: Writer, m: AssignReplicasTo
   try {
     switch (version) {
       case 0:
-      e_AssignReplicasToDirsRequest_v0(w, m);
-      return;
+        e_AssignReplicasToDirsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('AssignReplicasToDirsRequest', version, '0');
+        throw unsupportedVersion('AssignReplicasToDirsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AssignReplicasToDirsRequest', version);
@@ -306,9 +293,9 @@ export function decodeAssignReplicasToDirsRequest(r: Reader, version: number): A
   try {
     switch (version) {
       case 0:
-      return d_AssignReplicasToDirsRequest_v0(r);
+        return d_AssignReplicasToDirsRequest_v0(r);
       default:
-      throw unsupportedVersion('AssignReplicasToDirsRequest', version, '0');
+        throw unsupportedVersion('AssignReplicasToDirsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AssignReplicasToDirsRequest', version);
@@ -418,11 +405,9 @@ function e_AssignReplicasToDirsResponse_v0(w: Writer, m: AssignReplicasToDirsRes
     f = 2;
     const a2 = m.directories;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_AssignReplicasToDirsResponseDirectoryData_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_AssignReplicasToDirsResponseDirectoryData_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -441,13 +426,11 @@ function d_AssignReplicasToDirsResponse_v0(r: Reader): AssignReplicasToDirsRespo
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: AssignReplicasToDirsResponseDirectoryData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_AssignReplicasToDirsResponseDirectoryData_v0(r));
+    const x2: AssignReplicasToDirsResponseDirectoryData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_AssignReplicasToDirsResponseDirectoryData_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AssignReplicasToDirsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -470,11 +453,9 @@ function e_AssignReplicasToDirsResponseDirectoryData_v0(w: Writer, m: AssignRepl
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AssignReplicasToDirsResponseTopicData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AssignReplicasToDirsResponseTopicData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -491,13 +472,11 @@ function d_AssignReplicasToDirsResponseDirectoryData_v0(r: Reader): AssignReplic
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AssignReplicasToDirsResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AssignReplicasToDirsResponseTopicData_v0(r));
+    const x1: AssignReplicasToDirsResponseTopicData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AssignReplicasToDirsResponseTopicData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AssignReplicasToDirsResponseDirectoryData = {
       id: x0,
       topics: x1,
@@ -519,11 +498,9 @@ function e_AssignReplicasToDirsResponseTopicData_v0(w: Writer, m: AssignReplicas
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_AssignReplicasToDirsResponsePartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_AssignReplicasToDirsResponsePartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -540,13 +517,11 @@ function d_AssignReplicasToDirsResponseTopicData_v0(r: Reader): AssignReplicasTo
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: AssignReplicasToDirsResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_AssignReplicasToDirsResponsePartitionData_v0(r));
+    const x1: AssignReplicasToDirsResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_AssignReplicasToDirsResponsePartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AssignReplicasToDirsResponseTopicData = {
       topicId: x0,
       partitions: x1,
@@ -583,7 +558,6 @@ function d_AssignReplicasToDirsResponsePartitionData_v0(r: Reader): AssignReplic
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: AssignReplicasToDirsResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -604,10 +578,10 @@ export function encodeAssignReplicasToDirsResponse(w: Writer, m: AssignReplicasT
   try {
     switch (version) {
       case 0:
-      e_AssignReplicasToDirsResponse_v0(w, m);
-      return;
+        e_AssignReplicasToDirsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('AssignReplicasToDirsResponse', version, '0');
+        throw unsupportedVersion('AssignReplicasToDirsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AssignReplicasToDirsResponse', version);
@@ -623,9 +597,9 @@ export function decodeAssignReplicasToDirsResponse(r: Reader, version: number): 
   try {
     switch (version) {
       case 0:
-      return d_AssignReplicasToDirsResponse_v0(r);
+        return d_AssignReplicasToDirsResponse_v0(r);
       default:
-      throw unsupportedVersion('AssignReplicasToDirsResponse', version, '0');
+        throw unsupportedVersion('AssignReplicasToDirsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'AssignReplicasToDirsResponse', version);

@@ -114,20 +114,15 @@ function e_BeginQuorumEpochRequest_v0(w: Writer, m: BeginQuorumEpochRequest): vo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeString(m.clusterId);
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_BeginQuorumEpochRequestTopicData_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_BeginQuorumEpochRequestTopicData_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_BeginQuorumEpochRequest, f, ix);
   }
@@ -142,11 +137,9 @@ function d_BeginQuorumEpochRequest_v0(r: Reader): BeginQuorumEpochRequest {
     const x0 = r.readNullableString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: BeginQuorumEpochRequestTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_BeginQuorumEpochRequestTopicData_v0(r));
+    const x2: BeginQuorumEpochRequestTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_BeginQuorumEpochRequestTopicData_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: BeginQuorumEpochRequest = {
       clusterId: x0,
       voterId: -1,
@@ -171,19 +164,15 @@ function e_BeginQuorumEpochRequest_v1(w: Writer, m: BeginQuorumEpochRequest): vo
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_BeginQuorumEpochRequestTopicData_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_BeginQuorumEpochRequestTopicData_v1(w, a2[ix]!);
+    ix = -1;
     f = 3;
     const a3 = m.leaderEndpoints;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_BeginQuorumEpochRequestLeaderEndpoint_v1(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_BeginQuorumEpochRequestLeaderEndpoint_v1(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -202,19 +191,16 @@ function d_BeginQuorumEpochRequest_v1(r: Reader): BeginQuorumEpochRequest {
     const x1 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: BeginQuorumEpochRequestTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_BeginQuorumEpochRequestTopicData_v1(r));
+    const x2: BeginQuorumEpochRequestTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_BeginQuorumEpochRequestTopicData_v1(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: BeginQuorumEpochRequestLeaderEndpoint[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_BeginQuorumEpochRequestLeaderEndpoint_v1(r));
+    const x3: BeginQuorumEpochRequestLeaderEndpoint[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_BeginQuorumEpochRequestLeaderEndpoint_v1(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BeginQuorumEpochRequest = {
       clusterId: x0,
       voterId: x1,
@@ -233,10 +219,7 @@ function e_BeginQuorumEpochRequestTopicData_v0(w: Writer, m: BeginQuorumEpochReq
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topicName;
     if (v0 === null) throw nullNotAllowed();
@@ -244,11 +227,9 @@ function e_BeginQuorumEpochRequestTopicData_v0(w: Writer, m: BeginQuorumEpochReq
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochRequestPartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochRequestPartitionData_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_BeginQuorumEpochRequestTopicData, f, ix);
   }
@@ -263,11 +244,9 @@ function d_BeginQuorumEpochRequestTopicData_v0(r: Reader): BeginQuorumEpochReque
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: BeginQuorumEpochRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_BeginQuorumEpochRequestPartitionData_v0(r));
+    const x1: BeginQuorumEpochRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochRequestPartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: BeginQuorumEpochRequestTopicData = {
       topicName: x0,
       partitions: x1,
@@ -290,11 +269,9 @@ function e_BeginQuorumEpochRequestTopicData_v1(w: Writer, m: BeginQuorumEpochReq
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochRequestPartitionData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochRequestPartitionData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -311,13 +288,11 @@ function d_BeginQuorumEpochRequestTopicData_v1(r: Reader): BeginQuorumEpochReque
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: BeginQuorumEpochRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_BeginQuorumEpochRequestPartitionData_v1(r));
+    const x1: BeginQuorumEpochRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochRequestPartitionData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BeginQuorumEpochRequestTopicData = {
       topicName: x0,
       partitions: x1,
@@ -333,10 +308,7 @@ function d_BeginQuorumEpochRequestTopicData_v1(r: Reader): BeginQuorumEpochReque
 function e_BeginQuorumEpochRequestPartitionData_v0(w: Writer, m: BeginQuorumEpochRequestPartitionData): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 2;
@@ -358,7 +330,6 @@ function d_BeginQuorumEpochRequestPartitionData_v0(r: Reader): BeginQuorumEpochR
     const x2 = r.readInt32();
     f = 3;
     const x3 = r.readInt32();
-    f = -1;
     const o: BeginQuorumEpochRequestPartitionData = {
       partitionIndex: x0,
       voterDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -404,7 +375,6 @@ function d_BeginQuorumEpochRequestPartitionData_v1(r: Reader): BeginQuorumEpochR
     const x3 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BeginQuorumEpochRequestPartitionData = {
       partitionIndex: x0,
       voterDirectoryId: x1,
@@ -451,7 +421,6 @@ function d_BeginQuorumEpochRequestLeaderEndpoint_v1(r: Reader): BeginQuorumEpoch
     const x2 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BeginQuorumEpochRequestLeaderEndpoint = {
       name: x0,
       host: x1,
@@ -473,13 +442,13 @@ export function encodeBeginQuorumEpochRequest(w: Writer, m: BeginQuorumEpochRequ
   try {
     switch (version) {
       case 0:
-      e_BeginQuorumEpochRequest_v0(w, m);
-      return;
+        e_BeginQuorumEpochRequest_v0(w, m);
+        return;
       case 1:
-      e_BeginQuorumEpochRequest_v1(w, m);
-      return;
+        e_BeginQuorumEpochRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('BeginQuorumEpochRequest', version, '0-1');
+        throw unsupportedVersion('BeginQuorumEpochRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'BeginQuorumEpochRequest', version);
@@ -495,11 +464,11 @@ export function decodeBeginQuorumEpochRequest(r: Reader, version: number): Begin
   try {
     switch (version) {
       case 0:
-      return d_BeginQuorumEpochRequest_v0(r);
+        return d_BeginQuorumEpochRequest_v0(r);
       case 1:
-      return d_BeginQuorumEpochRequest_v1(r);
+        return d_BeginQuorumEpochRequest_v1(r);
       default:
-      throw unsupportedVersion('BeginQuorumEpochRequest', version, '0-1');
+        throw unsupportedVersion('BeginQuorumEpochRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'BeginQuorumEpochRequest', version);
@@ -622,11 +591,9 @@ function e_BeginQuorumEpochResponse_v0(w: Writer, m: BeginQuorumEpochResponse): 
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochResponseTopicData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochResponseTopicData_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_BeginQuorumEpochResponse, f, ix);
   }
@@ -641,11 +608,9 @@ function d_BeginQuorumEpochResponse_v0(r: Reader): BeginQuorumEpochResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: BeginQuorumEpochResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_BeginQuorumEpochResponseTopicData_v0(r));
+    const x1: BeginQuorumEpochResponseTopicData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponseTopicData_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: BeginQuorumEpochResponse = {
       errorCode: x0,
       topics: x1,
@@ -667,11 +632,9 @@ function e_BeginQuorumEpochResponse_v1(w: Writer, m: BeginQuorumEpochResponse): 
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochResponseTopicData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochResponseTopicData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
@@ -685,11 +648,9 @@ function e_BeginQuorumEpochResponse_v1(w: Writer, m: BeginQuorumEpochResponse): 
       const z2 = w.beginSized();
       const a2 = m.nodeEndpoints;
       if (a2 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a2.length);
-        for (ix = 0; ix < a2.length; ix++) e_BeginQuorumEpochResponseNodeEndpoint_v1(w, a2[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a2.length);
+      for (ix = 0; ix < a2.length; ix++) e_BeginQuorumEpochResponseNodeEndpoint_v1(w, a2[ix]!);
+      ix = -1;
       w.endSized(z2);
     }
     writeUnknownTagged(w, uk, u, -1);
@@ -707,10 +668,9 @@ function d_BeginQuorumEpochResponse_v1(r: Reader): BeginQuorumEpochResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: BeginQuorumEpochResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_BeginQuorumEpochResponseTopicData_v1(r));
+    const x1: BeginQuorumEpochResponseTopicData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponseTopicData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     let x2: BeginQuorumEpochResponseNodeEndpoint[] = [];
     let uk: UnknownTaggedField[] | undefined;
@@ -721,10 +681,9 @@ function d_BeginQuorumEpochResponse_v1(r: Reader): BeginQuorumEpochResponse {
       if (tag === 0) {
         f = 2;
         const n2 = r.readCompactArrayLength();
-        const b2: BeginQuorumEpochResponseNodeEndpoint[] = [];
-        for (ix = 0; ix < n2; ix++) b2.push(d_BeginQuorumEpochResponseNodeEndpoint_v1(r));
+        x2 = [];
+        for (ix = 0; ix < n2; ix++) x2.push(d_BeginQuorumEpochResponseNodeEndpoint_v1(r));
         ix = -1;
-        x2 = b2;
         r.expectAt(end);
         f = -1;
       } else {
@@ -732,7 +691,6 @@ function d_BeginQuorumEpochResponse_v1(r: Reader): BeginQuorumEpochResponse {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: BeginQuorumEpochResponse = {
       errorCode: x0,
       topics: x1,
@@ -750,10 +708,7 @@ function e_BeginQuorumEpochResponseTopicData_v0(w: Writer, m: BeginQuorumEpochRe
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topicName;
     if (v0 === null) throw nullNotAllowed();
@@ -761,11 +716,9 @@ function e_BeginQuorumEpochResponseTopicData_v0(w: Writer, m: BeginQuorumEpochRe
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochResponsePartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochResponsePartitionData_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_BeginQuorumEpochResponseTopicData, f, ix);
   }
@@ -780,11 +733,9 @@ function d_BeginQuorumEpochResponseTopicData_v0(r: Reader): BeginQuorumEpochResp
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: BeginQuorumEpochResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_BeginQuorumEpochResponsePartitionData_v0(r));
+    const x1: BeginQuorumEpochResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponsePartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: BeginQuorumEpochResponseTopicData = {
       topicName: x0,
       partitions: x1,
@@ -807,11 +758,9 @@ function e_BeginQuorumEpochResponseTopicData_v1(w: Writer, m: BeginQuorumEpochRe
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochResponsePartitionData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_BeginQuorumEpochResponsePartitionData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -828,13 +777,11 @@ function d_BeginQuorumEpochResponseTopicData_v1(r: Reader): BeginQuorumEpochResp
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: BeginQuorumEpochResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_BeginQuorumEpochResponsePartitionData_v1(r));
+    const x1: BeginQuorumEpochResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponsePartitionData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BeginQuorumEpochResponseTopicData = {
       topicName: x0,
       partitions: x1,
@@ -850,10 +797,7 @@ function d_BeginQuorumEpochResponseTopicData_v1(r: Reader): BeginQuorumEpochResp
 function e_BeginQuorumEpochResponsePartitionData_v0(w: Writer, m: BeginQuorumEpochResponsePartitionData): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -879,7 +823,6 @@ function d_BeginQuorumEpochResponsePartitionData_v0(r: Reader): BeginQuorumEpoch
     const x2 = r.readInt32();
     f = 3;
     const x3 = r.readInt32();
-    f = -1;
     const o: BeginQuorumEpochResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -925,7 +868,6 @@ function d_BeginQuorumEpochResponsePartitionData_v1(r: Reader): BeginQuorumEpoch
     const x3 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BeginQuorumEpochResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -970,7 +912,6 @@ function d_BeginQuorumEpochResponseNodeEndpoint_v1(r: Reader): BeginQuorumEpochR
     const x2 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BeginQuorumEpochResponseNodeEndpoint = {
       nodeId: x0,
       host: x1,
@@ -992,13 +933,13 @@ export function encodeBeginQuorumEpochResponse(w: Writer, m: BeginQuorumEpochRes
   try {
     switch (version) {
       case 0:
-      e_BeginQuorumEpochResponse_v0(w, m);
-      return;
+        e_BeginQuorumEpochResponse_v0(w, m);
+        return;
       case 1:
-      e_BeginQuorumEpochResponse_v1(w, m);
-      return;
+        e_BeginQuorumEpochResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('BeginQuorumEpochResponse', version, '0-1');
+        throw unsupportedVersion('BeginQuorumEpochResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'BeginQuorumEpochResponse', version);
@@ -1014,11 +955,11 @@ export function decodeBeginQuorumEpochResponse(r: Reader, version: number): Begi
   try {
     switch (version) {
       case 0:
-      return d_BeginQuorumEpochResponse_v0(r);
+        return d_BeginQuorumEpochResponse_v0(r);
       case 1:
-      return d_BeginQuorumEpochResponse_v1(r);
+        return d_BeginQuorumEpochResponse_v1(r);
       default:
-      throw unsupportedVersion('BeginQuorumEpochResponse', version, '0-1');
+        throw unsupportedVersion('BeginQuorumEpochResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'BeginQuorumEpochResponse', version);

@@ -91,15 +91,14 @@ function d_BrokerHeartbeatRequest_v0(r: Reader): BrokerHeartbeatRequest {
       if (tag === 0) {
         f = 5;
         throw tagNotInVersion(0, '1+');
-      } else if (tag === 1) {
+      }
+      if (tag === 1) {
         f = 6;
         throw tagNotInVersion(1, '2+');
-      } else {
-        if (uk === undefined) uk = [];
-        uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
+      if (uk === undefined) uk = [];
+      uk.push({ tag, data: r.readRaw(end - r.pos) });
     }
-    f = -1;
     const o: BrokerHeartbeatRequest = {
       brokerId: x0,
       brokerEpoch: x1,
@@ -146,11 +145,9 @@ function e_BrokerHeartbeatRequest_v1(w: Writer, m: BrokerHeartbeatRequest): void
       const z5 = w.beginSized();
       const a5 = m.offlineLogDirs;
       if (a5 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a5.length);
-        for (ix = 0; ix < a5.length; ix++) w.writeUuid(a5[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a5.length);
+      for (ix = 0; ix < a5.length; ix++) w.writeUuid(a5[ix]!);
+      ix = -1;
       w.endSized(z5);
     }
     writeUnknownTagged(w, uk, u, -1);
@@ -181,24 +178,23 @@ function d_BrokerHeartbeatRequest_v1(r: Reader): BrokerHeartbeatRequest {
     for (let t = 0; t < nt; t++) {
       const tag = r.readUvarint();
       const end = r.readTaggedSize();
+      if (tag === 1) {
+        f = 6;
+        throw tagNotInVersion(1, '2+');
+      }
       if (tag === 0) {
         f = 5;
         const n5 = r.readCompactArrayLength();
-        const b5: string[] = [];
-        for (ix = 0; ix < n5; ix++) b5.push(r.readUuid());
+        x5 = [];
+        for (ix = 0; ix < n5; ix++) x5.push(r.readUuid());
         ix = -1;
-        x5 = b5;
         r.expectAt(end);
         f = -1;
-      } else if (tag === 1) {
-        f = 6;
-        throw tagNotInVersion(1, '2+');
       } else {
         if (uk === undefined) uk = [];
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: BrokerHeartbeatRequest = {
       brokerId: x0,
       brokerEpoch: x1,
@@ -244,11 +240,9 @@ function e_BrokerHeartbeatRequest_v2(w: Writer, m: BrokerHeartbeatRequest): void
       const z5 = w.beginSized();
       const a5 = m.offlineLogDirs;
       if (a5 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a5.length);
-        for (ix = 0; ix < a5.length; ix++) w.writeUuid(a5[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a5.length);
+      for (ix = 0; ix < a5.length; ix++) w.writeUuid(a5[ix]!);
+      ix = -1;
       w.endSized(z5);
     }
     u = writeUnknownTagged(w, uk, u, 1);
@@ -297,20 +291,18 @@ function d_BrokerHeartbeatRequest_v2(r: Reader): BrokerHeartbeatRequest {
       if (tag === 0) {
         f = 5;
         const n5 = r.readCompactArrayLength();
-        const b5: string[] = [];
-        for (ix = 0; ix < n5; ix++) b5.push(r.readUuid());
+        x5 = [];
+        for (ix = 0; ix < n5; ix++) x5.push(r.readUuid());
         ix = -1;
-        x5 = b5;
         r.expectAt(end);
         f = -1;
       } else if (tag === 1) {
         f = 6;
         const n6 = r.readNullableCompactArrayLength();
         if (n6 >= 0) {
-          const b6: string[] = [];
-          for (ix = 0; ix < n6; ix++) b6.push(r.readUuid());
+          x6 = [];
+          for (ix = 0; ix < n6; ix++) x6.push(r.readUuid());
           ix = -1;
-          x6 = b6;
         } else x6 = null;
         r.expectAt(end);
         f = -1;
@@ -319,7 +311,6 @@ function d_BrokerHeartbeatRequest_v2(r: Reader): BrokerHeartbeatRequest {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: BrokerHeartbeatRequest = {
       brokerId: x0,
       brokerEpoch: x1,
@@ -345,16 +336,16 @@ export function encodeBrokerHeartbeatRequest(w: Writer, m: BrokerHeartbeatReques
   try {
     switch (version) {
       case 0:
-      e_BrokerHeartbeatRequest_v0(w, m);
-      return;
+        e_BrokerHeartbeatRequest_v0(w, m);
+        return;
       case 1:
-      e_BrokerHeartbeatRequest_v1(w, m);
-      return;
+        e_BrokerHeartbeatRequest_v1(w, m);
+        return;
       case 2:
-      e_BrokerHeartbeatRequest_v2(w, m);
-      return;
+        e_BrokerHeartbeatRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('BrokerHeartbeatRequest', version, '0-2');
+        throw unsupportedVersion('BrokerHeartbeatRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'BrokerHeartbeatRequest', version);
@@ -370,13 +361,13 @@ export function decodeBrokerHeartbeatRequest(r: Reader, version: number): Broker
   try {
     switch (version) {
       case 0:
-      return d_BrokerHeartbeatRequest_v0(r);
+        return d_BrokerHeartbeatRequest_v0(r);
       case 1:
-      return d_BrokerHeartbeatRequest_v1(r);
+        return d_BrokerHeartbeatRequest_v1(r);
       case 2:
-      return d_BrokerHeartbeatRequest_v2(r);
+        return d_BrokerHeartbeatRequest_v2(r);
       default:
-      throw unsupportedVersion('BrokerHeartbeatRequest', version, '0-2');
+        throw unsupportedVersion('BrokerHeartbeatRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'BrokerHeartbeatRequest', version);
@@ -451,7 +442,6 @@ function d_BrokerHeartbeatResponse_v0(r: Reader): BrokerHeartbeatResponse {
     const x4 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BrokerHeartbeatResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -477,10 +467,10 @@ export function encodeBrokerHeartbeatResponse(w: Writer, m: BrokerHeartbeatRespo
       case 0:
       case 1:
       case 2:
-      e_BrokerHeartbeatResponse_v0(w, m);
-      return;
+        e_BrokerHeartbeatResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('BrokerHeartbeatResponse', version, '0-2');
+        throw unsupportedVersion('BrokerHeartbeatResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'BrokerHeartbeatResponse', version);
@@ -498,9 +488,9 @@ export function decodeBrokerHeartbeatResponse(r: Reader, version: number): Broke
       case 0:
       case 1:
       case 2:
-      return d_BrokerHeartbeatResponse_v0(r);
+        return d_BrokerHeartbeatResponse_v0(r);
       default:
-      throw unsupportedVersion('BrokerHeartbeatResponse', version, '0-2');
+        throw unsupportedVersion('BrokerHeartbeatResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'BrokerHeartbeatResponse', version);

@@ -120,19 +120,15 @@ function e_BrokerRegistrationRequest_v0(w: Writer, m: BrokerRegistrationRequest)
     f = 3;
     const a3 = m.listeners;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_BrokerRegistrationRequestListener_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_BrokerRegistrationRequestListener_v0(w, a3[ix]!);
+    ix = -1;
     f = 4;
     const a4 = m.features;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_BrokerRegistrationRequestFeature_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_BrokerRegistrationRequestFeature_v0(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeCompactString(m.rack);
     f = -1;
@@ -155,21 +151,18 @@ function d_BrokerRegistrationRequest_v0(r: Reader): BrokerRegistrationRequest {
     const x2 = r.readUuid();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: BrokerRegistrationRequestListener[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_BrokerRegistrationRequestListener_v0(r));
+    const x3: BrokerRegistrationRequestListener[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_BrokerRegistrationRequestListener_v0(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: BrokerRegistrationRequestFeature[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_BrokerRegistrationRequestFeature_v0(r));
+    const x4: BrokerRegistrationRequestFeature[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_BrokerRegistrationRequestFeature_v0(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BrokerRegistrationRequest = {
       brokerId: x0,
       clusterId: x1,
@@ -204,19 +197,15 @@ function e_BrokerRegistrationRequest_v1(w: Writer, m: BrokerRegistrationRequest)
     f = 3;
     const a3 = m.listeners;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_BrokerRegistrationRequestListener_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_BrokerRegistrationRequestListener_v0(w, a3[ix]!);
+    ix = -1;
     f = 4;
     const a4 = m.features;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_BrokerRegistrationRequestFeature_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_BrokerRegistrationRequestFeature_v0(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeCompactString(m.rack);
     f = 6;
@@ -241,23 +230,20 @@ function d_BrokerRegistrationRequest_v1(r: Reader): BrokerRegistrationRequest {
     const x2 = r.readUuid();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: BrokerRegistrationRequestListener[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_BrokerRegistrationRequestListener_v0(r));
+    const x3: BrokerRegistrationRequestListener[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_BrokerRegistrationRequestListener_v0(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: BrokerRegistrationRequestFeature[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_BrokerRegistrationRequestFeature_v0(r));
+    const x4: BrokerRegistrationRequestFeature[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_BrokerRegistrationRequestFeature_v0(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readNullableCompactString();
     f = 6;
     const x6 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BrokerRegistrationRequest = {
       brokerId: x0,
       clusterId: x1,
@@ -292,19 +278,15 @@ function e_BrokerRegistrationRequest_v2(w: Writer, m: BrokerRegistrationRequest)
     f = 3;
     const a3 = m.listeners;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_BrokerRegistrationRequestListener_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_BrokerRegistrationRequestListener_v0(w, a3[ix]!);
+    ix = -1;
     f = 4;
     const a4 = m.features;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_BrokerRegistrationRequestFeature_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_BrokerRegistrationRequestFeature_v0(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeCompactString(m.rack);
     f = 6;
@@ -312,11 +294,9 @@ function e_BrokerRegistrationRequest_v2(w: Writer, m: BrokerRegistrationRequest)
     f = 7;
     const a7 = m.logDirs;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) w.writeUuid(a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) w.writeUuid(a7[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -337,29 +317,25 @@ function d_BrokerRegistrationRequest_v2(r: Reader): BrokerRegistrationRequest {
     const x2 = r.readUuid();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: BrokerRegistrationRequestListener[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_BrokerRegistrationRequestListener_v0(r));
+    const x3: BrokerRegistrationRequestListener[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_BrokerRegistrationRequestListener_v0(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: BrokerRegistrationRequestFeature[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_BrokerRegistrationRequestFeature_v0(r));
+    const x4: BrokerRegistrationRequestFeature[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_BrokerRegistrationRequestFeature_v0(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readNullableCompactString();
     f = 6;
     const x6 = r.readBool();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: string[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(r.readUuid());
+    const x7: string[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(r.readUuid());
     ix = -1;
-    const x7 = b7;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BrokerRegistrationRequest = {
       brokerId: x0,
       clusterId: x1,
@@ -394,19 +370,15 @@ function e_BrokerRegistrationRequest_v3(w: Writer, m: BrokerRegistrationRequest)
     f = 3;
     const a3 = m.listeners;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_BrokerRegistrationRequestListener_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_BrokerRegistrationRequestListener_v0(w, a3[ix]!);
+    ix = -1;
     f = 4;
     const a4 = m.features;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_BrokerRegistrationRequestFeature_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_BrokerRegistrationRequestFeature_v0(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeCompactString(m.rack);
     f = 6;
@@ -414,11 +386,9 @@ function e_BrokerRegistrationRequest_v3(w: Writer, m: BrokerRegistrationRequest)
     f = 7;
     const a7 = m.logDirs;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) w.writeUuid(a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) w.writeUuid(a7[ix]!);
+    ix = -1;
     f = 8;
     w.writeInt64(m.previousBrokerEpoch);
     f = -1;
@@ -441,31 +411,27 @@ function d_BrokerRegistrationRequest_v3(r: Reader): BrokerRegistrationRequest {
     const x2 = r.readUuid();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: BrokerRegistrationRequestListener[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_BrokerRegistrationRequestListener_v0(r));
+    const x3: BrokerRegistrationRequestListener[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_BrokerRegistrationRequestListener_v0(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: BrokerRegistrationRequestFeature[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_BrokerRegistrationRequestFeature_v0(r));
+    const x4: BrokerRegistrationRequestFeature[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_BrokerRegistrationRequestFeature_v0(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readNullableCompactString();
     f = 6;
     const x6 = r.readBool();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: string[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(r.readUuid());
+    const x7: string[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(r.readUuid());
     ix = -1;
-    const x7 = b7;
     f = 8;
     const x8 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BrokerRegistrationRequest = {
       brokerId: x0,
       clusterId: x1,
@@ -521,7 +487,6 @@ function d_BrokerRegistrationRequestListener_v0(r: Reader): BrokerRegistrationRe
     const x3 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BrokerRegistrationRequestListener = {
       name: x0,
       host: x1,
@@ -566,7 +531,6 @@ function d_BrokerRegistrationRequestFeature_v0(r: Reader): BrokerRegistrationReq
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BrokerRegistrationRequestFeature = {
       name: x0,
       minSupportedVersion: x1,
@@ -588,20 +552,20 @@ export function encodeBrokerRegistrationRequest(w: Writer, m: BrokerRegistration
   try {
     switch (version) {
       case 0:
-      e_BrokerRegistrationRequest_v0(w, m);
-      return;
+        e_BrokerRegistrationRequest_v0(w, m);
+        return;
       case 1:
-      e_BrokerRegistrationRequest_v1(w, m);
-      return;
+        e_BrokerRegistrationRequest_v1(w, m);
+        return;
       case 2:
-      e_BrokerRegistrationRequest_v2(w, m);
-      return;
+        e_BrokerRegistrationRequest_v2(w, m);
+        return;
       case 3:
       case 4:
-      e_BrokerRegistrationRequest_v3(w, m);
-      return;
+        e_BrokerRegistrationRequest_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('BrokerRegistrationRequest', version, '0-4');
+        throw unsupportedVersion('BrokerRegistrationRequest', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'BrokerRegistrationRequest', version);
@@ -617,16 +581,16 @@ export function decodeBrokerRegistrationRequest(r: Reader, version: number): Bro
   try {
     switch (version) {
       case 0:
-      return d_BrokerRegistrationRequest_v0(r);
+        return d_BrokerRegistrationRequest_v0(r);
       case 1:
-      return d_BrokerRegistrationRequest_v1(r);
+        return d_BrokerRegistrationRequest_v1(r);
       case 2:
-      return d_BrokerRegistrationRequest_v2(r);
+        return d_BrokerRegistrationRequest_v2(r);
       case 3:
       case 4:
-      return d_BrokerRegistrationRequest_v3(r);
+        return d_BrokerRegistrationRequest_v3(r);
       default:
-      throw unsupportedVersion('BrokerRegistrationRequest', version, '0-4');
+        throw unsupportedVersion('BrokerRegistrationRequest', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'BrokerRegistrationRequest', version);
@@ -687,7 +651,6 @@ function d_BrokerRegistrationResponse_v0(r: Reader): BrokerRegistrationResponse 
     const x2 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: BrokerRegistrationResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -713,10 +676,10 @@ export function encodeBrokerRegistrationResponse(w: Writer, m: BrokerRegistratio
       case 2:
       case 3:
       case 4:
-      e_BrokerRegistrationResponse_v0(w, m);
-      return;
+        e_BrokerRegistrationResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('BrokerRegistrationResponse', version, '0-4');
+        throw unsupportedVersion('BrokerRegistrationResponse', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'BrokerRegistrationResponse', version);
@@ -736,9 +699,9 @@ export function decodeBrokerRegistrationResponse(r: Reader, version: number): Br
       case 2:
       case 3:
       case 4:
-      return d_BrokerRegistrationResponse_v0(r);
+        return d_BrokerRegistrationResponse_v0(r);
       default:
-      throw unsupportedVersion('BrokerRegistrationResponse', version, '0-4');
+        throw unsupportedVersion('BrokerRegistrationResponse', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'BrokerRegistrationResponse', version);

@@ -36,15 +36,13 @@ function e_ConsumerGroupDescribeRequest_v0(w: Writer, m: ConsumerGroupDescribeRe
     f = 0;
     const a0 = m.groupIds;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 1;
     w.writeBool(m.includeAuthorizedOperations);
     f = -1;
@@ -61,15 +59,13 @@ function d_ConsumerGroupDescribeRequest_v0(r: Reader): ConsumerGroupDescribeRequ
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupDescribeRequest = {
       groupIds: x0,
       includeAuthorizedOperations: x1,
@@ -91,10 +87,10 @@ export function encodeConsumerGroupDescribeRequest(w: Writer, m: ConsumerGroupDe
     switch (version) {
       case 0:
       case 1:
-      e_ConsumerGroupDescribeRequest_v0(w, m);
-      return;
+        e_ConsumerGroupDescribeRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ConsumerGroupDescribeRequest', version, '0-1');
+        throw unsupportedVersion('ConsumerGroupDescribeRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerGroupDescribeRequest', version);
@@ -111,9 +107,9 @@ export function decodeConsumerGroupDescribeRequest(r: Reader, version: number): 
     switch (version) {
       case 0:
       case 1:
-      return d_ConsumerGroupDescribeRequest_v0(r);
+        return d_ConsumerGroupDescribeRequest_v0(r);
       default:
-      throw unsupportedVersion('ConsumerGroupDescribeRequest', version, '0-1');
+        throw unsupportedVersion('ConsumerGroupDescribeRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerGroupDescribeRequest', version);
@@ -288,11 +284,9 @@ function e_ConsumerGroupDescribeResponse_v0(w: Writer, m: ConsumerGroupDescribeR
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ConsumerGroupDescribeResponseDescribedGroup_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ConsumerGroupDescribeResponseDescribedGroup_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -309,13 +303,11 @@ function d_ConsumerGroupDescribeResponse_v0(r: Reader): ConsumerGroupDescribeRes
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ConsumerGroupDescribeResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ConsumerGroupDescribeResponseDescribedGroup_v0(r));
+    const x1: ConsumerGroupDescribeResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ConsumerGroupDescribeResponseDescribedGroup_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupDescribeResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -337,11 +329,9 @@ function e_ConsumerGroupDescribeResponse_v1(w: Writer, m: ConsumerGroupDescribeR
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ConsumerGroupDescribeResponseDescribedGroup_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ConsumerGroupDescribeResponseDescribedGroup_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -358,13 +348,11 @@ function d_ConsumerGroupDescribeResponse_v1(r: Reader): ConsumerGroupDescribeRes
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ConsumerGroupDescribeResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ConsumerGroupDescribeResponseDescribedGroup_v1(r));
+    const x1: ConsumerGroupDescribeResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ConsumerGroupDescribeResponseDescribedGroup_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupDescribeResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -404,11 +392,9 @@ function e_ConsumerGroupDescribeResponseDescribedGroup_v0(w: Writer, m: Consumer
     f = 7;
     const a7 = m.members;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_ConsumerGroupDescribeResponseMember_v0(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_ConsumerGroupDescribeResponseMember_v0(w, a7[ix]!);
+    ix = -1;
     f = 8;
     w.writeInt32(m.authorizedOperations);
     f = -1;
@@ -439,15 +425,13 @@ function d_ConsumerGroupDescribeResponseDescribedGroup_v0(r: Reader): ConsumerGr
     const x6 = r.readCompactString();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: ConsumerGroupDescribeResponseMember[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_ConsumerGroupDescribeResponseMember_v0(r));
+    const x7: ConsumerGroupDescribeResponseMember[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_ConsumerGroupDescribeResponseMember_v0(r));
     ix = -1;
-    const x7 = b7;
     f = 8;
     const x8 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupDescribeResponseDescribedGroup = {
       errorCode: x0,
       errorMessage: x1,
@@ -494,11 +478,9 @@ function e_ConsumerGroupDescribeResponseDescribedGroup_v1(w: Writer, m: Consumer
     f = 7;
     const a7 = m.members;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_ConsumerGroupDescribeResponseMember_v1(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_ConsumerGroupDescribeResponseMember_v1(w, a7[ix]!);
+    ix = -1;
     f = 8;
     w.writeInt32(m.authorizedOperations);
     f = -1;
@@ -529,15 +511,13 @@ function d_ConsumerGroupDescribeResponseDescribedGroup_v1(r: Reader): ConsumerGr
     const x6 = r.readCompactString();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: ConsumerGroupDescribeResponseMember[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_ConsumerGroupDescribeResponseMember_v1(r));
+    const x7: ConsumerGroupDescribeResponseMember[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_ConsumerGroupDescribeResponseMember_v1(r));
     ix = -1;
-    const x7 = b7;
     f = 8;
     const x8 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupDescribeResponseDescribedGroup = {
       errorCode: x0,
       errorMessage: x1,
@@ -582,15 +562,13 @@ function e_ConsumerGroupDescribeResponseMember_v0(w: Writer, m: ConsumerGroupDes
     f = 6;
     const a6 = m.subscribedTopicNames;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) {
-        const e = a6[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) {
+      const e = a6[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 7;
     w.writeCompactString(m.subscribedTopicRegex);
     f = 8;
@@ -627,10 +605,9 @@ function d_ConsumerGroupDescribeResponseMember_v0(r: Reader): ConsumerGroupDescr
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: string[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(r.readCompactString());
+    const x6: string[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(r.readCompactString());
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readNullableCompactString();
     f = 8;
@@ -639,7 +616,6 @@ function d_ConsumerGroupDescribeResponseMember_v0(r: Reader): ConsumerGroupDescr
     const x9 = d_ConsumerGroupDescribeResponseAssignment_v0(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupDescribeResponseMember = {
       memberId: x0,
       instanceId: x1,
@@ -686,15 +662,13 @@ function e_ConsumerGroupDescribeResponseMember_v1(w: Writer, m: ConsumerGroupDes
     f = 6;
     const a6 = m.subscribedTopicNames;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) {
-        const e = a6[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) {
+      const e = a6[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 7;
     w.writeCompactString(m.subscribedTopicRegex);
     f = 8;
@@ -733,10 +707,9 @@ function d_ConsumerGroupDescribeResponseMember_v1(r: Reader): ConsumerGroupDescr
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: string[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(r.readCompactString());
+    const x6: string[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(r.readCompactString());
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readNullableCompactString();
     f = 8;
@@ -747,7 +720,6 @@ function d_ConsumerGroupDescribeResponseMember_v1(r: Reader): ConsumerGroupDescr
     const x10 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupDescribeResponseMember = {
       memberId: x0,
       instanceId: x1,
@@ -776,11 +748,9 @@ function e_ConsumerGroupDescribeResponseAssignment_v0(w: Writer, m: ConsumerGrou
     f = 0;
     const a0 = m.topicPartitions;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ConsumerGroupDescribeResponseTopicPartitions_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ConsumerGroupDescribeResponseTopicPartitions_v0(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -795,13 +765,11 @@ function d_ConsumerGroupDescribeResponseAssignment_v0(r: Reader): ConsumerGroupD
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: ConsumerGroupDescribeResponseTopicPartitions[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ConsumerGroupDescribeResponseTopicPartitions_v0(r));
+    const x0: ConsumerGroupDescribeResponseTopicPartitions[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ConsumerGroupDescribeResponseTopicPartitions_v0(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupDescribeResponseAssignment = {
       topicPartitions: x0,
     };
@@ -826,11 +794,9 @@ function e_ConsumerGroupDescribeResponseTopicPartitions_v0(w: Writer, m: Consume
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -849,13 +815,11 @@ function d_ConsumerGroupDescribeResponseTopicPartitions_v0(r: Reader): ConsumerG
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt32());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupDescribeResponseTopicPartitions = {
       topicId: x0,
       topicName: x1,
@@ -877,13 +841,13 @@ export function encodeConsumerGroupDescribeResponse(w: Writer, m: ConsumerGroupD
   try {
     switch (version) {
       case 0:
-      e_ConsumerGroupDescribeResponse_v0(w, m);
-      return;
+        e_ConsumerGroupDescribeResponse_v0(w, m);
+        return;
       case 1:
-      e_ConsumerGroupDescribeResponse_v1(w, m);
-      return;
+        e_ConsumerGroupDescribeResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ConsumerGroupDescribeResponse', version, '0-1');
+        throw unsupportedVersion('ConsumerGroupDescribeResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerGroupDescribeResponse', version);
@@ -899,11 +863,11 @@ export function decodeConsumerGroupDescribeResponse(r: Reader, version: number):
   try {
     switch (version) {
       case 0:
-      return d_ConsumerGroupDescribeResponse_v0(r);
+        return d_ConsumerGroupDescribeResponse_v0(r);
       case 1:
-      return d_ConsumerGroupDescribeResponse_v1(r);
+        return d_ConsumerGroupDescribeResponse_v1(r);
       default:
-      throw unsupportedVersion('ConsumerGroupDescribeResponse', version, '0-1');
+        throw unsupportedVersion('ConsumerGroupDescribeResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerGroupDescribeResponse', version);

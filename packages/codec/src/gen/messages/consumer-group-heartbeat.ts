@@ -147,10 +147,9 @@ function d_ConsumerGroupHeartbeatRequest_v0(r: Reader): ConsumerGroupHeartbeatRe
     let x6: string[] | null = null;
     const n6 = r.readNullableCompactArrayLength();
     if (n6 >= 0) {
-      const b6: string[] = [];
-      for (ix = 0; ix < n6; ix++) b6.push(r.readCompactString());
+      x6 = [];
+      for (ix = 0; ix < n6; ix++) x6.push(r.readCompactString());
       ix = -1;
-      x6 = b6;
     }
     f = 8;
     const x8 = r.readNullableCompactString();
@@ -158,14 +157,12 @@ function d_ConsumerGroupHeartbeatRequest_v0(r: Reader): ConsumerGroupHeartbeatRe
     let x9: ConsumerGroupHeartbeatRequestTopicPartitions[] | null = null;
     const n9 = r.readNullableCompactArrayLength();
     if (n9 >= 0) {
-      const b9: ConsumerGroupHeartbeatRequestTopicPartitions[] = [];
-      for (ix = 0; ix < n9; ix++) b9.push(d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r));
+      x9 = [];
+      for (ix = 0; ix < n9; ix++) x9.push(d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r));
       ix = -1;
-      x9 = b9;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupHeartbeatRequest = {
       groupId: x0,
       memberId: x1,
@@ -258,10 +255,9 @@ function d_ConsumerGroupHeartbeatRequest_v1(r: Reader): ConsumerGroupHeartbeatRe
     let x6: string[] | null = null;
     const n6 = r.readNullableCompactArrayLength();
     if (n6 >= 0) {
-      const b6: string[] = [];
-      for (ix = 0; ix < n6; ix++) b6.push(r.readCompactString());
+      x6 = [];
+      for (ix = 0; ix < n6; ix++) x6.push(r.readCompactString());
       ix = -1;
-      x6 = b6;
     }
     f = 7;
     const x7 = r.readNullableCompactString();
@@ -271,14 +267,12 @@ function d_ConsumerGroupHeartbeatRequest_v1(r: Reader): ConsumerGroupHeartbeatRe
     let x9: ConsumerGroupHeartbeatRequestTopicPartitions[] | null = null;
     const n9 = r.readNullableCompactArrayLength();
     if (n9 >= 0) {
-      const b9: ConsumerGroupHeartbeatRequestTopicPartitions[] = [];
-      for (ix = 0; ix < n9; ix++) b9.push(d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r));
+      x9 = [];
+      for (ix = 0; ix < n9; ix++) x9.push(d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r));
       ix = -1;
-      x9 = b9;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupHeartbeatRequest = {
       groupId: x0,
       memberId: x1,
@@ -308,11 +302,9 @@ function e_ConsumerGroupHeartbeatRequestTopicPartitions_v0(w: Writer, m: Consume
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -329,13 +321,11 @@ function d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r: Reader): ConsumerG
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupHeartbeatRequestTopicPartitions = {
       topicId: x0,
       partitions: x1,
@@ -356,13 +346,13 @@ export function encodeConsumerGroupHeartbeatRequest(w: Writer, m: ConsumerGroupH
   try {
     switch (version) {
       case 0:
-      e_ConsumerGroupHeartbeatRequest_v0(w, m);
-      return;
+        e_ConsumerGroupHeartbeatRequest_v0(w, m);
+        return;
       case 1:
-      e_ConsumerGroupHeartbeatRequest_v1(w, m);
-      return;
+        e_ConsumerGroupHeartbeatRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ConsumerGroupHeartbeatRequest', version, '0-1');
+        throw unsupportedVersion('ConsumerGroupHeartbeatRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerGroupHeartbeatRequest', version);
@@ -378,11 +368,11 @@ export function decodeConsumerGroupHeartbeatRequest(r: Reader, version: number):
   try {
     switch (version) {
       case 0:
-      return d_ConsumerGroupHeartbeatRequest_v0(r);
+        return d_ConsumerGroupHeartbeatRequest_v0(r);
       case 1:
-      return d_ConsumerGroupHeartbeatRequest_v1(r);
+        return d_ConsumerGroupHeartbeatRequest_v1(r);
       default:
-      throw unsupportedVersion('ConsumerGroupHeartbeatRequest', version, '0-1');
+        throw unsupportedVersion('ConsumerGroupHeartbeatRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerGroupHeartbeatRequest', version);
@@ -517,7 +507,6 @@ function d_ConsumerGroupHeartbeatResponse_v0(r: Reader): ConsumerGroupHeartbeatR
     const x6 = r.readInt8() < 0 ? null : d_ConsumerGroupHeartbeatResponseAssignment_v0(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupHeartbeatResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -542,11 +531,9 @@ function e_ConsumerGroupHeartbeatResponseAssignment_v0(w: Writer, m: ConsumerGro
     f = 0;
     const a0 = m.topicPartitions;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ConsumerGroupHeartbeatResponseTopicPartitions_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ConsumerGroupHeartbeatResponseTopicPartitions_v0(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -561,13 +548,11 @@ function d_ConsumerGroupHeartbeatResponseAssignment_v0(r: Reader): ConsumerGroup
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: ConsumerGroupHeartbeatResponseTopicPartitions[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ConsumerGroupHeartbeatResponseTopicPartitions_v0(r));
+    const x0: ConsumerGroupHeartbeatResponseTopicPartitions[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ConsumerGroupHeartbeatResponseTopicPartitions_v0(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupHeartbeatResponseAssignment = {
       topicPartitions: x0,
     };
@@ -588,11 +573,9 @@ function e_ConsumerGroupHeartbeatResponseTopicPartitions_v0(w: Writer, m: Consum
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -609,13 +592,11 @@ function d_ConsumerGroupHeartbeatResponseTopicPartitions_v0(r: Reader): Consumer
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ConsumerGroupHeartbeatResponseTopicPartitions = {
       topicId: x0,
       partitions: x1,
@@ -637,10 +618,10 @@ export function encodeConsumerGroupHeartbeatResponse(w: Writer, m: ConsumerGroup
     switch (version) {
       case 0:
       case 1:
-      e_ConsumerGroupHeartbeatResponse_v0(w, m);
-      return;
+        e_ConsumerGroupHeartbeatResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ConsumerGroupHeartbeatResponse', version, '0-1');
+        throw unsupportedVersion('ConsumerGroupHeartbeatResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerGroupHeartbeatResponse', version);
@@ -657,9 +638,9 @@ export function decodeConsumerGroupHeartbeatResponse(r: Reader, version: number)
     switch (version) {
       case 0:
       case 1:
-      return d_ConsumerGroupHeartbeatResponse_v0(r);
+        return d_ConsumerGroupHeartbeatResponse_v0(r);
       default:
-      throw unsupportedVersion('ConsumerGroupHeartbeatResponse', version, '0-1');
+        throw unsupportedVersion('ConsumerGroupHeartbeatResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ConsumerGroupHeartbeatResponse', version);

@@ -104,19 +104,15 @@ function e_ControllerRegistrationRequest_v0(w: Writer, m: ControllerRegistration
     f = 3;
     const a3 = m.listeners;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_ControllerRegistrationRequestListener_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_ControllerRegistrationRequestListener_v0(w, a3[ix]!);
+    ix = -1;
     f = 4;
     const a4 = m.features;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_ControllerRegistrationRequestFeature_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_ControllerRegistrationRequestFeature_v0(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -137,19 +133,16 @@ function d_ControllerRegistrationRequest_v0(r: Reader): ControllerRegistrationRe
     const x2 = r.readBool();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: ControllerRegistrationRequestListener[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_ControllerRegistrationRequestListener_v0(r));
+    const x3: ControllerRegistrationRequestListener[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_ControllerRegistrationRequestListener_v0(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: ControllerRegistrationRequestFeature[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_ControllerRegistrationRequestFeature_v0(r));
+    const x4: ControllerRegistrationRequestFeature[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_ControllerRegistrationRequestFeature_v0(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ControllerRegistrationRequest = {
       controllerId: x0,
       incarnationId: x1,
@@ -201,7 +194,6 @@ function d_ControllerRegistrationRequestListener_v0(r: Reader): ControllerRegist
     const x3 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ControllerRegistrationRequestListener = {
       name: x0,
       host: x1,
@@ -246,7 +238,6 @@ function d_ControllerRegistrationRequestFeature_v0(r: Reader): ControllerRegistr
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ControllerRegistrationRequestFeature = {
       name: x0,
       minSupportedVersion: x1,
@@ -268,10 +259,10 @@ export function encodeControllerRegistrationRequest(w: Writer, m: ControllerRegi
   try {
     switch (version) {
       case 0:
-      e_ControllerRegistrationRequest_v0(w, m);
-      return;
+        e_ControllerRegistrationRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ControllerRegistrationRequest', version, '0');
+        throw unsupportedVersion('ControllerRegistrationRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ControllerRegistrationRequest', version);
@@ -287,9 +278,9 @@ export function decodeControllerRegistrationRequest(r: Reader, version: number):
   try {
     switch (version) {
       case 0:
-      return d_ControllerRegistrationRequest_v0(r);
+        return d_ControllerRegistrationRequest_v0(r);
       default:
-      throw unsupportedVersion('ControllerRegistrationRequest', version, '0');
+        throw unsupportedVersion('ControllerRegistrationRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ControllerRegistrationRequest', version);
@@ -350,7 +341,6 @@ function d_ControllerRegistrationResponse_v0(r: Reader): ControllerRegistrationR
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ControllerRegistrationResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -372,10 +362,10 @@ export function encodeControllerRegistrationResponse(w: Writer, m: ControllerReg
   try {
     switch (version) {
       case 0:
-      e_ControllerRegistrationResponse_v0(w, m);
-      return;
+        e_ControllerRegistrationResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ControllerRegistrationResponse', version, '0');
+        throw unsupportedVersion('ControllerRegistrationResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ControllerRegistrationResponse', version);
@@ -391,9 +381,9 @@ export function decodeControllerRegistrationResponse(r: Reader, version: number)
   try {
     switch (version) {
       case 0:
-      return d_ControllerRegistrationResponse_v0(r);
+        return d_ControllerRegistrationResponse_v0(r);
       default:
-      throw unsupportedVersion('ControllerRegistrationResponse', version, '0');
+        throw unsupportedVersion('ControllerRegistrationResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ControllerRegistrationResponse', version);

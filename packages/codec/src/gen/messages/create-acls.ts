@@ -67,18 +67,13 @@ function e_CreateAclsRequest_v1(w: Writer, m: CreateAclsRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.creations;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_CreateAclsRequestAclCreation_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_CreateAclsRequestAclCreation_v1(w, a0[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_CreateAclsRequest, f, ix);
   }
@@ -91,11 +86,9 @@ function d_CreateAclsRequest_v1(r: Reader): CreateAclsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: CreateAclsRequestAclCreation[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_CreateAclsRequestAclCreation_v1(r));
+    const x0: CreateAclsRequestAclCreation[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_CreateAclsRequestAclCreation_v1(r));
     ix = -1;
-    const x0 = b0;
-    f = -1;
     const o: CreateAclsRequest = {
       creations: x0,
     };
@@ -113,11 +106,9 @@ function e_CreateAclsRequest_v2(w: Writer, m: CreateAclsRequest): void {
     f = 0;
     const a0 = m.creations;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_CreateAclsRequestAclCreation_v2(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_CreateAclsRequestAclCreation_v2(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -132,13 +123,11 @@ function d_CreateAclsRequest_v2(r: Reader): CreateAclsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: CreateAclsRequestAclCreation[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_CreateAclsRequestAclCreation_v2(r));
+    const x0: CreateAclsRequestAclCreation[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_CreateAclsRequestAclCreation_v2(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateAclsRequest = {
       creations: x0,
     };
@@ -153,10 +142,7 @@ function d_CreateAclsRequest_v2(r: Reader): CreateAclsRequest {
 function e_CreateAclsRequestAclCreation_v1(w: Writer, m: CreateAclsRequestAclCreation): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt8(m.resourceType);
     f = 1;
@@ -200,7 +186,6 @@ function d_CreateAclsRequestAclCreation_v1(r: Reader): CreateAclsRequestAclCreat
     const x5 = r.readInt8();
     f = 6;
     const x6 = r.readInt8();
-    f = -1;
     const o: CreateAclsRequestAclCreation = {
       resourceType: x0,
       resourceName: x1,
@@ -267,7 +252,6 @@ function d_CreateAclsRequestAclCreation_v2(r: Reader): CreateAclsRequestAclCreat
     const x6 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateAclsRequestAclCreation = {
       resourceType: x0,
       resourceName: x1,
@@ -293,14 +277,14 @@ export function encodeCreateAclsRequest(w: Writer, m: CreateAclsRequest, version
   try {
     switch (version) {
       case 1:
-      e_CreateAclsRequest_v1(w, m);
-      return;
+        e_CreateAclsRequest_v1(w, m);
+        return;
       case 2:
       case 3:
-      e_CreateAclsRequest_v2(w, m);
-      return;
+        e_CreateAclsRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('CreateAclsRequest', version, '1-3');
+        throw unsupportedVersion('CreateAclsRequest', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'CreateAclsRequest', version);
@@ -316,12 +300,12 @@ export function decodeCreateAclsRequest(r: Reader, version: number): CreateAclsR
   try {
     switch (version) {
       case 1:
-      return d_CreateAclsRequest_v1(r);
+        return d_CreateAclsRequest_v1(r);
       case 2:
       case 3:
-      return d_CreateAclsRequest_v2(r);
+        return d_CreateAclsRequest_v2(r);
       default:
-      throw unsupportedVersion('CreateAclsRequest', version, '1-3');
+        throw unsupportedVersion('CreateAclsRequest', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'CreateAclsRequest', version);
@@ -377,20 +361,15 @@ function e_CreateAclsResponse_v1(w: Writer, m: CreateAclsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_CreateAclsResponseAclCreationResult_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_CreateAclsResponseAclCreationResult_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_CreateAclsResponse, f, ix);
   }
@@ -405,11 +384,9 @@ function d_CreateAclsResponse_v1(r: Reader): CreateAclsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: CreateAclsResponseAclCreationResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_CreateAclsResponseAclCreationResult_v1(r));
+    const x1: CreateAclsResponseAclCreationResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_CreateAclsResponseAclCreationResult_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: CreateAclsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -430,11 +407,9 @@ function e_CreateAclsResponse_v2(w: Writer, m: CreateAclsResponse): void {
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_CreateAclsResponseAclCreationResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_CreateAclsResponseAclCreationResult_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -451,13 +426,11 @@ function d_CreateAclsResponse_v2(r: Reader): CreateAclsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: CreateAclsResponseAclCreationResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_CreateAclsResponseAclCreationResult_v2(r));
+    const x1: CreateAclsResponseAclCreationResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_CreateAclsResponseAclCreationResult_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateAclsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -473,10 +446,7 @@ function d_CreateAclsResponse_v2(r: Reader): CreateAclsResponse {
 function e_CreateAclsResponseAclCreationResult_v1(w: Writer, m: CreateAclsResponseAclCreationResult): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -494,7 +464,6 @@ function d_CreateAclsResponseAclCreationResult_v1(r: Reader): CreateAclsResponse
     const x0 = r.readInt16();
     f = 1;
     const x1 = r.readNullableString();
-    f = -1;
     const o: CreateAclsResponseAclCreationResult = {
       errorCode: x0,
       errorMessage: x1,
@@ -530,7 +499,6 @@ function d_CreateAclsResponseAclCreationResult_v2(r: Reader): CreateAclsResponse
     const x1 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateAclsResponseAclCreationResult = {
       errorCode: x0,
       errorMessage: x1,
@@ -551,14 +519,14 @@ export function encodeCreateAclsResponse(w: Writer, m: CreateAclsResponse, versi
   try {
     switch (version) {
       case 1:
-      e_CreateAclsResponse_v1(w, m);
-      return;
+        e_CreateAclsResponse_v1(w, m);
+        return;
       case 2:
       case 3:
-      e_CreateAclsResponse_v2(w, m);
-      return;
+        e_CreateAclsResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('CreateAclsResponse', version, '1-3');
+        throw unsupportedVersion('CreateAclsResponse', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'CreateAclsResponse', version);
@@ -574,12 +542,12 @@ export function decodeCreateAclsResponse(r: Reader, version: number): CreateAcls
   try {
     switch (version) {
       case 1:
-      return d_CreateAclsResponse_v1(r);
+        return d_CreateAclsResponse_v1(r);
       case 2:
       case 3:
-      return d_CreateAclsResponse_v2(r);
+        return d_CreateAclsResponse_v2(r);
       default:
-      throw unsupportedVersion('CreateAclsResponse', version, '1-3');
+        throw unsupportedVersion('CreateAclsResponse', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'CreateAclsResponse', version);

@@ -72,11 +72,9 @@ function e_CreateDelegationTokenRequest_v1(w: Writer, m: CreateDelegationTokenRe
     f = 2;
     const a2 = m.renewers;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_CreateDelegationTokenRequestCreatableRenewers_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_CreateDelegationTokenRequestCreatableRenewers_v1(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeInt64(m.maxLifetimeMs);
   } catch (e) {
@@ -91,13 +89,11 @@ function d_CreateDelegationTokenRequest_v1(r: Reader): CreateDelegationTokenRequ
   try {
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: CreateDelegationTokenRequestCreatableRenewers[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_CreateDelegationTokenRequestCreatableRenewers_v1(r));
+    const x2: CreateDelegationTokenRequestCreatableRenewers[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_CreateDelegationTokenRequestCreatableRenewers_v1(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readInt64();
-    f = -1;
     const o: CreateDelegationTokenRequest = {
       ownerPrincipalType: '',
       ownerPrincipalName: '',
@@ -122,11 +118,9 @@ function e_CreateDelegationTokenRequest_v2(w: Writer, m: CreateDelegationTokenRe
     f = 2;
     const a2 = m.renewers;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_CreateDelegationTokenRequestCreatableRenewers_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_CreateDelegationTokenRequestCreatableRenewers_v2(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeInt64(m.maxLifetimeMs);
     f = -1;
@@ -143,15 +137,13 @@ function d_CreateDelegationTokenRequest_v2(r: Reader): CreateDelegationTokenRequ
   try {
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: CreateDelegationTokenRequestCreatableRenewers[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_CreateDelegationTokenRequestCreatableRenewers_v2(r));
+    const x2: CreateDelegationTokenRequestCreatableRenewers[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_CreateDelegationTokenRequestCreatableRenewers_v2(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateDelegationTokenRequest = {
       ownerPrincipalType: '',
       ownerPrincipalName: '',
@@ -177,11 +169,9 @@ function e_CreateDelegationTokenRequest_v3(w: Writer, m: CreateDelegationTokenRe
     f = 2;
     const a2 = m.renewers;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_CreateDelegationTokenRequestCreatableRenewers_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_CreateDelegationTokenRequestCreatableRenewers_v2(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeInt64(m.maxLifetimeMs);
     f = -1;
@@ -202,15 +192,13 @@ function d_CreateDelegationTokenRequest_v3(r: Reader): CreateDelegationTokenRequ
     const x1 = r.readNullableCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: CreateDelegationTokenRequestCreatableRenewers[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_CreateDelegationTokenRequestCreatableRenewers_v2(r));
+    const x2: CreateDelegationTokenRequestCreatableRenewers[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_CreateDelegationTokenRequestCreatableRenewers_v2(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateDelegationTokenRequest = {
       ownerPrincipalType: x0,
       ownerPrincipalName: x1,
@@ -228,10 +216,7 @@ function d_CreateDelegationTokenRequest_v3(r: Reader): CreateDelegationTokenRequ
 function e_CreateDelegationTokenRequestCreatableRenewers_v1(w: Writer, m: CreateDelegationTokenRequestCreatableRenewers): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.principalType;
     if (v0 === null) throw nullNotAllowed();
@@ -253,7 +238,6 @@ function d_CreateDelegationTokenRequestCreatableRenewers_v1(r: Reader): CreateDe
     const x0 = r.readString();
     f = 1;
     const x1 = r.readString();
-    f = -1;
     const o: CreateDelegationTokenRequestCreatableRenewers = {
       principalType: x0,
       principalName: x1,
@@ -293,7 +277,6 @@ function d_CreateDelegationTokenRequestCreatableRenewers_v2(r: Reader): CreateDe
     const x1 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateDelegationTokenRequestCreatableRenewers = {
       principalType: x0,
       principalName: x1,
@@ -314,16 +297,16 @@ export function encodeCreateDelegationTokenRequest(w: Writer, m: CreateDelegatio
   try {
     switch (version) {
       case 1:
-      e_CreateDelegationTokenRequest_v1(w, m);
-      return;
+        e_CreateDelegationTokenRequest_v1(w, m);
+        return;
       case 2:
-      e_CreateDelegationTokenRequest_v2(w, m);
-      return;
+        e_CreateDelegationTokenRequest_v2(w, m);
+        return;
       case 3:
-      e_CreateDelegationTokenRequest_v3(w, m);
-      return;
+        e_CreateDelegationTokenRequest_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('CreateDelegationTokenRequest', version, '1-3');
+        throw unsupportedVersion('CreateDelegationTokenRequest', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'CreateDelegationTokenRequest', version);
@@ -339,13 +322,13 @@ export function decodeCreateDelegationTokenRequest(r: Reader, version: number): 
   try {
     switch (version) {
       case 1:
-      return d_CreateDelegationTokenRequest_v1(r);
+        return d_CreateDelegationTokenRequest_v1(r);
       case 2:
-      return d_CreateDelegationTokenRequest_v2(r);
+        return d_CreateDelegationTokenRequest_v2(r);
       case 3:
-      return d_CreateDelegationTokenRequest_v3(r);
+        return d_CreateDelegationTokenRequest_v3(r);
       default:
-      throw unsupportedVersion('CreateDelegationTokenRequest', version, '1-3');
+        throw unsupportedVersion('CreateDelegationTokenRequest', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'CreateDelegationTokenRequest', version);
@@ -466,7 +449,6 @@ function d_CreateDelegationTokenResponse_v1(r: Reader): CreateDelegationTokenRes
     const x9 = r.readBytes();
     f = 10;
     const x10 = r.readInt32();
-    f = -1;
     const o: CreateDelegationTokenResponse = {
       errorCode: x0,
       principalType: x1,
@@ -551,7 +533,6 @@ function d_CreateDelegationTokenResponse_v2(r: Reader): CreateDelegationTokenRes
     const x10 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateDelegationTokenResponse = {
       errorCode: x0,
       principalType: x1,
@@ -645,7 +626,6 @@ function d_CreateDelegationTokenResponse_v3(r: Reader): CreateDelegationTokenRes
     const x10 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateDelegationTokenResponse = {
       errorCode: x0,
       principalType: x1,
@@ -675,16 +655,16 @@ export function encodeCreateDelegationTokenResponse(w: Writer, m: CreateDelegati
   try {
     switch (version) {
       case 1:
-      e_CreateDelegationTokenResponse_v1(w, m);
-      return;
+        e_CreateDelegationTokenResponse_v1(w, m);
+        return;
       case 2:
-      e_CreateDelegationTokenResponse_v2(w, m);
-      return;
+        e_CreateDelegationTokenResponse_v2(w, m);
+        return;
       case 3:
-      e_CreateDelegationTokenResponse_v3(w, m);
-      return;
+        e_CreateDelegationTokenResponse_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('CreateDelegationTokenResponse', version, '1-3');
+        throw unsupportedVersion('CreateDelegationTokenResponse', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'CreateDelegationTokenResponse', version);
@@ -700,13 +680,13 @@ export function decodeCreateDelegationTokenResponse(r: Reader, version: number):
   try {
     switch (version) {
       case 1:
-      return d_CreateDelegationTokenResponse_v1(r);
+        return d_CreateDelegationTokenResponse_v1(r);
       case 2:
-      return d_CreateDelegationTokenResponse_v2(r);
+        return d_CreateDelegationTokenResponse_v2(r);
       case 3:
-      return d_CreateDelegationTokenResponse_v3(r);
+        return d_CreateDelegationTokenResponse_v3(r);
       default:
-      throw unsupportedVersion('CreateDelegationTokenResponse', version, '1-3');
+        throw unsupportedVersion('CreateDelegationTokenResponse', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'CreateDelegationTokenResponse', version);

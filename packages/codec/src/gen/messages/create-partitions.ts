@@ -80,18 +80,13 @@ function e_CreatePartitionsRequest_v0(w: Writer, m: CreatePartitionsRequest): vo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_CreatePartitionsRequestTopic_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_CreatePartitionsRequestTopic_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.timeoutMs);
     f = 2;
@@ -108,15 +103,13 @@ function d_CreatePartitionsRequest_v0(r: Reader): CreatePartitionsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: CreatePartitionsRequestTopic[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_CreatePartitionsRequestTopic_v0(r));
+    const x0: CreatePartitionsRequestTopic[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_CreatePartitionsRequestTopic_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
     f = 2;
     const x2 = r.readBool();
-    f = -1;
     const o: CreatePartitionsRequest = {
       topics: x0,
       timeoutMs: x1,
@@ -136,11 +129,9 @@ function e_CreatePartitionsRequest_v2(w: Writer, m: CreatePartitionsRequest): vo
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_CreatePartitionsRequestTopic_v2(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_CreatePartitionsRequestTopic_v2(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.timeoutMs);
     f = 2;
@@ -159,17 +150,15 @@ function d_CreatePartitionsRequest_v2(r: Reader): CreatePartitionsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: CreatePartitionsRequestTopic[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_CreatePartitionsRequestTopic_v2(r));
+    const x0: CreatePartitionsRequestTopic[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_CreatePartitionsRequestTopic_v2(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
     f = 2;
     const x2 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreatePartitionsRequest = {
       topics: x0,
       timeoutMs: x1,
@@ -187,10 +176,7 @@ function e_CreatePartitionsRequestTopic_v0(w: Writer, m: CreatePartitionsRequest
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -223,12 +209,10 @@ function d_CreatePartitionsRequestTopic_v0(r: Reader): CreatePartitionsRequestTo
     let x2: CreatePartitionsRequestAssignment[] | null = null;
     const n2 = r.readNullableArrayLength();
     if (n2 >= 0) {
-      const b2: CreatePartitionsRequestAssignment[] = [];
-      for (ix = 0; ix < n2; ix++) b2.push(d_CreatePartitionsRequestAssignment_v0(r));
+      x2 = [];
+      for (ix = 0; ix < n2; ix++) x2.push(d_CreatePartitionsRequestAssignment_v0(r));
       ix = -1;
-      x2 = b2;
     }
-    f = -1;
     const o: CreatePartitionsRequestTopic = {
       name: x0,
       count: x1,
@@ -279,14 +263,12 @@ function d_CreatePartitionsRequestTopic_v2(r: Reader): CreatePartitionsRequestTo
     let x2: CreatePartitionsRequestAssignment[] | null = null;
     const n2 = r.readNullableCompactArrayLength();
     if (n2 >= 0) {
-      const b2: CreatePartitionsRequestAssignment[] = [];
-      for (ix = 0; ix < n2; ix++) b2.push(d_CreatePartitionsRequestAssignment_v2(r));
+      x2 = [];
+      for (ix = 0; ix < n2; ix++) x2.push(d_CreatePartitionsRequestAssignment_v2(r));
       ix = -1;
-      x2 = b2;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreatePartitionsRequestTopic = {
       name: x0,
       count: x1,
@@ -304,18 +286,13 @@ function e_CreatePartitionsRequestAssignment_v0(w: Writer, m: CreatePartitionsRe
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.brokerIds;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) w.writeInt32(a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) w.writeInt32(a0[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_CreatePartitionsRequestAssignment, f, ix);
   }
@@ -328,11 +305,9 @@ function d_CreatePartitionsRequestAssignment_v0(r: Reader): CreatePartitionsRequ
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: number[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readInt32());
+    const x0: number[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readInt32());
     ix = -1;
-    const x0 = b0;
-    f = -1;
     const o: CreatePartitionsRequestAssignment = {
       brokerIds: x0,
     };
@@ -350,11 +325,9 @@ function e_CreatePartitionsRequestAssignment_v2(w: Writer, m: CreatePartitionsRe
     f = 0;
     const a0 = m.brokerIds;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) w.writeInt32(a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) w.writeInt32(a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -369,13 +342,11 @@ function d_CreatePartitionsRequestAssignment_v2(r: Reader): CreatePartitionsRequ
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: number[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readInt32());
+    const x0: number[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readInt32());
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreatePartitionsRequestAssignment = {
       brokerIds: x0,
     };
@@ -396,14 +367,14 @@ export function encodeCreatePartitionsRequest(w: Writer, m: CreatePartitionsRequ
     switch (version) {
       case 0:
       case 1:
-      e_CreatePartitionsRequest_v0(w, m);
-      return;
+        e_CreatePartitionsRequest_v0(w, m);
+        return;
       case 2:
       case 3:
-      e_CreatePartitionsRequest_v2(w, m);
-      return;
+        e_CreatePartitionsRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('CreatePartitionsRequest', version, '0-3');
+        throw unsupportedVersion('CreatePartitionsRequest', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'CreatePartitionsRequest', version);
@@ -420,12 +391,12 @@ export function decodeCreatePartitionsRequest(r: Reader, version: number): Creat
     switch (version) {
       case 0:
       case 1:
-      return d_CreatePartitionsRequest_v0(r);
+        return d_CreatePartitionsRequest_v0(r);
       case 2:
       case 3:
-      return d_CreatePartitionsRequest_v2(r);
+        return d_CreatePartitionsRequest_v2(r);
       default:
-      throw unsupportedVersion('CreatePartitionsRequest', version, '0-3');
+        throw unsupportedVersion('CreatePartitionsRequest', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'CreatePartitionsRequest', version);
@@ -484,20 +455,15 @@ function e_CreatePartitionsResponse_v0(w: Writer, m: CreatePartitionsResponse): 
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_CreatePartitionsResponseTopicResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_CreatePartitionsResponseTopicResult_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_CreatePartitionsResponse, f, ix);
   }
@@ -512,11 +478,9 @@ function d_CreatePartitionsResponse_v0(r: Reader): CreatePartitionsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: CreatePartitionsResponseTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_CreatePartitionsResponseTopicResult_v0(r));
+    const x1: CreatePartitionsResponseTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_CreatePartitionsResponseTopicResult_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: CreatePartitionsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -537,11 +501,9 @@ function e_CreatePartitionsResponse_v2(w: Writer, m: CreatePartitionsResponse): 
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_CreatePartitionsResponseTopicResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_CreatePartitionsResponseTopicResult_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -558,13 +520,11 @@ function d_CreatePartitionsResponse_v2(r: Reader): CreatePartitionsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: CreatePartitionsResponseTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_CreatePartitionsResponseTopicResult_v2(r));
+    const x1: CreatePartitionsResponseTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_CreatePartitionsResponseTopicResult_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreatePartitionsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -580,10 +540,7 @@ function d_CreatePartitionsResponse_v2(r: Reader): CreatePartitionsResponse {
 function e_CreatePartitionsResponseTopicResult_v0(w: Writer, m: CreatePartitionsResponseTopicResult): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -607,7 +564,6 @@ function d_CreatePartitionsResponseTopicResult_v0(r: Reader): CreatePartitionsRe
     const x1 = r.readInt16();
     f = 2;
     const x2 = r.readNullableString();
-    f = -1;
     const o: CreatePartitionsResponseTopicResult = {
       name: x0,
       errorCode: x1,
@@ -650,7 +606,6 @@ function d_CreatePartitionsResponseTopicResult_v2(r: Reader): CreatePartitionsRe
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreatePartitionsResponseTopicResult = {
       name: x0,
       errorCode: x1,
@@ -673,14 +628,14 @@ export function encodeCreatePartitionsResponse(w: Writer, m: CreatePartitionsRes
     switch (version) {
       case 0:
       case 1:
-      e_CreatePartitionsResponse_v0(w, m);
-      return;
+        e_CreatePartitionsResponse_v0(w, m);
+        return;
       case 2:
       case 3:
-      e_CreatePartitionsResponse_v2(w, m);
-      return;
+        e_CreatePartitionsResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('CreatePartitionsResponse', version, '0-3');
+        throw unsupportedVersion('CreatePartitionsResponse', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'CreatePartitionsResponse', version);
@@ -697,12 +652,12 @@ export function decodeCreatePartitionsResponse(r: Reader, version: number): Crea
     switch (version) {
       case 0:
       case 1:
-      return d_CreatePartitionsResponse_v0(r);
+        return d_CreatePartitionsResponse_v0(r);
       case 2:
       case 3:
-      return d_CreatePartitionsResponse_v2(r);
+        return d_CreatePartitionsResponse_v2(r);
       default:
-      throw unsupportedVersion('CreatePartitionsResponse', version, '0-3');
+        throw unsupportedVersion('CreatePartitionsResponse', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'CreatePartitionsResponse', version);

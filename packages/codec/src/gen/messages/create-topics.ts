@@ -111,18 +111,13 @@ function e_CreateTopicsRequest_v2(w: Writer, m: CreateTopicsRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_CreateTopicsRequestCreatableTopic_v2(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_CreateTopicsRequestCreatableTopic_v2(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.timeoutMs);
     f = 2;
@@ -139,15 +134,13 @@ function d_CreateTopicsRequest_v2(r: Reader): CreateTopicsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: CreateTopicsRequestCreatableTopic[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_CreateTopicsRequestCreatableTopic_v2(r));
+    const x0: CreateTopicsRequestCreatableTopic[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_CreateTopicsRequestCreatableTopic_v2(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
     f = 2;
     const x2 = r.readBool();
-    f = -1;
     const o: CreateTopicsRequest = {
       topics: x0,
       timeoutMs: x1,
@@ -167,11 +160,9 @@ function e_CreateTopicsRequest_v5(w: Writer, m: CreateTopicsRequest): void {
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_CreateTopicsRequestCreatableTopic_v5(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_CreateTopicsRequestCreatableTopic_v5(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.timeoutMs);
     f = 2;
@@ -190,17 +181,15 @@ function d_CreateTopicsRequest_v5(r: Reader): CreateTopicsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: CreateTopicsRequestCreatableTopic[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_CreateTopicsRequestCreatableTopic_v5(r));
+    const x0: CreateTopicsRequestCreatableTopic[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_CreateTopicsRequestCreatableTopic_v5(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
     f = 2;
     const x2 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateTopicsRequest = {
       topics: x0,
       timeoutMs: x1,
@@ -218,10 +207,7 @@ function e_CreateTopicsRequestCreatableTopic_v2(w: Writer, m: CreateTopicsReques
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -233,19 +219,15 @@ function e_CreateTopicsRequestCreatableTopic_v2(w: Writer, m: CreateTopicsReques
     f = 3;
     const a3 = m.assignments;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_CreateTopicsRequestCreatableReplicaAssignment_v2(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_CreateTopicsRequestCreatableReplicaAssignment_v2(w, a3[ix]!);
+    ix = -1;
     f = 4;
     const a4 = m.configs;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_CreateTopicsRequestCreatableTopicConfig_v2(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_CreateTopicsRequestCreatableTopicConfig_v2(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_CreateTopicsRequestCreatableTopic, f, ix);
   }
@@ -264,17 +246,14 @@ function d_CreateTopicsRequestCreatableTopic_v2(r: Reader): CreateTopicsRequestC
     const x2 = r.readInt16();
     f = 3;
     const n3 = r.readArrayLength();
-    const b3: CreateTopicsRequestCreatableReplicaAssignment[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_CreateTopicsRequestCreatableReplicaAssignment_v2(r));
+    const x3: CreateTopicsRequestCreatableReplicaAssignment[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_CreateTopicsRequestCreatableReplicaAssignment_v2(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: CreateTopicsRequestCreatableTopicConfig[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_CreateTopicsRequestCreatableTopicConfig_v2(r));
+    const x4: CreateTopicsRequestCreatableTopicConfig[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_CreateTopicsRequestCreatableTopicConfig_v2(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: CreateTopicsRequestCreatableTopic = {
       name: x0,
       numPartitions: x1,
@@ -304,19 +283,15 @@ function e_CreateTopicsRequestCreatableTopic_v5(w: Writer, m: CreateTopicsReques
     f = 3;
     const a3 = m.assignments;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_CreateTopicsRequestCreatableReplicaAssignment_v5(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_CreateTopicsRequestCreatableReplicaAssignment_v5(w, a3[ix]!);
+    ix = -1;
     f = 4;
     const a4 = m.configs;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_CreateTopicsRequestCreatableTopicConfig_v5(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_CreateTopicsRequestCreatableTopicConfig_v5(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -337,19 +312,16 @@ function d_CreateTopicsRequestCreatableTopic_v5(r: Reader): CreateTopicsRequestC
     const x2 = r.readInt16();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: CreateTopicsRequestCreatableReplicaAssignment[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_CreateTopicsRequestCreatableReplicaAssignment_v5(r));
+    const x3: CreateTopicsRequestCreatableReplicaAssignment[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_CreateTopicsRequestCreatableReplicaAssignment_v5(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: CreateTopicsRequestCreatableTopicConfig[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_CreateTopicsRequestCreatableTopicConfig_v5(r));
+    const x4: CreateTopicsRequestCreatableTopicConfig[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_CreateTopicsRequestCreatableTopicConfig_v5(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateTopicsRequestCreatableTopic = {
       name: x0,
       numPartitions: x1,
@@ -369,20 +341,15 @@ function e_CreateTopicsRequestCreatableReplicaAssignment_v2(w: Writer, m: Create
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
     const a1 = m.brokerIds;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_CreateTopicsRequestCreatableReplicaAssignment, f, ix);
   }
@@ -397,11 +364,9 @@ function d_CreateTopicsRequestCreatableReplicaAssignment_v2(r: Reader): CreateTo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: CreateTopicsRequestCreatableReplicaAssignment = {
       partitionIndex: x0,
       brokerIds: x1,
@@ -422,11 +387,9 @@ function e_CreateTopicsRequestCreatableReplicaAssignment_v5(w: Writer, m: Create
     f = 1;
     const a1 = m.brokerIds;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -443,13 +406,11 @@ function d_CreateTopicsRequestCreatableReplicaAssignment_v5(r: Reader): CreateTo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateTopicsRequestCreatableReplicaAssignment = {
       partitionIndex: x0,
       brokerIds: x1,
@@ -465,10 +426,7 @@ function d_CreateTopicsRequestCreatableReplicaAssignment_v5(r: Reader): CreateTo
 function e_CreateTopicsRequestCreatableTopicConfig_v2(w: Writer, m: CreateTopicsRequestCreatableTopicConfig): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -488,7 +446,6 @@ function d_CreateTopicsRequestCreatableTopicConfig_v2(r: Reader): CreateTopicsRe
     const x0 = r.readString();
     f = 1;
     const x1 = r.readNullableString();
-    f = -1;
     const o: CreateTopicsRequestCreatableTopicConfig = {
       name: x0,
       value: x1,
@@ -526,7 +483,6 @@ function d_CreateTopicsRequestCreatableTopicConfig_v5(r: Reader): CreateTopicsRe
     const x1 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateTopicsRequestCreatableTopicConfig = {
       name: x0,
       value: x1,
@@ -549,15 +505,15 @@ export function encodeCreateTopicsRequest(w: Writer, m: CreateTopicsRequest, ver
       case 2:
       case 3:
       case 4:
-      e_CreateTopicsRequest_v2(w, m);
-      return;
+        e_CreateTopicsRequest_v2(w, m);
+        return;
       case 5:
       case 6:
       case 7:
-      e_CreateTopicsRequest_v5(w, m);
-      return;
+        e_CreateTopicsRequest_v5(w, m);
+        return;
       default:
-      throw unsupportedVersion('CreateTopicsRequest', version, '2-7');
+        throw unsupportedVersion('CreateTopicsRequest', version, '2-7');
     }
   } catch (e) {
     throw atTop(e, 'CreateTopicsRequest', version);
@@ -575,13 +531,13 @@ export function decodeCreateTopicsRequest(r: Reader, version: number): CreateTop
       case 2:
       case 3:
       case 4:
-      return d_CreateTopicsRequest_v2(r);
+        return d_CreateTopicsRequest_v2(r);
       case 5:
       case 6:
       case 7:
-      return d_CreateTopicsRequest_v5(r);
+        return d_CreateTopicsRequest_v5(r);
       default:
-      throw unsupportedVersion('CreateTopicsRequest', version, '2-7');
+        throw unsupportedVersion('CreateTopicsRequest', version, '2-7');
     }
   } catch (e) {
     throw atTop(e, 'CreateTopicsRequest', version);
@@ -686,20 +642,15 @@ function e_CreateTopicsResponse_v2(w: Writer, m: CreateTopicsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_CreateTopicsResponseCreatableTopicResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_CreateTopicsResponseCreatableTopicResult_v2(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_CreateTopicsResponse, f, ix);
   }
@@ -714,11 +665,9 @@ function d_CreateTopicsResponse_v2(r: Reader): CreateTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: CreateTopicsResponseCreatableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_CreateTopicsResponseCreatableTopicResult_v2(r));
+    const x1: CreateTopicsResponseCreatableTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_CreateTopicsResponseCreatableTopicResult_v2(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: CreateTopicsResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -739,11 +688,9 @@ function e_CreateTopicsResponse_v5(w: Writer, m: CreateTopicsResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_CreateTopicsResponseCreatableTopicResult_v5(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_CreateTopicsResponseCreatableTopicResult_v5(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -760,13 +707,11 @@ function d_CreateTopicsResponse_v5(r: Reader): CreateTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: CreateTopicsResponseCreatableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_CreateTopicsResponseCreatableTopicResult_v5(r));
+    const x1: CreateTopicsResponseCreatableTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_CreateTopicsResponseCreatableTopicResult_v5(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateTopicsResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -788,11 +733,9 @@ function e_CreateTopicsResponse_v7(w: Writer, m: CreateTopicsResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_CreateTopicsResponseCreatableTopicResult_v7(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_CreateTopicsResponseCreatableTopicResult_v7(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -809,13 +752,11 @@ function d_CreateTopicsResponse_v7(r: Reader): CreateTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: CreateTopicsResponseCreatableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_CreateTopicsResponseCreatableTopicResult_v7(r));
+    const x1: CreateTopicsResponseCreatableTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_CreateTopicsResponseCreatableTopicResult_v7(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateTopicsResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -831,10 +772,7 @@ function d_CreateTopicsResponse_v7(r: Reader): CreateTopicsResponse {
 function e_CreateTopicsResponseCreatableTopicResult_v2(w: Writer, m: CreateTopicsResponseCreatableTopicResult): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -858,7 +796,6 @@ function d_CreateTopicsResponseCreatableTopicResult_v2(r: Reader): CreateTopicsR
     const x2 = r.readInt16();
     f = 3;
     const x3 = r.readNullableString();
-    f = -1;
     const o: CreateTopicsResponseCreatableTopicResult = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -939,10 +876,9 @@ function d_CreateTopicsResponseCreatableTopicResult_v5(r: Reader): CreateTopicsR
     let x7: CreateTopicsResponseCreatableTopicConfigs[] | null = null;
     const n7 = r.readNullableCompactArrayLength();
     if (n7 >= 0) {
-      const b7: CreateTopicsResponseCreatableTopicConfigs[] = [];
-      for (ix = 0; ix < n7; ix++) b7.push(d_CreateTopicsResponseCreatableTopicConfigs_v5(r));
+      x7 = [];
+      for (ix = 0; ix < n7; ix++) x7.push(d_CreateTopicsResponseCreatableTopicConfigs_v5(r));
       ix = -1;
-      x7 = b7;
     }
     f = -1;
     let x4: number = 0;
@@ -961,7 +897,6 @@ function d_CreateTopicsResponseCreatableTopicResult_v5(r: Reader): CreateTopicsR
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: CreateTopicsResponseCreatableTopicResult = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1047,10 +982,9 @@ function d_CreateTopicsResponseCreatableTopicResult_v7(r: Reader): CreateTopicsR
     let x7: CreateTopicsResponseCreatableTopicConfigs[] | null = null;
     const n7 = r.readNullableCompactArrayLength();
     if (n7 >= 0) {
-      const b7: CreateTopicsResponseCreatableTopicConfigs[] = [];
-      for (ix = 0; ix < n7; ix++) b7.push(d_CreateTopicsResponseCreatableTopicConfigs_v5(r));
+      x7 = [];
+      for (ix = 0; ix < n7; ix++) x7.push(d_CreateTopicsResponseCreatableTopicConfigs_v5(r));
       ix = -1;
-      x7 = b7;
     }
     f = -1;
     let x4: number = 0;
@@ -1069,7 +1003,6 @@ function d_CreateTopicsResponseCreatableTopicResult_v7(r: Reader): CreateTopicsR
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: CreateTopicsResponseCreatableTopicResult = {
       name: x0,
       topicId: x1,
@@ -1126,7 +1059,6 @@ function d_CreateTopicsResponseCreatableTopicConfigs_v5(r: Reader): CreateTopics
     const x4 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: CreateTopicsResponseCreatableTopicConfigs = {
       name: x0,
       value: x1,
@@ -1152,17 +1084,17 @@ export function encodeCreateTopicsResponse(w: Writer, m: CreateTopicsResponse, v
       case 2:
       case 3:
       case 4:
-      e_CreateTopicsResponse_v2(w, m);
-      return;
+        e_CreateTopicsResponse_v2(w, m);
+        return;
       case 5:
       case 6:
-      e_CreateTopicsResponse_v5(w, m);
-      return;
+        e_CreateTopicsResponse_v5(w, m);
+        return;
       case 7:
-      e_CreateTopicsResponse_v7(w, m);
-      return;
+        e_CreateTopicsResponse_v7(w, m);
+        return;
       default:
-      throw unsupportedVersion('CreateTopicsResponse', version, '2-7');
+        throw unsupportedVersion('CreateTopicsResponse', version, '2-7');
     }
   } catch (e) {
     throw atTop(e, 'CreateTopicsResponse', version);
@@ -1180,14 +1112,14 @@ export function decodeCreateTopicsResponse(r: Reader, version: number): CreateTo
       case 2:
       case 3:
       case 4:
-      return d_CreateTopicsResponse_v2(r);
+        return d_CreateTopicsResponse_v2(r);
       case 5:
       case 6:
-      return d_CreateTopicsResponse_v5(r);
+        return d_CreateTopicsResponse_v5(r);
       case 7:
-      return d_CreateTopicsResponse_v7(r);
+        return d_CreateTopicsResponse_v7(r);
       default:
-      throw unsupportedVersion('CreateTopicsResponse', version, '2-7');
+        throw unsupportedVersion('CreateTopicsResponse', version, '2-7');
     }
   } catch (e) {
     throw atTop(e, 'CreateTopicsResponse', version);

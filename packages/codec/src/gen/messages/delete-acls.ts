@@ -67,18 +67,13 @@ function e_DeleteAclsRequest_v1(w: Writer, m: DeleteAclsRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.filters;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DeleteAclsRequestFilter_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DeleteAclsRequestFilter_v1(w, a0[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DeleteAclsRequest, f, ix);
   }
@@ -91,11 +86,9 @@ function d_DeleteAclsRequest_v1(r: Reader): DeleteAclsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: DeleteAclsRequestFilter[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DeleteAclsRequestFilter_v1(r));
+    const x0: DeleteAclsRequestFilter[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteAclsRequestFilter_v1(r));
     ix = -1;
-    const x0 = b0;
-    f = -1;
     const o: DeleteAclsRequest = {
       filters: x0,
     };
@@ -113,11 +106,9 @@ function e_DeleteAclsRequest_v2(w: Writer, m: DeleteAclsRequest): void {
     f = 0;
     const a0 = m.filters;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DeleteAclsRequestFilter_v2(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DeleteAclsRequestFilter_v2(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -132,13 +123,11 @@ function d_DeleteAclsRequest_v2(r: Reader): DeleteAclsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DeleteAclsRequestFilter[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DeleteAclsRequestFilter_v2(r));
+    const x0: DeleteAclsRequestFilter[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteAclsRequestFilter_v2(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteAclsRequest = {
       filters: x0,
     };
@@ -153,10 +142,7 @@ function d_DeleteAclsRequest_v2(r: Reader): DeleteAclsRequest {
 function e_DeleteAclsRequestFilter_v1(w: Writer, m: DeleteAclsRequestFilter): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt8(m.resourceTypeFilter);
     f = 1;
@@ -194,7 +180,6 @@ function d_DeleteAclsRequestFilter_v1(r: Reader): DeleteAclsRequestFilter {
     const x5 = r.readInt8();
     f = 6;
     const x6 = r.readInt8();
-    f = -1;
     const o: DeleteAclsRequestFilter = {
       resourceTypeFilter: x0,
       resourceNameFilter: x1,
@@ -255,7 +240,6 @@ function d_DeleteAclsRequestFilter_v2(r: Reader): DeleteAclsRequestFilter {
     const x6 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteAclsRequestFilter = {
       resourceTypeFilter: x0,
       resourceNameFilter: x1,
@@ -281,14 +265,14 @@ export function encodeDeleteAclsRequest(w: Writer, m: DeleteAclsRequest, version
   try {
     switch (version) {
       case 1:
-      e_DeleteAclsRequest_v1(w, m);
-      return;
+        e_DeleteAclsRequest_v1(w, m);
+        return;
       case 2:
       case 3:
-      e_DeleteAclsRequest_v2(w, m);
-      return;
+        e_DeleteAclsRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteAclsRequest', version, '1-3');
+        throw unsupportedVersion('DeleteAclsRequest', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DeleteAclsRequest', version);
@@ -304,12 +288,12 @@ export function decodeDeleteAclsRequest(r: Reader, version: number): DeleteAclsR
   try {
     switch (version) {
       case 1:
-      return d_DeleteAclsRequest_v1(r);
+        return d_DeleteAclsRequest_v1(r);
       case 2:
       case 3:
-      return d_DeleteAclsRequest_v2(r);
+        return d_DeleteAclsRequest_v2(r);
       default:
-      throw unsupportedVersion('DeleteAclsRequest', version, '1-3');
+        throw unsupportedVersion('DeleteAclsRequest', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DeleteAclsRequest', version);
@@ -411,20 +395,15 @@ function e_DeleteAclsResponse_v1(w: Writer, m: DeleteAclsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.filterResults;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteAclsResponseFilterResult_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteAclsResponseFilterResult_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DeleteAclsResponse, f, ix);
   }
@@ -439,11 +418,9 @@ function d_DeleteAclsResponse_v1(r: Reader): DeleteAclsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DeleteAclsResponseFilterResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteAclsResponseFilterResult_v1(r));
+    const x1: DeleteAclsResponseFilterResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteAclsResponseFilterResult_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DeleteAclsResponse = {
       throttleTimeMs: x0,
       filterResults: x1,
@@ -464,11 +441,9 @@ function e_DeleteAclsResponse_v2(w: Writer, m: DeleteAclsResponse): void {
     f = 1;
     const a1 = m.filterResults;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteAclsResponseFilterResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteAclsResponseFilterResult_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -485,13 +460,11 @@ function d_DeleteAclsResponse_v2(r: Reader): DeleteAclsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteAclsResponseFilterResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteAclsResponseFilterResult_v2(r));
+    const x1: DeleteAclsResponseFilterResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteAclsResponseFilterResult_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteAclsResponse = {
       throttleTimeMs: x0,
       filterResults: x1,
@@ -508,10 +481,7 @@ function e_DeleteAclsResponseFilterResult_v1(w: Writer, m: DeleteAclsResponseFil
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -519,11 +489,9 @@ function e_DeleteAclsResponseFilterResult_v1(w: Writer, m: DeleteAclsResponseFil
     f = 2;
     const a2 = m.matchingAcls;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DeleteAclsResponseMatchingAcl_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DeleteAclsResponseMatchingAcl_v1(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DeleteAclsResponseFilterResult, f, ix);
   }
@@ -540,11 +508,9 @@ function d_DeleteAclsResponseFilterResult_v1(r: Reader): DeleteAclsResponseFilte
     const x1 = r.readNullableString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: DeleteAclsResponseMatchingAcl[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DeleteAclsResponseMatchingAcl_v1(r));
+    const x2: DeleteAclsResponseMatchingAcl[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DeleteAclsResponseMatchingAcl_v1(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: DeleteAclsResponseFilterResult = {
       errorCode: x0,
       errorMessage: x1,
@@ -568,11 +534,9 @@ function e_DeleteAclsResponseFilterResult_v2(w: Writer, m: DeleteAclsResponseFil
     f = 2;
     const a2 = m.matchingAcls;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DeleteAclsResponseMatchingAcl_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DeleteAclsResponseMatchingAcl_v2(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -591,13 +555,11 @@ function d_DeleteAclsResponseFilterResult_v2(r: Reader): DeleteAclsResponseFilte
     const x1 = r.readNullableCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DeleteAclsResponseMatchingAcl[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DeleteAclsResponseMatchingAcl_v2(r));
+    const x2: DeleteAclsResponseMatchingAcl[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DeleteAclsResponseMatchingAcl_v2(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteAclsResponseFilterResult = {
       errorCode: x0,
       errorMessage: x1,
@@ -614,10 +576,7 @@ function d_DeleteAclsResponseFilterResult_v2(r: Reader): DeleteAclsResponseFilte
 function e_DeleteAclsResponseMatchingAcl_v1(w: Writer, m: DeleteAclsResponseMatchingAcl): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -669,7 +628,6 @@ function d_DeleteAclsResponseMatchingAcl_v1(r: Reader): DeleteAclsResponseMatchi
     const x7 = r.readInt8();
     f = 8;
     const x8 = r.readInt8();
-    f = -1;
     const o: DeleteAclsResponseMatchingAcl = {
       errorCode: x0,
       errorMessage: x1,
@@ -746,7 +704,6 @@ function d_DeleteAclsResponseMatchingAcl_v2(r: Reader): DeleteAclsResponseMatchi
     const x8 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteAclsResponseMatchingAcl = {
       errorCode: x0,
       errorMessage: x1,
@@ -774,14 +731,14 @@ export function encodeDeleteAclsResponse(w: Writer, m: DeleteAclsResponse, versi
   try {
     switch (version) {
       case 1:
-      e_DeleteAclsResponse_v1(w, m);
-      return;
+        e_DeleteAclsResponse_v1(w, m);
+        return;
       case 2:
       case 3:
-      e_DeleteAclsResponse_v2(w, m);
-      return;
+        e_DeleteAclsResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteAclsResponse', version, '1-3');
+        throw unsupportedVersion('DeleteAclsResponse', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DeleteAclsResponse', version);
@@ -797,12 +754,12 @@ export function decodeDeleteAclsResponse(r: Reader, version: number): DeleteAcls
   try {
     switch (version) {
       case 1:
-      return d_DeleteAclsResponse_v1(r);
+        return d_DeleteAclsResponse_v1(r);
       case 2:
       case 3:
-      return d_DeleteAclsResponse_v2(r);
+        return d_DeleteAclsResponse_v2(r);
       default:
-      throw unsupportedVersion('DeleteAclsResponse', version, '1-3');
+        throw unsupportedVersion('DeleteAclsResponse', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DeleteAclsResponse', version);

@@ -30,22 +30,17 @@ function e_DeleteGroupsRequest_v0(w: Writer, m: DeleteGroupsRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.groupsNames;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeString(e);
-      }
-      ix = -1;
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeString(e);
     }
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DeleteGroupsRequest, f, ix);
   }
@@ -58,11 +53,9 @@ function d_DeleteGroupsRequest_v0(r: Reader): DeleteGroupsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
-    const x0 = b0;
-    f = -1;
     const o: DeleteGroupsRequest = {
       groupsNames: x0,
     };
@@ -80,15 +73,13 @@ function e_DeleteGroupsRequest_v2(w: Writer, m: DeleteGroupsRequest): void {
     f = 0;
     const a0 = m.groupsNames;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -103,13 +94,11 @@ function d_DeleteGroupsRequest_v2(r: Reader): DeleteGroupsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteGroupsRequest = {
       groupsNames: x0,
     };
@@ -130,14 +119,14 @@ export function encodeDeleteGroupsRequest(w: Writer, m: DeleteGroupsRequest, ver
     switch (version) {
       case 0:
       case 1:
-      e_DeleteGroupsRequest_v0(w, m);
-      return;
+        e_DeleteGroupsRequest_v0(w, m);
+        return;
       case 2:
       case 3:
-      e_DeleteGroupsRequest_v2(w, m);
-      return;
+        e_DeleteGroupsRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteGroupsRequest', version, '0-3');
+        throw unsupportedVersion('DeleteGroupsRequest', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'DeleteGroupsRequest', version);
@@ -154,12 +143,12 @@ export function decodeDeleteGroupsRequest(r: Reader, version: number): DeleteGro
     switch (version) {
       case 0:
       case 1:
-      return d_DeleteGroupsRequest_v0(r);
+        return d_DeleteGroupsRequest_v0(r);
       case 2:
       case 3:
-      return d_DeleteGroupsRequest_v2(r);
+        return d_DeleteGroupsRequest_v2(r);
       default:
-      throw unsupportedVersion('DeleteGroupsRequest', version, '0-3');
+        throw unsupportedVersion('DeleteGroupsRequest', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'DeleteGroupsRequest', version);
@@ -218,20 +207,15 @@ function e_DeleteGroupsResponse_v0(w: Writer, m: DeleteGroupsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteGroupsResponseDeletableGroupResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteGroupsResponseDeletableGroupResult_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DeleteGroupsResponse, f, ix);
   }
@@ -246,11 +230,9 @@ function d_DeleteGroupsResponse_v0(r: Reader): DeleteGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DeleteGroupsResponseDeletableGroupResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteGroupsResponseDeletableGroupResult_v0(r));
+    const x1: DeleteGroupsResponseDeletableGroupResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteGroupsResponseDeletableGroupResult_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DeleteGroupsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -271,11 +253,9 @@ function e_DeleteGroupsResponse_v2(w: Writer, m: DeleteGroupsResponse): void {
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteGroupsResponseDeletableGroupResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteGroupsResponseDeletableGroupResult_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -292,13 +272,11 @@ function d_DeleteGroupsResponse_v2(r: Reader): DeleteGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteGroupsResponseDeletableGroupResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteGroupsResponseDeletableGroupResult_v2(r));
+    const x1: DeleteGroupsResponseDeletableGroupResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteGroupsResponseDeletableGroupResult_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteGroupsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -320,11 +298,9 @@ function e_DeleteGroupsResponse_v3(w: Writer, m: DeleteGroupsResponse): void {
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteGroupsResponseDeletableGroupResult_v3(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteGroupsResponseDeletableGroupResult_v3(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -341,13 +317,11 @@ function d_DeleteGroupsResponse_v3(r: Reader): DeleteGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteGroupsResponseDeletableGroupResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteGroupsResponseDeletableGroupResult_v3(r));
+    const x1: DeleteGroupsResponseDeletableGroupResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteGroupsResponseDeletableGroupResult_v3(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteGroupsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -363,10 +337,7 @@ function d_DeleteGroupsResponse_v3(r: Reader): DeleteGroupsResponse {
 function e_DeleteGroupsResponseDeletableGroupResult_v0(w: Writer, m: DeleteGroupsResponseDeletableGroupResult): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.groupId;
     if (v0 === null) throw nullNotAllowed();
@@ -386,7 +357,6 @@ function d_DeleteGroupsResponseDeletableGroupResult_v0(r: Reader): DeleteGroupsR
     const x0 = r.readString();
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: DeleteGroupsResponseDeletableGroupResult = {
       groupId: x0,
       errorCode: x1,
@@ -425,7 +395,6 @@ function d_DeleteGroupsResponseDeletableGroupResult_v2(r: Reader): DeleteGroupsR
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteGroupsResponseDeletableGroupResult = {
       groupId: x0,
       errorCode: x1,
@@ -469,7 +438,6 @@ function d_DeleteGroupsResponseDeletableGroupResult_v3(r: Reader): DeleteGroupsR
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteGroupsResponseDeletableGroupResult = {
       groupId: x0,
       errorCode: x1,
@@ -492,16 +460,16 @@ export function encodeDeleteGroupsResponse(w: Writer, m: DeleteGroupsResponse, v
     switch (version) {
       case 0:
       case 1:
-      e_DeleteGroupsResponse_v0(w, m);
-      return;
+        e_DeleteGroupsResponse_v0(w, m);
+        return;
       case 2:
-      e_DeleteGroupsResponse_v2(w, m);
-      return;
+        e_DeleteGroupsResponse_v2(w, m);
+        return;
       case 3:
-      e_DeleteGroupsResponse_v3(w, m);
-      return;
+        e_DeleteGroupsResponse_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteGroupsResponse', version, '0-3');
+        throw unsupportedVersion('DeleteGroupsResponse', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'DeleteGroupsResponse', version);
@@ -518,13 +486,13 @@ export function decodeDeleteGroupsResponse(r: Reader, version: number): DeleteGr
     switch (version) {
       case 0:
       case 1:
-      return d_DeleteGroupsResponse_v0(r);
+        return d_DeleteGroupsResponse_v0(r);
       case 2:
-      return d_DeleteGroupsResponse_v2(r);
+        return d_DeleteGroupsResponse_v2(r);
       case 3:
-      return d_DeleteGroupsResponse_v3(r);
+        return d_DeleteGroupsResponse_v3(r);
       default:
-      throw unsupportedVersion('DeleteGroupsResponse', version, '0-3');
+        throw unsupportedVersion('DeleteGroupsResponse', version, '0-3');
     }
   } catch (e) {
     throw atTop(e, 'DeleteGroupsResponse', version);

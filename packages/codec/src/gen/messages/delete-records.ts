@@ -77,18 +77,13 @@ function e_DeleteRecordsRequest_v0(w: Writer, m: DeleteRecordsRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DeleteRecordsRequestTopic_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DeleteRecordsRequestTopic_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.timeoutMs);
   } catch (e) {
@@ -103,13 +98,11 @@ function d_DeleteRecordsRequest_v0(r: Reader): DeleteRecordsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: DeleteRecordsRequestTopic[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DeleteRecordsRequestTopic_v0(r));
+    const x0: DeleteRecordsRequestTopic[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteRecordsRequestTopic_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
-    f = -1;
     const o: DeleteRecordsRequest = {
       topics: x0,
       timeoutMs: x1,
@@ -128,11 +121,9 @@ function e_DeleteRecordsRequest_v2(w: Writer, m: DeleteRecordsRequest): void {
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DeleteRecordsRequestTopic_v2(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DeleteRecordsRequestTopic_v2(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.timeoutMs);
     f = -1;
@@ -149,15 +140,13 @@ function d_DeleteRecordsRequest_v2(r: Reader): DeleteRecordsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DeleteRecordsRequestTopic[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DeleteRecordsRequestTopic_v2(r));
+    const x0: DeleteRecordsRequestTopic[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteRecordsRequestTopic_v2(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteRecordsRequest = {
       topics: x0,
       timeoutMs: x1,
@@ -174,10 +163,7 @@ function e_DeleteRecordsRequestTopic_v0(w: Writer, m: DeleteRecordsRequestTopic)
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -185,11 +171,9 @@ function e_DeleteRecordsRequestTopic_v0(w: Writer, m: DeleteRecordsRequestTopic)
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsRequestPartition_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsRequestPartition_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DeleteRecordsRequestTopic, f, ix);
   }
@@ -204,11 +188,9 @@ function d_DeleteRecordsRequestTopic_v0(r: Reader): DeleteRecordsRequestTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DeleteRecordsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteRecordsRequestPartition_v0(r));
+    const x1: DeleteRecordsRequestPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsRequestPartition_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DeleteRecordsRequestTopic = {
       name: x0,
       partitions: x1,
@@ -231,11 +213,9 @@ function e_DeleteRecordsRequestTopic_v2(w: Writer, m: DeleteRecordsRequestTopic)
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsRequestPartition_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsRequestPartition_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -252,13 +232,11 @@ function d_DeleteRecordsRequestTopic_v2(r: Reader): DeleteRecordsRequestTopic {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteRecordsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteRecordsRequestPartition_v2(r));
+    const x1: DeleteRecordsRequestPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsRequestPartition_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteRecordsRequestTopic = {
       name: x0,
       partitions: x1,
@@ -274,10 +252,7 @@ function d_DeleteRecordsRequestTopic_v2(r: Reader): DeleteRecordsRequestTopic {
 function e_DeleteRecordsRequestPartition_v0(w: Writer, m: DeleteRecordsRequestPartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -295,7 +270,6 @@ function d_DeleteRecordsRequestPartition_v0(r: Reader): DeleteRecordsRequestPart
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readInt64();
-    f = -1;
     const o: DeleteRecordsRequestPartition = {
       partitionIndex: x0,
       offset: x1,
@@ -331,7 +305,6 @@ function d_DeleteRecordsRequestPartition_v2(r: Reader): DeleteRecordsRequestPart
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteRecordsRequestPartition = {
       partitionIndex: x0,
       offset: x1,
@@ -353,13 +326,13 @@ export function encodeDeleteRecordsRequest(w: Writer, m: DeleteRecordsRequest, v
     switch (version) {
       case 0:
       case 1:
-      e_DeleteRecordsRequest_v0(w, m);
-      return;
+        e_DeleteRecordsRequest_v0(w, m);
+        return;
       case 2:
-      e_DeleteRecordsRequest_v2(w, m);
-      return;
+        e_DeleteRecordsRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteRecordsRequest', version, '0-2');
+        throw unsupportedVersion('DeleteRecordsRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DeleteRecordsRequest', version);
@@ -376,11 +349,11 @@ export function decodeDeleteRecordsRequest(r: Reader, version: number): DeleteRe
     switch (version) {
       case 0:
       case 1:
-      return d_DeleteRecordsRequest_v0(r);
+        return d_DeleteRecordsRequest_v0(r);
       case 2:
-      return d_DeleteRecordsRequest_v2(r);
+        return d_DeleteRecordsRequest_v2(r);
       default:
-      throw unsupportedVersion('DeleteRecordsRequest', version, '0-2');
+        throw unsupportedVersion('DeleteRecordsRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DeleteRecordsRequest', version);
@@ -461,20 +434,15 @@ function e_DeleteRecordsResponse_v0(w: Writer, m: DeleteRecordsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsResponseTopicResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsResponseTopicResult_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DeleteRecordsResponse, f, ix);
   }
@@ -489,11 +457,9 @@ function d_DeleteRecordsResponse_v0(r: Reader): DeleteRecordsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DeleteRecordsResponseTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteRecordsResponseTopicResult_v0(r));
+    const x1: DeleteRecordsResponseTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsResponseTopicResult_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DeleteRecordsResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -514,11 +480,9 @@ function e_DeleteRecordsResponse_v2(w: Writer, m: DeleteRecordsResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsResponseTopicResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsResponseTopicResult_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -535,13 +499,11 @@ function d_DeleteRecordsResponse_v2(r: Reader): DeleteRecordsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteRecordsResponseTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteRecordsResponseTopicResult_v2(r));
+    const x1: DeleteRecordsResponseTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsResponseTopicResult_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteRecordsResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -558,10 +520,7 @@ function e_DeleteRecordsResponseTopicResult_v0(w: Writer, m: DeleteRecordsRespon
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -569,11 +528,9 @@ function e_DeleteRecordsResponseTopicResult_v0(w: Writer, m: DeleteRecordsRespon
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsResponsePartitionResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsResponsePartitionResult_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DeleteRecordsResponseTopicResult, f, ix);
   }
@@ -588,11 +545,9 @@ function d_DeleteRecordsResponseTopicResult_v0(r: Reader): DeleteRecordsResponse
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DeleteRecordsResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteRecordsResponsePartitionResult_v0(r));
+    const x1: DeleteRecordsResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsResponsePartitionResult_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DeleteRecordsResponseTopicResult = {
       name: x0,
       partitions: x1,
@@ -615,11 +570,9 @@ function e_DeleteRecordsResponseTopicResult_v2(w: Writer, m: DeleteRecordsRespon
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsResponsePartitionResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteRecordsResponsePartitionResult_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -636,13 +589,11 @@ function d_DeleteRecordsResponseTopicResult_v2(r: Reader): DeleteRecordsResponse
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteRecordsResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteRecordsResponsePartitionResult_v2(r));
+    const x1: DeleteRecordsResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsResponsePartitionResult_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteRecordsResponseTopicResult = {
       name: x0,
       partitions: x1,
@@ -658,10 +609,7 @@ function d_DeleteRecordsResponseTopicResult_v2(r: Reader): DeleteRecordsResponse
 function e_DeleteRecordsResponsePartitionResult_v0(w: Writer, m: DeleteRecordsResponsePartitionResult): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -683,7 +631,6 @@ function d_DeleteRecordsResponsePartitionResult_v0(r: Reader): DeleteRecordsResp
     const x1 = r.readInt64();
     f = 2;
     const x2 = r.readInt16();
-    f = -1;
     const o: DeleteRecordsResponsePartitionResult = {
       partitionIndex: x0,
       lowWatermark: x1,
@@ -724,7 +671,6 @@ function d_DeleteRecordsResponsePartitionResult_v2(r: Reader): DeleteRecordsResp
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteRecordsResponsePartitionResult = {
       partitionIndex: x0,
       lowWatermark: x1,
@@ -747,13 +693,13 @@ export function encodeDeleteRecordsResponse(w: Writer, m: DeleteRecordsResponse,
     switch (version) {
       case 0:
       case 1:
-      e_DeleteRecordsResponse_v0(w, m);
-      return;
+        e_DeleteRecordsResponse_v0(w, m);
+        return;
       case 2:
-      e_DeleteRecordsResponse_v2(w, m);
-      return;
+        e_DeleteRecordsResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteRecordsResponse', version, '0-2');
+        throw unsupportedVersion('DeleteRecordsResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DeleteRecordsResponse', version);
@@ -770,11 +716,11 @@ export function decodeDeleteRecordsResponse(r: Reader, version: number): DeleteR
     switch (version) {
       case 0:
       case 1:
-      return d_DeleteRecordsResponse_v0(r);
+        return d_DeleteRecordsResponse_v0(r);
       case 2:
-      return d_DeleteRecordsResponse_v2(r);
+        return d_DeleteRecordsResponse_v2(r);
       default:
-      throw unsupportedVersion('DeleteRecordsResponse', version, '0-2');
+        throw unsupportedVersion('DeleteRecordsResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DeleteRecordsResponse', version);

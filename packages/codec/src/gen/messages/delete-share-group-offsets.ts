@@ -59,11 +59,9 @@ function e_DeleteShareGroupOffsetsRequest_v0(w: Writer, m: DeleteShareGroupOffse
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteShareGroupOffsetsRequestTopic_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteShareGroupOffsetsRequestTopic_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -80,13 +78,11 @@ function d_DeleteShareGroupOffsetsRequest_v0(r: Reader): DeleteShareGroupOffsets
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteShareGroupOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteShareGroupOffsetsRequestTopic_v0(r));
+    const x1: DeleteShareGroupOffsetsRequestTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteShareGroupOffsetsRequestTopic_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteShareGroupOffsetsRequest = {
       groupId: x0,
       topics: x1,
@@ -121,7 +117,6 @@ function d_DeleteShareGroupOffsetsRequestTopic_v0(r: Reader): DeleteShareGroupOf
     const x0 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteShareGroupOffsetsRequestTopic = {
       topicName: x0,
     };
@@ -141,10 +136,10 @@ export function encodeDeleteShareGroupOffsetsRequest(w: Writer, m: DeleteShareGr
   try {
     switch (version) {
       case 0:
-      e_DeleteShareGroupOffsetsRequest_v0(w, m);
-      return;
+        e_DeleteShareGroupOffsetsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteShareGroupOffsetsRequest', version, '0');
+        throw unsupportedVersion('DeleteShareGroupOffsetsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DeleteShareGroupOffsetsRequest', version);
@@ -160,9 +155,9 @@ export function decodeDeleteShareGroupOffsetsRequest(r: Reader, version: number)
   try {
     switch (version) {
       case 0:
-      return d_DeleteShareGroupOffsetsRequest_v0(r);
+        return d_DeleteShareGroupOffsetsRequest_v0(r);
       default:
-      throw unsupportedVersion('DeleteShareGroupOffsetsRequest', version, '0');
+        throw unsupportedVersion('DeleteShareGroupOffsetsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DeleteShareGroupOffsetsRequest', version);
@@ -239,11 +234,9 @@ function e_DeleteShareGroupOffsetsResponse_v0(w: Writer, m: DeleteShareGroupOffs
     f = 3;
     const a3 = m.responses;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_DeleteShareGroupOffsetsResponseTopic_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_DeleteShareGroupOffsetsResponseTopic_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -264,13 +257,11 @@ function d_DeleteShareGroupOffsetsResponse_v0(r: Reader): DeleteShareGroupOffset
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: DeleteShareGroupOffsetsResponseTopic[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_DeleteShareGroupOffsetsResponseTopic_v0(r));
+    const x3: DeleteShareGroupOffsetsResponseTopic[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_DeleteShareGroupOffsetsResponseTopic_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteShareGroupOffsetsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -319,7 +310,6 @@ function d_DeleteShareGroupOffsetsResponseTopic_v0(r: Reader): DeleteShareGroupO
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteShareGroupOffsetsResponseTopic = {
       topicName: x0,
       topicId: x1,
@@ -342,10 +332,10 @@ export function encodeDeleteShareGroupOffsetsResponse(w: Writer, m: DeleteShareG
   try {
     switch (version) {
       case 0:
-      e_DeleteShareGroupOffsetsResponse_v0(w, m);
-      return;
+        e_DeleteShareGroupOffsetsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteShareGroupOffsetsResponse', version, '0');
+        throw unsupportedVersion('DeleteShareGroupOffsetsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DeleteShareGroupOffsetsResponse', version);
@@ -361,9 +351,9 @@ export function decodeDeleteShareGroupOffsetsResponse(r: Reader, version: number
   try {
     switch (version) {
       case 0:
-      return d_DeleteShareGroupOffsetsResponse_v0(r);
+        return d_DeleteShareGroupOffsetsResponse_v0(r);
       default:
-      throw unsupportedVersion('DeleteShareGroupOffsetsResponse', version, '0');
+        throw unsupportedVersion('DeleteShareGroupOffsetsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DeleteShareGroupOffsetsResponse', version);

@@ -81,11 +81,9 @@ function e_DeleteShareGroupStateRequest_v0(w: Writer, m: DeleteShareGroupStateRe
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteShareGroupStateRequestDeleteStateData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteShareGroupStateRequestDeleteStateData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -102,13 +100,11 @@ function d_DeleteShareGroupStateRequest_v0(r: Reader): DeleteShareGroupStateRequ
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteShareGroupStateRequestDeleteStateData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteShareGroupStateRequestDeleteStateData_v0(r));
+    const x1: DeleteShareGroupStateRequestDeleteStateData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteShareGroupStateRequestDeleteStateData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteShareGroupStateRequest = {
       groupId: x0,
       topics: x1,
@@ -130,11 +126,9 @@ function e_DeleteShareGroupStateRequestDeleteStateData_v0(w: Writer, m: DeleteSh
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteShareGroupStateRequestPartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteShareGroupStateRequestPartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -151,13 +145,11 @@ function d_DeleteShareGroupStateRequestDeleteStateData_v0(r: Reader): DeleteShar
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteShareGroupStateRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteShareGroupStateRequestPartitionData_v0(r));
+    const x1: DeleteShareGroupStateRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteShareGroupStateRequestPartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteShareGroupStateRequestDeleteStateData = {
       topicId: x0,
       partitions: x1,
@@ -190,7 +182,6 @@ function d_DeleteShareGroupStateRequestPartitionData_v0(r: Reader): DeleteShareG
     const x0 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteShareGroupStateRequestPartitionData = {
       partition: x0,
     };
@@ -210,10 +201,10 @@ export function encodeDeleteShareGroupStateRequest(w: Writer, m: DeleteShareGrou
   try {
     switch (version) {
       case 0:
-      e_DeleteShareGroupStateRequest_v0(w, m);
-      return;
+        e_DeleteShareGroupStateRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteShareGroupStateRequest', version, '0');
+        throw unsupportedVersion('DeleteShareGroupStateRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DeleteShareGroupStateRequest', version);
@@ -229,9 +220,9 @@ export function decodeDeleteShareGroupStateRequest(r: Reader, version: number): 
   try {
     switch (version) {
       case 0:
-      return d_DeleteShareGroupStateRequest_v0(r);
+        return d_DeleteShareGroupStateRequest_v0(r);
       default:
-      throw unsupportedVersion('DeleteShareGroupStateRequest', version, '0');
+        throw unsupportedVersion('DeleteShareGroupStateRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DeleteShareGroupStateRequest', version);
@@ -312,11 +303,9 @@ function e_DeleteShareGroupStateResponse_v0(w: Writer, m: DeleteShareGroupStateR
     f = 0;
     const a0 = m.results;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DeleteShareGroupStateResponseDeleteStateResult_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DeleteShareGroupStateResponseDeleteStateResult_v0(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -331,13 +320,11 @@ function d_DeleteShareGroupStateResponse_v0(r: Reader): DeleteShareGroupStateRes
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DeleteShareGroupStateResponseDeleteStateResult[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DeleteShareGroupStateResponseDeleteStateResult_v0(r));
+    const x0: DeleteShareGroupStateResponseDeleteStateResult[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteShareGroupStateResponseDeleteStateResult_v0(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteShareGroupStateResponse = {
       results: x0,
     };
@@ -358,11 +345,9 @@ function e_DeleteShareGroupStateResponseDeleteStateResult_v0(w: Writer, m: Delet
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteShareGroupStateResponsePartitionResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteShareGroupStateResponsePartitionResult_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -379,13 +364,11 @@ function d_DeleteShareGroupStateResponseDeleteStateResult_v0(r: Reader): DeleteS
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteShareGroupStateResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteShareGroupStateResponsePartitionResult_v0(r));
+    const x1: DeleteShareGroupStateResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteShareGroupStateResponsePartitionResult_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteShareGroupStateResponseDeleteStateResult = {
       topicId: x0,
       partitions: x1,
@@ -426,7 +409,6 @@ function d_DeleteShareGroupStateResponsePartitionResult_v0(r: Reader): DeleteSha
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteShareGroupStateResponsePartitionResult = {
       partition: x0,
       errorCode: x1,
@@ -448,10 +430,10 @@ export function encodeDeleteShareGroupStateResponse(w: Writer, m: DeleteShareGro
   try {
     switch (version) {
       case 0:
-      e_DeleteShareGroupStateResponse_v0(w, m);
-      return;
+        e_DeleteShareGroupStateResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteShareGroupStateResponse', version, '0');
+        throw unsupportedVersion('DeleteShareGroupStateResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DeleteShareGroupStateResponse', version);
@@ -467,9 +449,9 @@ export function decodeDeleteShareGroupStateResponse(r: Reader, version: number):
   try {
     switch (version) {
       case 0:
-      return d_DeleteShareGroupStateResponse_v0(r);
+        return d_DeleteShareGroupStateResponse_v0(r);
       default:
-      throw unsupportedVersion('DeleteShareGroupStateResponse', version, '0');
+        throw unsupportedVersion('DeleteShareGroupStateResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DeleteShareGroupStateResponse', version);

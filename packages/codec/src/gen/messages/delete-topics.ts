@@ -67,15 +67,13 @@ function e_DeleteTopicsRequest_v1(w: Writer, m: DeleteTopicsRequest): void {
     f = 1;
     const a1 = m.topicNames;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) {
-        const e = a1[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeString(e);
-      }
-      ix = -1;
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) {
+      const e = a1[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeString(e);
     }
+    ix = -1;
     f = 2;
     w.writeInt32(m.timeoutMs);
   } catch (e) {
@@ -90,13 +88,11 @@ function d_DeleteTopicsRequest_v1(r: Reader): DeleteTopicsRequest {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: string[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readString());
+    const x1: string[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readString());
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt32();
-    f = -1;
     const o: DeleteTopicsRequest = {
       topics: [],
       topicNames: x1,
@@ -118,15 +114,13 @@ function e_DeleteTopicsRequest_v4(w: Writer, m: DeleteTopicsRequest): void {
     f = 1;
     const a1 = m.topicNames;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) {
-        const e = a1[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) {
+      const e = a1[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 2;
     w.writeInt32(m.timeoutMs);
     f = -1;
@@ -143,15 +137,13 @@ function d_DeleteTopicsRequest_v4(r: Reader): DeleteTopicsRequest {
   try {
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: string[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readCompactString());
+    const x1: string[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readCompactString());
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteTopicsRequest = {
       topics: [],
       topicNames: x1,
@@ -172,11 +164,9 @@ function e_DeleteTopicsRequest_v6(w: Writer, m: DeleteTopicsRequest): void {
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DeleteTopicsRequestDeleteTopicState_v6(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DeleteTopicsRequestDeleteTopicState_v6(w, a0[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt32(m.timeoutMs);
     f = -1;
@@ -193,15 +183,13 @@ function d_DeleteTopicsRequest_v6(r: Reader): DeleteTopicsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DeleteTopicsRequestDeleteTopicState[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DeleteTopicsRequestDeleteTopicState_v6(r));
+    const x0: DeleteTopicsRequestDeleteTopicState[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteTopicsRequestDeleteTopicState_v6(r));
     ix = -1;
-    const x0 = b0;
     f = 2;
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteTopicsRequest = {
       topics: x0,
       topicNames: [],
@@ -239,7 +227,6 @@ function d_DeleteTopicsRequestDeleteTopicState_v6(r: Reader): DeleteTopicsReques
     const x1 = r.readUuid();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteTopicsRequestDeleteTopicState = {
       name: x0,
       topicId: x1,
@@ -262,17 +249,17 @@ export function encodeDeleteTopicsRequest(w: Writer, m: DeleteTopicsRequest, ver
       case 1:
       case 2:
       case 3:
-      e_DeleteTopicsRequest_v1(w, m);
-      return;
+        e_DeleteTopicsRequest_v1(w, m);
+        return;
       case 4:
       case 5:
-      e_DeleteTopicsRequest_v4(w, m);
-      return;
+        e_DeleteTopicsRequest_v4(w, m);
+        return;
       case 6:
-      e_DeleteTopicsRequest_v6(w, m);
-      return;
+        e_DeleteTopicsRequest_v6(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteTopicsRequest', version, '1-6');
+        throw unsupportedVersion('DeleteTopicsRequest', version, '1-6');
     }
   } catch (e) {
     throw atTop(e, 'DeleteTopicsRequest', version);
@@ -290,14 +277,14 @@ export function decodeDeleteTopicsRequest(r: Reader, version: number): DeleteTop
       case 1:
       case 2:
       case 3:
-      return d_DeleteTopicsRequest_v1(r);
+        return d_DeleteTopicsRequest_v1(r);
       case 4:
       case 5:
-      return d_DeleteTopicsRequest_v4(r);
+        return d_DeleteTopicsRequest_v4(r);
       case 6:
-      return d_DeleteTopicsRequest_v6(r);
+        return d_DeleteTopicsRequest_v6(r);
       default:
-      throw unsupportedVersion('DeleteTopicsRequest', version, '1-6');
+        throw unsupportedVersion('DeleteTopicsRequest', version, '1-6');
     }
   } catch (e) {
     throw atTop(e, 'DeleteTopicsRequest', version);
@@ -359,20 +346,15 @@ function e_DeleteTopicsResponse_v1(w: Writer, m: DeleteTopicsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.responses;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteTopicsResponseDeletableTopicResult_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteTopicsResponseDeletableTopicResult_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DeleteTopicsResponse, f, ix);
   }
@@ -387,11 +369,9 @@ function d_DeleteTopicsResponse_v1(r: Reader): DeleteTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DeleteTopicsResponseDeletableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteTopicsResponseDeletableTopicResult_v1(r));
+    const x1: DeleteTopicsResponseDeletableTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DeleteTopicsResponse = {
       throttleTimeMs: x0,
       responses: x1,
@@ -412,11 +392,9 @@ function e_DeleteTopicsResponse_v4(w: Writer, m: DeleteTopicsResponse): void {
     f = 1;
     const a1 = m.responses;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteTopicsResponseDeletableTopicResult_v4(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteTopicsResponseDeletableTopicResult_v4(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -433,13 +411,11 @@ function d_DeleteTopicsResponse_v4(r: Reader): DeleteTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteTopicsResponseDeletableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteTopicsResponseDeletableTopicResult_v4(r));
+    const x1: DeleteTopicsResponseDeletableTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v4(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteTopicsResponse = {
       throttleTimeMs: x0,
       responses: x1,
@@ -461,11 +437,9 @@ function e_DeleteTopicsResponse_v5(w: Writer, m: DeleteTopicsResponse): void {
     f = 1;
     const a1 = m.responses;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteTopicsResponseDeletableTopicResult_v5(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteTopicsResponseDeletableTopicResult_v5(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -482,13 +456,11 @@ function d_DeleteTopicsResponse_v5(r: Reader): DeleteTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteTopicsResponseDeletableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteTopicsResponseDeletableTopicResult_v5(r));
+    const x1: DeleteTopicsResponseDeletableTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v5(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteTopicsResponse = {
       throttleTimeMs: x0,
       responses: x1,
@@ -510,11 +482,9 @@ function e_DeleteTopicsResponse_v6(w: Writer, m: DeleteTopicsResponse): void {
     f = 1;
     const a1 = m.responses;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DeleteTopicsResponseDeletableTopicResult_v6(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DeleteTopicsResponseDeletableTopicResult_v6(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -531,13 +501,11 @@ function d_DeleteTopicsResponse_v6(r: Reader): DeleteTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DeleteTopicsResponseDeletableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DeleteTopicsResponseDeletableTopicResult_v6(r));
+    const x1: DeleteTopicsResponseDeletableTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v6(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteTopicsResponse = {
       throttleTimeMs: x0,
       responses: x1,
@@ -553,10 +521,7 @@ function d_DeleteTopicsResponse_v6(r: Reader): DeleteTopicsResponse {
 function e_DeleteTopicsResponseDeletableTopicResult_v1(w: Writer, m: DeleteTopicsResponseDeletableTopicResult): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -576,7 +541,6 @@ function d_DeleteTopicsResponseDeletableTopicResult_v1(r: Reader): DeleteTopicsR
     const x0 = r.readString();
     f = 2;
     const x2 = r.readInt16();
-    f = -1;
     const o: DeleteTopicsResponseDeletableTopicResult = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -616,7 +580,6 @@ function d_DeleteTopicsResponseDeletableTopicResult_v4(r: Reader): DeleteTopicsR
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteTopicsResponseDeletableTopicResult = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -661,7 +624,6 @@ function d_DeleteTopicsResponseDeletableTopicResult_v5(r: Reader): DeleteTopicsR
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteTopicsResponseDeletableTopicResult = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -708,7 +670,6 @@ function d_DeleteTopicsResponseDeletableTopicResult_v6(r: Reader): DeleteTopicsR
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DeleteTopicsResponseDeletableTopicResult = {
       name: x0,
       topicId: x1,
@@ -733,19 +694,19 @@ export function encodeDeleteTopicsResponse(w: Writer, m: DeleteTopicsResponse, v
       case 1:
       case 2:
       case 3:
-      e_DeleteTopicsResponse_v1(w, m);
-      return;
+        e_DeleteTopicsResponse_v1(w, m);
+        return;
       case 4:
-      e_DeleteTopicsResponse_v4(w, m);
-      return;
+        e_DeleteTopicsResponse_v4(w, m);
+        return;
       case 5:
-      e_DeleteTopicsResponse_v5(w, m);
-      return;
+        e_DeleteTopicsResponse_v5(w, m);
+        return;
       case 6:
-      e_DeleteTopicsResponse_v6(w, m);
-      return;
+        e_DeleteTopicsResponse_v6(w, m);
+        return;
       default:
-      throw unsupportedVersion('DeleteTopicsResponse', version, '1-6');
+        throw unsupportedVersion('DeleteTopicsResponse', version, '1-6');
     }
   } catch (e) {
     throw atTop(e, 'DeleteTopicsResponse', version);
@@ -763,15 +724,15 @@ export function decodeDeleteTopicsResponse(r: Reader, version: number): DeleteTo
       case 1:
       case 2:
       case 3:
-      return d_DeleteTopicsResponse_v1(r);
+        return d_DeleteTopicsResponse_v1(r);
       case 4:
-      return d_DeleteTopicsResponse_v4(r);
+        return d_DeleteTopicsResponse_v4(r);
       case 5:
-      return d_DeleteTopicsResponse_v5(r);
+        return d_DeleteTopicsResponse_v5(r);
       case 6:
-      return d_DeleteTopicsResponse_v6(r);
+        return d_DeleteTopicsResponse_v6(r);
       default:
-      throw unsupportedVersion('DeleteTopicsResponse', version, '1-6');
+        throw unsupportedVersion('DeleteTopicsResponse', version, '1-6');
     }
   } catch (e) {
     throw atTop(e, 'DeleteTopicsResponse', version);

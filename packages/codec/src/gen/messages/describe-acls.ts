@@ -47,10 +47,7 @@ const F_DescribeAclsRequest: readonly string[] = ['resourceTypeFilter', 'resourc
 function e_DescribeAclsRequest_v1(w: Writer, m: DescribeAclsRequest): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt8(m.resourceTypeFilter);
     f = 1;
@@ -88,7 +85,6 @@ function d_DescribeAclsRequest_v1(r: Reader): DescribeAclsRequest {
     const x5 = r.readInt8();
     f = 6;
     const x6 = r.readInt8();
-    f = -1;
     const o: DescribeAclsRequest = {
       resourceTypeFilter: x0,
       resourceNameFilter: x1,
@@ -149,7 +145,6 @@ function d_DescribeAclsRequest_v2(r: Reader): DescribeAclsRequest {
     const x6 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeAclsRequest = {
       resourceTypeFilter: x0,
       resourceNameFilter: x1,
@@ -175,14 +170,14 @@ export function encodeDescribeAclsRequest(w: Writer, m: DescribeAclsRequest, ver
   try {
     switch (version) {
       case 1:
-      e_DescribeAclsRequest_v1(w, m);
-      return;
+        e_DescribeAclsRequest_v1(w, m);
+        return;
       case 2:
       case 3:
-      e_DescribeAclsRequest_v2(w, m);
-      return;
+        e_DescribeAclsRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeAclsRequest', version, '1-3');
+        throw unsupportedVersion('DescribeAclsRequest', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DescribeAclsRequest', version);
@@ -198,12 +193,12 @@ export function decodeDescribeAclsRequest(r: Reader, version: number): DescribeA
   try {
     switch (version) {
       case 1:
-      return d_DescribeAclsRequest_v1(r);
+        return d_DescribeAclsRequest_v1(r);
       case 2:
       case 3:
-      return d_DescribeAclsRequest_v2(r);
+        return d_DescribeAclsRequest_v2(r);
       default:
-      throw unsupportedVersion('DescribeAclsRequest', version, '1-3');
+        throw unsupportedVersion('DescribeAclsRequest', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DescribeAclsRequest', version);
@@ -299,10 +294,7 @@ function e_DescribeAclsResponse_v1(w: Writer, m: DescribeAclsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
@@ -312,11 +304,9 @@ function e_DescribeAclsResponse_v1(w: Writer, m: DescribeAclsResponse): void {
     f = 3;
     const a3 = m.resources;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_DescribeAclsResponseResource_v1(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_DescribeAclsResponseResource_v1(w, a3[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeAclsResponse, f, ix);
   }
@@ -335,11 +325,9 @@ function d_DescribeAclsResponse_v1(r: Reader): DescribeAclsResponse {
     const x2 = r.readNullableString();
     f = 3;
     const n3 = r.readArrayLength();
-    const b3: DescribeAclsResponseResource[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_DescribeAclsResponseResource_v1(r));
+    const x3: DescribeAclsResponseResource[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeAclsResponseResource_v1(r));
     ix = -1;
-    const x3 = b3;
-    f = -1;
     const o: DescribeAclsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -366,11 +354,9 @@ function e_DescribeAclsResponse_v2(w: Writer, m: DescribeAclsResponse): void {
     f = 3;
     const a3 = m.resources;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_DescribeAclsResponseResource_v2(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_DescribeAclsResponseResource_v2(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -391,13 +377,11 @@ function d_DescribeAclsResponse_v2(r: Reader): DescribeAclsResponse {
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: DescribeAclsResponseResource[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_DescribeAclsResponseResource_v2(r));
+    const x3: DescribeAclsResponseResource[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeAclsResponseResource_v2(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeAclsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -416,10 +400,7 @@ function e_DescribeAclsResponseResource_v1(w: Writer, m: DescribeAclsResponseRes
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt8(m.resourceType);
     f = 1;
@@ -431,11 +412,9 @@ function e_DescribeAclsResponseResource_v1(w: Writer, m: DescribeAclsResponseRes
     f = 3;
     const a3 = m.acls;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_DescribeAclsResponseAclDescription_v1(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_DescribeAclsResponseAclDescription_v1(w, a3[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeAclsResponseResource, f, ix);
   }
@@ -454,11 +433,9 @@ function d_DescribeAclsResponseResource_v1(r: Reader): DescribeAclsResponseResou
     const x2 = r.readInt8();
     f = 3;
     const n3 = r.readArrayLength();
-    const b3: DescribeAclsResponseAclDescription[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_DescribeAclsResponseAclDescription_v1(r));
+    const x3: DescribeAclsResponseAclDescription[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeAclsResponseAclDescription_v1(r));
     ix = -1;
-    const x3 = b3;
-    f = -1;
     const o: DescribeAclsResponseResource = {
       resourceType: x0,
       resourceName: x1,
@@ -487,11 +464,9 @@ function e_DescribeAclsResponseResource_v2(w: Writer, m: DescribeAclsResponseRes
     f = 3;
     const a3 = m.acls;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_DescribeAclsResponseAclDescription_v2(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_DescribeAclsResponseAclDescription_v2(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -512,13 +487,11 @@ function d_DescribeAclsResponseResource_v2(r: Reader): DescribeAclsResponseResou
     const x2 = r.readInt8();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: DescribeAclsResponseAclDescription[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_DescribeAclsResponseAclDescription_v2(r));
+    const x3: DescribeAclsResponseAclDescription[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeAclsResponseAclDescription_v2(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeAclsResponseResource = {
       resourceType: x0,
       resourceName: x1,
@@ -536,10 +509,7 @@ function d_DescribeAclsResponseResource_v2(r: Reader): DescribeAclsResponseResou
 function e_DescribeAclsResponseAclDescription_v1(w: Writer, m: DescribeAclsResponseAclDescription): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.principal;
     if (v0 === null) throw nullNotAllowed();
@@ -569,7 +539,6 @@ function d_DescribeAclsResponseAclDescription_v1(r: Reader): DescribeAclsRespons
     const x2 = r.readInt8();
     f = 3;
     const x3 = r.readInt8();
-    f = -1;
     const o: DescribeAclsResponseAclDescription = {
       principal: x0,
       host: x1,
@@ -619,7 +588,6 @@ function d_DescribeAclsResponseAclDescription_v2(r: Reader): DescribeAclsRespons
     const x3 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeAclsResponseAclDescription = {
       principal: x0,
       host: x1,
@@ -642,14 +610,14 @@ export function encodeDescribeAclsResponse(w: Writer, m: DescribeAclsResponse, v
   try {
     switch (version) {
       case 1:
-      e_DescribeAclsResponse_v1(w, m);
-      return;
+        e_DescribeAclsResponse_v1(w, m);
+        return;
       case 2:
       case 3:
-      e_DescribeAclsResponse_v2(w, m);
-      return;
+        e_DescribeAclsResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeAclsResponse', version, '1-3');
+        throw unsupportedVersion('DescribeAclsResponse', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DescribeAclsResponse', version);
@@ -665,12 +633,12 @@ export function decodeDescribeAclsResponse(r: Reader, version: number): Describe
   try {
     switch (version) {
       case 1:
-      return d_DescribeAclsResponse_v1(r);
+        return d_DescribeAclsResponse_v1(r);
       case 2:
       case 3:
-      return d_DescribeAclsResponse_v2(r);
+        return d_DescribeAclsResponse_v2(r);
       default:
-      throw unsupportedVersion('DescribeAclsResponse', version, '1-3');
+        throw unsupportedVersion('DescribeAclsResponse', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DescribeAclsResponse', version);

@@ -58,18 +58,13 @@ function e_DescribeClientQuotasRequest_v0(w: Writer, m: DescribeClientQuotasRequ
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.components;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeClientQuotasRequestComponentData_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeClientQuotasRequestComponentData_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.strict);
   } catch (e) {
@@ -84,13 +79,11 @@ function d_DescribeClientQuotasRequest_v0(r: Reader): DescribeClientQuotasReques
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: DescribeClientQuotasRequestComponentData[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeClientQuotasRequestComponentData_v0(r));
+    const x0: DescribeClientQuotasRequestComponentData[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeClientQuotasRequestComponentData_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
-    f = -1;
     const o: DescribeClientQuotasRequest = {
       components: x0,
       strict: x1,
@@ -109,11 +102,9 @@ function e_DescribeClientQuotasRequest_v1(w: Writer, m: DescribeClientQuotasRequ
     f = 0;
     const a0 = m.components;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeClientQuotasRequestComponentData_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeClientQuotasRequestComponentData_v1(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.strict);
     f = -1;
@@ -130,15 +121,13 @@ function d_DescribeClientQuotasRequest_v1(r: Reader): DescribeClientQuotasReques
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DescribeClientQuotasRequestComponentData[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeClientQuotasRequestComponentData_v1(r));
+    const x0: DescribeClientQuotasRequestComponentData[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeClientQuotasRequestComponentData_v1(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClientQuotasRequest = {
       components: x0,
       strict: x1,
@@ -154,10 +143,7 @@ function d_DescribeClientQuotasRequest_v1(r: Reader): DescribeClientQuotasReques
 function e_DescribeClientQuotasRequestComponentData_v0(w: Writer, m: DescribeClientQuotasRequestComponentData): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.entityType;
     if (v0 === null) throw nullNotAllowed();
@@ -181,7 +167,6 @@ function d_DescribeClientQuotasRequestComponentData_v0(r: Reader): DescribeClien
     const x1 = r.readInt8();
     f = 2;
     const x2 = r.readNullableString();
-    f = -1;
     const o: DescribeClientQuotasRequestComponentData = {
       entityType: x0,
       matchType: x1,
@@ -224,7 +209,6 @@ function d_DescribeClientQuotasRequestComponentData_v1(r: Reader): DescribeClien
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClientQuotasRequestComponentData = {
       entityType: x0,
       matchType: x1,
@@ -246,13 +230,13 @@ export function encodeDescribeClientQuotasRequest(w: Writer, m: DescribeClientQu
   try {
     switch (version) {
       case 0:
-      e_DescribeClientQuotasRequest_v0(w, m);
-      return;
+        e_DescribeClientQuotasRequest_v0(w, m);
+        return;
       case 1:
-      e_DescribeClientQuotasRequest_v1(w, m);
-      return;
+        e_DescribeClientQuotasRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeClientQuotasRequest', version, '0-1');
+        throw unsupportedVersion('DescribeClientQuotasRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'DescribeClientQuotasRequest', version);
@@ -268,11 +252,11 @@ export function decodeDescribeClientQuotasRequest(r: Reader, version: number): D
   try {
     switch (version) {
       case 0:
-      return d_DescribeClientQuotasRequest_v0(r);
+        return d_DescribeClientQuotasRequest_v0(r);
       case 1:
-      return d_DescribeClientQuotasRequest_v1(r);
+        return d_DescribeClientQuotasRequest_v1(r);
       default:
-      throw unsupportedVersion('DescribeClientQuotasRequest', version, '0-1');
+        throw unsupportedVersion('DescribeClientQuotasRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'DescribeClientQuotasRequest', version);
@@ -378,10 +362,7 @@ function e_DescribeClientQuotasResponse_v0(w: Writer, m: DescribeClientQuotasRes
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
@@ -416,12 +397,10 @@ function d_DescribeClientQuotasResponse_v0(r: Reader): DescribeClientQuotasRespo
     let x3: DescribeClientQuotasResponseEntryData[] | null = null;
     const n3 = r.readNullableArrayLength();
     if (n3 >= 0) {
-      const b3: DescribeClientQuotasResponseEntryData[] = [];
-      for (ix = 0; ix < n3; ix++) b3.push(d_DescribeClientQuotasResponseEntryData_v0(r));
+      x3 = [];
+      for (ix = 0; ix < n3; ix++) x3.push(d_DescribeClientQuotasResponseEntryData_v0(r));
       ix = -1;
-      x3 = b3;
     }
-    f = -1;
     const o: DescribeClientQuotasResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -475,14 +454,12 @@ function d_DescribeClientQuotasResponse_v1(r: Reader): DescribeClientQuotasRespo
     let x3: DescribeClientQuotasResponseEntryData[] | null = null;
     const n3 = r.readNullableCompactArrayLength();
     if (n3 >= 0) {
-      const b3: DescribeClientQuotasResponseEntryData[] = [];
-      for (ix = 0; ix < n3; ix++) b3.push(d_DescribeClientQuotasResponseEntryData_v1(r));
+      x3 = [];
+      for (ix = 0; ix < n3; ix++) x3.push(d_DescribeClientQuotasResponseEntryData_v1(r));
       ix = -1;
-      x3 = b3;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClientQuotasResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -501,26 +478,19 @@ function e_DescribeClientQuotasResponseEntryData_v0(w: Writer, m: DescribeClient
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.entity;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeClientQuotasResponseEntityData_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeClientQuotasResponseEntityData_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     const a1 = m.values;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeClientQuotasResponseValueData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeClientQuotasResponseValueData_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeClientQuotasResponseEntryData, f, ix);
   }
@@ -533,17 +503,14 @@ function d_DescribeClientQuotasResponseEntryData_v0(r: Reader): DescribeClientQu
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: DescribeClientQuotasResponseEntityData[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeClientQuotasResponseEntityData_v0(r));
+    const x0: DescribeClientQuotasResponseEntityData[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeClientQuotasResponseEntityData_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DescribeClientQuotasResponseValueData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeClientQuotasResponseValueData_v0(r));
+    const x1: DescribeClientQuotasResponseValueData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeClientQuotasResponseValueData_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DescribeClientQuotasResponseEntryData = {
       entity: x0,
       values: x1,
@@ -562,19 +529,15 @@ function e_DescribeClientQuotasResponseEntryData_v1(w: Writer, m: DescribeClient
     f = 0;
     const a0 = m.entity;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeClientQuotasResponseEntityData_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeClientQuotasResponseEntityData_v1(w, a0[ix]!);
+    ix = -1;
     f = 1;
     const a1 = m.values;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeClientQuotasResponseValueData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeClientQuotasResponseValueData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -589,19 +552,16 @@ function d_DescribeClientQuotasResponseEntryData_v1(r: Reader): DescribeClientQu
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DescribeClientQuotasResponseEntityData[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeClientQuotasResponseEntityData_v1(r));
+    const x0: DescribeClientQuotasResponseEntityData[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeClientQuotasResponseEntityData_v1(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeClientQuotasResponseValueData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeClientQuotasResponseValueData_v1(r));
+    const x1: DescribeClientQuotasResponseValueData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeClientQuotasResponseValueData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClientQuotasResponseEntryData = {
       entity: x0,
       values: x1,
@@ -617,10 +577,7 @@ function d_DescribeClientQuotasResponseEntryData_v1(r: Reader): DescribeClientQu
 function e_DescribeClientQuotasResponseEntityData_v0(w: Writer, m: DescribeClientQuotasResponseEntityData): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.entityType;
     if (v0 === null) throw nullNotAllowed();
@@ -640,7 +597,6 @@ function d_DescribeClientQuotasResponseEntityData_v0(r: Reader): DescribeClientQ
     const x0 = r.readString();
     f = 1;
     const x1 = r.readNullableString();
-    f = -1;
     const o: DescribeClientQuotasResponseEntityData = {
       entityType: x0,
       entityName: x1,
@@ -678,7 +634,6 @@ function d_DescribeClientQuotasResponseEntityData_v1(r: Reader): DescribeClientQ
     const x1 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClientQuotasResponseEntityData = {
       entityType: x0,
       entityName: x1,
@@ -694,10 +649,7 @@ function d_DescribeClientQuotasResponseEntityData_v1(r: Reader): DescribeClientQ
 function e_DescribeClientQuotasResponseValueData_v0(w: Writer, m: DescribeClientQuotasResponseValueData): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.key;
     if (v0 === null) throw nullNotAllowed();
@@ -717,7 +669,6 @@ function d_DescribeClientQuotasResponseValueData_v0(r: Reader): DescribeClientQu
     const x0 = r.readString();
     f = 1;
     const x1 = r.readFloat64();
-    f = -1;
     const o: DescribeClientQuotasResponseValueData = {
       key: x0,
       value: x1,
@@ -755,7 +706,6 @@ function d_DescribeClientQuotasResponseValueData_v1(r: Reader): DescribeClientQu
     const x1 = r.readFloat64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClientQuotasResponseValueData = {
       key: x0,
       value: x1,
@@ -776,13 +726,13 @@ export function encodeDescribeClientQuotasResponse(w: Writer, m: DescribeClientQ
   try {
     switch (version) {
       case 0:
-      e_DescribeClientQuotasResponse_v0(w, m);
-      return;
+        e_DescribeClientQuotasResponse_v0(w, m);
+        return;
       case 1:
-      e_DescribeClientQuotasResponse_v1(w, m);
-      return;
+        e_DescribeClientQuotasResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeClientQuotasResponse', version, '0-1');
+        throw unsupportedVersion('DescribeClientQuotasResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'DescribeClientQuotasResponse', version);
@@ -798,11 +748,11 @@ export function decodeDescribeClientQuotasResponse(r: Reader, version: number): 
   try {
     switch (version) {
       case 0:
-      return d_DescribeClientQuotasResponse_v0(r);
+        return d_DescribeClientQuotasResponse_v0(r);
       case 1:
-      return d_DescribeClientQuotasResponse_v1(r);
+        return d_DescribeClientQuotasResponse_v1(r);
       default:
-      throw unsupportedVersion('DescribeClientQuotasResponse', version, '0-1');
+        throw unsupportedVersion('DescribeClientQuotasResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'DescribeClientQuotasResponse', version);

@@ -56,7 +56,6 @@ function d_DescribeClusterRequest_v0(r: Reader): DescribeClusterRequest {
     const x0 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClusterRequest = {
       includeClusterAuthorizedOperations: x0,
       endpointType: 1,
@@ -96,7 +95,6 @@ function d_DescribeClusterRequest_v1(r: Reader): DescribeClusterRequest {
     const x1 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClusterRequest = {
       includeClusterAuthorizedOperations: x0,
       endpointType: x1,
@@ -138,7 +136,6 @@ function d_DescribeClusterRequest_v2(r: Reader): DescribeClusterRequest {
     const x2 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClusterRequest = {
       includeClusterAuthorizedOperations: x0,
       endpointType: x1,
@@ -160,16 +157,16 @@ export function encodeDescribeClusterRequest(w: Writer, m: DescribeClusterReques
   try {
     switch (version) {
       case 0:
-      e_DescribeClusterRequest_v0(w, m);
-      return;
+        e_DescribeClusterRequest_v0(w, m);
+        return;
       case 1:
-      e_DescribeClusterRequest_v1(w, m);
-      return;
+        e_DescribeClusterRequest_v1(w, m);
+        return;
       case 2:
-      e_DescribeClusterRequest_v2(w, m);
-      return;
+        e_DescribeClusterRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeClusterRequest', version, '0-2');
+        throw unsupportedVersion('DescribeClusterRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DescribeClusterRequest', version);
@@ -185,13 +182,13 @@ export function decodeDescribeClusterRequest(r: Reader, version: number): Descri
   try {
     switch (version) {
       case 0:
-      return d_DescribeClusterRequest_v0(r);
+        return d_DescribeClusterRequest_v0(r);
       case 1:
-      return d_DescribeClusterRequest_v1(r);
+        return d_DescribeClusterRequest_v1(r);
       case 2:
-      return d_DescribeClusterRequest_v2(r);
+        return d_DescribeClusterRequest_v2(r);
       default:
-      throw unsupportedVersion('DescribeClusterRequest', version, '0-2');
+        throw unsupportedVersion('DescribeClusterRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DescribeClusterRequest', version);
@@ -291,11 +288,9 @@ function e_DescribeClusterResponse_v0(w: Writer, m: DescribeClusterResponse): vo
     f = 6;
     const a6 = m.brokers;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeClusterResponseBroker_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeClusterResponseBroker_v0(w, a6[ix]!);
+    ix = -1;
     f = 7;
     w.writeInt32(m.clusterAuthorizedOperations);
     f = -1;
@@ -322,15 +317,13 @@ function d_DescribeClusterResponse_v0(r: Reader): DescribeClusterResponse {
     const x5 = r.readInt32();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: DescribeClusterResponseBroker[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeClusterResponseBroker_v0(r));
+    const x6: DescribeClusterResponseBroker[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeClusterResponseBroker_v0(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClusterResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -370,11 +363,9 @@ function e_DescribeClusterResponse_v1(w: Writer, m: DescribeClusterResponse): vo
     f = 6;
     const a6 = m.brokers;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeClusterResponseBroker_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeClusterResponseBroker_v0(w, a6[ix]!);
+    ix = -1;
     f = 7;
     w.writeInt32(m.clusterAuthorizedOperations);
     f = -1;
@@ -403,15 +394,13 @@ function d_DescribeClusterResponse_v1(r: Reader): DescribeClusterResponse {
     const x5 = r.readInt32();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: DescribeClusterResponseBroker[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeClusterResponseBroker_v0(r));
+    const x6: DescribeClusterResponseBroker[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeClusterResponseBroker_v0(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClusterResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -451,11 +440,9 @@ function e_DescribeClusterResponse_v2(w: Writer, m: DescribeClusterResponse): vo
     f = 6;
     const a6 = m.brokers;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeClusterResponseBroker_v2(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeClusterResponseBroker_v2(w, a6[ix]!);
+    ix = -1;
     f = 7;
     w.writeInt32(m.clusterAuthorizedOperations);
     f = -1;
@@ -484,15 +471,13 @@ function d_DescribeClusterResponse_v2(r: Reader): DescribeClusterResponse {
     const x5 = r.readInt32();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: DescribeClusterResponseBroker[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeClusterResponseBroker_v2(r));
+    const x6: DescribeClusterResponseBroker[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeClusterResponseBroker_v2(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClusterResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -547,7 +532,6 @@ function d_DescribeClusterResponseBroker_v0(r: Reader): DescribeClusterResponseB
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClusterResponseBroker = {
       brokerId: x0,
       host: x1,
@@ -601,7 +585,6 @@ function d_DescribeClusterResponseBroker_v2(r: Reader): DescribeClusterResponseB
     const x4 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeClusterResponseBroker = {
       brokerId: x0,
       host: x1,
@@ -625,16 +608,16 @@ export function encodeDescribeClusterResponse(w: Writer, m: DescribeClusterRespo
   try {
     switch (version) {
       case 0:
-      e_DescribeClusterResponse_v0(w, m);
-      return;
+        e_DescribeClusterResponse_v0(w, m);
+        return;
       case 1:
-      e_DescribeClusterResponse_v1(w, m);
-      return;
+        e_DescribeClusterResponse_v1(w, m);
+        return;
       case 2:
-      e_DescribeClusterResponse_v2(w, m);
-      return;
+        e_DescribeClusterResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeClusterResponse', version, '0-2');
+        throw unsupportedVersion('DescribeClusterResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DescribeClusterResponse', version);
@@ -650,13 +633,13 @@ export function decodeDescribeClusterResponse(r: Reader, version: number): Descr
   try {
     switch (version) {
       case 0:
-      return d_DescribeClusterResponse_v0(r);
+        return d_DescribeClusterResponse_v0(r);
       case 1:
-      return d_DescribeClusterResponse_v1(r);
+        return d_DescribeClusterResponse_v1(r);
       case 2:
-      return d_DescribeClusterResponse_v2(r);
+        return d_DescribeClusterResponse_v2(r);
       default:
-      throw unsupportedVersion('DescribeClusterResponse', version, '0-2');
+        throw unsupportedVersion('DescribeClusterResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DescribeClusterResponse', version);

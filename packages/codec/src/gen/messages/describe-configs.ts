@@ -70,11 +70,9 @@ function e_DescribeConfigsRequest_v1(w: Writer, m: DescribeConfigsRequest): void
     f = 0;
     const a0 = m.resources;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeConfigsRequestResource_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeConfigsRequestResource_v1(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.includeSynonyms);
   } catch (e) {
@@ -89,13 +87,11 @@ function d_DescribeConfigsRequest_v1(r: Reader): DescribeConfigsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: DescribeConfigsRequestResource[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeConfigsRequestResource_v1(r));
+    const x0: DescribeConfigsRequestResource[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeConfigsRequestResource_v1(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
-    f = -1;
     const o: DescribeConfigsRequest = {
       resources: x0,
       includeSynonyms: x1,
@@ -112,18 +108,13 @@ function e_DescribeConfigsRequest_v3(w: Writer, m: DescribeConfigsRequest): void
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.resources;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeConfigsRequestResource_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeConfigsRequestResource_v1(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.includeSynonyms);
     f = 2;
@@ -140,15 +131,13 @@ function d_DescribeConfigsRequest_v3(r: Reader): DescribeConfigsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: DescribeConfigsRequestResource[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeConfigsRequestResource_v1(r));
+    const x0: DescribeConfigsRequestResource[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeConfigsRequestResource_v1(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = 2;
     const x2 = r.readBool();
-    f = -1;
     const o: DescribeConfigsRequest = {
       resources: x0,
       includeSynonyms: x1,
@@ -168,11 +157,9 @@ function e_DescribeConfigsRequest_v4(w: Writer, m: DescribeConfigsRequest): void
     f = 0;
     const a0 = m.resources;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeConfigsRequestResource_v4(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeConfigsRequestResource_v4(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.includeSynonyms);
     f = 2;
@@ -191,17 +178,15 @@ function d_DescribeConfigsRequest_v4(r: Reader): DescribeConfigsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DescribeConfigsRequestResource[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeConfigsRequestResource_v4(r));
+    const x0: DescribeConfigsRequestResource[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeConfigsRequestResource_v4(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = 2;
     const x2 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeConfigsRequest = {
       resources: x0,
       includeSynonyms: x1,
@@ -219,10 +204,7 @@ function e_DescribeConfigsRequestResource_v1(w: Writer, m: DescribeConfigsReques
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt8(m.resourceType);
     f = 1;
@@ -259,12 +241,10 @@ function d_DescribeConfigsRequestResource_v1(r: Reader): DescribeConfigsRequestR
     let x2: string[] | null = null;
     const n2 = r.readNullableArrayLength();
     if (n2 >= 0) {
-      const b2: string[] = [];
-      for (ix = 0; ix < n2; ix++) b2.push(r.readString());
+      x2 = [];
+      for (ix = 0; ix < n2; ix++) x2.push(r.readString());
       ix = -1;
-      x2 = b2;
     }
-    f = -1;
     const o: DescribeConfigsRequestResource = {
       resourceType: x0,
       resourceName: x1,
@@ -319,14 +299,12 @@ function d_DescribeConfigsRequestResource_v4(r: Reader): DescribeConfigsRequestR
     let x2: string[] | null = null;
     const n2 = r.readNullableCompactArrayLength();
     if (n2 >= 0) {
-      const b2: string[] = [];
-      for (ix = 0; ix < n2; ix++) b2.push(r.readCompactString());
+      x2 = [];
+      for (ix = 0; ix < n2; ix++) x2.push(r.readCompactString());
       ix = -1;
-      x2 = b2;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeConfigsRequestResource = {
       resourceType: x0,
       resourceName: x1,
@@ -349,16 +327,16 @@ export function encodeDescribeConfigsRequest(w: Writer, m: DescribeConfigsReques
     switch (version) {
       case 1:
       case 2:
-      e_DescribeConfigsRequest_v1(w, m);
-      return;
+        e_DescribeConfigsRequest_v1(w, m);
+        return;
       case 3:
-      e_DescribeConfigsRequest_v3(w, m);
-      return;
+        e_DescribeConfigsRequest_v3(w, m);
+        return;
       case 4:
-      e_DescribeConfigsRequest_v4(w, m);
-      return;
+        e_DescribeConfigsRequest_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeConfigsRequest', version, '1-4');
+        throw unsupportedVersion('DescribeConfigsRequest', version, '1-4');
     }
   } catch (e) {
     throw atTop(e, 'DescribeConfigsRequest', version);
@@ -375,13 +353,13 @@ export function decodeDescribeConfigsRequest(r: Reader, version: number): Descri
     switch (version) {
       case 1:
       case 2:
-      return d_DescribeConfigsRequest_v1(r);
+        return d_DescribeConfigsRequest_v1(r);
       case 3:
-      return d_DescribeConfigsRequest_v3(r);
+        return d_DescribeConfigsRequest_v3(r);
       case 4:
-      return d_DescribeConfigsRequest_v4(r);
+        return d_DescribeConfigsRequest_v4(r);
       default:
-      throw unsupportedVersion('DescribeConfigsRequest', version, '1-4');
+        throw unsupportedVersion('DescribeConfigsRequest', version, '1-4');
     }
   } catch (e) {
     throw atTop(e, 'DescribeConfigsRequest', version);
@@ -511,20 +489,15 @@ function e_DescribeConfigsResponse_v1(w: Writer, m: DescribeConfigsResponse): vo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeConfigsResponseResult_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeConfigsResponseResult_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeConfigsResponse, f, ix);
   }
@@ -539,11 +512,9 @@ function d_DescribeConfigsResponse_v1(r: Reader): DescribeConfigsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DescribeConfigsResponseResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeConfigsResponseResult_v1(r));
+    const x1: DescribeConfigsResponseResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeConfigsResponseResult_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DescribeConfigsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -559,20 +530,15 @@ function e_DescribeConfigsResponse_v3(w: Writer, m: DescribeConfigsResponse): vo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeConfigsResponseResult_v3(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeConfigsResponseResult_v3(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeConfigsResponse, f, ix);
   }
@@ -587,11 +553,9 @@ function d_DescribeConfigsResponse_v3(r: Reader): DescribeConfigsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DescribeConfigsResponseResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeConfigsResponseResult_v3(r));
+    const x1: DescribeConfigsResponseResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeConfigsResponseResult_v3(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DescribeConfigsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -612,11 +576,9 @@ function e_DescribeConfigsResponse_v4(w: Writer, m: DescribeConfigsResponse): vo
     f = 1;
     const a1 = m.results;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeConfigsResponseResult_v4(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeConfigsResponseResult_v4(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -633,13 +595,11 @@ function d_DescribeConfigsResponse_v4(r: Reader): DescribeConfigsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeConfigsResponseResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeConfigsResponseResult_v4(r));
+    const x1: DescribeConfigsResponseResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeConfigsResponseResult_v4(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeConfigsResponse = {
       throttleTimeMs: x0,
       results: x1,
@@ -656,10 +616,7 @@ function e_DescribeConfigsResponseResult_v1(w: Writer, m: DescribeConfigsRespons
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -673,11 +630,9 @@ function e_DescribeConfigsResponseResult_v1(w: Writer, m: DescribeConfigsRespons
     f = 4;
     const a4 = m.configs;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_DescribeConfigsResponseResourceResult_v1(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_DescribeConfigsResponseResourceResult_v1(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeConfigsResponseResult, f, ix);
   }
@@ -698,11 +653,9 @@ function d_DescribeConfigsResponseResult_v1(r: Reader): DescribeConfigsResponseR
     const x3 = r.readString();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: DescribeConfigsResponseResourceResult[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_DescribeConfigsResponseResourceResult_v1(r));
+    const x4: DescribeConfigsResponseResourceResult[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_DescribeConfigsResponseResourceResult_v1(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: DescribeConfigsResponseResult = {
       errorCode: x0,
       errorMessage: x1,
@@ -721,10 +674,7 @@ function e_DescribeConfigsResponseResult_v3(w: Writer, m: DescribeConfigsRespons
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -738,11 +688,9 @@ function e_DescribeConfigsResponseResult_v3(w: Writer, m: DescribeConfigsRespons
     f = 4;
     const a4 = m.configs;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_DescribeConfigsResponseResourceResult_v3(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_DescribeConfigsResponseResourceResult_v3(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeConfigsResponseResult, f, ix);
   }
@@ -763,11 +711,9 @@ function d_DescribeConfigsResponseResult_v3(r: Reader): DescribeConfigsResponseR
     const x3 = r.readString();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: DescribeConfigsResponseResourceResult[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_DescribeConfigsResponseResourceResult_v3(r));
+    const x4: DescribeConfigsResponseResourceResult[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_DescribeConfigsResponseResourceResult_v3(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: DescribeConfigsResponseResult = {
       errorCode: x0,
       errorMessage: x1,
@@ -799,11 +745,9 @@ function e_DescribeConfigsResponseResult_v4(w: Writer, m: DescribeConfigsRespons
     f = 4;
     const a4 = m.configs;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_DescribeConfigsResponseResourceResult_v4(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_DescribeConfigsResponseResourceResult_v4(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -826,13 +770,11 @@ function d_DescribeConfigsResponseResult_v4(r: Reader): DescribeConfigsResponseR
     const x3 = r.readCompactString();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: DescribeConfigsResponseResourceResult[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_DescribeConfigsResponseResourceResult_v4(r));
+    const x4: DescribeConfigsResponseResourceResult[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_DescribeConfigsResponseResourceResult_v4(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeConfigsResponseResult = {
       errorCode: x0,
       errorMessage: x1,
@@ -852,10 +794,7 @@ function e_DescribeConfigsResponseResourceResult_v1(w: Writer, m: DescribeConfig
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -871,11 +810,9 @@ function e_DescribeConfigsResponseResourceResult_v1(w: Writer, m: DescribeConfig
     f = 5;
     const a5 = m.synonyms;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_DescribeConfigsResponseSynonym_v1(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_DescribeConfigsResponseSynonym_v1(w, a5[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeConfigsResponseResourceResult, f, ix);
   }
@@ -898,11 +835,9 @@ function d_DescribeConfigsResponseResourceResult_v1(r: Reader): DescribeConfigsR
     const x4 = r.readBool();
     f = 5;
     const n5 = r.readArrayLength();
-    const b5: DescribeConfigsResponseSynonym[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_DescribeConfigsResponseSynonym_v1(r));
+    const x5: DescribeConfigsResponseSynonym[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_DescribeConfigsResponseSynonym_v1(r));
     ix = -1;
-    const x5 = b5;
-    f = -1;
     const o: DescribeConfigsResponseResourceResult = {
       name: x0,
       value: x1,
@@ -924,10 +859,7 @@ function e_DescribeConfigsResponseResourceResult_v3(w: Writer, m: DescribeConfig
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -943,11 +875,9 @@ function e_DescribeConfigsResponseResourceResult_v3(w: Writer, m: DescribeConfig
     f = 5;
     const a5 = m.synonyms;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_DescribeConfigsResponseSynonym_v1(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_DescribeConfigsResponseSynonym_v1(w, a5[ix]!);
+    ix = -1;
     f = 6;
     w.writeInt8(m.configType);
     f = 7;
@@ -974,15 +904,13 @@ function d_DescribeConfigsResponseResourceResult_v3(r: Reader): DescribeConfigsR
     const x4 = r.readBool();
     f = 5;
     const n5 = r.readArrayLength();
-    const b5: DescribeConfigsResponseSynonym[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_DescribeConfigsResponseSynonym_v1(r));
+    const x5: DescribeConfigsResponseSynonym[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_DescribeConfigsResponseSynonym_v1(r));
     ix = -1;
-    const x5 = b5;
     f = 6;
     const x6 = r.readInt8();
     f = 7;
     const x7 = r.readNullableString();
-    f = -1;
     const o: DescribeConfigsResponseResourceResult = {
       name: x0,
       value: x1,
@@ -1019,11 +947,9 @@ function e_DescribeConfigsResponseResourceResult_v4(w: Writer, m: DescribeConfig
     f = 5;
     const a5 = m.synonyms;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_DescribeConfigsResponseSynonym_v4(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_DescribeConfigsResponseSynonym_v4(w, a5[ix]!);
+    ix = -1;
     f = 6;
     w.writeInt8(m.configType);
     f = 7;
@@ -1052,17 +978,15 @@ function d_DescribeConfigsResponseResourceResult_v4(r: Reader): DescribeConfigsR
     const x4 = r.readBool();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: DescribeConfigsResponseSynonym[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_DescribeConfigsResponseSynonym_v4(r));
+    const x5: DescribeConfigsResponseSynonym[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_DescribeConfigsResponseSynonym_v4(r));
     ix = -1;
-    const x5 = b5;
     f = 6;
     const x6 = r.readInt8();
     f = 7;
     const x7 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeConfigsResponseResourceResult = {
       name: x0,
       value: x1,
@@ -1084,10 +1008,7 @@ function d_DescribeConfigsResponseResourceResult_v4(r: Reader): DescribeConfigsR
 function e_DescribeConfigsResponseSynonym_v1(w: Writer, m: DescribeConfigsResponseSynonym): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -1111,7 +1032,6 @@ function d_DescribeConfigsResponseSynonym_v1(r: Reader): DescribeConfigsResponse
     const x1 = r.readNullableString();
     f = 2;
     const x2 = r.readInt8();
-    f = -1;
     const o: DescribeConfigsResponseSynonym = {
       name: x0,
       value: x1,
@@ -1154,7 +1074,6 @@ function d_DescribeConfigsResponseSynonym_v4(r: Reader): DescribeConfigsResponse
     const x2 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeConfigsResponseSynonym = {
       name: x0,
       value: x1,
@@ -1177,16 +1096,16 @@ export function encodeDescribeConfigsResponse(w: Writer, m: DescribeConfigsRespo
     switch (version) {
       case 1:
       case 2:
-      e_DescribeConfigsResponse_v1(w, m);
-      return;
+        e_DescribeConfigsResponse_v1(w, m);
+        return;
       case 3:
-      e_DescribeConfigsResponse_v3(w, m);
-      return;
+        e_DescribeConfigsResponse_v3(w, m);
+        return;
       case 4:
-      e_DescribeConfigsResponse_v4(w, m);
-      return;
+        e_DescribeConfigsResponse_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeConfigsResponse', version, '1-4');
+        throw unsupportedVersion('DescribeConfigsResponse', version, '1-4');
     }
   } catch (e) {
     throw atTop(e, 'DescribeConfigsResponse', version);
@@ -1203,13 +1122,13 @@ export function decodeDescribeConfigsResponse(r: Reader, version: number): Descr
     switch (version) {
       case 1:
       case 2:
-      return d_DescribeConfigsResponse_v1(r);
+        return d_DescribeConfigsResponse_v1(r);
       case 3:
-      return d_DescribeConfigsResponse_v3(r);
+        return d_DescribeConfigsResponse_v3(r);
       case 4:
-      return d_DescribeConfigsResponse_v4(r);
+        return d_DescribeConfigsResponse_v4(r);
       default:
-      throw unsupportedVersion('DescribeConfigsResponse', version, '1-4');
+        throw unsupportedVersion('DescribeConfigsResponse', version, '1-4');
     }
   } catch (e) {
     throw atTop(e, 'DescribeConfigsResponse', version);

@@ -52,10 +52,7 @@ function e_DescribeDelegationTokenRequest_v1(w: Writer, m: DescribeDelegationTok
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.owners;
     if (a0 === null) w.writeArrayLength(null);
@@ -78,12 +75,10 @@ function d_DescribeDelegationTokenRequest_v1(r: Reader): DescribeDelegationToken
     let x0: DescribeDelegationTokenRequestOwner[] | null = null;
     const n0 = r.readNullableArrayLength();
     if (n0 >= 0) {
-      const b0: DescribeDelegationTokenRequestOwner[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_DescribeDelegationTokenRequestOwner_v1(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_DescribeDelegationTokenRequestOwner_v1(r));
       ix = -1;
-      x0 = b0;
     }
-    f = -1;
     const o: DescribeDelegationTokenRequest = {
       owners: x0,
     };
@@ -122,14 +117,12 @@ function d_DescribeDelegationTokenRequest_v2(r: Reader): DescribeDelegationToken
     let x0: DescribeDelegationTokenRequestOwner[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      const b0: DescribeDelegationTokenRequestOwner[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_DescribeDelegationTokenRequestOwner_v2(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_DescribeDelegationTokenRequestOwner_v2(r));
       ix = -1;
-      x0 = b0;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeDelegationTokenRequest = {
       owners: x0,
     };
@@ -144,10 +137,7 @@ function d_DescribeDelegationTokenRequest_v2(r: Reader): DescribeDelegationToken
 function e_DescribeDelegationTokenRequestOwner_v1(w: Writer, m: DescribeDelegationTokenRequestOwner): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.principalType;
     if (v0 === null) throw nullNotAllowed();
@@ -169,7 +159,6 @@ function d_DescribeDelegationTokenRequestOwner_v1(r: Reader): DescribeDelegation
     const x0 = r.readString();
     f = 1;
     const x1 = r.readString();
-    f = -1;
     const o: DescribeDelegationTokenRequestOwner = {
       principalType: x0,
       principalName: x1,
@@ -209,7 +198,6 @@ function d_DescribeDelegationTokenRequestOwner_v2(r: Reader): DescribeDelegation
     const x1 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeDelegationTokenRequestOwner = {
       principalType: x0,
       principalName: x1,
@@ -230,14 +218,14 @@ export function encodeDescribeDelegationTokenRequest(w: Writer, m: DescribeDeleg
   try {
     switch (version) {
       case 1:
-      e_DescribeDelegationTokenRequest_v1(w, m);
-      return;
+        e_DescribeDelegationTokenRequest_v1(w, m);
+        return;
       case 2:
       case 3:
-      e_DescribeDelegationTokenRequest_v2(w, m);
-      return;
+        e_DescribeDelegationTokenRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeDelegationTokenRequest', version, '1-3');
+        throw unsupportedVersion('DescribeDelegationTokenRequest', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DescribeDelegationTokenRequest', version);
@@ -253,12 +241,12 @@ export function decodeDescribeDelegationTokenRequest(r: Reader, version: number)
   try {
     switch (version) {
       case 1:
-      return d_DescribeDelegationTokenRequest_v1(r);
+        return d_DescribeDelegationTokenRequest_v1(r);
       case 2:
       case 3:
-      return d_DescribeDelegationTokenRequest_v2(r);
+        return d_DescribeDelegationTokenRequest_v2(r);
       default:
-      throw unsupportedVersion('DescribeDelegationTokenRequest', version, '1-3');
+        throw unsupportedVersion('DescribeDelegationTokenRequest', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DescribeDelegationTokenRequest', version);
@@ -363,20 +351,15 @@ function e_DescribeDelegationTokenResponse_v1(w: Writer, m: DescribeDelegationTo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
     const a1 = m.tokens;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationToken_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationToken_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt32(m.throttleTimeMs);
   } catch (e) {
@@ -393,13 +376,11 @@ function d_DescribeDelegationTokenResponse_v1(r: Reader): DescribeDelegationToke
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v1(r));
+    const x1: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt32();
-    f = -1;
     const o: DescribeDelegationTokenResponse = {
       errorCode: x0,
       tokens: x1,
@@ -421,11 +402,9 @@ function e_DescribeDelegationTokenResponse_v2(w: Writer, m: DescribeDelegationTo
     f = 1;
     const a1 = m.tokens;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationToken_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationToken_v2(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt32(m.throttleTimeMs);
     f = -1;
@@ -444,15 +423,13 @@ function d_DescribeDelegationTokenResponse_v2(r: Reader): DescribeDelegationToke
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v2(r));
+    const x1: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v2(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeDelegationTokenResponse = {
       errorCode: x0,
       tokens: x1,
@@ -475,11 +452,9 @@ function e_DescribeDelegationTokenResponse_v3(w: Writer, m: DescribeDelegationTo
     f = 1;
     const a1 = m.tokens;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationToken_v3(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationToken_v3(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt32(m.throttleTimeMs);
     f = -1;
@@ -498,15 +473,13 @@ function d_DescribeDelegationTokenResponse_v3(r: Reader): DescribeDelegationToke
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v3(r));
+    const x1: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v3(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeDelegationTokenResponse = {
       errorCode: x0,
       tokens: x1,
@@ -557,11 +530,9 @@ function e_DescribeDelegationTokenResponseDescribedDelegationToken_v1(w: Writer,
     f = 9;
     const a9 = m.renewers;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v1(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v1(w, a9[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeDelegationTokenResponseDescribedDelegationToken, f, ix);
   }
@@ -588,11 +559,9 @@ function d_DescribeDelegationTokenResponseDescribedDelegationToken_v1(r: Reader)
     const x8 = r.readBytes();
     f = 9;
     const n9 = r.readArrayLength();
-    const b9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v1(r));
+    const x9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v1(r));
     ix = -1;
-    const x9 = b9;
-    f = -1;
     const o: DescribeDelegationTokenResponseDescribedDelegationToken = {
       principalType: x0,
       principalName: x1,
@@ -645,11 +614,9 @@ function e_DescribeDelegationTokenResponseDescribedDelegationToken_v2(w: Writer,
     f = 9;
     const a9 = m.renewers;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(w, a9[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -678,13 +645,11 @@ function d_DescribeDelegationTokenResponseDescribedDelegationToken_v2(r: Reader)
     const x8 = r.readCompactBytes();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const b9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r));
+    const x9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r));
     ix = -1;
-    const x9 = b9;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeDelegationTokenResponseDescribedDelegationToken = {
       principalType: x0,
       principalName: x1,
@@ -742,11 +707,9 @@ function e_DescribeDelegationTokenResponseDescribedDelegationToken_v3(w: Writer,
     f = 9;
     const a9 = m.renewers;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(w, a9[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -779,13 +742,11 @@ function d_DescribeDelegationTokenResponseDescribedDelegationToken_v3(r: Reader)
     const x8 = r.readCompactBytes();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const b9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r));
+    const x9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r));
     ix = -1;
-    const x9 = b9;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeDelegationTokenResponseDescribedDelegationToken = {
       principalType: x0,
       principalName: x1,
@@ -809,10 +770,7 @@ function d_DescribeDelegationTokenResponseDescribedDelegationToken_v3(r: Reader)
 function e_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v1(w: Writer, m: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.principalType;
     if (v0 === null) throw nullNotAllowed();
@@ -834,7 +792,6 @@ function d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v1(r: 
     const x0 = r.readString();
     f = 1;
     const x1 = r.readString();
-    f = -1;
     const o: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer = {
       principalType: x0,
       principalName: x1,
@@ -874,7 +831,6 @@ function d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r: 
     const x1 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer = {
       principalType: x0,
       principalName: x1,
@@ -895,16 +851,16 @@ export function encodeDescribeDelegationTokenResponse(w: Writer, m: DescribeDele
   try {
     switch (version) {
       case 1:
-      e_DescribeDelegationTokenResponse_v1(w, m);
-      return;
+        e_DescribeDelegationTokenResponse_v1(w, m);
+        return;
       case 2:
-      e_DescribeDelegationTokenResponse_v2(w, m);
-      return;
+        e_DescribeDelegationTokenResponse_v2(w, m);
+        return;
       case 3:
-      e_DescribeDelegationTokenResponse_v3(w, m);
-      return;
+        e_DescribeDelegationTokenResponse_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeDelegationTokenResponse', version, '1-3');
+        throw unsupportedVersion('DescribeDelegationTokenResponse', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DescribeDelegationTokenResponse', version);
@@ -920,13 +876,13 @@ export function decodeDescribeDelegationTokenResponse(r: Reader, version: number
   try {
     switch (version) {
       case 1:
-      return d_DescribeDelegationTokenResponse_v1(r);
+        return d_DescribeDelegationTokenResponse_v1(r);
       case 2:
-      return d_DescribeDelegationTokenResponse_v2(r);
+        return d_DescribeDelegationTokenResponse_v2(r);
       case 3:
-      return d_DescribeDelegationTokenResponse_v3(r);
+        return d_DescribeDelegationTokenResponse_v3(r);
       default:
-      throw unsupportedVersion('DescribeDelegationTokenResponse', version, '1-3');
+        throw unsupportedVersion('DescribeDelegationTokenResponse', version, '1-3');
     }
   } catch (e) {
     throw atTop(e, 'DescribeDelegationTokenResponse', version);

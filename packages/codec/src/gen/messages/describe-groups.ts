@@ -42,15 +42,13 @@ function e_DescribeGroupsRequest_v0(w: Writer, m: DescribeGroupsRequest): void {
     f = 0;
     const a0 = m.groups;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeString(e);
-      }
-      ix = -1;
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeString(e);
     }
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeGroupsRequest, f, ix);
   }
@@ -63,11 +61,9 @@ function d_DescribeGroupsRequest_v0(r: Reader): DescribeGroupsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
-    const x0 = b0;
-    f = -1;
     const o: DescribeGroupsRequest = {
       groups: x0,
       includeAuthorizedOperations: false,
@@ -83,22 +79,17 @@ function e_DescribeGroupsRequest_v3(w: Writer, m: DescribeGroupsRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.groups;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeString(e);
-      }
-      ix = -1;
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeString(e);
     }
+    ix = -1;
     f = 1;
     w.writeBool(m.includeAuthorizedOperations);
   } catch (e) {
@@ -113,13 +104,11 @@ function d_DescribeGroupsRequest_v3(r: Reader): DescribeGroupsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
-    f = -1;
     const o: DescribeGroupsRequest = {
       groups: x0,
       includeAuthorizedOperations: x1,
@@ -138,15 +127,13 @@ function e_DescribeGroupsRequest_v5(w: Writer, m: DescribeGroupsRequest): void {
     f = 0;
     const a0 = m.groups;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 1;
     w.writeBool(m.includeAuthorizedOperations);
     f = -1;
@@ -163,15 +150,13 @@ function d_DescribeGroupsRequest_v5(r: Reader): DescribeGroupsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeGroupsRequest = {
       groups: x0,
       includeAuthorizedOperations: x1,
@@ -194,18 +179,18 @@ export function encodeDescribeGroupsRequest(w: Writer, m: DescribeGroupsRequest,
       case 0:
       case 1:
       case 2:
-      e_DescribeGroupsRequest_v0(w, m);
-      return;
+        e_DescribeGroupsRequest_v0(w, m);
+        return;
       case 3:
       case 4:
-      e_DescribeGroupsRequest_v3(w, m);
-      return;
+        e_DescribeGroupsRequest_v3(w, m);
+        return;
       case 5:
       case 6:
-      e_DescribeGroupsRequest_v5(w, m);
-      return;
+        e_DescribeGroupsRequest_v5(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeGroupsRequest', version, '0-6');
+        throw unsupportedVersion('DescribeGroupsRequest', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'DescribeGroupsRequest', version);
@@ -223,15 +208,15 @@ export function decodeDescribeGroupsRequest(r: Reader, version: number): Describ
       case 0:
       case 1:
       case 2:
-      return d_DescribeGroupsRequest_v0(r);
+        return d_DescribeGroupsRequest_v0(r);
       case 3:
       case 4:
-      return d_DescribeGroupsRequest_v3(r);
+        return d_DescribeGroupsRequest_v3(r);
       case 5:
       case 6:
-      return d_DescribeGroupsRequest_v5(r);
+        return d_DescribeGroupsRequest_v5(r);
       default:
-      throw unsupportedVersion('DescribeGroupsRequest', version, '0-6');
+        throw unsupportedVersion('DescribeGroupsRequest', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'DescribeGroupsRequest', version);
@@ -339,18 +324,13 @@ function e_DescribeGroupsResponse_v0(w: Writer, m: DescribeGroupsResponse): void
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeGroupsResponse, f, ix);
   }
@@ -363,11 +343,9 @@ function d_DescribeGroupsResponse_v0(r: Reader): DescribeGroupsResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeGroupsResponseDescribedGroup_v0(r));
+    const x1: DescribeGroupsResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DescribeGroupsResponse = {
       throttleTimeMs: 0,
       groups: x1,
@@ -383,20 +361,15 @@ function e_DescribeGroupsResponse_v1(w: Writer, m: DescribeGroupsResponse): void
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeGroupsResponse, f, ix);
   }
@@ -411,11 +384,9 @@ function d_DescribeGroupsResponse_v1(r: Reader): DescribeGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeGroupsResponseDescribedGroup_v0(r));
+    const x1: DescribeGroupsResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DescribeGroupsResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -431,20 +402,15 @@ function e_DescribeGroupsResponse_v3(w: Writer, m: DescribeGroupsResponse): void
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v3(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v3(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeGroupsResponse, f, ix);
   }
@@ -459,11 +425,9 @@ function d_DescribeGroupsResponse_v3(r: Reader): DescribeGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeGroupsResponseDescribedGroup_v3(r));
+    const x1: DescribeGroupsResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v3(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DescribeGroupsResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -479,20 +443,15 @@ function e_DescribeGroupsResponse_v4(w: Writer, m: DescribeGroupsResponse): void
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v4(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v4(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeGroupsResponse, f, ix);
   }
@@ -507,11 +466,9 @@ function d_DescribeGroupsResponse_v4(r: Reader): DescribeGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeGroupsResponseDescribedGroup_v4(r));
+    const x1: DescribeGroupsResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v4(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DescribeGroupsResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -532,11 +489,9 @@ function e_DescribeGroupsResponse_v5(w: Writer, m: DescribeGroupsResponse): void
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v5(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v5(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -553,13 +508,11 @@ function d_DescribeGroupsResponse_v5(r: Reader): DescribeGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeGroupsResponseDescribedGroup_v5(r));
+    const x1: DescribeGroupsResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v5(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeGroupsResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -581,11 +534,9 @@ function e_DescribeGroupsResponse_v6(w: Writer, m: DescribeGroupsResponse): void
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v6(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeGroupsResponseDescribedGroup_v6(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -602,13 +553,11 @@ function d_DescribeGroupsResponse_v6(r: Reader): DescribeGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeGroupsResponseDescribedGroup_v6(r));
+    const x1: DescribeGroupsResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v6(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeGroupsResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -654,11 +603,9 @@ function e_DescribeGroupsResponseDescribedGroup_v0(w: Writer, m: DescribeGroupsR
     f = 6;
     const a6 = m.members;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeGroupsResponseDescribedGroupMember_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeGroupsResponseDescribedGroupMember_v0(w, a6[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeGroupsResponseDescribedGroup, f, ix);
   }
@@ -681,11 +628,9 @@ function d_DescribeGroupsResponseDescribedGroup_v0(r: Reader): DescribeGroupsRes
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const b6: DescribeGroupsResponseDescribedGroupMember[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeGroupsResponseDescribedGroupMember_v0(r));
+    const x6: DescribeGroupsResponseDescribedGroupMember[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v0(r));
     ix = -1;
-    const x6 = b6;
-    f = -1;
     const o: DescribeGroupsResponseDescribedGroup = {
       errorCode: x0,
       errorMessage: null,
@@ -734,11 +679,9 @@ function e_DescribeGroupsResponseDescribedGroup_v3(w: Writer, m: DescribeGroupsR
     f = 6;
     const a6 = m.members;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeGroupsResponseDescribedGroupMember_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeGroupsResponseDescribedGroupMember_v0(w, a6[ix]!);
+    ix = -1;
     f = 7;
     w.writeInt32(m.authorizedOperations);
   } catch (e) {
@@ -763,13 +706,11 @@ function d_DescribeGroupsResponseDescribedGroup_v3(r: Reader): DescribeGroupsRes
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const b6: DescribeGroupsResponseDescribedGroupMember[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeGroupsResponseDescribedGroupMember_v0(r));
+    const x6: DescribeGroupsResponseDescribedGroupMember[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v0(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readInt32();
-    f = -1;
     const o: DescribeGroupsResponseDescribedGroup = {
       errorCode: x0,
       errorMessage: null,
@@ -818,11 +759,9 @@ function e_DescribeGroupsResponseDescribedGroup_v4(w: Writer, m: DescribeGroupsR
     f = 6;
     const a6 = m.members;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeGroupsResponseDescribedGroupMember_v4(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeGroupsResponseDescribedGroupMember_v4(w, a6[ix]!);
+    ix = -1;
     f = 7;
     w.writeInt32(m.authorizedOperations);
   } catch (e) {
@@ -847,13 +786,11 @@ function d_DescribeGroupsResponseDescribedGroup_v4(r: Reader): DescribeGroupsRes
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const b6: DescribeGroupsResponseDescribedGroupMember[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeGroupsResponseDescribedGroupMember_v4(r));
+    const x6: DescribeGroupsResponseDescribedGroupMember[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v4(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readInt32();
-    f = -1;
     const o: DescribeGroupsResponseDescribedGroup = {
       errorCode: x0,
       errorMessage: null,
@@ -898,11 +835,9 @@ function e_DescribeGroupsResponseDescribedGroup_v5(w: Writer, m: DescribeGroupsR
     f = 6;
     const a6 = m.members;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeGroupsResponseDescribedGroupMember_v5(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeGroupsResponseDescribedGroupMember_v5(w, a6[ix]!);
+    ix = -1;
     f = 7;
     w.writeInt32(m.authorizedOperations);
     f = -1;
@@ -929,15 +864,13 @@ function d_DescribeGroupsResponseDescribedGroup_v5(r: Reader): DescribeGroupsRes
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: DescribeGroupsResponseDescribedGroupMember[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeGroupsResponseDescribedGroupMember_v5(r));
+    const x6: DescribeGroupsResponseDescribedGroupMember[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v5(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeGroupsResponseDescribedGroup = {
       errorCode: x0,
       errorMessage: null,
@@ -983,11 +916,9 @@ function e_DescribeGroupsResponseDescribedGroup_v6(w: Writer, m: DescribeGroupsR
     f = 6;
     const a6 = m.members;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeGroupsResponseDescribedGroupMember_v5(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeGroupsResponseDescribedGroupMember_v5(w, a6[ix]!);
+    ix = -1;
     f = 7;
     w.writeInt32(m.authorizedOperations);
     f = -1;
@@ -1016,15 +947,13 @@ function d_DescribeGroupsResponseDescribedGroup_v6(r: Reader): DescribeGroupsRes
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: DescribeGroupsResponseDescribedGroupMember[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeGroupsResponseDescribedGroupMember_v5(r));
+    const x6: DescribeGroupsResponseDescribedGroupMember[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v5(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeGroupsResponseDescribedGroup = {
       errorCode: x0,
       errorMessage: x1,
@@ -1046,10 +975,7 @@ function d_DescribeGroupsResponseDescribedGroup_v6(r: Reader): DescribeGroupsRes
 function e_DescribeGroupsResponseDescribedGroupMember_v0(w: Writer, m: DescribeGroupsResponseDescribedGroupMember): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.memberId;
     if (v0 === null) throw nullNotAllowed();
@@ -1089,7 +1015,6 @@ function d_DescribeGroupsResponseDescribedGroupMember_v0(r: Reader): DescribeGro
     const x4 = r.readBytes();
     f = 5;
     const x5 = r.readBytes();
-    f = -1;
     const o: DescribeGroupsResponseDescribedGroupMember = {
       memberId: x0,
       groupInstanceId: null,
@@ -1108,10 +1033,7 @@ function d_DescribeGroupsResponseDescribedGroupMember_v0(r: Reader): DescribeGro
 function e_DescribeGroupsResponseDescribedGroupMember_v4(w: Writer, m: DescribeGroupsResponseDescribedGroupMember): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.memberId;
     if (v0 === null) throw nullNotAllowed();
@@ -1155,7 +1077,6 @@ function d_DescribeGroupsResponseDescribedGroupMember_v4(r: Reader): DescribeGro
     const x4 = r.readBytes();
     f = 5;
     const x5 = r.readBytes();
-    f = -1;
     const o: DescribeGroupsResponseDescribedGroupMember = {
       memberId: x0,
       groupInstanceId: x1,
@@ -1221,7 +1142,6 @@ function d_DescribeGroupsResponseDescribedGroupMember_v5(r: Reader): DescribeGro
     const x5 = r.readCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeGroupsResponseDescribedGroupMember = {
       memberId: x0,
       groupInstanceId: x1,
@@ -1246,26 +1166,26 @@ export function encodeDescribeGroupsResponse(w: Writer, m: DescribeGroupsRespons
   try {
     switch (version) {
       case 0:
-      e_DescribeGroupsResponse_v0(w, m);
-      return;
+        e_DescribeGroupsResponse_v0(w, m);
+        return;
       case 1:
       case 2:
-      e_DescribeGroupsResponse_v1(w, m);
-      return;
+        e_DescribeGroupsResponse_v1(w, m);
+        return;
       case 3:
-      e_DescribeGroupsResponse_v3(w, m);
-      return;
+        e_DescribeGroupsResponse_v3(w, m);
+        return;
       case 4:
-      e_DescribeGroupsResponse_v4(w, m);
-      return;
+        e_DescribeGroupsResponse_v4(w, m);
+        return;
       case 5:
-      e_DescribeGroupsResponse_v5(w, m);
-      return;
+        e_DescribeGroupsResponse_v5(w, m);
+        return;
       case 6:
-      e_DescribeGroupsResponse_v6(w, m);
-      return;
+        e_DescribeGroupsResponse_v6(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeGroupsResponse', version, '0-6');
+        throw unsupportedVersion('DescribeGroupsResponse', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'DescribeGroupsResponse', version);
@@ -1281,20 +1201,20 @@ export function decodeDescribeGroupsResponse(r: Reader, version: number): Descri
   try {
     switch (version) {
       case 0:
-      return d_DescribeGroupsResponse_v0(r);
+        return d_DescribeGroupsResponse_v0(r);
       case 1:
       case 2:
-      return d_DescribeGroupsResponse_v1(r);
+        return d_DescribeGroupsResponse_v1(r);
       case 3:
-      return d_DescribeGroupsResponse_v3(r);
+        return d_DescribeGroupsResponse_v3(r);
       case 4:
-      return d_DescribeGroupsResponse_v4(r);
+        return d_DescribeGroupsResponse_v4(r);
       case 5:
-      return d_DescribeGroupsResponse_v5(r);
+        return d_DescribeGroupsResponse_v5(r);
       case 6:
-      return d_DescribeGroupsResponse_v6(r);
+        return d_DescribeGroupsResponse_v6(r);
       default:
-      throw unsupportedVersion('DescribeGroupsResponse', version, '0-6');
+        throw unsupportedVersion('DescribeGroupsResponse', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'DescribeGroupsResponse', version);

@@ -52,10 +52,7 @@ function e_DescribeLogDirsRequest_v1(w: Writer, m: DescribeLogDirsRequest): void
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.topics;
     if (a0 === null) w.writeArrayLength(null);
@@ -78,12 +75,10 @@ function d_DescribeLogDirsRequest_v1(r: Reader): DescribeLogDirsRequest {
     let x0: DescribeLogDirsRequestDescribableLogDirTopic[] | null = null;
     const n0 = r.readNullableArrayLength();
     if (n0 >= 0) {
-      const b0: DescribeLogDirsRequestDescribableLogDirTopic[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_DescribeLogDirsRequestDescribableLogDirTopic_v1(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_DescribeLogDirsRequestDescribableLogDirTopic_v1(r));
       ix = -1;
-      x0 = b0;
     }
-    f = -1;
     const o: DescribeLogDirsRequest = {
       topics: x0,
     };
@@ -122,14 +117,12 @@ function d_DescribeLogDirsRequest_v2(r: Reader): DescribeLogDirsRequest {
     let x0: DescribeLogDirsRequestDescribableLogDirTopic[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      const b0: DescribeLogDirsRequestDescribableLogDirTopic[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_DescribeLogDirsRequestDescribableLogDirTopic_v2(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_DescribeLogDirsRequestDescribableLogDirTopic_v2(r));
       ix = -1;
-      x0 = b0;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsRequest = {
       topics: x0,
     };
@@ -145,10 +138,7 @@ function e_DescribeLogDirsRequestDescribableLogDirTopic_v1(w: Writer, m: Describ
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -156,11 +146,9 @@ function e_DescribeLogDirsRequestDescribableLogDirTopic_v1(w: Writer, m: Describ
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeLogDirsRequestDescribableLogDirTopic, f, ix);
   }
@@ -175,11 +163,9 @@ function d_DescribeLogDirsRequestDescribableLogDirTopic_v1(r: Reader): DescribeL
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DescribeLogDirsRequestDescribableLogDirTopic = {
       topic: x0,
       partitions: x1,
@@ -202,11 +188,9 @@ function e_DescribeLogDirsRequestDescribableLogDirTopic_v2(w: Writer, m: Describ
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -223,13 +207,11 @@ function d_DescribeLogDirsRequestDescribableLogDirTopic_v2(r: Reader): DescribeL
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsRequestDescribableLogDirTopic = {
       topic: x0,
       partitions: x1,
@@ -250,16 +232,16 @@ export function encodeDescribeLogDirsRequest(w: Writer, m: DescribeLogDirsReques
   try {
     switch (version) {
       case 1:
-      e_DescribeLogDirsRequest_v1(w, m);
-      return;
+        e_DescribeLogDirsRequest_v1(w, m);
+        return;
       case 2:
       case 3:
       case 4:
       case 5:
-      e_DescribeLogDirsRequest_v2(w, m);
-      return;
+        e_DescribeLogDirsRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeLogDirsRequest', version, '1-5');
+        throw unsupportedVersion('DescribeLogDirsRequest', version, '1-5');
     }
   } catch (e) {
     throw atTop(e, 'DescribeLogDirsRequest', version);
@@ -275,14 +257,14 @@ export function decodeDescribeLogDirsRequest(r: Reader, version: number): Descri
   try {
     switch (version) {
       case 1:
-      return d_DescribeLogDirsRequest_v1(r);
+        return d_DescribeLogDirsRequest_v1(r);
       case 2:
       case 3:
       case 4:
       case 5:
-      return d_DescribeLogDirsRequest_v2(r);
+        return d_DescribeLogDirsRequest_v2(r);
       default:
-      throw unsupportedVersion('DescribeLogDirsRequest', version, '1-5');
+        throw unsupportedVersion('DescribeLogDirsRequest', version, '1-5');
     }
   } catch (e) {
     throw atTop(e, 'DescribeLogDirsRequest', version);
@@ -403,20 +385,15 @@ function e_DescribeLogDirsResponse_v1(w: Writer, m: DescribeLogDirsResponse): vo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 2;
     const a2 = m.results;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseResult_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseResult_v1(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeLogDirsResponse, f, ix);
   }
@@ -431,11 +408,9 @@ function d_DescribeLogDirsResponse_v1(r: Reader): DescribeLogDirsResponse {
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: DescribeLogDirsResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeLogDirsResponseResult_v1(r));
+    const x2: DescribeLogDirsResponseResult[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v1(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: DescribeLogDirsResponse = {
       throttleTimeMs: x0,
       errorCode: 0,
@@ -457,11 +432,9 @@ function e_DescribeLogDirsResponse_v2(w: Writer, m: DescribeLogDirsResponse): vo
     f = 2;
     const a2 = m.results;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseResult_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseResult_v2(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -478,13 +451,11 @@ function d_DescribeLogDirsResponse_v2(r: Reader): DescribeLogDirsResponse {
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeLogDirsResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeLogDirsResponseResult_v2(r));
+    const x2: DescribeLogDirsResponseResult[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v2(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsResponse = {
       throttleTimeMs: x0,
       errorCode: 0,
@@ -509,11 +480,9 @@ function e_DescribeLogDirsResponse_v3(w: Writer, m: DescribeLogDirsResponse): vo
     f = 2;
     const a2 = m.results;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseResult_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseResult_v2(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -532,13 +501,11 @@ function d_DescribeLogDirsResponse_v3(r: Reader): DescribeLogDirsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeLogDirsResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeLogDirsResponseResult_v2(r));
+    const x2: DescribeLogDirsResponseResult[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v2(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -563,11 +530,9 @@ function e_DescribeLogDirsResponse_v4(w: Writer, m: DescribeLogDirsResponse): vo
     f = 2;
     const a2 = m.results;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseResult_v4(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseResult_v4(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -586,13 +551,11 @@ function d_DescribeLogDirsResponse_v4(r: Reader): DescribeLogDirsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeLogDirsResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeLogDirsResponseResult_v4(r));
+    const x2: DescribeLogDirsResponseResult[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v4(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -617,11 +580,9 @@ function e_DescribeLogDirsResponse_v5(w: Writer, m: DescribeLogDirsResponse): vo
     f = 2;
     const a2 = m.results;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseResult_v5(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseResult_v5(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -640,13 +601,11 @@ function d_DescribeLogDirsResponse_v5(r: Reader): DescribeLogDirsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeLogDirsResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeLogDirsResponseResult_v5(r));
+    const x2: DescribeLogDirsResponseResult[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v5(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -664,10 +623,7 @@ function e_DescribeLogDirsResponseResult_v1(w: Writer, m: DescribeLogDirsRespons
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -677,11 +633,9 @@ function e_DescribeLogDirsResponseResult_v1(w: Writer, m: DescribeLogDirsRespons
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseTopic_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseTopic_v1(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeLogDirsResponseResult, f, ix);
   }
@@ -698,11 +652,9 @@ function d_DescribeLogDirsResponseResult_v1(r: Reader): DescribeLogDirsResponseR
     const x1 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: DescribeLogDirsResponseTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeLogDirsResponseTopic_v1(r));
+    const x2: DescribeLogDirsResponseTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v1(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: DescribeLogDirsResponseResult = {
       errorCode: x0,
       logDir: x1,
@@ -731,11 +683,9 @@ function e_DescribeLogDirsResponseResult_v2(w: Writer, m: DescribeLogDirsRespons
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseTopic_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseTopic_v2(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -754,13 +704,11 @@ function d_DescribeLogDirsResponseResult_v2(r: Reader): DescribeLogDirsResponseR
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeLogDirsResponseTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeLogDirsResponseTopic_v2(r));
+    const x2: DescribeLogDirsResponseTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v2(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsResponseResult = {
       errorCode: x0,
       logDir: x1,
@@ -790,11 +738,9 @@ function e_DescribeLogDirsResponseResult_v4(w: Writer, m: DescribeLogDirsRespons
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseTopic_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseTopic_v2(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeInt64(m.totalBytes);
     f = 4;
@@ -817,17 +763,15 @@ function d_DescribeLogDirsResponseResult_v4(r: Reader): DescribeLogDirsResponseR
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeLogDirsResponseTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeLogDirsResponseTopic_v2(r));
+    const x2: DescribeLogDirsResponseTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v2(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readInt64();
     f = 4;
     const x4 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsResponseResult = {
       errorCode: x0,
       logDir: x1,
@@ -857,11 +801,9 @@ function e_DescribeLogDirsResponseResult_v5(w: Writer, m: DescribeLogDirsRespons
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseTopic_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeLogDirsResponseTopic_v2(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeInt64(m.totalBytes);
     f = 4;
@@ -886,10 +828,9 @@ function d_DescribeLogDirsResponseResult_v5(r: Reader): DescribeLogDirsResponseR
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeLogDirsResponseTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeLogDirsResponseTopic_v2(r));
+    const x2: DescribeLogDirsResponseTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v2(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readInt64();
     f = 4;
@@ -898,7 +839,6 @@ function d_DescribeLogDirsResponseResult_v5(r: Reader): DescribeLogDirsResponseR
     const x5 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsResponseResult = {
       errorCode: x0,
       logDir: x1,
@@ -919,10 +859,7 @@ function e_DescribeLogDirsResponseTopic_v1(w: Writer, m: DescribeLogDirsResponse
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -930,11 +867,9 @@ function e_DescribeLogDirsResponseTopic_v1(w: Writer, m: DescribeLogDirsResponse
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeLogDirsResponsePartition_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeLogDirsResponsePartition_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_DescribeLogDirsResponseTopic, f, ix);
   }
@@ -949,11 +884,9 @@ function d_DescribeLogDirsResponseTopic_v1(r: Reader): DescribeLogDirsResponseTo
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: DescribeLogDirsResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeLogDirsResponsePartition_v1(r));
+    const x1: DescribeLogDirsResponsePartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeLogDirsResponsePartition_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: DescribeLogDirsResponseTopic = {
       name: x0,
       partitions: x1,
@@ -976,11 +909,9 @@ function e_DescribeLogDirsResponseTopic_v2(w: Writer, m: DescribeLogDirsResponse
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeLogDirsResponsePartition_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeLogDirsResponsePartition_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -997,13 +928,11 @@ function d_DescribeLogDirsResponseTopic_v2(r: Reader): DescribeLogDirsResponseTo
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeLogDirsResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeLogDirsResponsePartition_v2(r));
+    const x1: DescribeLogDirsResponsePartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeLogDirsResponsePartition_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsResponseTopic = {
       name: x0,
       partitions: x1,
@@ -1019,10 +948,7 @@ function d_DescribeLogDirsResponseTopic_v2(r: Reader): DescribeLogDirsResponseTo
 function e_DescribeLogDirsResponsePartition_v1(w: Writer, m: DescribeLogDirsResponsePartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -1048,7 +974,6 @@ function d_DescribeLogDirsResponsePartition_v1(r: Reader): DescribeLogDirsRespon
     const x2 = r.readInt64();
     f = 3;
     const x3 = r.readBool();
-    f = -1;
     const o: DescribeLogDirsResponsePartition = {
       partitionIndex: x0,
       partitionSize: x1,
@@ -1094,7 +1019,6 @@ function d_DescribeLogDirsResponsePartition_v2(r: Reader): DescribeLogDirsRespon
     const x3 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeLogDirsResponsePartition = {
       partitionIndex: x0,
       partitionSize: x1,
@@ -1117,22 +1041,22 @@ export function encodeDescribeLogDirsResponse(w: Writer, m: DescribeLogDirsRespo
   try {
     switch (version) {
       case 1:
-      e_DescribeLogDirsResponse_v1(w, m);
-      return;
+        e_DescribeLogDirsResponse_v1(w, m);
+        return;
       case 2:
-      e_DescribeLogDirsResponse_v2(w, m);
-      return;
+        e_DescribeLogDirsResponse_v2(w, m);
+        return;
       case 3:
-      e_DescribeLogDirsResponse_v3(w, m);
-      return;
+        e_DescribeLogDirsResponse_v3(w, m);
+        return;
       case 4:
-      e_DescribeLogDirsResponse_v4(w, m);
-      return;
+        e_DescribeLogDirsResponse_v4(w, m);
+        return;
       case 5:
-      e_DescribeLogDirsResponse_v5(w, m);
-      return;
+        e_DescribeLogDirsResponse_v5(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeLogDirsResponse', version, '1-5');
+        throw unsupportedVersion('DescribeLogDirsResponse', version, '1-5');
     }
   } catch (e) {
     throw atTop(e, 'DescribeLogDirsResponse', version);
@@ -1148,17 +1072,17 @@ export function decodeDescribeLogDirsResponse(r: Reader, version: number): Descr
   try {
     switch (version) {
       case 1:
-      return d_DescribeLogDirsResponse_v1(r);
+        return d_DescribeLogDirsResponse_v1(r);
       case 2:
-      return d_DescribeLogDirsResponse_v2(r);
+        return d_DescribeLogDirsResponse_v2(r);
       case 3:
-      return d_DescribeLogDirsResponse_v3(r);
+        return d_DescribeLogDirsResponse_v3(r);
       case 4:
-      return d_DescribeLogDirsResponse_v4(r);
+        return d_DescribeLogDirsResponse_v4(r);
       case 5:
-      return d_DescribeLogDirsResponse_v5(r);
+        return d_DescribeLogDirsResponse_v5(r);
       default:
-      throw unsupportedVersion('DescribeLogDirsResponse', version, '1-5');
+        throw unsupportedVersion('DescribeLogDirsResponse', version, '1-5');
     }
   } catch (e) {
     throw atTop(e, 'DescribeLogDirsResponse', version);

@@ -55,11 +55,9 @@ function e_DescribeProducersRequest_v0(w: Writer, m: DescribeProducersRequest): 
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeProducersRequestTopicRequest_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeProducersRequestTopicRequest_v0(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -74,13 +72,11 @@ function d_DescribeProducersRequest_v0(r: Reader): DescribeProducersRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DescribeProducersRequestTopicRequest[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeProducersRequestTopicRequest_v0(r));
+    const x0: DescribeProducersRequestTopicRequest[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeProducersRequestTopicRequest_v0(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeProducersRequest = {
       topics: x0,
     };
@@ -103,11 +99,9 @@ function e_DescribeProducersRequestTopicRequest_v0(w: Writer, m: DescribeProduce
     f = 1;
     const a1 = m.partitionIndexes;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -124,13 +118,11 @@ function d_DescribeProducersRequestTopicRequest_v0(r: Reader): DescribeProducers
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeProducersRequestTopicRequest = {
       name: x0,
       partitionIndexes: x1,
@@ -151,10 +143,10 @@ export function encodeDescribeProducersRequest(w: Writer, m: DescribeProducersRe
   try {
     switch (version) {
       case 0:
-      e_DescribeProducersRequest_v0(w, m);
-      return;
+        e_DescribeProducersRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeProducersRequest', version, '0');
+        throw unsupportedVersion('DescribeProducersRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeProducersRequest', version);
@@ -170,9 +162,9 @@ export function decodeDescribeProducersRequest(r: Reader, version: number): Desc
   try {
     switch (version) {
       case 0:
-      return d_DescribeProducersRequest_v0(r);
+        return d_DescribeProducersRequest_v0(r);
       default:
-      throw unsupportedVersion('DescribeProducersRequest', version, '0');
+        throw unsupportedVersion('DescribeProducersRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeProducersRequest', version);
@@ -295,11 +287,9 @@ function e_DescribeProducersResponse_v0(w: Writer, m: DescribeProducersResponse)
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeProducersResponseTopicResponse_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeProducersResponseTopicResponse_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -316,13 +306,11 @@ function d_DescribeProducersResponse_v0(r: Reader): DescribeProducersResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeProducersResponseTopicResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeProducersResponseTopicResponse_v0(r));
+    const x1: DescribeProducersResponseTopicResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeProducersResponseTopicResponse_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeProducersResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -346,11 +334,9 @@ function e_DescribeProducersResponseTopicResponse_v0(w: Writer, m: DescribeProdu
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeProducersResponsePartitionResponse_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeProducersResponsePartitionResponse_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -367,13 +353,11 @@ function d_DescribeProducersResponseTopicResponse_v0(r: Reader): DescribeProduce
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeProducersResponsePartitionResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeProducersResponsePartitionResponse_v0(r));
+    const x1: DescribeProducersResponsePartitionResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeProducersResponsePartitionResponse_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeProducersResponseTopicResponse = {
       name: x0,
       partitions: x1,
@@ -399,11 +383,9 @@ function e_DescribeProducersResponsePartitionResponse_v0(w: Writer, m: DescribeP
     f = 3;
     const a3 = m.activeProducers;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_DescribeProducersResponseProducerState_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_DescribeProducersResponseProducerState_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -424,13 +406,11 @@ function d_DescribeProducersResponsePartitionResponse_v0(r: Reader): DescribePro
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: DescribeProducersResponseProducerState[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_DescribeProducersResponseProducerState_v0(r));
+    const x3: DescribeProducersResponseProducerState[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeProducersResponseProducerState_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeProducersResponsePartitionResponse = {
       partitionIndex: x0,
       errorCode: x1,
@@ -485,7 +465,6 @@ function d_DescribeProducersResponseProducerState_v0(r: Reader): DescribeProduce
     const x5 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeProducersResponseProducerState = {
       producerId: x0,
       producerEpoch: x1,
@@ -510,10 +489,10 @@ export function encodeDescribeProducersResponse(w: Writer, m: DescribeProducersR
   try {
     switch (version) {
       case 0:
-      e_DescribeProducersResponse_v0(w, m);
-      return;
+        e_DescribeProducersResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeProducersResponse', version, '0');
+        throw unsupportedVersion('DescribeProducersResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeProducersResponse', version);
@@ -529,9 +508,9 @@ export function decodeDescribeProducersResponse(r: Reader, version: number): Des
   try {
     switch (version) {
       case 0:
-      return d_DescribeProducersResponse_v0(r);
+        return d_DescribeProducersResponse_v0(r);
       default:
-      throw unsupportedVersion('DescribeProducersResponse', version, '0');
+        throw unsupportedVersion('DescribeProducersResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeProducersResponse', version);

@@ -74,11 +74,9 @@ function e_DescribeQuorumRequest_v0(w: Writer, m: DescribeQuorumRequest): void {
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeQuorumRequestTopicData_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeQuorumRequestTopicData_v0(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -93,13 +91,11 @@ function d_DescribeQuorumRequest_v0(r: Reader): DescribeQuorumRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DescribeQuorumRequestTopicData[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeQuorumRequestTopicData_v0(r));
+    const x0: DescribeQuorumRequestTopicData[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeQuorumRequestTopicData_v0(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumRequest = {
       topics: x0,
     };
@@ -122,11 +118,9 @@ function e_DescribeQuorumRequestTopicData_v0(w: Writer, m: DescribeQuorumRequest
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeQuorumRequestPartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeQuorumRequestPartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -143,13 +137,11 @@ function d_DescribeQuorumRequestTopicData_v0(r: Reader): DescribeQuorumRequestTo
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeQuorumRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeQuorumRequestPartitionData_v0(r));
+    const x1: DescribeQuorumRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeQuorumRequestPartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumRequestTopicData = {
       topicName: x0,
       partitions: x1,
@@ -182,7 +174,6 @@ function d_DescribeQuorumRequestPartitionData_v0(r: Reader): DescribeQuorumReque
     const x0 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumRequestPartitionData = {
       partitionIndex: x0,
     };
@@ -204,10 +195,10 @@ export function encodeDescribeQuorumRequest(w: Writer, m: DescribeQuorumRequest,
       case 0:
       case 1:
       case 2:
-      e_DescribeQuorumRequest_v0(w, m);
-      return;
+        e_DescribeQuorumRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeQuorumRequest', version, '0-2');
+        throw unsupportedVersion('DescribeQuorumRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DescribeQuorumRequest', version);
@@ -225,9 +216,9 @@ export function decodeDescribeQuorumRequest(r: Reader, version: number): Describ
       case 0:
       case 1:
       case 2:
-      return d_DescribeQuorumRequest_v0(r);
+        return d_DescribeQuorumRequest_v0(r);
       default:
-      throw unsupportedVersion('DescribeQuorumRequest', version, '0-2');
+        throw unsupportedVersion('DescribeQuorumRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DescribeQuorumRequest', version);
@@ -414,11 +405,9 @@ function e_DescribeQuorumResponse_v0(w: Writer, m: DescribeQuorumResponse): void
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeQuorumResponseTopicData_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeQuorumResponseTopicData_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -435,13 +424,11 @@ function d_DescribeQuorumResponse_v0(r: Reader): DescribeQuorumResponse {
     const x0 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeQuorumResponseTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeQuorumResponseTopicData_v0(r));
+    const x2: DescribeQuorumResponseTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeQuorumResponseTopicData_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponse = {
       errorCode: x0,
       errorMessage: '',
@@ -467,11 +454,9 @@ function e_DescribeQuorumResponse_v1(w: Writer, m: DescribeQuorumResponse): void
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeQuorumResponseTopicData_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeQuorumResponseTopicData_v1(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -488,13 +473,11 @@ function d_DescribeQuorumResponse_v1(r: Reader): DescribeQuorumResponse {
     const x0 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeQuorumResponseTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeQuorumResponseTopicData_v1(r));
+    const x2: DescribeQuorumResponseTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeQuorumResponseTopicData_v1(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponse = {
       errorCode: x0,
       errorMessage: '',
@@ -520,19 +503,15 @@ function e_DescribeQuorumResponse_v2(w: Writer, m: DescribeQuorumResponse): void
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeQuorumResponseTopicData_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeQuorumResponseTopicData_v2(w, a2[ix]!);
+    ix = -1;
     f = 3;
     const a3 = m.nodes;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_DescribeQuorumResponseNode_v2(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_DescribeQuorumResponseNode_v2(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -551,19 +530,16 @@ function d_DescribeQuorumResponse_v2(r: Reader): DescribeQuorumResponse {
     const x1 = r.readNullableCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeQuorumResponseTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeQuorumResponseTopicData_v2(r));
+    const x2: DescribeQuorumResponseTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeQuorumResponseTopicData_v2(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: DescribeQuorumResponseNode[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_DescribeQuorumResponseNode_v2(r));
+    const x3: DescribeQuorumResponseNode[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeQuorumResponseNode_v2(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponse = {
       errorCode: x0,
       errorMessage: x1,
@@ -589,11 +565,9 @@ function e_DescribeQuorumResponseTopicData_v0(w: Writer, m: DescribeQuorumRespon
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeQuorumResponsePartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeQuorumResponsePartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -610,13 +584,11 @@ function d_DescribeQuorumResponseTopicData_v0(r: Reader): DescribeQuorumResponse
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeQuorumResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeQuorumResponsePartitionData_v0(r));
+    const x1: DescribeQuorumResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeQuorumResponsePartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponseTopicData = {
       topicName: x0,
       partitions: x1,
@@ -640,11 +612,9 @@ function e_DescribeQuorumResponseTopicData_v1(w: Writer, m: DescribeQuorumRespon
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeQuorumResponsePartitionData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeQuorumResponsePartitionData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -661,13 +631,11 @@ function d_DescribeQuorumResponseTopicData_v1(r: Reader): DescribeQuorumResponse
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeQuorumResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeQuorumResponsePartitionData_v1(r));
+    const x1: DescribeQuorumResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeQuorumResponsePartitionData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponseTopicData = {
       topicName: x0,
       partitions: x1,
@@ -691,11 +659,9 @@ function e_DescribeQuorumResponseTopicData_v2(w: Writer, m: DescribeQuorumRespon
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeQuorumResponsePartitionData_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeQuorumResponsePartitionData_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -712,13 +678,11 @@ function d_DescribeQuorumResponseTopicData_v2(r: Reader): DescribeQuorumResponse
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeQuorumResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeQuorumResponsePartitionData_v2(r));
+    const x1: DescribeQuorumResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeQuorumResponsePartitionData_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponseTopicData = {
       topicName: x0,
       partitions: x1,
@@ -748,19 +712,15 @@ function e_DescribeQuorumResponsePartitionData_v0(w: Writer, m: DescribeQuorumRe
     f = 6;
     const a6 = m.currentVoters;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeQuorumResponseReplicaState_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeQuorumResponseReplicaState_v0(w, a6[ix]!);
+    ix = -1;
     f = 7;
     const a7 = m.observers;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_DescribeQuorumResponseReplicaState_v0(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_DescribeQuorumResponseReplicaState_v0(w, a7[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -785,19 +745,16 @@ function d_DescribeQuorumResponsePartitionData_v0(r: Reader): DescribeQuorumResp
     const x5 = r.readInt64();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: DescribeQuorumResponseReplicaState[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeQuorumResponseReplicaState_v0(r));
+    const x6: DescribeQuorumResponseReplicaState[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeQuorumResponseReplicaState_v0(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: DescribeQuorumResponseReplicaState[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_DescribeQuorumResponseReplicaState_v0(r));
+    const x7: DescribeQuorumResponseReplicaState[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_DescribeQuorumResponseReplicaState_v0(r));
     ix = -1;
-    const x7 = b7;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -833,19 +790,15 @@ function e_DescribeQuorumResponsePartitionData_v1(w: Writer, m: DescribeQuorumRe
     f = 6;
     const a6 = m.currentVoters;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeQuorumResponseReplicaState_v1(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeQuorumResponseReplicaState_v1(w, a6[ix]!);
+    ix = -1;
     f = 7;
     const a7 = m.observers;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_DescribeQuorumResponseReplicaState_v1(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_DescribeQuorumResponseReplicaState_v1(w, a7[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -870,19 +823,16 @@ function d_DescribeQuorumResponsePartitionData_v1(r: Reader): DescribeQuorumResp
     const x5 = r.readInt64();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: DescribeQuorumResponseReplicaState[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeQuorumResponseReplicaState_v1(r));
+    const x6: DescribeQuorumResponseReplicaState[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeQuorumResponseReplicaState_v1(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: DescribeQuorumResponseReplicaState[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_DescribeQuorumResponseReplicaState_v1(r));
+    const x7: DescribeQuorumResponseReplicaState[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_DescribeQuorumResponseReplicaState_v1(r));
     ix = -1;
-    const x7 = b7;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -920,19 +870,15 @@ function e_DescribeQuorumResponsePartitionData_v2(w: Writer, m: DescribeQuorumRe
     f = 6;
     const a6 = m.currentVoters;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_DescribeQuorumResponseReplicaState_v2(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_DescribeQuorumResponseReplicaState_v2(w, a6[ix]!);
+    ix = -1;
     f = 7;
     const a7 = m.observers;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_DescribeQuorumResponseReplicaState_v2(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_DescribeQuorumResponseReplicaState_v2(w, a7[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -959,19 +905,16 @@ function d_DescribeQuorumResponsePartitionData_v2(r: Reader): DescribeQuorumResp
     const x5 = r.readInt64();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: DescribeQuorumResponseReplicaState[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_DescribeQuorumResponseReplicaState_v2(r));
+    const x6: DescribeQuorumResponseReplicaState[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeQuorumResponseReplicaState_v2(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: DescribeQuorumResponseReplicaState[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_DescribeQuorumResponseReplicaState_v2(r));
+    const x7: DescribeQuorumResponseReplicaState[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_DescribeQuorumResponseReplicaState_v2(r));
     ix = -1;
-    const x7 = b7;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1016,7 +959,6 @@ function d_DescribeQuorumResponseReplicaState_v0(r: Reader): DescribeQuorumRespo
     const x2 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponseReplicaState = {
       replicaId: x0,
       replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1066,7 +1008,6 @@ function d_DescribeQuorumResponseReplicaState_v1(r: Reader): DescribeQuorumRespo
     const x4 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponseReplicaState = {
       replicaId: x0,
       replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1118,7 +1059,6 @@ function d_DescribeQuorumResponseReplicaState_v2(r: Reader): DescribeQuorumRespo
     const x4 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponseReplicaState = {
       replicaId: x0,
       replicaDirectoryId: x1,
@@ -1143,11 +1083,9 @@ function e_DescribeQuorumResponseNode_v2(w: Writer, m: DescribeQuorumResponseNod
     f = 1;
     const a1 = m.listeners;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeQuorumResponseListener_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeQuorumResponseListener_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1164,13 +1102,11 @@ function d_DescribeQuorumResponseNode_v2(r: Reader): DescribeQuorumResponseNode 
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeQuorumResponseListener[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeQuorumResponseListener_v2(r));
+    const x1: DescribeQuorumResponseListener[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeQuorumResponseListener_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponseNode = {
       nodeId: x0,
       listeners: x1,
@@ -1215,7 +1151,6 @@ function d_DescribeQuorumResponseListener_v2(r: Reader): DescribeQuorumResponseL
     const x2 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeQuorumResponseListener = {
       name: x0,
       host: x1,
@@ -1237,16 +1172,16 @@ export function encodeDescribeQuorumResponse(w: Writer, m: DescribeQuorumRespons
   try {
     switch (version) {
       case 0:
-      e_DescribeQuorumResponse_v0(w, m);
-      return;
+        e_DescribeQuorumResponse_v0(w, m);
+        return;
       case 1:
-      e_DescribeQuorumResponse_v1(w, m);
-      return;
+        e_DescribeQuorumResponse_v1(w, m);
+        return;
       case 2:
-      e_DescribeQuorumResponse_v2(w, m);
-      return;
+        e_DescribeQuorumResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeQuorumResponse', version, '0-2');
+        throw unsupportedVersion('DescribeQuorumResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DescribeQuorumResponse', version);
@@ -1262,13 +1197,13 @@ export function decodeDescribeQuorumResponse(r: Reader, version: number): Descri
   try {
     switch (version) {
       case 0:
-      return d_DescribeQuorumResponse_v0(r);
+        return d_DescribeQuorumResponse_v0(r);
       case 1:
-      return d_DescribeQuorumResponse_v1(r);
+        return d_DescribeQuorumResponse_v1(r);
       case 2:
-      return d_DescribeQuorumResponse_v2(r);
+        return d_DescribeQuorumResponse_v2(r);
       default:
-      throw unsupportedVersion('DescribeQuorumResponse', version, '0-2');
+        throw unsupportedVersion('DescribeQuorumResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'DescribeQuorumResponse', version);

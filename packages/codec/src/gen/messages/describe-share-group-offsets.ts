@@ -77,11 +77,9 @@ function e_DescribeShareGroupOffsetsRequest_v0(w: Writer, m: DescribeShareGroupO
     f = 0;
     const a0 = m.groups;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeShareGroupOffsetsRequestGroup_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeShareGroupOffsetsRequestGroup_v0(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -96,13 +94,11 @@ function d_DescribeShareGroupOffsetsRequest_v0(r: Reader): DescribeShareGroupOff
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DescribeShareGroupOffsetsRequestGroup[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeShareGroupOffsetsRequestGroup_v0(r));
+    const x0: DescribeShareGroupOffsetsRequestGroup[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeShareGroupOffsetsRequestGroup_v0(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsRequest = {
       groups: x0,
     };
@@ -148,14 +144,12 @@ function d_DescribeShareGroupOffsetsRequestGroup_v0(r: Reader): DescribeShareGro
     let x1: DescribeShareGroupOffsetsRequestTopic[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      const b1: DescribeShareGroupOffsetsRequestTopic[] = [];
-      for (ix = 0; ix < n1; ix++) b1.push(d_DescribeShareGroupOffsetsRequestTopic_v0(r));
+      x1 = [];
+      for (ix = 0; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsRequestTopic_v0(r));
       ix = -1;
-      x1 = b1;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsRequestGroup = {
       groupId: x0,
       topics: x1,
@@ -179,11 +173,9 @@ function e_DescribeShareGroupOffsetsRequestTopic_v0(w: Writer, m: DescribeShareG
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -200,13 +192,11 @@ function d_DescribeShareGroupOffsetsRequestTopic_v0(r: Reader): DescribeShareGro
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsRequestTopic = {
       topicName: x0,
       partitions: x1,
@@ -228,10 +218,10 @@ export function encodeDescribeShareGroupOffsetsRequest(w: Writer, m: DescribeSha
     switch (version) {
       case 0:
       case 1:
-      e_DescribeShareGroupOffsetsRequest_v0(w, m);
-      return;
+        e_DescribeShareGroupOffsetsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeShareGroupOffsetsRequest', version, '0-1');
+        throw unsupportedVersion('DescribeShareGroupOffsetsRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'DescribeShareGroupOffsetsRequest', version);
@@ -248,9 +238,9 @@ export function decodeDescribeShareGroupOffsetsRequest(r: Reader, version: numbe
     switch (version) {
       case 0:
       case 1:
-      return d_DescribeShareGroupOffsetsRequest_v0(r);
+        return d_DescribeShareGroupOffsetsRequest_v0(r);
       default:
-      throw unsupportedVersion('DescribeShareGroupOffsetsRequest', version, '0-1');
+        throw unsupportedVersion('DescribeShareGroupOffsetsRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'DescribeShareGroupOffsetsRequest', version);
@@ -376,11 +366,9 @@ function e_DescribeShareGroupOffsetsResponse_v0(w: Writer, m: DescribeShareGroup
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeShareGroupOffsetsResponseGroup_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeShareGroupOffsetsResponseGroup_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -397,13 +385,11 @@ function d_DescribeShareGroupOffsetsResponse_v0(r: Reader): DescribeShareGroupOf
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeShareGroupOffsetsResponseGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeShareGroupOffsetsResponseGroup_v0(r));
+    const x1: DescribeShareGroupOffsetsResponseGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseGroup_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -425,11 +411,9 @@ function e_DescribeShareGroupOffsetsResponse_v1(w: Writer, m: DescribeShareGroup
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeShareGroupOffsetsResponseGroup_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeShareGroupOffsetsResponseGroup_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -446,13 +430,11 @@ function d_DescribeShareGroupOffsetsResponse_v1(r: Reader): DescribeShareGroupOf
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeShareGroupOffsetsResponseGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeShareGroupOffsetsResponseGroup_v1(r));
+    const x1: DescribeShareGroupOffsetsResponseGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseGroup_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -476,11 +458,9 @@ function e_DescribeShareGroupOffsetsResponseGroup_v0(w: Writer, m: DescribeShare
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeShareGroupOffsetsResponseTopic_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeShareGroupOffsetsResponseTopic_v0(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt16(m.errorCode);
     f = 3;
@@ -501,17 +481,15 @@ function d_DescribeShareGroupOffsetsResponseGroup_v0(r: Reader): DescribeShareGr
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeShareGroupOffsetsResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeShareGroupOffsetsResponseTopic_v0(r));
+    const x1: DescribeShareGroupOffsetsResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseTopic_v0(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt16();
     f = 3;
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsResponseGroup = {
       groupId: x0,
       topics: x1,
@@ -537,11 +515,9 @@ function e_DescribeShareGroupOffsetsResponseGroup_v1(w: Writer, m: DescribeShare
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeShareGroupOffsetsResponseTopic_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeShareGroupOffsetsResponseTopic_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt16(m.errorCode);
     f = 3;
@@ -562,17 +538,15 @@ function d_DescribeShareGroupOffsetsResponseGroup_v1(r: Reader): DescribeShareGr
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeShareGroupOffsetsResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeShareGroupOffsetsResponseTopic_v1(r));
+    const x1: DescribeShareGroupOffsetsResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseTopic_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt16();
     f = 3;
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsResponseGroup = {
       groupId: x0,
       topics: x1,
@@ -600,11 +574,9 @@ function e_DescribeShareGroupOffsetsResponseTopic_v0(w: Writer, m: DescribeShare
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeShareGroupOffsetsResponsePartition_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeShareGroupOffsetsResponsePartition_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -623,13 +595,11 @@ function d_DescribeShareGroupOffsetsResponseTopic_v0(r: Reader): DescribeShareGr
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeShareGroupOffsetsResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeShareGroupOffsetsResponsePartition_v0(r));
+    const x2: DescribeShareGroupOffsetsResponsePartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeShareGroupOffsetsResponsePartition_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsResponseTopic = {
       topicName: x0,
       topicId: x1,
@@ -656,11 +626,9 @@ function e_DescribeShareGroupOffsetsResponseTopic_v1(w: Writer, m: DescribeShare
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_DescribeShareGroupOffsetsResponsePartition_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_DescribeShareGroupOffsetsResponsePartition_v1(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -679,13 +647,11 @@ function d_DescribeShareGroupOffsetsResponseTopic_v1(r: Reader): DescribeShareGr
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: DescribeShareGroupOffsetsResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_DescribeShareGroupOffsetsResponsePartition_v1(r));
+    const x2: DescribeShareGroupOffsetsResponsePartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeShareGroupOffsetsResponsePartition_v1(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsResponseTopic = {
       topicName: x0,
       topicId: x1,
@@ -735,7 +701,6 @@ function d_DescribeShareGroupOffsetsResponsePartition_v0(r: Reader): DescribeSha
     const x5 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsResponsePartition = {
       partitionIndex: x0,
       startOffset: x1,
@@ -792,7 +757,6 @@ function d_DescribeShareGroupOffsetsResponsePartition_v1(r: Reader): DescribeSha
     const x5 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeShareGroupOffsetsResponsePartition = {
       partitionIndex: x0,
       startOffset: x1,
@@ -817,13 +781,13 @@ export function encodeDescribeShareGroupOffsetsResponse(w: Writer, m: DescribeSh
   try {
     switch (version) {
       case 0:
-      e_DescribeShareGroupOffsetsResponse_v0(w, m);
-      return;
+        e_DescribeShareGroupOffsetsResponse_v0(w, m);
+        return;
       case 1:
-      e_DescribeShareGroupOffsetsResponse_v1(w, m);
-      return;
+        e_DescribeShareGroupOffsetsResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeShareGroupOffsetsResponse', version, '0-1');
+        throw unsupportedVersion('DescribeShareGroupOffsetsResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'DescribeShareGroupOffsetsResponse', version);
@@ -839,11 +803,11 @@ export function decodeDescribeShareGroupOffsetsResponse(r: Reader, version: numb
   try {
     switch (version) {
       case 0:
-      return d_DescribeShareGroupOffsetsResponse_v0(r);
+        return d_DescribeShareGroupOffsetsResponse_v0(r);
       case 1:
-      return d_DescribeShareGroupOffsetsResponse_v1(r);
+        return d_DescribeShareGroupOffsetsResponse_v1(r);
       default:
-      throw unsupportedVersion('DescribeShareGroupOffsetsResponse', version, '0-1');
+        throw unsupportedVersion('DescribeShareGroupOffsetsResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'DescribeShareGroupOffsetsResponse', version);

@@ -80,11 +80,9 @@ function e_DescribeTopicPartitionsRequest_v0(w: Writer, m: DescribeTopicPartitio
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_DescribeTopicPartitionsRequestTopicRequest_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_DescribeTopicPartitionsRequestTopicRequest_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.responsePartitionLimit);
     f = 2;
@@ -108,17 +106,15 @@ function d_DescribeTopicPartitionsRequest_v0(r: Reader): DescribeTopicPartitions
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: DescribeTopicPartitionsRequestTopicRequest[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_DescribeTopicPartitionsRequestTopicRequest_v0(r));
+    const x0: DescribeTopicPartitionsRequestTopicRequest[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeTopicPartitionsRequestTopicRequest_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
     f = 2;
     const x2 = r.readInt8() < 0 ? null : d_DescribeTopicPartitionsRequestCursor_v0(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTopicPartitionsRequest = {
       topics: x0,
       responsePartitionLimit: x1,
@@ -154,7 +150,6 @@ function d_DescribeTopicPartitionsRequestTopicRequest_v0(r: Reader): DescribeTop
     const x0 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTopicPartitionsRequestTopicRequest = {
       name: x0,
     };
@@ -192,7 +187,6 @@ function d_DescribeTopicPartitionsRequestCursor_v0(r: Reader): DescribeTopicPart
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTopicPartitionsRequestCursor = {
       topicName: x0,
       partitionIndex: x1,
@@ -213,10 +207,10 @@ export function encodeDescribeTopicPartitionsRequest(w: Writer, m: DescribeTopic
   try {
     switch (version) {
       case 0:
-      e_DescribeTopicPartitionsRequest_v0(w, m);
-      return;
+        e_DescribeTopicPartitionsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeTopicPartitionsRequest', version, '0');
+        throw unsupportedVersion('DescribeTopicPartitionsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeTopicPartitionsRequest', version);
@@ -232,9 +226,9 @@ export function decodeDescribeTopicPartitionsRequest(r: Reader, version: number)
   try {
     switch (version) {
       case 0:
-      return d_DescribeTopicPartitionsRequest_v0(r);
+        return d_DescribeTopicPartitionsRequest_v0(r);
       default:
-      throw unsupportedVersion('DescribeTopicPartitionsRequest', version, '0');
+        throw unsupportedVersion('DescribeTopicPartitionsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeTopicPartitionsRequest', version);
@@ -375,11 +369,9 @@ function e_DescribeTopicPartitionsResponse_v0(w: Writer, m: DescribeTopicPartiti
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeTopicPartitionsResponseTopic_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeTopicPartitionsResponseTopic_v0(w, a1[ix]!);
+    ix = -1;
     f = 2;
     const s2 = m.nextCursor;
     if (s2 === null) w.writeInt8(-1);
@@ -403,15 +395,13 @@ function d_DescribeTopicPartitionsResponse_v0(r: Reader): DescribeTopicPartition
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeTopicPartitionsResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeTopicPartitionsResponseTopic_v0(r));
+    const x1: DescribeTopicPartitionsResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeTopicPartitionsResponseTopic_v0(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt8() < 0 ? null : d_DescribeTopicPartitionsResponseCursor_v0(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTopicPartitionsResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -440,11 +430,9 @@ function e_DescribeTopicPartitionsResponseTopic_v0(w: Writer, m: DescribeTopicPa
     f = 4;
     const a4 = m.partitions;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_DescribeTopicPartitionsResponsePartition_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_DescribeTopicPartitionsResponsePartition_v0(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeInt32(m.topicAuthorizedOperations);
     f = -1;
@@ -469,15 +457,13 @@ function d_DescribeTopicPartitionsResponseTopic_v0(r: Reader): DescribeTopicPart
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: DescribeTopicPartitionsResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_DescribeTopicPartitionsResponsePartition_v0(r));
+    const x4: DescribeTopicPartitionsResponsePartition[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_DescribeTopicPartitionsResponsePartition_v0(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTopicPartitionsResponseTopic = {
       errorCode: x0,
       name: x1,
@@ -509,19 +495,15 @@ function e_DescribeTopicPartitionsResponsePartition_v0(w: Writer, m: DescribeTop
     f = 4;
     const a4 = m.replicaNodes;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
+    ix = -1;
     f = 5;
     const a5 = m.isrNodes;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) w.writeInt32(a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) w.writeInt32(a5[ix]!);
+    ix = -1;
     f = 6;
     const a6 = m.eligibleLeaderReplicas;
     if (a6 === null) w.writeCompactArrayLength(null);
@@ -541,11 +523,9 @@ function e_DescribeTopicPartitionsResponsePartition_v0(w: Writer, m: DescribeTop
     f = 8;
     const a8 = m.offlineReplicas;
     if (a8 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a8.length);
-      for (ix = 0; ix < a8.length; ix++) w.writeInt32(a8[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a8.length);
+    for (ix = 0; ix < a8.length; ix++) w.writeInt32(a8[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -568,43 +548,37 @@ function d_DescribeTopicPartitionsResponsePartition_v0(r: Reader): DescribeTopic
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: number[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(r.readInt32());
+    const x4: number[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: number[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(r.readInt32());
+    const x5: number[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(r.readInt32());
     ix = -1;
-    const x5 = b5;
     f = 6;
     let x6: number[] | null = null;
     const n6 = r.readNullableCompactArrayLength();
     if (n6 >= 0) {
-      const b6: number[] = [];
-      for (ix = 0; ix < n6; ix++) b6.push(r.readInt32());
+      x6 = [];
+      for (ix = 0; ix < n6; ix++) x6.push(r.readInt32());
       ix = -1;
-      x6 = b6;
     }
     f = 7;
     let x7: number[] | null = null;
     const n7 = r.readNullableCompactArrayLength();
     if (n7 >= 0) {
-      const b7: number[] = [];
-      for (ix = 0; ix < n7; ix++) b7.push(r.readInt32());
+      x7 = [];
+      for (ix = 0; ix < n7; ix++) x7.push(r.readInt32());
       ix = -1;
-      x7 = b7;
     }
     f = 8;
     const n8 = r.readCompactArrayLength();
-    const b8: number[] = [];
-    for (ix = 0; ix < n8; ix++) b8.push(r.readInt32());
+    const x8: number[] = [];
+    for (ix = 0; ix < n8; ix++) x8.push(r.readInt32());
     ix = -1;
-    const x8 = b8;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTopicPartitionsResponsePartition = {
       errorCode: x0,
       partitionIndex: x1,
@@ -650,7 +624,6 @@ function d_DescribeTopicPartitionsResponseCursor_v0(r: Reader): DescribeTopicPar
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTopicPartitionsResponseCursor = {
       topicName: x0,
       partitionIndex: x1,
@@ -671,10 +644,10 @@ export function encodeDescribeTopicPartitionsResponse(w: Writer, m: DescribeTopi
   try {
     switch (version) {
       case 0:
-      e_DescribeTopicPartitionsResponse_v0(w, m);
-      return;
+        e_DescribeTopicPartitionsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeTopicPartitionsResponse', version, '0');
+        throw unsupportedVersion('DescribeTopicPartitionsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeTopicPartitionsResponse', version);
@@ -690,9 +663,9 @@ export function decodeDescribeTopicPartitionsResponse(r: Reader, version: number
   try {
     switch (version) {
       case 0:
-      return d_DescribeTopicPartitionsResponse_v0(r);
+        return d_DescribeTopicPartitionsResponse_v0(r);
       default:
-      throw unsupportedVersion('DescribeTopicPartitionsResponse', version, '0');
+        throw unsupportedVersion('DescribeTopicPartitionsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeTopicPartitionsResponse', version);

@@ -33,15 +33,13 @@ function e_DescribeTransactionsRequest_v0(w: Writer, m: DescribeTransactionsRequ
     f = 0;
     const a0 = m.transactionalIds;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -56,13 +54,11 @@ function d_DescribeTransactionsRequest_v0(r: Reader): DescribeTransactionsReques
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTransactionsRequest = {
       transactionalIds: x0,
     };
@@ -82,10 +78,10 @@ export function encodeDescribeTransactionsRequest(w: Writer, m: DescribeTransact
   try {
     switch (version) {
       case 0:
-      e_DescribeTransactionsRequest_v0(w, m);
-      return;
+        e_DescribeTransactionsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeTransactionsRequest', version, '0');
+        throw unsupportedVersion('DescribeTransactionsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeTransactionsRequest', version);
@@ -101,9 +97,9 @@ export function decodeDescribeTransactionsRequest(r: Reader, version: number): D
   try {
     switch (version) {
       case 0:
-      return d_DescribeTransactionsRequest_v0(r);
+        return d_DescribeTransactionsRequest_v0(r);
       default:
-      throw unsupportedVersion('DescribeTransactionsRequest', version, '0');
+        throw unsupportedVersion('DescribeTransactionsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeTransactionsRequest', version);
@@ -204,11 +200,9 @@ function e_DescribeTransactionsResponse_v0(w: Writer, m: DescribeTransactionsRes
     f = 1;
     const a1 = m.transactionStates;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_DescribeTransactionsResponseTransactionState_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_DescribeTransactionsResponseTransactionState_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -225,13 +219,11 @@ function d_DescribeTransactionsResponse_v0(r: Reader): DescribeTransactionsRespo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: DescribeTransactionsResponseTransactionState[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_DescribeTransactionsResponseTransactionState_v0(r));
+    const x1: DescribeTransactionsResponseTransactionState[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeTransactionsResponseTransactionState_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTransactionsResponse = {
       throttleTimeMs: x0,
       transactionStates: x1,
@@ -269,11 +261,9 @@ function e_DescribeTransactionsResponseTransactionState_v0(w: Writer, m: Describ
     f = 7;
     const a7 = m.topics;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_DescribeTransactionsResponseTopicData_v0(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_DescribeTransactionsResponseTopicData_v0(w, a7[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -302,13 +292,11 @@ function d_DescribeTransactionsResponseTransactionState_v0(r: Reader): DescribeT
     const x6 = r.readInt16();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: DescribeTransactionsResponseTopicData[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_DescribeTransactionsResponseTopicData_v0(r));
+    const x7: DescribeTransactionsResponseTopicData[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_DescribeTransactionsResponseTopicData_v0(r));
     ix = -1;
-    const x7 = b7;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTransactionsResponseTransactionState = {
       errorCode: x0,
       transactionalId: x1,
@@ -338,11 +326,9 @@ function e_DescribeTransactionsResponseTopicData_v0(w: Writer, m: DescribeTransa
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -359,13 +345,11 @@ function d_DescribeTransactionsResponseTopicData_v0(r: Reader): DescribeTransact
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeTransactionsResponseTopicData = {
       topic: x0,
       partitions: x1,
@@ -386,10 +370,10 @@ export function encodeDescribeTransactionsResponse(w: Writer, m: DescribeTransac
   try {
     switch (version) {
       case 0:
-      e_DescribeTransactionsResponse_v0(w, m);
-      return;
+        e_DescribeTransactionsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeTransactionsResponse', version, '0');
+        throw unsupportedVersion('DescribeTransactionsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeTransactionsResponse', version);
@@ -405,9 +389,9 @@ export function decodeDescribeTransactionsResponse(r: Reader, version: number): 
   try {
     switch (version) {
       case 0:
-      return d_DescribeTransactionsResponse_v0(r);
+        return d_DescribeTransactionsResponse_v0(r);
       default:
-      throw unsupportedVersion('DescribeTransactionsResponse', version, '0');
+        throw unsupportedVersion('DescribeTransactionsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeTransactionsResponse', version);

@@ -73,14 +73,12 @@ function d_DescribeUserScramCredentialsRequest_v0(r: Reader): DescribeUserScramC
     let x0: DescribeUserScramCredentialsRequestUserName[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      const b0: DescribeUserScramCredentialsRequestUserName[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_DescribeUserScramCredentialsRequestUserName_v0(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_DescribeUserScramCredentialsRequestUserName_v0(r));
       ix = -1;
-      x0 = b0;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeUserScramCredentialsRequest = {
       users: x0,
     };
@@ -114,7 +112,6 @@ function d_DescribeUserScramCredentialsRequestUserName_v0(r: Reader): DescribeUs
     const x0 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeUserScramCredentialsRequestUserName = {
       name: x0,
     };
@@ -134,10 +131,10 @@ export function encodeDescribeUserScramCredentialsRequest(w: Writer, m: Describe
   try {
     switch (version) {
       case 0:
-      e_DescribeUserScramCredentialsRequest_v0(w, m);
-      return;
+        e_DescribeUserScramCredentialsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeUserScramCredentialsRequest', version, '0');
+        throw unsupportedVersion('DescribeUserScramCredentialsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeUserScramCredentialsRequest', version);
@@ -153,9 +150,9 @@ export function decodeDescribeUserScramCredentialsRequest(r: Reader, version: nu
   try {
     switch (version) {
       case 0:
-      return d_DescribeUserScramCredentialsRequest_v0(r);
+        return d_DescribeUserScramCredentialsRequest_v0(r);
       default:
-      throw unsupportedVersion('DescribeUserScramCredentialsRequest', version, '0');
+        throw unsupportedVersion('DescribeUserScramCredentialsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeUserScramCredentialsRequest', version);
@@ -254,11 +251,9 @@ function e_DescribeUserScramCredentialsResponse_v0(w: Writer, m: DescribeUserScr
     f = 3;
     const a3 = m.results;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_DescribeUserScramCredentialsResponseResult_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_DescribeUserScramCredentialsResponseResult_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -279,13 +274,11 @@ function d_DescribeUserScramCredentialsResponse_v0(r: Reader): DescribeUserScram
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: DescribeUserScramCredentialsResponseResult[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_DescribeUserScramCredentialsResponseResult_v0(r));
+    const x3: DescribeUserScramCredentialsResponseResult[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeUserScramCredentialsResponseResult_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeUserScramCredentialsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -315,11 +308,9 @@ function e_DescribeUserScramCredentialsResponseResult_v0(w: Writer, m: DescribeU
     f = 3;
     const a3 = m.credentialInfos;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_DescribeUserScramCredentialsResponseCredentialInfo_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_DescribeUserScramCredentialsResponseCredentialInfo_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -340,13 +331,11 @@ function d_DescribeUserScramCredentialsResponseResult_v0(r: Reader): DescribeUse
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: DescribeUserScramCredentialsResponseCredentialInfo[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_DescribeUserScramCredentialsResponseCredentialInfo_v0(r));
+    const x3: DescribeUserScramCredentialsResponseCredentialInfo[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeUserScramCredentialsResponseCredentialInfo_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeUserScramCredentialsResponseResult = {
       user: x0,
       errorCode: x1,
@@ -385,7 +374,6 @@ function d_DescribeUserScramCredentialsResponseCredentialInfo_v0(r: Reader): Des
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: DescribeUserScramCredentialsResponseCredentialInfo = {
       mechanism: x0,
       iterations: x1,
@@ -406,10 +394,10 @@ export function encodeDescribeUserScramCredentialsResponse(w: Writer, m: Describ
   try {
     switch (version) {
       case 0:
-      e_DescribeUserScramCredentialsResponse_v0(w, m);
-      return;
+        e_DescribeUserScramCredentialsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('DescribeUserScramCredentialsResponse', version, '0');
+        throw unsupportedVersion('DescribeUserScramCredentialsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeUserScramCredentialsResponse', version);
@@ -425,9 +413,9 @@ export function decodeDescribeUserScramCredentialsResponse(r: Reader, version: n
   try {
     switch (version) {
       case 0:
-      return d_DescribeUserScramCredentialsResponse_v0(r);
+        return d_DescribeUserScramCredentialsResponse_v0(r);
       default:
-      throw unsupportedVersion('DescribeUserScramCredentialsResponse', version, '0');
+        throw unsupportedVersion('DescribeUserScramCredentialsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'DescribeUserScramCredentialsResponse', version);

@@ -88,14 +88,12 @@ function d_ElectLeadersRequest_v0(r: Reader): ElectLeadersRequest {
     let x1: ElectLeadersRequestTopicPartitions[] | null = null;
     const n1 = r.readNullableArrayLength();
     if (n1 >= 0) {
-      const b1: ElectLeadersRequestTopicPartitions[] = [];
-      for (ix = 0; ix < n1; ix++) b1.push(d_ElectLeadersRequestTopicPartitions_v0(r));
+      x1 = [];
+      for (ix = 0; ix < n1; ix++) x1.push(d_ElectLeadersRequestTopicPartitions_v0(r));
       ix = -1;
-      x1 = b1;
     }
     f = 2;
     const x2 = r.readInt32();
-    f = -1;
     const o: ElectLeadersRequest = {
       electionType: 0,
       topicPartitions: x1,
@@ -112,10 +110,7 @@ function e_ElectLeadersRequest_v1(w: Writer, m: ElectLeadersRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt8(m.electionType);
     f = 1;
@@ -144,14 +139,12 @@ function d_ElectLeadersRequest_v1(r: Reader): ElectLeadersRequest {
     let x1: ElectLeadersRequestTopicPartitions[] | null = null;
     const n1 = r.readNullableArrayLength();
     if (n1 >= 0) {
-      const b1: ElectLeadersRequestTopicPartitions[] = [];
-      for (ix = 0; ix < n1; ix++) b1.push(d_ElectLeadersRequestTopicPartitions_v0(r));
+      x1 = [];
+      for (ix = 0; ix < n1; ix++) x1.push(d_ElectLeadersRequestTopicPartitions_v0(r));
       ix = -1;
-      x1 = b1;
     }
     f = 2;
     const x2 = r.readInt32();
-    f = -1;
     const o: ElectLeadersRequest = {
       electionType: x0,
       topicPartitions: x1,
@@ -198,16 +191,14 @@ function d_ElectLeadersRequest_v2(r: Reader): ElectLeadersRequest {
     let x1: ElectLeadersRequestTopicPartitions[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      const b1: ElectLeadersRequestTopicPartitions[] = [];
-      for (ix = 0; ix < n1; ix++) b1.push(d_ElectLeadersRequestTopicPartitions_v2(r));
+      x1 = [];
+      for (ix = 0; ix < n1; ix++) x1.push(d_ElectLeadersRequestTopicPartitions_v2(r));
       ix = -1;
-      x1 = b1;
     }
     f = 2;
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ElectLeadersRequest = {
       electionType: x0,
       topicPartitions: x1,
@@ -225,10 +216,7 @@ function e_ElectLeadersRequestTopicPartitions_v0(w: Writer, m: ElectLeadersReque
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -236,11 +224,9 @@ function e_ElectLeadersRequestTopicPartitions_v0(w: Writer, m: ElectLeadersReque
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ElectLeadersRequestTopicPartitions, f, ix);
   }
@@ -255,11 +241,9 @@ function d_ElectLeadersRequestTopicPartitions_v0(r: Reader): ElectLeadersRequest
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ElectLeadersRequestTopicPartitions = {
       topic: x0,
       partitions: x1,
@@ -282,11 +266,9 @@ function e_ElectLeadersRequestTopicPartitions_v2(w: Writer, m: ElectLeadersReque
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -303,13 +285,11 @@ function d_ElectLeadersRequestTopicPartitions_v2(r: Reader): ElectLeadersRequest
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ElectLeadersRequestTopicPartitions = {
       topic: x0,
       partitions: x1,
@@ -330,16 +310,16 @@ export function encodeElectLeadersRequest(w: Writer, m: ElectLeadersRequest, ver
   try {
     switch (version) {
       case 0:
-      e_ElectLeadersRequest_v0(w, m);
-      return;
+        e_ElectLeadersRequest_v0(w, m);
+        return;
       case 1:
-      e_ElectLeadersRequest_v1(w, m);
-      return;
+        e_ElectLeadersRequest_v1(w, m);
+        return;
       case 2:
-      e_ElectLeadersRequest_v2(w, m);
-      return;
+        e_ElectLeadersRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('ElectLeadersRequest', version, '0-2');
+        throw unsupportedVersion('ElectLeadersRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'ElectLeadersRequest', version);
@@ -355,13 +335,13 @@ export function decodeElectLeadersRequest(r: Reader, version: number): ElectLead
   try {
     switch (version) {
       case 0:
-      return d_ElectLeadersRequest_v0(r);
+        return d_ElectLeadersRequest_v0(r);
       case 1:
-      return d_ElectLeadersRequest_v1(r);
+        return d_ElectLeadersRequest_v1(r);
       case 2:
-      return d_ElectLeadersRequest_v2(r);
+        return d_ElectLeadersRequest_v2(r);
       default:
-      throw unsupportedVersion('ElectLeadersRequest', version, '0-2');
+        throw unsupportedVersion('ElectLeadersRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'ElectLeadersRequest', version);
@@ -456,11 +436,9 @@ function e_ElectLeadersResponse_v0(w: Writer, m: ElectLeadersResponse): void {
     f = 2;
     const a2 = m.replicaElectionResults;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ElectLeadersResponseReplicaElectionResult_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ElectLeadersResponseReplicaElectionResult_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ElectLeadersResponse, f, ix);
   }
@@ -475,11 +453,9 @@ function d_ElectLeadersResponse_v0(r: Reader): ElectLeadersResponse {
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ElectLeadersResponseReplicaElectionResult[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ElectLeadersResponseReplicaElectionResult_v0(r));
+    const x2: ElectLeadersResponseReplicaElectionResult[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ElectLeadersResponseReplicaElectionResult_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ElectLeadersResponse = {
       throttleTimeMs: x0,
       errorCode: 0,
@@ -496,10 +472,7 @@ function e_ElectLeadersResponse_v1(w: Writer, m: ElectLeadersResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
@@ -507,11 +480,9 @@ function e_ElectLeadersResponse_v1(w: Writer, m: ElectLeadersResponse): void {
     f = 2;
     const a2 = m.replicaElectionResults;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ElectLeadersResponseReplicaElectionResult_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ElectLeadersResponseReplicaElectionResult_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ElectLeadersResponse, f, ix);
   }
@@ -528,11 +499,9 @@ function d_ElectLeadersResponse_v1(r: Reader): ElectLeadersResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ElectLeadersResponseReplicaElectionResult[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ElectLeadersResponseReplicaElectionResult_v0(r));
+    const x2: ElectLeadersResponseReplicaElectionResult[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ElectLeadersResponseReplicaElectionResult_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ElectLeadersResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -556,11 +525,9 @@ function e_ElectLeadersResponse_v2(w: Writer, m: ElectLeadersResponse): void {
     f = 2;
     const a2 = m.replicaElectionResults;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ElectLeadersResponseReplicaElectionResult_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ElectLeadersResponseReplicaElectionResult_v2(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -579,13 +546,11 @@ function d_ElectLeadersResponse_v2(r: Reader): ElectLeadersResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ElectLeadersResponseReplicaElectionResult[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ElectLeadersResponseReplicaElectionResult_v2(r));
+    const x2: ElectLeadersResponseReplicaElectionResult[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ElectLeadersResponseReplicaElectionResult_v2(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ElectLeadersResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -603,10 +568,7 @@ function e_ElectLeadersResponseReplicaElectionResult_v0(w: Writer, m: ElectLeade
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -614,11 +576,9 @@ function e_ElectLeadersResponseReplicaElectionResult_v0(w: Writer, m: ElectLeade
     f = 1;
     const a1 = m.partitionResult;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ElectLeadersResponsePartitionResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ElectLeadersResponsePartitionResult_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ElectLeadersResponseReplicaElectionResult, f, ix);
   }
@@ -633,11 +593,9 @@ function d_ElectLeadersResponseReplicaElectionResult_v0(r: Reader): ElectLeaders
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ElectLeadersResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ElectLeadersResponsePartitionResult_v0(r));
+    const x1: ElectLeadersResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ElectLeadersResponsePartitionResult_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ElectLeadersResponseReplicaElectionResult = {
       topic: x0,
       partitionResult: x1,
@@ -660,11 +618,9 @@ function e_ElectLeadersResponseReplicaElectionResult_v2(w: Writer, m: ElectLeade
     f = 1;
     const a1 = m.partitionResult;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ElectLeadersResponsePartitionResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ElectLeadersResponsePartitionResult_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -681,13 +637,11 @@ function d_ElectLeadersResponseReplicaElectionResult_v2(r: Reader): ElectLeaders
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ElectLeadersResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ElectLeadersResponsePartitionResult_v2(r));
+    const x1: ElectLeadersResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ElectLeadersResponsePartitionResult_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ElectLeadersResponseReplicaElectionResult = {
       topic: x0,
       partitionResult: x1,
@@ -703,10 +657,7 @@ function d_ElectLeadersResponseReplicaElectionResult_v2(r: Reader): ElectLeaders
 function e_ElectLeadersResponsePartitionResult_v0(w: Writer, m: ElectLeadersResponsePartitionResult): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionId);
     f = 1;
@@ -728,7 +679,6 @@ function d_ElectLeadersResponsePartitionResult_v0(r: Reader): ElectLeadersRespon
     const x1 = r.readInt16();
     f = 2;
     const x2 = r.readNullableString();
-    f = -1;
     const o: ElectLeadersResponsePartitionResult = {
       partitionId: x0,
       errorCode: x1,
@@ -769,7 +719,6 @@ function d_ElectLeadersResponsePartitionResult_v2(r: Reader): ElectLeadersRespon
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ElectLeadersResponsePartitionResult = {
       partitionId: x0,
       errorCode: x1,
@@ -791,16 +740,16 @@ export function encodeElectLeadersResponse(w: Writer, m: ElectLeadersResponse, v
   try {
     switch (version) {
       case 0:
-      e_ElectLeadersResponse_v0(w, m);
-      return;
+        e_ElectLeadersResponse_v0(w, m);
+        return;
       case 1:
-      e_ElectLeadersResponse_v1(w, m);
-      return;
+        e_ElectLeadersResponse_v1(w, m);
+        return;
       case 2:
-      e_ElectLeadersResponse_v2(w, m);
-      return;
+        e_ElectLeadersResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('ElectLeadersResponse', version, '0-2');
+        throw unsupportedVersion('ElectLeadersResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'ElectLeadersResponse', version);
@@ -816,13 +765,13 @@ export function decodeElectLeadersResponse(r: Reader, version: number): ElectLea
   try {
     switch (version) {
       case 0:
-      return d_ElectLeadersResponse_v0(r);
+        return d_ElectLeadersResponse_v0(r);
       case 1:
-      return d_ElectLeadersResponse_v1(r);
+        return d_ElectLeadersResponse_v1(r);
       case 2:
-      return d_ElectLeadersResponse_v2(r);
+        return d_ElectLeadersResponse_v2(r);
       default:
-      throw unsupportedVersion('ElectLeadersResponse', version, '0-2');
+        throw unsupportedVersion('ElectLeadersResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'ElectLeadersResponse', version);

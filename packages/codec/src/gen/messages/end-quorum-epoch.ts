@@ -136,20 +136,15 @@ function e_EndQuorumEpochRequest_v0(w: Writer, m: EndQuorumEpochRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeString(m.clusterId);
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochRequestTopicData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochRequestTopicData_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_EndQuorumEpochRequest, f, ix);
   }
@@ -164,11 +159,9 @@ function d_EndQuorumEpochRequest_v0(r: Reader): EndQuorumEpochRequest {
     const x0 = r.readNullableString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: EndQuorumEpochRequestTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_EndQuorumEpochRequestTopicData_v0(r));
+    const x1: EndQuorumEpochRequestTopicData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestTopicData_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: EndQuorumEpochRequest = {
       clusterId: x0,
       topics: x1,
@@ -190,19 +183,15 @@ function e_EndQuorumEpochRequest_v1(w: Writer, m: EndQuorumEpochRequest): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochRequestTopicData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochRequestTopicData_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     const a2 = m.leaderEndpoints;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_EndQuorumEpochRequestLeaderEndpoint_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_EndQuorumEpochRequestLeaderEndpoint_v1(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -219,19 +208,16 @@ function d_EndQuorumEpochRequest_v1(r: Reader): EndQuorumEpochRequest {
     const x0 = r.readNullableCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: EndQuorumEpochRequestTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_EndQuorumEpochRequestTopicData_v1(r));
+    const x1: EndQuorumEpochRequestTopicData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestTopicData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: EndQuorumEpochRequestLeaderEndpoint[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_EndQuorumEpochRequestLeaderEndpoint_v1(r));
+    const x2: EndQuorumEpochRequestLeaderEndpoint[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_EndQuorumEpochRequestLeaderEndpoint_v1(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndQuorumEpochRequest = {
       clusterId: x0,
       topics: x1,
@@ -249,10 +235,7 @@ function e_EndQuorumEpochRequestTopicData_v0(w: Writer, m: EndQuorumEpochRequest
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topicName;
     if (v0 === null) throw nullNotAllowed();
@@ -260,11 +243,9 @@ function e_EndQuorumEpochRequestTopicData_v0(w: Writer, m: EndQuorumEpochRequest
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochRequestPartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochRequestPartitionData_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_EndQuorumEpochRequestTopicData, f, ix);
   }
@@ -279,11 +260,9 @@ function d_EndQuorumEpochRequestTopicData_v0(r: Reader): EndQuorumEpochRequestTo
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: EndQuorumEpochRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_EndQuorumEpochRequestPartitionData_v0(r));
+    const x1: EndQuorumEpochRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestPartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: EndQuorumEpochRequestTopicData = {
       topicName: x0,
       partitions: x1,
@@ -306,11 +285,9 @@ function e_EndQuorumEpochRequestTopicData_v1(w: Writer, m: EndQuorumEpochRequest
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochRequestPartitionData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochRequestPartitionData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -327,13 +304,11 @@ function d_EndQuorumEpochRequestTopicData_v1(r: Reader): EndQuorumEpochRequestTo
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: EndQuorumEpochRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_EndQuorumEpochRequestPartitionData_v1(r));
+    const x1: EndQuorumEpochRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestPartitionData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndQuorumEpochRequestTopicData = {
       topicName: x0,
       partitions: x1,
@@ -350,10 +325,7 @@ function e_EndQuorumEpochRequestPartitionData_v0(w: Writer, m: EndQuorumEpochReq
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -363,11 +335,9 @@ function e_EndQuorumEpochRequestPartitionData_v0(w: Writer, m: EndQuorumEpochReq
     f = 3;
     const a3 = m.preferredSuccessors;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) w.writeInt32(a3[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) w.writeInt32(a3[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_EndQuorumEpochRequestPartitionData, f, ix);
   }
@@ -386,11 +356,9 @@ function d_EndQuorumEpochRequestPartitionData_v0(r: Reader): EndQuorumEpochReque
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const b3: number[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(r.readInt32());
+    const x3: number[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(r.readInt32());
     ix = -1;
-    const x3 = b3;
-    f = -1;
     const o: EndQuorumEpochRequestPartitionData = {
       partitionIndex: x0,
       leaderId: x1,
@@ -418,11 +386,9 @@ function e_EndQuorumEpochRequestPartitionData_v1(w: Writer, m: EndQuorumEpochReq
     f = 4;
     const a4 = m.preferredCandidates;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_EndQuorumEpochRequestReplicaInfo_v1(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_EndQuorumEpochRequestReplicaInfo_v1(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -443,13 +409,11 @@ function d_EndQuorumEpochRequestPartitionData_v1(r: Reader): EndQuorumEpochReque
     const x2 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: EndQuorumEpochRequestReplicaInfo[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_EndQuorumEpochRequestReplicaInfo_v1(r));
+    const x4: EndQuorumEpochRequestReplicaInfo[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_EndQuorumEpochRequestReplicaInfo_v1(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndQuorumEpochRequestPartitionData = {
       partitionIndex: x0,
       leaderId: x1,
@@ -489,7 +453,6 @@ function d_EndQuorumEpochRequestReplicaInfo_v1(r: Reader): EndQuorumEpochRequest
     const x1 = r.readUuid();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndQuorumEpochRequestReplicaInfo = {
       candidateId: x0,
       candidateDirectoryId: x1,
@@ -534,7 +497,6 @@ function d_EndQuorumEpochRequestLeaderEndpoint_v1(r: Reader): EndQuorumEpochRequ
     const x2 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndQuorumEpochRequestLeaderEndpoint = {
       name: x0,
       host: x1,
@@ -556,13 +518,13 @@ export function encodeEndQuorumEpochRequest(w: Writer, m: EndQuorumEpochRequest,
   try {
     switch (version) {
       case 0:
-      e_EndQuorumEpochRequest_v0(w, m);
-      return;
+        e_EndQuorumEpochRequest_v0(w, m);
+        return;
       case 1:
-      e_EndQuorumEpochRequest_v1(w, m);
-      return;
+        e_EndQuorumEpochRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('EndQuorumEpochRequest', version, '0-1');
+        throw unsupportedVersion('EndQuorumEpochRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'EndQuorumEpochRequest', version);
@@ -578,11 +540,11 @@ export function decodeEndQuorumEpochRequest(r: Reader, version: number): EndQuor
   try {
     switch (version) {
       case 0:
-      return d_EndQuorumEpochRequest_v0(r);
+        return d_EndQuorumEpochRequest_v0(r);
       case 1:
-      return d_EndQuorumEpochRequest_v1(r);
+        return d_EndQuorumEpochRequest_v1(r);
       default:
-      throw unsupportedVersion('EndQuorumEpochRequest', version, '0-1');
+        throw unsupportedVersion('EndQuorumEpochRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'EndQuorumEpochRequest', version);
@@ -705,11 +667,9 @@ function e_EndQuorumEpochResponse_v0(w: Writer, m: EndQuorumEpochResponse): void
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochResponseTopicData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochResponseTopicData_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_EndQuorumEpochResponse, f, ix);
   }
@@ -724,11 +684,9 @@ function d_EndQuorumEpochResponse_v0(r: Reader): EndQuorumEpochResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: EndQuorumEpochResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_EndQuorumEpochResponseTopicData_v0(r));
+    const x1: EndQuorumEpochResponseTopicData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochResponseTopicData_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: EndQuorumEpochResponse = {
       errorCode: x0,
       topics: x1,
@@ -750,11 +708,9 @@ function e_EndQuorumEpochResponse_v1(w: Writer, m: EndQuorumEpochResponse): void
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochResponseTopicData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochResponseTopicData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
@@ -768,11 +724,9 @@ function e_EndQuorumEpochResponse_v1(w: Writer, m: EndQuorumEpochResponse): void
       const z2 = w.beginSized();
       const a2 = m.nodeEndpoints;
       if (a2 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a2.length);
-        for (ix = 0; ix < a2.length; ix++) e_EndQuorumEpochResponseNodeEndpoint_v1(w, a2[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a2.length);
+      for (ix = 0; ix < a2.length; ix++) e_EndQuorumEpochResponseNodeEndpoint_v1(w, a2[ix]!);
+      ix = -1;
       w.endSized(z2);
     }
     writeUnknownTagged(w, uk, u, -1);
@@ -790,10 +744,9 @@ function d_EndQuorumEpochResponse_v1(r: Reader): EndQuorumEpochResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: EndQuorumEpochResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_EndQuorumEpochResponseTopicData_v1(r));
+    const x1: EndQuorumEpochResponseTopicData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochResponseTopicData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     let x2: EndQuorumEpochResponseNodeEndpoint[] = [];
     let uk: UnknownTaggedField[] | undefined;
@@ -804,10 +757,9 @@ function d_EndQuorumEpochResponse_v1(r: Reader): EndQuorumEpochResponse {
       if (tag === 0) {
         f = 2;
         const n2 = r.readCompactArrayLength();
-        const b2: EndQuorumEpochResponseNodeEndpoint[] = [];
-        for (ix = 0; ix < n2; ix++) b2.push(d_EndQuorumEpochResponseNodeEndpoint_v1(r));
+        x2 = [];
+        for (ix = 0; ix < n2; ix++) x2.push(d_EndQuorumEpochResponseNodeEndpoint_v1(r));
         ix = -1;
-        x2 = b2;
         r.expectAt(end);
         f = -1;
       } else {
@@ -815,7 +767,6 @@ function d_EndQuorumEpochResponse_v1(r: Reader): EndQuorumEpochResponse {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: EndQuorumEpochResponse = {
       errorCode: x0,
       topics: x1,
@@ -833,10 +784,7 @@ function e_EndQuorumEpochResponseTopicData_v0(w: Writer, m: EndQuorumEpochRespon
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topicName;
     if (v0 === null) throw nullNotAllowed();
@@ -844,11 +792,9 @@ function e_EndQuorumEpochResponseTopicData_v0(w: Writer, m: EndQuorumEpochRespon
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochResponsePartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochResponsePartitionData_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_EndQuorumEpochResponseTopicData, f, ix);
   }
@@ -863,11 +809,9 @@ function d_EndQuorumEpochResponseTopicData_v0(r: Reader): EndQuorumEpochResponse
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: EndQuorumEpochResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_EndQuorumEpochResponsePartitionData_v0(r));
+    const x1: EndQuorumEpochResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochResponsePartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: EndQuorumEpochResponseTopicData = {
       topicName: x0,
       partitions: x1,
@@ -890,11 +834,9 @@ function e_EndQuorumEpochResponseTopicData_v1(w: Writer, m: EndQuorumEpochRespon
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochResponsePartitionData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_EndQuorumEpochResponsePartitionData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -911,13 +853,11 @@ function d_EndQuorumEpochResponseTopicData_v1(r: Reader): EndQuorumEpochResponse
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: EndQuorumEpochResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_EndQuorumEpochResponsePartitionData_v1(r));
+    const x1: EndQuorumEpochResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochResponsePartitionData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndQuorumEpochResponseTopicData = {
       topicName: x0,
       partitions: x1,
@@ -933,10 +873,7 @@ function d_EndQuorumEpochResponseTopicData_v1(r: Reader): EndQuorumEpochResponse
 function e_EndQuorumEpochResponsePartitionData_v0(w: Writer, m: EndQuorumEpochResponsePartitionData): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -962,7 +899,6 @@ function d_EndQuorumEpochResponsePartitionData_v0(r: Reader): EndQuorumEpochResp
     const x2 = r.readInt32();
     f = 3;
     const x3 = r.readInt32();
-    f = -1;
     const o: EndQuorumEpochResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1008,7 +944,6 @@ function d_EndQuorumEpochResponsePartitionData_v1(r: Reader): EndQuorumEpochResp
     const x3 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndQuorumEpochResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1053,7 +988,6 @@ function d_EndQuorumEpochResponseNodeEndpoint_v1(r: Reader): EndQuorumEpochRespo
     const x2 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndQuorumEpochResponseNodeEndpoint = {
       nodeId: x0,
       host: x1,
@@ -1075,13 +1009,13 @@ export function encodeEndQuorumEpochResponse(w: Writer, m: EndQuorumEpochRespons
   try {
     switch (version) {
       case 0:
-      e_EndQuorumEpochResponse_v0(w, m);
-      return;
+        e_EndQuorumEpochResponse_v0(w, m);
+        return;
       case 1:
-      e_EndQuorumEpochResponse_v1(w, m);
-      return;
+        e_EndQuorumEpochResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('EndQuorumEpochResponse', version, '0-1');
+        throw unsupportedVersion('EndQuorumEpochResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'EndQuorumEpochResponse', version);
@@ -1097,11 +1031,11 @@ export function decodeEndQuorumEpochResponse(r: Reader, version: number): EndQuo
   try {
     switch (version) {
       case 0:
-      return d_EndQuorumEpochResponse_v0(r);
+        return d_EndQuorumEpochResponse_v0(r);
       case 1:
-      return d_EndQuorumEpochResponse_v1(r);
+        return d_EndQuorumEpochResponse_v1(r);
       default:
-      throw unsupportedVersion('EndQuorumEpochResponse', version, '0-1');
+        throw unsupportedVersion('EndQuorumEpochResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'EndQuorumEpochResponse', version);

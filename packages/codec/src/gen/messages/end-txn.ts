@@ -38,10 +38,7 @@ const F_EndTxnRequest: readonly string[] = ['transactionalId', 'producerId', 'pr
 function e_EndTxnRequest_v0(w: Writer, m: EndTxnRequest): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.transactionalId;
     if (v0 === null) throw nullNotAllowed();
@@ -69,7 +66,6 @@ function d_EndTxnRequest_v0(r: Reader): EndTxnRequest {
     const x2 = r.readInt16();
     f = 3;
     const x3 = r.readBool();
-    f = -1;
     const o: EndTxnRequest = {
       transactionalId: x0,
       producerId: x1,
@@ -117,7 +113,6 @@ function d_EndTxnRequest_v3(r: Reader): EndTxnRequest {
     const x3 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndTxnRequest = {
       transactionalId: x0,
       producerId: x1,
@@ -142,15 +137,15 @@ export function encodeEndTxnRequest(w: Writer, m: EndTxnRequest, version: number
       case 0:
       case 1:
       case 2:
-      e_EndTxnRequest_v0(w, m);
-      return;
+        e_EndTxnRequest_v0(w, m);
+        return;
       case 3:
       case 4:
       case 5:
-      e_EndTxnRequest_v3(w, m);
-      return;
+        e_EndTxnRequest_v3(w, m);
+        return;
       default:
-      throw unsupportedVersion('EndTxnRequest', version, '0-5');
+        throw unsupportedVersion('EndTxnRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'EndTxnRequest', version);
@@ -168,13 +163,13 @@ export function decodeEndTxnRequest(r: Reader, version: number): EndTxnRequest {
       case 0:
       case 1:
       case 2:
-      return d_EndTxnRequest_v0(r);
+        return d_EndTxnRequest_v0(r);
       case 3:
       case 4:
       case 5:
-      return d_EndTxnRequest_v3(r);
+        return d_EndTxnRequest_v3(r);
       default:
-      throw unsupportedVersion('EndTxnRequest', version, '0-5');
+        throw unsupportedVersion('EndTxnRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'EndTxnRequest', version);
@@ -213,10 +208,7 @@ const F_EndTxnResponse: readonly string[] = ['throttleTimeMs', 'errorCode', 'pro
 function e_EndTxnResponse_v0(w: Writer, m: EndTxnResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
@@ -234,7 +226,6 @@ function d_EndTxnResponse_v0(r: Reader): EndTxnResponse {
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: EndTxnResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -272,7 +263,6 @@ function d_EndTxnResponse_v3(r: Reader): EndTxnResponse {
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndTxnResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -319,7 +309,6 @@ function d_EndTxnResponse_v5(r: Reader): EndTxnResponse {
     const x3 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EndTxnResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -344,17 +333,17 @@ export function encodeEndTxnResponse(w: Writer, m: EndTxnResponse, version: numb
       case 0:
       case 1:
       case 2:
-      e_EndTxnResponse_v0(w, m);
-      return;
+        e_EndTxnResponse_v0(w, m);
+        return;
       case 3:
       case 4:
-      e_EndTxnResponse_v3(w, m);
-      return;
+        e_EndTxnResponse_v3(w, m);
+        return;
       case 5:
-      e_EndTxnResponse_v5(w, m);
-      return;
+        e_EndTxnResponse_v5(w, m);
+        return;
       default:
-      throw unsupportedVersion('EndTxnResponse', version, '0-5');
+        throw unsupportedVersion('EndTxnResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'EndTxnResponse', version);
@@ -372,14 +361,14 @@ export function decodeEndTxnResponse(r: Reader, version: number): EndTxnResponse
       case 0:
       case 1:
       case 2:
-      return d_EndTxnResponse_v0(r);
+        return d_EndTxnResponse_v0(r);
       case 3:
       case 4:
-      return d_EndTxnResponse_v3(r);
+        return d_EndTxnResponse_v3(r);
       case 5:
-      return d_EndTxnResponse_v5(r);
+        return d_EndTxnResponse_v5(r);
       default:
-      throw unsupportedVersion('EndTxnResponse', version, '0-5');
+        throw unsupportedVersion('EndTxnResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'EndTxnResponse', version);

@@ -64,7 +64,6 @@ function d_EnvelopeRequest_v0(r: Reader): EnvelopeRequest {
     const x2 = r.readCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EnvelopeRequest = {
       requestData: x0,
       requestPrincipal: x1,
@@ -86,10 +85,10 @@ export function encodeEnvelopeRequest(w: Writer, m: EnvelopeRequest, version: nu
   try {
     switch (version) {
       case 0:
-      e_EnvelopeRequest_v0(w, m);
-      return;
+        e_EnvelopeRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('EnvelopeRequest', version, '0');
+        throw unsupportedVersion('EnvelopeRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'EnvelopeRequest', version);
@@ -105,9 +104,9 @@ export function decodeEnvelopeRequest(r: Reader, version: number): EnvelopeReque
   try {
     switch (version) {
       case 0:
-      return d_EnvelopeRequest_v0(r);
+        return d_EnvelopeRequest_v0(r);
       default:
-      throw unsupportedVersion('EnvelopeRequest', version, '0');
+        throw unsupportedVersion('EnvelopeRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'EnvelopeRequest', version);
@@ -161,7 +160,6 @@ function d_EnvelopeResponse_v0(r: Reader): EnvelopeResponse {
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: EnvelopeResponse = {
       responseData: x0,
       errorCode: x1,
@@ -182,10 +180,10 @@ export function encodeEnvelopeResponse(w: Writer, m: EnvelopeResponse, version: 
   try {
     switch (version) {
       case 0:
-      e_EnvelopeResponse_v0(w, m);
-      return;
+        e_EnvelopeResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('EnvelopeResponse', version, '0');
+        throw unsupportedVersion('EnvelopeResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'EnvelopeResponse', version);
@@ -201,9 +199,9 @@ export function decodeEnvelopeResponse(r: Reader, version: number): EnvelopeResp
   try {
     switch (version) {
       case 0:
-      return d_EnvelopeResponse_v0(r);
+        return d_EnvelopeResponse_v0(r);
       default:
-      throw unsupportedVersion('EnvelopeResponse', version, '0');
+        throw unsupportedVersion('EnvelopeResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'EnvelopeResponse', version);

@@ -32,10 +32,7 @@ const F_ExpireDelegationTokenRequest: readonly string[] = ['hmac', 'expiryTimePe
 function e_ExpireDelegationTokenRequest_v1(w: Writer, m: ExpireDelegationTokenRequest): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.hmac;
     if (v0 === null) throw nullNotAllowed();
@@ -55,7 +52,6 @@ function d_ExpireDelegationTokenRequest_v1(r: Reader): ExpireDelegationTokenRequ
     const x0 = r.readBytes();
     f = 1;
     const x1 = r.readInt64();
-    f = -1;
     const o: ExpireDelegationTokenRequest = {
       hmac: x0,
       expiryTimePeriodMs: x1,
@@ -93,7 +89,6 @@ function d_ExpireDelegationTokenRequest_v2(r: Reader): ExpireDelegationTokenRequ
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ExpireDelegationTokenRequest = {
       hmac: x0,
       expiryTimePeriodMs: x1,
@@ -114,13 +109,13 @@ export function encodeExpireDelegationTokenRequest(w: Writer, m: ExpireDelegatio
   try {
     switch (version) {
       case 1:
-      e_ExpireDelegationTokenRequest_v1(w, m);
-      return;
+        e_ExpireDelegationTokenRequest_v1(w, m);
+        return;
       case 2:
-      e_ExpireDelegationTokenRequest_v2(w, m);
-      return;
+        e_ExpireDelegationTokenRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('ExpireDelegationTokenRequest', version, '1-2');
+        throw unsupportedVersion('ExpireDelegationTokenRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ExpireDelegationTokenRequest', version);
@@ -136,11 +131,11 @@ export function decodeExpireDelegationTokenRequest(r: Reader, version: number): 
   try {
     switch (version) {
       case 1:
-      return d_ExpireDelegationTokenRequest_v1(r);
+        return d_ExpireDelegationTokenRequest_v1(r);
       case 2:
-      return d_ExpireDelegationTokenRequest_v2(r);
+        return d_ExpireDelegationTokenRequest_v2(r);
       default:
-      throw unsupportedVersion('ExpireDelegationTokenRequest', version, '1-2');
+        throw unsupportedVersion('ExpireDelegationTokenRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ExpireDelegationTokenRequest', version);
@@ -176,10 +171,7 @@ const F_ExpireDelegationTokenResponse: readonly string[] = ['errorCode', 'expiry
 function e_ExpireDelegationTokenResponse_v1(w: Writer, m: ExpireDelegationTokenResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -201,7 +193,6 @@ function d_ExpireDelegationTokenResponse_v1(r: Reader): ExpireDelegationTokenRes
     const x1 = r.readInt64();
     f = 2;
     const x2 = r.readInt32();
-    f = -1;
     const o: ExpireDelegationTokenResponse = {
       errorCode: x0,
       expiryTimestampMs: x1,
@@ -242,7 +233,6 @@ function d_ExpireDelegationTokenResponse_v2(r: Reader): ExpireDelegationTokenRes
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ExpireDelegationTokenResponse = {
       errorCode: x0,
       expiryTimestampMs: x1,
@@ -264,13 +254,13 @@ export function encodeExpireDelegationTokenResponse(w: Writer, m: ExpireDelegati
   try {
     switch (version) {
       case 1:
-      e_ExpireDelegationTokenResponse_v1(w, m);
-      return;
+        e_ExpireDelegationTokenResponse_v1(w, m);
+        return;
       case 2:
-      e_ExpireDelegationTokenResponse_v2(w, m);
-      return;
+        e_ExpireDelegationTokenResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('ExpireDelegationTokenResponse', version, '1-2');
+        throw unsupportedVersion('ExpireDelegationTokenResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ExpireDelegationTokenResponse', version);
@@ -286,11 +276,11 @@ export function decodeExpireDelegationTokenResponse(r: Reader, version: number):
   try {
     switch (version) {
       case 1:
-      return d_ExpireDelegationTokenResponse_v1(r);
+        return d_ExpireDelegationTokenResponse_v1(r);
       case 2:
-      return d_ExpireDelegationTokenResponse_v2(r);
+        return d_ExpireDelegationTokenResponse_v2(r);
       default:
-      throw unsupportedVersion('ExpireDelegationTokenResponse', version, '1-2');
+        throw unsupportedVersion('ExpireDelegationTokenResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ExpireDelegationTokenResponse', version);

@@ -121,11 +121,9 @@ function e_FetchSnapshotRequest_v0(w: Writer, m: FetchSnapshotRequest): void {
     f = 3;
     const a3 = m.topics;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_FetchSnapshotRequestTopicSnapshot_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_FetchSnapshotRequestTopicSnapshot_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
@@ -157,10 +155,9 @@ function d_FetchSnapshotRequest_v0(r: Reader): FetchSnapshotRequest {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: FetchSnapshotRequestTopicSnapshot[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_FetchSnapshotRequestTopicSnapshot_v0(r));
+    const x3: FetchSnapshotRequestTopicSnapshot[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_FetchSnapshotRequestTopicSnapshot_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     let x0: string | null = null;
     let uk: UnknownTaggedField[] | undefined;
@@ -178,7 +175,6 @@ function d_FetchSnapshotRequest_v0(r: Reader): FetchSnapshotRequest {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchSnapshotRequest = {
       clusterId: x0,
       replicaId: x1,
@@ -204,11 +200,9 @@ function e_FetchSnapshotRequest_v1(w: Writer, m: FetchSnapshotRequest): void {
     f = 3;
     const a3 = m.topics;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_FetchSnapshotRequestTopicSnapshot_v1(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_FetchSnapshotRequestTopicSnapshot_v1(w, a3[ix]!);
+    ix = -1;
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
@@ -240,10 +234,9 @@ function d_FetchSnapshotRequest_v1(r: Reader): FetchSnapshotRequest {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: FetchSnapshotRequestTopicSnapshot[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_FetchSnapshotRequestTopicSnapshot_v1(r));
+    const x3: FetchSnapshotRequestTopicSnapshot[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_FetchSnapshotRequestTopicSnapshot_v1(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     let x0: string | null = null;
     let uk: UnknownTaggedField[] | undefined;
@@ -261,7 +254,6 @@ function d_FetchSnapshotRequest_v1(r: Reader): FetchSnapshotRequest {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchSnapshotRequest = {
       clusterId: x0,
       replicaId: x1,
@@ -287,11 +279,9 @@ function e_FetchSnapshotRequestTopicSnapshot_v0(w: Writer, m: FetchSnapshotReque
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_FetchSnapshotRequestPartitionSnapshot_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_FetchSnapshotRequestPartitionSnapshot_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -308,13 +298,11 @@ function d_FetchSnapshotRequestTopicSnapshot_v0(r: Reader): FetchSnapshotRequest
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: FetchSnapshotRequestPartitionSnapshot[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_FetchSnapshotRequestPartitionSnapshot_v0(r));
+    const x1: FetchSnapshotRequestPartitionSnapshot[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_FetchSnapshotRequestPartitionSnapshot_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchSnapshotRequestTopicSnapshot = {
       name: x0,
       partitions: x1,
@@ -338,11 +326,9 @@ function e_FetchSnapshotRequestTopicSnapshot_v1(w: Writer, m: FetchSnapshotReque
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_FetchSnapshotRequestPartitionSnapshot_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_FetchSnapshotRequestPartitionSnapshot_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -359,13 +345,11 @@ function d_FetchSnapshotRequestTopicSnapshot_v1(r: Reader): FetchSnapshotRequest
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: FetchSnapshotRequestPartitionSnapshot[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_FetchSnapshotRequestPartitionSnapshot_v1(r));
+    const x1: FetchSnapshotRequestPartitionSnapshot[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_FetchSnapshotRequestPartitionSnapshot_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchSnapshotRequestTopicSnapshot = {
       name: x0,
       partitions: x1,
@@ -419,12 +403,10 @@ function d_FetchSnapshotRequestPartitionSnapshot_v0(r: Reader): FetchSnapshotReq
       if (tag === 0) {
         f = 4;
         throw tagNotInVersion(0, '1+');
-      } else {
-        if (uk === undefined) uk = [];
-        uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
+      if (uk === undefined) uk = [];
+      uk.push({ tag, data: r.readRaw(end - r.pos) });
     }
-    f = -1;
     const o: FetchSnapshotRequestPartitionSnapshot = {
       partition: x0,
       currentLeaderEpoch: x1,
@@ -502,7 +484,6 @@ function d_FetchSnapshotRequestPartitionSnapshot_v1(r: Reader): FetchSnapshotReq
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchSnapshotRequestPartitionSnapshot = {
       partition: x0,
       currentLeaderEpoch: x1,
@@ -542,7 +523,6 @@ function d_FetchSnapshotRequestSnapshotId_v0(r: Reader): FetchSnapshotRequestSna
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchSnapshotRequestSnapshotId = {
       endOffset: x0,
       epoch: x1,
@@ -563,13 +543,13 @@ export function encodeFetchSnapshotRequest(w: Writer, m: FetchSnapshotRequest, v
   try {
     switch (version) {
       case 0:
-      e_FetchSnapshotRequest_v0(w, m);
-      return;
+        e_FetchSnapshotRequest_v0(w, m);
+        return;
       case 1:
-      e_FetchSnapshotRequest_v1(w, m);
-      return;
+        e_FetchSnapshotRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('FetchSnapshotRequest', version, '0-1');
+        throw unsupportedVersion('FetchSnapshotRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'FetchSnapshotRequest', version);
@@ -585,11 +565,11 @@ export function decodeFetchSnapshotRequest(r: Reader, version: number): FetchSna
   try {
     switch (version) {
       case 0:
-      return d_FetchSnapshotRequest_v0(r);
+        return d_FetchSnapshotRequest_v0(r);
       case 1:
-      return d_FetchSnapshotRequest_v1(r);
+        return d_FetchSnapshotRequest_v1(r);
       default:
-      throw unsupportedVersion('FetchSnapshotRequest', version, '0-1');
+        throw unsupportedVersion('FetchSnapshotRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'FetchSnapshotRequest', version);
@@ -766,11 +746,9 @@ function e_FetchSnapshotResponse_v0(w: Writer, m: FetchSnapshotResponse): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchSnapshotResponseTopicSnapshot_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchSnapshotResponseTopicSnapshot_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -789,10 +767,9 @@ function d_FetchSnapshotResponse_v0(r: Reader): FetchSnapshotResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: FetchSnapshotResponseTopicSnapshot[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchSnapshotResponseTopicSnapshot_v0(r));
+    const x2: FetchSnapshotResponseTopicSnapshot[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchSnapshotResponseTopicSnapshot_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     let uk: UnknownTaggedField[] | undefined;
     const nt = r.readUvarint();
@@ -802,12 +779,10 @@ function d_FetchSnapshotResponse_v0(r: Reader): FetchSnapshotResponse {
       if (tag === 0) {
         f = 3;
         throw tagNotInVersion(0, '1+');
-      } else {
-        if (uk === undefined) uk = [];
-        uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
+      if (uk === undefined) uk = [];
+      uk.push({ tag, data: r.readRaw(end - r.pos) });
     }
-    f = -1;
     const o: FetchSnapshotResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -833,11 +808,9 @@ function e_FetchSnapshotResponse_v1(w: Writer, m: FetchSnapshotResponse): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchSnapshotResponseTopicSnapshot_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchSnapshotResponseTopicSnapshot_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
@@ -851,11 +824,9 @@ function e_FetchSnapshotResponse_v1(w: Writer, m: FetchSnapshotResponse): void {
       const z3 = w.beginSized();
       const a3 = m.nodeEndpoints;
       if (a3 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a3.length);
-        for (ix = 0; ix < a3.length; ix++) e_FetchSnapshotResponseNodeEndpoint_v1(w, a3[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a3.length);
+      for (ix = 0; ix < a3.length; ix++) e_FetchSnapshotResponseNodeEndpoint_v1(w, a3[ix]!);
+      ix = -1;
       w.endSized(z3);
     }
     writeUnknownTagged(w, uk, u, -1);
@@ -875,10 +846,9 @@ function d_FetchSnapshotResponse_v1(r: Reader): FetchSnapshotResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: FetchSnapshotResponseTopicSnapshot[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchSnapshotResponseTopicSnapshot_v0(r));
+    const x2: FetchSnapshotResponseTopicSnapshot[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchSnapshotResponseTopicSnapshot_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     let x3: FetchSnapshotResponseNodeEndpoint[] = [];
     let uk: UnknownTaggedField[] | undefined;
@@ -889,10 +859,9 @@ function d_FetchSnapshotResponse_v1(r: Reader): FetchSnapshotResponse {
       if (tag === 0) {
         f = 3;
         const n3 = r.readCompactArrayLength();
-        const b3: FetchSnapshotResponseNodeEndpoint[] = [];
-        for (ix = 0; ix < n3; ix++) b3.push(d_FetchSnapshotResponseNodeEndpoint_v1(r));
+        x3 = [];
+        for (ix = 0; ix < n3; ix++) x3.push(d_FetchSnapshotResponseNodeEndpoint_v1(r));
         ix = -1;
-        x3 = b3;
         r.expectAt(end);
         f = -1;
       } else {
@@ -900,7 +869,6 @@ function d_FetchSnapshotResponse_v1(r: Reader): FetchSnapshotResponse {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchSnapshotResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -926,11 +894,9 @@ function e_FetchSnapshotResponseTopicSnapshot_v0(w: Writer, m: FetchSnapshotResp
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_FetchSnapshotResponsePartitionSnapshot_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_FetchSnapshotResponsePartitionSnapshot_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -947,13 +913,11 @@ function d_FetchSnapshotResponseTopicSnapshot_v0(r: Reader): FetchSnapshotRespon
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: FetchSnapshotResponsePartitionSnapshot[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_FetchSnapshotResponsePartitionSnapshot_v0(r));
+    const x1: FetchSnapshotResponsePartitionSnapshot[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_FetchSnapshotResponsePartitionSnapshot_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchSnapshotResponseTopicSnapshot = {
       name: x0,
       partitions: x1,
@@ -1040,7 +1004,6 @@ function d_FetchSnapshotResponsePartitionSnapshot_v0(r: Reader): FetchSnapshotRe
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchSnapshotResponsePartitionSnapshot = {
       index: x0,
       errorCode: x1,
@@ -1082,7 +1045,6 @@ function d_FetchSnapshotResponseSnapshotId_v0(r: Reader): FetchSnapshotResponseS
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchSnapshotResponseSnapshotId = {
       endOffset: x0,
       epoch: x1,
@@ -1119,7 +1081,6 @@ function d_FetchSnapshotResponseLeaderIdAndEpoch_v0(r: Reader): FetchSnapshotRes
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchSnapshotResponseLeaderIdAndEpoch = {
       leaderId: x0,
       leaderEpoch: x1,
@@ -1162,7 +1123,6 @@ function d_FetchSnapshotResponseNodeEndpoint_v1(r: Reader): FetchSnapshotRespons
     const x2 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchSnapshotResponseNodeEndpoint = {
       nodeId: x0,
       host: x1,
@@ -1184,13 +1144,13 @@ export function encodeFetchSnapshotResponse(w: Writer, m: FetchSnapshotResponse,
   try {
     switch (version) {
       case 0:
-      e_FetchSnapshotResponse_v0(w, m);
-      return;
+        e_FetchSnapshotResponse_v0(w, m);
+        return;
       case 1:
-      e_FetchSnapshotResponse_v1(w, m);
-      return;
+        e_FetchSnapshotResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('FetchSnapshotResponse', version, '0-1');
+        throw unsupportedVersion('FetchSnapshotResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'FetchSnapshotResponse', version);
@@ -1206,11 +1166,11 @@ export function decodeFetchSnapshotResponse(r: Reader, version: number): FetchSn
   try {
     switch (version) {
       case 0:
-      return d_FetchSnapshotResponse_v0(r);
+        return d_FetchSnapshotResponse_v0(r);
       case 1:
-      return d_FetchSnapshotResponse_v1(r);
+        return d_FetchSnapshotResponse_v1(r);
       default:
-      throw unsupportedVersion('FetchSnapshotResponse', version, '0-1');
+        throw unsupportedVersion('FetchSnapshotResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'FetchSnapshotResponse', version);

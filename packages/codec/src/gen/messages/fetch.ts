@@ -196,11 +196,9 @@ function e_FetchRequest_v4(w: Writer, m: FetchRequest): void {
     f = 9;
     const a9 = m.topics;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v4(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v4(w, a9[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchRequest, f, ix);
   }
@@ -223,11 +221,9 @@ function d_FetchRequest_v4(r: Reader): FetchRequest {
     const x6 = r.readInt8();
     f = 9;
     const n9 = r.readArrayLength();
-    const b9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_FetchRequestTopic_v4(r));
+    const x9: FetchRequestTopic[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v4(r));
     ix = -1;
-    const x9 = b9;
-    f = -1;
     const o: FetchRequest = {
       clusterId: null,
       replicaId: x1,
@@ -274,11 +270,9 @@ function e_FetchRequest_v5(w: Writer, m: FetchRequest): void {
     f = 9;
     const a9 = m.topics;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v5(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v5(w, a9[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchRequest, f, ix);
   }
@@ -301,11 +295,9 @@ function d_FetchRequest_v5(r: Reader): FetchRequest {
     const x6 = r.readInt8();
     f = 9;
     const n9 = r.readArrayLength();
-    const b9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_FetchRequestTopic_v5(r));
+    const x9: FetchRequestTopic[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v5(r));
     ix = -1;
-    const x9 = b9;
-    f = -1;
     const o: FetchRequest = {
       clusterId: null,
       replicaId: x1,
@@ -354,19 +346,15 @@ function e_FetchRequest_v7(w: Writer, m: FetchRequest): void {
     f = 9;
     const a9 = m.topics;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v5(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v5(w, a9[ix]!);
+    ix = -1;
     f = 10;
     const a10 = m.forgottenTopicsData;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v7(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v7(w, a10[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchRequest, f, ix);
   }
@@ -393,17 +381,14 @@ function d_FetchRequest_v7(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readArrayLength();
-    const b9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_FetchRequestTopic_v5(r));
+    const x9: FetchRequestTopic[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v5(r));
     ix = -1;
-    const x9 = b9;
     f = 10;
     const n10 = r.readArrayLength();
-    const b10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_FetchRequestForgottenTopic_v7(r));
+    const x10: FetchRequestForgottenTopic[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v7(r));
     ix = -1;
-    const x10 = b10;
-    f = -1;
     const o: FetchRequest = {
       clusterId: null,
       replicaId: x1,
@@ -452,19 +437,15 @@ function e_FetchRequest_v9(w: Writer, m: FetchRequest): void {
     f = 9;
     const a9 = m.topics;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v9(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v9(w, a9[ix]!);
+    ix = -1;
     f = 10;
     const a10 = m.forgottenTopicsData;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v7(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v7(w, a10[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchRequest, f, ix);
   }
@@ -491,17 +472,14 @@ function d_FetchRequest_v9(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readArrayLength();
-    const b9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_FetchRequestTopic_v9(r));
+    const x9: FetchRequestTopic[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v9(r));
     ix = -1;
-    const x9 = b9;
     f = 10;
     const n10 = r.readArrayLength();
-    const b10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_FetchRequestForgottenTopic_v7(r));
+    const x10: FetchRequestForgottenTopic[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v7(r));
     ix = -1;
-    const x10 = b10;
-    f = -1;
     const o: FetchRequest = {
       clusterId: null,
       replicaId: x1,
@@ -550,19 +528,15 @@ function e_FetchRequest_v11(w: Writer, m: FetchRequest): void {
     f = 9;
     const a9 = m.topics;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v9(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v9(w, a9[ix]!);
+    ix = -1;
     f = 10;
     const a10 = m.forgottenTopicsData;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v7(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v7(w, a10[ix]!);
+    ix = -1;
     f = 11;
     const v11 = m.rackId;
     if (v11 === null) throw nullNotAllowed();
@@ -593,19 +567,16 @@ function d_FetchRequest_v11(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readArrayLength();
-    const b9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_FetchRequestTopic_v9(r));
+    const x9: FetchRequestTopic[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v9(r));
     ix = -1;
-    const x9 = b9;
     f = 10;
     const n10 = r.readArrayLength();
-    const b10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_FetchRequestForgottenTopic_v7(r));
+    const x10: FetchRequestForgottenTopic[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v7(r));
     ix = -1;
-    const x10 = b10;
     f = 11;
     const x11 = r.readString();
-    f = -1;
     const o: FetchRequest = {
       clusterId: null,
       replicaId: x1,
@@ -650,19 +621,15 @@ function e_FetchRequest_v12(w: Writer, m: FetchRequest): void {
     f = 9;
     const a9 = m.topics;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v12(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v12(w, a9[ix]!);
+    ix = -1;
     f = 10;
     const a10 = m.forgottenTopicsData;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v12(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v12(w, a10[ix]!);
+    ix = -1;
     f = 11;
     const v11 = m.rackId;
     if (v11 === null) throw nullNotAllowed();
@@ -708,16 +675,14 @@ function d_FetchRequest_v12(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const b9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_FetchRequestTopic_v12(r));
+    const x9: FetchRequestTopic[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v12(r));
     ix = -1;
-    const x9 = b9;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const b10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_FetchRequestForgottenTopic_v12(r));
+    const x10: FetchRequestForgottenTopic[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v12(r));
     ix = -1;
-    const x10 = b10;
     f = 11;
     const x11 = r.readCompactString();
     f = -1;
@@ -727,20 +692,20 @@ function d_FetchRequest_v12(r: Reader): FetchRequest {
     for (let t = 0; t < nt; t++) {
       const tag = r.readUvarint();
       const end = r.readTaggedSize();
+      if (tag === 1) {
+        f = 2;
+        throw tagNotInVersion(1, '15+');
+      }
       if (tag === 0) {
         f = 0;
         x0 = r.readNullableCompactString();
         r.expectAt(end);
         f = -1;
-      } else if (tag === 1) {
-        f = 2;
-        throw tagNotInVersion(1, '15+');
       } else {
         if (uk === undefined) uk = [];
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchRequest = {
       clusterId: x0,
       replicaId: x1,
@@ -786,19 +751,15 @@ function e_FetchRequest_v13(w: Writer, m: FetchRequest): void {
     f = 9;
     const a9 = m.topics;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v13(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v13(w, a9[ix]!);
+    ix = -1;
     f = 10;
     const a10 = m.forgottenTopicsData;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v13(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v13(w, a10[ix]!);
+    ix = -1;
     f = 11;
     const v11 = m.rackId;
     if (v11 === null) throw nullNotAllowed();
@@ -844,16 +805,14 @@ function d_FetchRequest_v13(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const b9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_FetchRequestTopic_v13(r));
+    const x9: FetchRequestTopic[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v13(r));
     ix = -1;
-    const x9 = b9;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const b10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_FetchRequestForgottenTopic_v13(r));
+    const x10: FetchRequestForgottenTopic[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
     ix = -1;
-    const x10 = b10;
     f = 11;
     const x11 = r.readCompactString();
     f = -1;
@@ -863,20 +822,20 @@ function d_FetchRequest_v13(r: Reader): FetchRequest {
     for (let t = 0; t < nt; t++) {
       const tag = r.readUvarint();
       const end = r.readTaggedSize();
+      if (tag === 1) {
+        f = 2;
+        throw tagNotInVersion(1, '15+');
+      }
       if (tag === 0) {
         f = 0;
         x0 = r.readNullableCompactString();
         r.expectAt(end);
         f = -1;
-      } else if (tag === 1) {
-        f = 2;
-        throw tagNotInVersion(1, '15+');
       } else {
         if (uk === undefined) uk = [];
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchRequest = {
       clusterId: x0,
       replicaId: x1,
@@ -920,19 +879,15 @@ function e_FetchRequest_v15(w: Writer, m: FetchRequest): void {
     f = 9;
     const a9 = m.topics;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v13(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v13(w, a9[ix]!);
+    ix = -1;
     f = 10;
     const a10 = m.forgottenTopicsData;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v13(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v13(w, a10[ix]!);
+    ix = -1;
     f = 11;
     const v11 = m.rackId;
     if (v11 === null) throw nullNotAllowed();
@@ -987,16 +942,14 @@ function d_FetchRequest_v15(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const b9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_FetchRequestTopic_v13(r));
+    const x9: FetchRequestTopic[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v13(r));
     ix = -1;
-    const x9 = b9;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const b10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_FetchRequestForgottenTopic_v13(r));
+    const x10: FetchRequestForgottenTopic[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
     ix = -1;
-    const x10 = b10;
     f = 11;
     const x11 = r.readCompactString();
     f = -1;
@@ -1022,7 +975,6 @@ function d_FetchRequest_v15(r: Reader): FetchRequest {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchRequest = {
       clusterId: x0,
       replicaId: -1,
@@ -1066,19 +1018,15 @@ function e_FetchRequest_v17(w: Writer, m: FetchRequest): void {
     f = 9;
     const a9 = m.topics;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v17(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v17(w, a9[ix]!);
+    ix = -1;
     f = 10;
     const a10 = m.forgottenTopicsData;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v13(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v13(w, a10[ix]!);
+    ix = -1;
     f = 11;
     const v11 = m.rackId;
     if (v11 === null) throw nullNotAllowed();
@@ -1133,16 +1081,14 @@ function d_FetchRequest_v17(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const b9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_FetchRequestTopic_v17(r));
+    const x9: FetchRequestTopic[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v17(r));
     ix = -1;
-    const x9 = b9;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const b10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_FetchRequestForgottenTopic_v13(r));
+    const x10: FetchRequestForgottenTopic[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
     ix = -1;
-    const x10 = b10;
     f = 11;
     const x11 = r.readCompactString();
     f = -1;
@@ -1168,7 +1114,6 @@ function d_FetchRequest_v17(r: Reader): FetchRequest {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchRequest = {
       clusterId: x0,
       replicaId: -1,
@@ -1212,19 +1157,15 @@ function e_FetchRequest_v18(w: Writer, m: FetchRequest): void {
     f = 9;
     const a9 = m.topics;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v18(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_FetchRequestTopic_v18(w, a9[ix]!);
+    ix = -1;
     f = 10;
     const a10 = m.forgottenTopicsData;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v13(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_FetchRequestForgottenTopic_v13(w, a10[ix]!);
+    ix = -1;
     f = 11;
     const v11 = m.rackId;
     if (v11 === null) throw nullNotAllowed();
@@ -1279,16 +1220,14 @@ function d_FetchRequest_v18(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const b9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_FetchRequestTopic_v18(r));
+    const x9: FetchRequestTopic[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v18(r));
     ix = -1;
-    const x9 = b9;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const b10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_FetchRequestForgottenTopic_v13(r));
+    const x10: FetchRequestForgottenTopic[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
     ix = -1;
-    const x10 = b10;
     f = 11;
     const x11 = r.readCompactString();
     f = -1;
@@ -1314,7 +1253,6 @@ function d_FetchRequest_v18(r: Reader): FetchRequest {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchRequest = {
       clusterId: x0,
       replicaId: -1,
@@ -1361,7 +1299,6 @@ function d_FetchRequestReplicaState_v15(r: Reader): FetchRequestReplicaState {
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchRequestReplicaState = {
       replicaId: x0,
       replicaEpoch: x1,
@@ -1378,10 +1315,7 @@ function e_FetchRequestTopic_v4(w: Writer, m: FetchRequestTopic): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -1389,11 +1323,9 @@ function e_FetchRequestTopic_v4(w: Writer, m: FetchRequestTopic): void {
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v4(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v4(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchRequestTopic, f, ix);
   }
@@ -1408,11 +1340,9 @@ function d_FetchRequestTopic_v4(r: Reader): FetchRequestTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchRequestPartition_v4(r));
+    const x2: FetchRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v4(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: FetchRequestTopic = {
       topic: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1429,10 +1359,7 @@ function e_FetchRequestTopic_v5(w: Writer, m: FetchRequestTopic): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -1440,11 +1367,9 @@ function e_FetchRequestTopic_v5(w: Writer, m: FetchRequestTopic): void {
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v5(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v5(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchRequestTopic, f, ix);
   }
@@ -1459,11 +1384,9 @@ function d_FetchRequestTopic_v5(r: Reader): FetchRequestTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchRequestPartition_v5(r));
+    const x2: FetchRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v5(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: FetchRequestTopic = {
       topic: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1480,10 +1403,7 @@ function e_FetchRequestTopic_v9(w: Writer, m: FetchRequestTopic): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -1491,11 +1411,9 @@ function e_FetchRequestTopic_v9(w: Writer, m: FetchRequestTopic): void {
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v9(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v9(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchRequestTopic, f, ix);
   }
@@ -1510,11 +1428,9 @@ function d_FetchRequestTopic_v9(r: Reader): FetchRequestTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchRequestPartition_v9(r));
+    const x2: FetchRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v9(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: FetchRequestTopic = {
       topic: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1538,11 +1454,9 @@ function e_FetchRequestTopic_v12(w: Writer, m: FetchRequestTopic): void {
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v12(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v12(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1559,13 +1473,11 @@ function d_FetchRequestTopic_v12(r: Reader): FetchRequestTopic {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchRequestPartition_v12(r));
+    const x2: FetchRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v12(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchRequestTopic = {
       topic: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1588,11 +1500,9 @@ function e_FetchRequestTopic_v13(w: Writer, m: FetchRequestTopic): void {
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v12(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v12(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1609,13 +1519,11 @@ function d_FetchRequestTopic_v13(r: Reader): FetchRequestTopic {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchRequestPartition_v12(r));
+    const x2: FetchRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v12(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchRequestTopic = {
       topic: '',
       topicId: x1,
@@ -1638,11 +1546,9 @@ function e_FetchRequestTopic_v17(w: Writer, m: FetchRequestTopic): void {
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v17(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v17(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1659,13 +1565,11 @@ function d_FetchRequestTopic_v17(r: Reader): FetchRequestTopic {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchRequestPartition_v17(r));
+    const x2: FetchRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v17(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchRequestTopic = {
       topic: '',
       topicId: x1,
@@ -1688,11 +1592,9 @@ function e_FetchRequestTopic_v18(w: Writer, m: FetchRequestTopic): void {
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v18(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchRequestPartition_v18(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1709,13 +1611,11 @@ function d_FetchRequestTopic_v18(r: Reader): FetchRequestTopic {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchRequestPartition_v18(r));
+    const x2: FetchRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v18(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchRequestTopic = {
       topic: '',
       topicId: x1,
@@ -1759,7 +1659,6 @@ function d_FetchRequestPartition_v4(r: Reader): FetchRequestPartition {
     const x2 = r.readInt64();
     f = 5;
     const x5 = r.readInt32();
-    f = -1;
     const o: FetchRequestPartition = {
       partition: x0,
       currentLeaderEpoch: -1,
@@ -1811,7 +1710,6 @@ function d_FetchRequestPartition_v5(r: Reader): FetchRequestPartition {
     const x4 = r.readInt64();
     f = 5;
     const x5 = r.readInt32();
-    f = -1;
     const o: FetchRequestPartition = {
       partition: x0,
       currentLeaderEpoch: -1,
@@ -1867,7 +1765,6 @@ function d_FetchRequestPartition_v9(r: Reader): FetchRequestPartition {
     const x4 = r.readInt64();
     f = 5;
     const x5 = r.readInt32();
-    f = -1;
     const o: FetchRequestPartition = {
       partition: x0,
       currentLeaderEpoch: x1,
@@ -1932,15 +1829,14 @@ function d_FetchRequestPartition_v12(r: Reader): FetchRequestPartition {
       if (tag === 0) {
         f = 6;
         throw tagNotInVersion(0, '17+');
-      } else if (tag === 1) {
+      }
+      if (tag === 1) {
         f = 7;
         throw tagNotInVersion(1, '18+');
-      } else {
-        if (uk === undefined) uk = [];
-        uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
+      if (uk === undefined) uk = [];
+      uk.push({ tag, data: r.readRaw(end - r.pos) });
     }
-    f = -1;
     const o: FetchRequestPartition = {
       partition: x0,
       currentLeaderEpoch: x1,
@@ -2017,20 +1913,20 @@ function d_FetchRequestPartition_v17(r: Reader): FetchRequestPartition {
     for (let t = 0; t < nt; t++) {
       const tag = r.readUvarint();
       const end = r.readTaggedSize();
+      if (tag === 1) {
+        f = 7;
+        throw tagNotInVersion(1, '18+');
+      }
       if (tag === 0) {
         f = 6;
         x6 = r.readUuid();
         r.expectAt(end);
         f = -1;
-      } else if (tag === 1) {
-        f = 7;
-        throw tagNotInVersion(1, '18+');
       } else {
         if (uk === undefined) uk = [];
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchRequestPartition = {
       partition: x0,
       currentLeaderEpoch: x1,
@@ -2132,7 +2028,6 @@ function d_FetchRequestPartition_v18(r: Reader): FetchRequestPartition {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchRequestPartition = {
       partition: x0,
       currentLeaderEpoch: x1,
@@ -2155,10 +2050,7 @@ function e_FetchRequestForgottenTopic_v7(w: Writer, m: FetchRequestForgottenTopi
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -2166,11 +2058,9 @@ function e_FetchRequestForgottenTopic_v7(w: Writer, m: FetchRequestForgottenTopi
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchRequestForgottenTopic, f, ix);
   }
@@ -2185,11 +2075,9 @@ function d_FetchRequestForgottenTopic_v7(r: Reader): FetchRequestForgottenTopic 
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt32());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: FetchRequestForgottenTopic = {
       topic: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -2213,11 +2101,9 @@ function e_FetchRequestForgottenTopic_v12(w: Writer, m: FetchRequestForgottenTop
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -2234,13 +2120,11 @@ function d_FetchRequestForgottenTopic_v12(r: Reader): FetchRequestForgottenTopic
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt32());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchRequestForgottenTopic = {
       topic: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -2263,11 +2147,9 @@ function e_FetchRequestForgottenTopic_v13(w: Writer, m: FetchRequestForgottenTop
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -2284,13 +2166,11 @@ function d_FetchRequestForgottenTopic_v13(r: Reader): FetchRequestForgottenTopic
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt32());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchRequestForgottenTopic = {
       topic: '',
       topicId: x1,
@@ -2312,42 +2192,42 @@ export function encodeFetchRequest(w: Writer, m: FetchRequest, version: number):
   try {
     switch (version) {
       case 4:
-      e_FetchRequest_v4(w, m);
-      return;
+        e_FetchRequest_v4(w, m);
+        return;
       case 5:
       case 6:
-      e_FetchRequest_v5(w, m);
-      return;
+        e_FetchRequest_v5(w, m);
+        return;
       case 7:
       case 8:
-      e_FetchRequest_v7(w, m);
-      return;
+        e_FetchRequest_v7(w, m);
+        return;
       case 9:
       case 10:
-      e_FetchRequest_v9(w, m);
-      return;
+        e_FetchRequest_v9(w, m);
+        return;
       case 11:
-      e_FetchRequest_v11(w, m);
-      return;
+        e_FetchRequest_v11(w, m);
+        return;
       case 12:
-      e_FetchRequest_v12(w, m);
-      return;
+        e_FetchRequest_v12(w, m);
+        return;
       case 13:
       case 14:
-      e_FetchRequest_v13(w, m);
-      return;
+        e_FetchRequest_v13(w, m);
+        return;
       case 15:
       case 16:
-      e_FetchRequest_v15(w, m);
-      return;
+        e_FetchRequest_v15(w, m);
+        return;
       case 17:
-      e_FetchRequest_v17(w, m);
-      return;
+        e_FetchRequest_v17(w, m);
+        return;
       case 18:
-      e_FetchRequest_v18(w, m);
-      return;
+        e_FetchRequest_v18(w, m);
+        return;
       default:
-      throw unsupportedVersion('FetchRequest', version, '4-18');
+        throw unsupportedVersion('FetchRequest', version, '4-18');
     }
   } catch (e) {
     throw atTop(e, 'FetchRequest', version);
@@ -2363,32 +2243,32 @@ export function decodeFetchRequest(r: Reader, version: number): FetchRequest {
   try {
     switch (version) {
       case 4:
-      return d_FetchRequest_v4(r);
+        return d_FetchRequest_v4(r);
       case 5:
       case 6:
-      return d_FetchRequest_v5(r);
+        return d_FetchRequest_v5(r);
       case 7:
       case 8:
-      return d_FetchRequest_v7(r);
+        return d_FetchRequest_v7(r);
       case 9:
       case 10:
-      return d_FetchRequest_v9(r);
+        return d_FetchRequest_v9(r);
       case 11:
-      return d_FetchRequest_v11(r);
+        return d_FetchRequest_v11(r);
       case 12:
-      return d_FetchRequest_v12(r);
+        return d_FetchRequest_v12(r);
       case 13:
       case 14:
-      return d_FetchRequest_v13(r);
+        return d_FetchRequest_v13(r);
       case 15:
       case 16:
-      return d_FetchRequest_v15(r);
+        return d_FetchRequest_v15(r);
       case 17:
-      return d_FetchRequest_v17(r);
+        return d_FetchRequest_v17(r);
       case 18:
-      return d_FetchRequest_v18(r);
+        return d_FetchRequest_v18(r);
       default:
-      throw unsupportedVersion('FetchRequest', version, '4-18');
+        throw unsupportedVersion('FetchRequest', version, '4-18');
     }
   } catch (e) {
     throw atTop(e, 'FetchRequest', version);
@@ -2634,11 +2514,9 @@ function e_FetchResponse_v4(w: Writer, m: FetchResponse): void {
     f = 3;
     const a3 = m.responses;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v4(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v4(w, a3[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchResponse, f, ix);
   }
@@ -2653,11 +2531,9 @@ function d_FetchResponse_v4(r: Reader): FetchResponse {
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const b3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_FetchResponseFetchableTopicResponse_v4(r));
+    const x3: FetchResponseFetchableTopicResponse[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v4(r));
     ix = -1;
-    const x3 = b3;
-    f = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
       errorCode: 0,
@@ -2689,11 +2565,9 @@ function e_FetchResponse_v5(w: Writer, m: FetchResponse): void {
     f = 3;
     const a3 = m.responses;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v5(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v5(w, a3[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchResponse, f, ix);
   }
@@ -2708,11 +2582,9 @@ function d_FetchResponse_v5(r: Reader): FetchResponse {
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const b3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_FetchResponseFetchableTopicResponse_v5(r));
+    const x3: FetchResponseFetchableTopicResponse[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v5(r));
     ix = -1;
-    const x3 = b3;
-    f = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
       errorCode: 0,
@@ -2746,11 +2618,9 @@ function e_FetchResponse_v7(w: Writer, m: FetchResponse): void {
     f = 3;
     const a3 = m.responses;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v5(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v5(w, a3[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchResponse, f, ix);
   }
@@ -2769,11 +2639,9 @@ function d_FetchResponse_v7(r: Reader): FetchResponse {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const b3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_FetchResponseFetchableTopicResponse_v5(r));
+    const x3: FetchResponseFetchableTopicResponse[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v5(r));
     ix = -1;
-    const x3 = b3;
-    f = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -2807,11 +2675,9 @@ function e_FetchResponse_v11(w: Writer, m: FetchResponse): void {
     f = 3;
     const a3 = m.responses;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v11(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v11(w, a3[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchResponse, f, ix);
   }
@@ -2830,11 +2696,9 @@ function d_FetchResponse_v11(r: Reader): FetchResponse {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const b3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_FetchResponseFetchableTopicResponse_v11(r));
+    const x3: FetchResponseFetchableTopicResponse[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v11(r));
     ix = -1;
-    const x3 = b3;
-    f = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -2864,11 +2728,9 @@ function e_FetchResponse_v12(w: Writer, m: FetchResponse): void {
     f = 3;
     const a3 = m.responses;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v12(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v12(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -2889,10 +2751,9 @@ function d_FetchResponse_v12(r: Reader): FetchResponse {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_FetchResponseFetchableTopicResponse_v12(r));
+    const x3: FetchResponseFetchableTopicResponse[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v12(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     let uk: UnknownTaggedField[] | undefined;
     const nt = r.readUvarint();
@@ -2902,12 +2763,10 @@ function d_FetchResponse_v12(r: Reader): FetchResponse {
       if (tag === 0) {
         f = 4;
         throw tagNotInVersion(0, '16+');
-      } else {
-        if (uk === undefined) uk = [];
-        uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
+      if (uk === undefined) uk = [];
+      uk.push({ tag, data: r.readRaw(end - r.pos) });
     }
-    f = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -2938,11 +2797,9 @@ function e_FetchResponse_v13(w: Writer, m: FetchResponse): void {
     f = 3;
     const a3 = m.responses;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v13(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v13(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -2963,10 +2820,9 @@ function d_FetchResponse_v13(r: Reader): FetchResponse {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_FetchResponseFetchableTopicResponse_v13(r));
+    const x3: FetchResponseFetchableTopicResponse[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v13(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     let uk: UnknownTaggedField[] | undefined;
     const nt = r.readUvarint();
@@ -2976,12 +2832,10 @@ function d_FetchResponse_v13(r: Reader): FetchResponse {
       if (tag === 0) {
         f = 4;
         throw tagNotInVersion(0, '16+');
-      } else {
-        if (uk === undefined) uk = [];
-        uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
+      if (uk === undefined) uk = [];
+      uk.push({ tag, data: r.readRaw(end - r.pos) });
     }
-    f = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -3010,11 +2864,9 @@ function e_FetchResponse_v16(w: Writer, m: FetchResponse): void {
     f = 3;
     const a3 = m.responses;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v13(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_FetchResponseFetchableTopicResponse_v13(w, a3[ix]!);
+    ix = -1;
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
@@ -3028,11 +2880,9 @@ function e_FetchResponse_v16(w: Writer, m: FetchResponse): void {
       const z4 = w.beginSized();
       const a4 = m.nodeEndpoints;
       if (a4 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a4.length);
-        for (ix = 0; ix < a4.length; ix++) e_FetchResponseNodeEndpoint_v16(w, a4[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a4.length);
+      for (ix = 0; ix < a4.length; ix++) e_FetchResponseNodeEndpoint_v16(w, a4[ix]!);
+      ix = -1;
       w.endSized(z4);
     }
     writeUnknownTagged(w, uk, u, -1);
@@ -3054,10 +2904,9 @@ function d_FetchResponse_v16(r: Reader): FetchResponse {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_FetchResponseFetchableTopicResponse_v13(r));
+    const x3: FetchResponseFetchableTopicResponse[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v13(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     let x4: FetchResponseNodeEndpoint[] = [];
     let uk: UnknownTaggedField[] | undefined;
@@ -3068,10 +2917,9 @@ function d_FetchResponse_v16(r: Reader): FetchResponse {
       if (tag === 0) {
         f = 4;
         const n4 = r.readCompactArrayLength();
-        const b4: FetchResponseNodeEndpoint[] = [];
-        for (ix = 0; ix < n4; ix++) b4.push(d_FetchResponseNodeEndpoint_v16(r));
+        x4 = [];
+        for (ix = 0; ix < n4; ix++) x4.push(d_FetchResponseNodeEndpoint_v16(r));
         ix = -1;
-        x4 = b4;
         r.expectAt(end);
         f = -1;
       } else {
@@ -3079,7 +2927,6 @@ function d_FetchResponse_v16(r: Reader): FetchResponse {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -3099,10 +2946,7 @@ function e_FetchResponseFetchableTopicResponse_v4(w: Writer, m: FetchResponseFet
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -3110,11 +2954,9 @@ function e_FetchResponseFetchableTopicResponse_v4(w: Writer, m: FetchResponseFet
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchResponsePartitionData_v4(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchResponsePartitionData_v4(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchResponseFetchableTopicResponse, f, ix);
   }
@@ -3129,11 +2971,9 @@ function d_FetchResponseFetchableTopicResponse_v4(r: Reader): FetchResponseFetch
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: FetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchResponsePartitionData_v4(r));
+    const x2: FetchResponsePartitionData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v4(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: FetchResponseFetchableTopicResponse = {
       topic: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -3150,10 +2990,7 @@ function e_FetchResponseFetchableTopicResponse_v5(w: Writer, m: FetchResponseFet
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -3161,11 +2998,9 @@ function e_FetchResponseFetchableTopicResponse_v5(w: Writer, m: FetchResponseFet
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchResponsePartitionData_v5(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchResponsePartitionData_v5(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchResponseFetchableTopicResponse, f, ix);
   }
@@ -3180,11 +3015,9 @@ function d_FetchResponseFetchableTopicResponse_v5(r: Reader): FetchResponseFetch
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: FetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchResponsePartitionData_v5(r));
+    const x2: FetchResponsePartitionData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v5(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: FetchResponseFetchableTopicResponse = {
       topic: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -3201,10 +3034,7 @@ function e_FetchResponseFetchableTopicResponse_v11(w: Writer, m: FetchResponseFe
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -3212,11 +3042,9 @@ function e_FetchResponseFetchableTopicResponse_v11(w: Writer, m: FetchResponseFe
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchResponsePartitionData_v11(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchResponsePartitionData_v11(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_FetchResponseFetchableTopicResponse, f, ix);
   }
@@ -3231,11 +3059,9 @@ function d_FetchResponseFetchableTopicResponse_v11(r: Reader): FetchResponseFetc
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: FetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchResponsePartitionData_v11(r));
+    const x2: FetchResponsePartitionData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v11(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: FetchResponseFetchableTopicResponse = {
       topic: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -3259,11 +3085,9 @@ function e_FetchResponseFetchableTopicResponse_v12(w: Writer, m: FetchResponseFe
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchResponsePartitionData_v12(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchResponsePartitionData_v12(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -3280,13 +3104,11 @@ function d_FetchResponseFetchableTopicResponse_v12(r: Reader): FetchResponseFetc
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: FetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchResponsePartitionData_v12(r));
+    const x2: FetchResponsePartitionData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v12(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchResponseFetchableTopicResponse = {
       topic: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -3309,11 +3131,9 @@ function e_FetchResponseFetchableTopicResponse_v13(w: Writer, m: FetchResponseFe
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_FetchResponsePartitionData_v12(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_FetchResponsePartitionData_v12(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -3330,13 +3150,11 @@ function d_FetchResponseFetchableTopicResponse_v13(r: Reader): FetchResponseFetc
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: FetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_FetchResponsePartitionData_v12(r));
+    const x2: FetchResponsePartitionData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v12(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchResponseFetchableTopicResponse = {
       topic: '',
       topicId: x1,
@@ -3406,14 +3224,12 @@ function d_FetchResponsePartitionData_v4(r: Reader): FetchResponsePartitionData 
     let x8: FetchResponseAbortedTransaction[] | null = null;
     const n8 = r.readNullableArrayLength();
     if (n8 >= 0) {
-      const b8: FetchResponseAbortedTransaction[] = [];
-      for (ix = 0; ix < n8; ix++) b8.push(d_FetchResponseAbortedTransaction_v4(r));
+      x8 = [];
+      for (ix = 0; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v4(r));
       ix = -1;
-      x8 = b8;
     }
     f = 10;
     const x10 = r.readNullableBytes();
-    f = -1;
     const o: FetchResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -3494,14 +3310,12 @@ function d_FetchResponsePartitionData_v5(r: Reader): FetchResponsePartitionData 
     let x8: FetchResponseAbortedTransaction[] | null = null;
     const n8 = r.readNullableArrayLength();
     if (n8 >= 0) {
-      const b8: FetchResponseAbortedTransaction[] = [];
-      for (ix = 0; ix < n8; ix++) b8.push(d_FetchResponseAbortedTransaction_v4(r));
+      x8 = [];
+      for (ix = 0; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v4(r));
       ix = -1;
-      x8 = b8;
     }
     f = 10;
     const x10 = r.readNullableBytes();
-    f = -1;
     const o: FetchResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -3582,16 +3396,14 @@ function d_FetchResponsePartitionData_v11(r: Reader): FetchResponsePartitionData
     let x8: FetchResponseAbortedTransaction[] | null = null;
     const n8 = r.readNullableArrayLength();
     if (n8 >= 0) {
-      const b8: FetchResponseAbortedTransaction[] = [];
-      for (ix = 0; ix < n8; ix++) b8.push(d_FetchResponseAbortedTransaction_v4(r));
+      x8 = [];
+      for (ix = 0; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v4(r));
       ix = -1;
-      x8 = b8;
     }
     f = 9;
     const x9 = r.readInt32();
     f = 10;
     const x10 = r.readNullableBytes();
-    f = -1;
     const o: FetchResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -3701,10 +3513,9 @@ function d_FetchResponsePartitionData_v12(r: Reader): FetchResponsePartitionData
     let x8: FetchResponseAbortedTransaction[] | null = null;
     const n8 = r.readNullableCompactArrayLength();
     if (n8 >= 0) {
-      const b8: FetchResponseAbortedTransaction[] = [];
-      for (ix = 0; ix < n8; ix++) b8.push(d_FetchResponseAbortedTransaction_v12(r));
+      x8 = [];
+      for (ix = 0; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v12(r));
       ix = -1;
-      x8 = b8;
     }
     f = 9;
     const x9 = r.readInt32();
@@ -3739,7 +3550,6 @@ function d_FetchResponsePartitionData_v12(r: Reader): FetchResponsePartitionData
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: FetchResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -3785,7 +3595,6 @@ function d_FetchResponseEpochEndOffset_v12(r: Reader): FetchResponseEpochEndOffs
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchResponseEpochEndOffset = {
       epoch: x0,
       endOffset: x1,
@@ -3822,7 +3631,6 @@ function d_FetchResponseLeaderIdAndEpoch_v12(r: Reader): FetchResponseLeaderIdAn
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchResponseLeaderIdAndEpoch = {
       leaderId: x0,
       leaderEpoch: x1,
@@ -3859,7 +3667,6 @@ function d_FetchResponseSnapshotId_v12(r: Reader): FetchResponseSnapshotId {
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchResponseSnapshotId = {
       endOffset: x0,
       epoch: x1,
@@ -3875,10 +3682,7 @@ function d_FetchResponseSnapshotId_v12(r: Reader): FetchResponseSnapshotId {
 function e_FetchResponseAbortedTransaction_v4(w: Writer, m: FetchResponseAbortedTransaction): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt64(m.producerId);
     f = 1;
@@ -3896,7 +3700,6 @@ function d_FetchResponseAbortedTransaction_v4(r: Reader): FetchResponseAbortedTr
     const x0 = r.readInt64();
     f = 1;
     const x1 = r.readInt64();
-    f = -1;
     const o: FetchResponseAbortedTransaction = {
       producerId: x0,
       firstOffset: x1,
@@ -3932,7 +3735,6 @@ function d_FetchResponseAbortedTransaction_v12(r: Reader): FetchResponseAbortedT
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchResponseAbortedTransaction = {
       producerId: x0,
       firstOffset: x1,
@@ -3979,7 +3781,6 @@ function d_FetchResponseNodeEndpoint_v16(r: Reader): FetchResponseNodeEndpoint {
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FetchResponseNodeEndpoint = {
       nodeId: x0,
       host: x1,
@@ -4002,36 +3803,36 @@ export function encodeFetchResponse(w: Writer, m: FetchResponse, version: number
   try {
     switch (version) {
       case 4:
-      e_FetchResponse_v4(w, m);
-      return;
+        e_FetchResponse_v4(w, m);
+        return;
       case 5:
       case 6:
-      e_FetchResponse_v5(w, m);
-      return;
+        e_FetchResponse_v5(w, m);
+        return;
       case 7:
       case 8:
       case 9:
       case 10:
-      e_FetchResponse_v7(w, m);
-      return;
+        e_FetchResponse_v7(w, m);
+        return;
       case 11:
-      e_FetchResponse_v11(w, m);
-      return;
+        e_FetchResponse_v11(w, m);
+        return;
       case 12:
-      e_FetchResponse_v12(w, m);
-      return;
+        e_FetchResponse_v12(w, m);
+        return;
       case 13:
       case 14:
       case 15:
-      e_FetchResponse_v13(w, m);
-      return;
+        e_FetchResponse_v13(w, m);
+        return;
       case 16:
       case 17:
       case 18:
-      e_FetchResponse_v16(w, m);
-      return;
+        e_FetchResponse_v16(w, m);
+        return;
       default:
-      throw unsupportedVersion('FetchResponse', version, '4-18');
+        throw unsupportedVersion('FetchResponse', version, '4-18');
     }
   } catch (e) {
     throw atTop(e, 'FetchResponse', version);
@@ -4047,29 +3848,29 @@ export function decodeFetchResponse(r: Reader, version: number): FetchResponse {
   try {
     switch (version) {
       case 4:
-      return d_FetchResponse_v4(r);
+        return d_FetchResponse_v4(r);
       case 5:
       case 6:
-      return d_FetchResponse_v5(r);
+        return d_FetchResponse_v5(r);
       case 7:
       case 8:
       case 9:
       case 10:
-      return d_FetchResponse_v7(r);
+        return d_FetchResponse_v7(r);
       case 11:
-      return d_FetchResponse_v11(r);
+        return d_FetchResponse_v11(r);
       case 12:
-      return d_FetchResponse_v12(r);
+        return d_FetchResponse_v12(r);
       case 13:
       case 14:
       case 15:
-      return d_FetchResponse_v13(r);
+        return d_FetchResponse_v13(r);
       case 16:
       case 17:
       case 18:
-      return d_FetchResponse_v16(r);
+        return d_FetchResponse_v16(r);
       default:
-      throw unsupportedVersion('FetchResponse', version, '4-18');
+        throw unsupportedVersion('FetchResponse', version, '4-18');
     }
   } catch (e) {
     throw atTop(e, 'FetchResponse', version);

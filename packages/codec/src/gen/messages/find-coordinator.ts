@@ -58,7 +58,6 @@ function d_FindCoordinatorRequest_v0(r: Reader): FindCoordinatorRequest {
   try {
     f = 0;
     const x0 = r.readString();
-    f = -1;
     const o: FindCoordinatorRequest = {
       key: x0,
       keyType: 0,
@@ -99,7 +98,6 @@ function d_FindCoordinatorRequest_v1(r: Reader): FindCoordinatorRequest {
     const x0 = r.readString();
     f = 1;
     const x1 = r.readInt8();
-    f = -1;
     const o: FindCoordinatorRequest = {
       key: x0,
       keyType: x1,
@@ -140,7 +138,6 @@ function d_FindCoordinatorRequest_v3(r: Reader): FindCoordinatorRequest {
     const x1 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FindCoordinatorRequest = {
       key: x0,
       keyType: x1,
@@ -165,15 +162,13 @@ function e_FindCoordinatorRequest_v4(w: Writer, m: FindCoordinatorRequest): void
     f = 2;
     const a2 = m.coordinatorKeys;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) {
-        const e = a2[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) {
+      const e = a2[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -190,13 +185,11 @@ function d_FindCoordinatorRequest_v4(r: Reader): FindCoordinatorRequest {
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: string[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readCompactString());
+    const x2: string[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readCompactString());
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FindCoordinatorRequest = {
       key: '',
       keyType: x1,
@@ -218,22 +211,22 @@ export function encodeFindCoordinatorRequest(w: Writer, m: FindCoordinatorReques
   try {
     switch (version) {
       case 0:
-      e_FindCoordinatorRequest_v0(w, m);
-      return;
+        e_FindCoordinatorRequest_v0(w, m);
+        return;
       case 1:
       case 2:
-      e_FindCoordinatorRequest_v1(w, m);
-      return;
+        e_FindCoordinatorRequest_v1(w, m);
+        return;
       case 3:
-      e_FindCoordinatorRequest_v3(w, m);
-      return;
+        e_FindCoordinatorRequest_v3(w, m);
+        return;
       case 4:
       case 5:
       case 6:
-      e_FindCoordinatorRequest_v4(w, m);
-      return;
+        e_FindCoordinatorRequest_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('FindCoordinatorRequest', version, '0-6');
+        throw unsupportedVersion('FindCoordinatorRequest', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'FindCoordinatorRequest', version);
@@ -249,18 +242,18 @@ export function decodeFindCoordinatorRequest(r: Reader, version: number): FindCo
   try {
     switch (version) {
       case 0:
-      return d_FindCoordinatorRequest_v0(r);
+        return d_FindCoordinatorRequest_v0(r);
       case 1:
       case 2:
-      return d_FindCoordinatorRequest_v1(r);
+        return d_FindCoordinatorRequest_v1(r);
       case 3:
-      return d_FindCoordinatorRequest_v3(r);
+        return d_FindCoordinatorRequest_v3(r);
       case 4:
       case 5:
       case 6:
-      return d_FindCoordinatorRequest_v4(r);
+        return d_FindCoordinatorRequest_v4(r);
       default:
-      throw unsupportedVersion('FindCoordinatorRequest', version, '0-6');
+        throw unsupportedVersion('FindCoordinatorRequest', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'FindCoordinatorRequest', version);
@@ -375,7 +368,6 @@ function d_FindCoordinatorResponse_v0(r: Reader): FindCoordinatorResponse {
     const x4 = r.readString();
     f = 5;
     const x5 = r.readInt32();
-    f = -1;
     const o: FindCoordinatorResponse = {
       throttleTimeMs: 0,
       errorCode: x1,
@@ -436,7 +428,6 @@ function d_FindCoordinatorResponse_v1(r: Reader): FindCoordinatorResponse {
     const x4 = r.readString();
     f = 5;
     const x5 = r.readInt32();
-    f = -1;
     const o: FindCoordinatorResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -497,7 +488,6 @@ function d_FindCoordinatorResponse_v3(r: Reader): FindCoordinatorResponse {
     const x5 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FindCoordinatorResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -532,11 +522,9 @@ function e_FindCoordinatorResponse_v4(w: Writer, m: FindCoordinatorResponse): vo
     f = 6;
     const a6 = m.coordinators;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_FindCoordinatorResponseCoordinator_v4(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_FindCoordinatorResponseCoordinator_v4(w, a6[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -553,13 +541,11 @@ function d_FindCoordinatorResponse_v4(r: Reader): FindCoordinatorResponse {
     const x0 = r.readInt32();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: FindCoordinatorResponseCoordinator[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_FindCoordinatorResponseCoordinator_v4(r));
+    const x6: FindCoordinatorResponseCoordinator[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_FindCoordinatorResponseCoordinator_v4(r));
     ix = -1;
-    const x6 = b6;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FindCoordinatorResponse = {
       throttleTimeMs: x0,
       errorCode: 0,
@@ -621,7 +607,6 @@ function d_FindCoordinatorResponseCoordinator_v4(r: Reader): FindCoordinatorResp
     const x5 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: FindCoordinatorResponseCoordinator = {
       key: x0,
       nodeId: x1,
@@ -646,22 +631,22 @@ export function encodeFindCoordinatorResponse(w: Writer, m: FindCoordinatorRespo
   try {
     switch (version) {
       case 0:
-      e_FindCoordinatorResponse_v0(w, m);
-      return;
+        e_FindCoordinatorResponse_v0(w, m);
+        return;
       case 1:
       case 2:
-      e_FindCoordinatorResponse_v1(w, m);
-      return;
+        e_FindCoordinatorResponse_v1(w, m);
+        return;
       case 3:
-      e_FindCoordinatorResponse_v3(w, m);
-      return;
+        e_FindCoordinatorResponse_v3(w, m);
+        return;
       case 4:
       case 5:
       case 6:
-      e_FindCoordinatorResponse_v4(w, m);
-      return;
+        e_FindCoordinatorResponse_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('FindCoordinatorResponse', version, '0-6');
+        throw unsupportedVersion('FindCoordinatorResponse', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'FindCoordinatorResponse', version);
@@ -677,18 +662,18 @@ export function decodeFindCoordinatorResponse(r: Reader, version: number): FindC
   try {
     switch (version) {
       case 0:
-      return d_FindCoordinatorResponse_v0(r);
+        return d_FindCoordinatorResponse_v0(r);
       case 1:
       case 2:
-      return d_FindCoordinatorResponse_v1(r);
+        return d_FindCoordinatorResponse_v1(r);
       case 3:
-      return d_FindCoordinatorResponse_v3(r);
+        return d_FindCoordinatorResponse_v3(r);
       case 4:
       case 5:
       case 6:
-      return d_FindCoordinatorResponse_v4(r);
+        return d_FindCoordinatorResponse_v4(r);
       default:
-      throw unsupportedVersion('FindCoordinatorResponse', version, '0-6');
+        throw unsupportedVersion('FindCoordinatorResponse', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'FindCoordinatorResponse', version);

@@ -46,7 +46,6 @@ function d_GetTelemetrySubscriptionsRequest_v0(r: Reader): GetTelemetrySubscript
     const x0 = r.readUuid();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: GetTelemetrySubscriptionsRequest = {
       clientInstanceId: x0,
     };
@@ -66,10 +65,10 @@ export function encodeGetTelemetrySubscriptionsRequest(w: Writer, m: GetTelemetr
   try {
     switch (version) {
       case 0:
-      e_GetTelemetrySubscriptionsRequest_v0(w, m);
-      return;
+        e_GetTelemetrySubscriptionsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('GetTelemetrySubscriptionsRequest', version, '0');
+        throw unsupportedVersion('GetTelemetrySubscriptionsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'GetTelemetrySubscriptionsRequest', version);
@@ -85,9 +84,9 @@ export function decodeGetTelemetrySubscriptionsRequest(r: Reader, version: numbe
   try {
     switch (version) {
       case 0:
-      return d_GetTelemetrySubscriptionsRequest_v0(r);
+        return d_GetTelemetrySubscriptionsRequest_v0(r);
       default:
-      throw unsupportedVersion('GetTelemetrySubscriptionsRequest', version, '0');
+        throw unsupportedVersion('GetTelemetrySubscriptionsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'GetTelemetrySubscriptionsRequest', version);
@@ -153,11 +152,9 @@ function e_GetTelemetrySubscriptionsResponse_v0(w: Writer, m: GetTelemetrySubscr
     f = 4;
     const a4 = m.acceptedCompressionTypes;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) w.writeInt8(a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) w.writeInt8(a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeInt32(m.pushIntervalMs);
     f = 6;
@@ -167,15 +164,13 @@ function e_GetTelemetrySubscriptionsResponse_v0(w: Writer, m: GetTelemetrySubscr
     f = 8;
     const a8 = m.requestedMetrics;
     if (a8 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a8.length);
-      for (ix = 0; ix < a8.length; ix++) {
-        const e = a8[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a8.length);
+    for (ix = 0; ix < a8.length; ix++) {
+      const e = a8[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -198,10 +193,9 @@ function d_GetTelemetrySubscriptionsResponse_v0(r: Reader): GetTelemetrySubscrip
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: number[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(r.readInt8());
+    const x4: number[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(r.readInt8());
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readInt32();
     f = 6;
@@ -210,13 +204,11 @@ function d_GetTelemetrySubscriptionsResponse_v0(r: Reader): GetTelemetrySubscrip
     const x7 = r.readBool();
     f = 8;
     const n8 = r.readCompactArrayLength();
-    const b8: string[] = [];
-    for (ix = 0; ix < n8; ix++) b8.push(r.readCompactString());
+    const x8: string[] = [];
+    for (ix = 0; ix < n8; ix++) x8.push(r.readCompactString());
     ix = -1;
-    const x8 = b8;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: GetTelemetrySubscriptionsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -244,10 +236,10 @@ export function encodeGetTelemetrySubscriptionsResponse(w: Writer, m: GetTelemet
   try {
     switch (version) {
       case 0:
-      e_GetTelemetrySubscriptionsResponse_v0(w, m);
-      return;
+        e_GetTelemetrySubscriptionsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('GetTelemetrySubscriptionsResponse', version, '0');
+        throw unsupportedVersion('GetTelemetrySubscriptionsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'GetTelemetrySubscriptionsResponse', version);
@@ -263,9 +255,9 @@ export function decodeGetTelemetrySubscriptionsResponse(r: Reader, version: numb
   try {
     switch (version) {
       case 0:
-      return d_GetTelemetrySubscriptionsResponse_v0(r);
+        return d_GetTelemetrySubscriptionsResponse_v0(r);
       default:
-      throw unsupportedVersion('GetTelemetrySubscriptionsResponse', version, '0');
+        throw unsupportedVersion('GetTelemetrySubscriptionsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'GetTelemetrySubscriptionsResponse', version);

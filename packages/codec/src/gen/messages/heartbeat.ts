@@ -69,7 +69,6 @@ function d_HeartbeatRequest_v0(r: Reader): HeartbeatRequest {
     const x1 = r.readInt32();
     f = 2;
     const x2 = r.readString();
-    f = -1;
     const o: HeartbeatRequest = {
       groupId: x0,
       generationId: x1,
@@ -86,10 +85,7 @@ function d_HeartbeatRequest_v0(r: Reader): HeartbeatRequest {
 function e_HeartbeatRequest_v3(w: Writer, m: HeartbeatRequest): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.groupId;
     if (v0 === null) throw nullNotAllowed();
@@ -119,7 +115,6 @@ function d_HeartbeatRequest_v3(r: Reader): HeartbeatRequest {
     const x2 = r.readString();
     f = 3;
     const x3 = r.readNullableString();
-    f = -1;
     const o: HeartbeatRequest = {
       groupId: x0,
       generationId: x1,
@@ -169,7 +164,6 @@ function d_HeartbeatRequest_v4(r: Reader): HeartbeatRequest {
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: HeartbeatRequest = {
       groupId: x0,
       generationId: x1,
@@ -194,16 +188,16 @@ export function encodeHeartbeatRequest(w: Writer, m: HeartbeatRequest, version: 
       case 0:
       case 1:
       case 2:
-      e_HeartbeatRequest_v0(w, m);
-      return;
+        e_HeartbeatRequest_v0(w, m);
+        return;
       case 3:
-      e_HeartbeatRequest_v3(w, m);
-      return;
+        e_HeartbeatRequest_v3(w, m);
+        return;
       case 4:
-      e_HeartbeatRequest_v4(w, m);
-      return;
+        e_HeartbeatRequest_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('HeartbeatRequest', version, '0-4');
+        throw unsupportedVersion('HeartbeatRequest', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'HeartbeatRequest', version);
@@ -221,13 +215,13 @@ export function decodeHeartbeatRequest(r: Reader, version: number): HeartbeatReq
       case 0:
       case 1:
       case 2:
-      return d_HeartbeatRequest_v0(r);
+        return d_HeartbeatRequest_v0(r);
       case 3:
-      return d_HeartbeatRequest_v3(r);
+        return d_HeartbeatRequest_v3(r);
       case 4:
-      return d_HeartbeatRequest_v4(r);
+        return d_HeartbeatRequest_v4(r);
       default:
-      throw unsupportedVersion('HeartbeatRequest', version, '0-4');
+        throw unsupportedVersion('HeartbeatRequest', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'HeartbeatRequest', version);
@@ -260,10 +254,7 @@ const F_HeartbeatResponse: readonly string[] = ['throttleTimeMs', 'errorCode'];
 function e_HeartbeatResponse_v0(w: Writer, m: HeartbeatResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 1;
     w.writeInt16(m.errorCode);
   } catch (e) {
@@ -277,7 +268,6 @@ function d_HeartbeatResponse_v0(r: Reader): HeartbeatResponse {
   try {
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: HeartbeatResponse = {
       throttleTimeMs: 0,
       errorCode: x1,
@@ -292,10 +282,7 @@ function d_HeartbeatResponse_v0(r: Reader): HeartbeatResponse {
 function e_HeartbeatResponse_v1(w: Writer, m: HeartbeatResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
@@ -313,7 +300,6 @@ function d_HeartbeatResponse_v1(r: Reader): HeartbeatResponse {
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: HeartbeatResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -349,7 +335,6 @@ function d_HeartbeatResponse_v4(r: Reader): HeartbeatResponse {
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: HeartbeatResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -370,18 +355,18 @@ export function encodeHeartbeatResponse(w: Writer, m: HeartbeatResponse, version
   try {
     switch (version) {
       case 0:
-      e_HeartbeatResponse_v0(w, m);
-      return;
+        e_HeartbeatResponse_v0(w, m);
+        return;
       case 1:
       case 2:
       case 3:
-      e_HeartbeatResponse_v1(w, m);
-      return;
+        e_HeartbeatResponse_v1(w, m);
+        return;
       case 4:
-      e_HeartbeatResponse_v4(w, m);
-      return;
+        e_HeartbeatResponse_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('HeartbeatResponse', version, '0-4');
+        throw unsupportedVersion('HeartbeatResponse', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'HeartbeatResponse', version);
@@ -397,15 +382,15 @@ export function decodeHeartbeatResponse(r: Reader, version: number): HeartbeatRe
   try {
     switch (version) {
       case 0:
-      return d_HeartbeatResponse_v0(r);
+        return d_HeartbeatResponse_v0(r);
       case 1:
       case 2:
       case 3:
-      return d_HeartbeatResponse_v1(r);
+        return d_HeartbeatResponse_v1(r);
       case 4:
-      return d_HeartbeatResponse_v4(r);
+        return d_HeartbeatResponse_v4(r);
       default:
-      throw unsupportedVersion('HeartbeatResponse', version, '0-4');
+        throw unsupportedVersion('HeartbeatResponse', version, '0-4');
     }
   } catch (e) {
     throw atTop(e, 'HeartbeatResponse', version);

@@ -83,18 +83,13 @@ function e_IncrementalAlterConfigsRequest_v0(w: Writer, m: IncrementalAlterConfi
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.resources;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_IncrementalAlterConfigsRequestAlterConfigsResource_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_IncrementalAlterConfigsRequestAlterConfigsResource_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.validateOnly);
   } catch (e) {
@@ -109,13 +104,11 @@ function d_IncrementalAlterConfigsRequest_v0(r: Reader): IncrementalAlterConfigs
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: IncrementalAlterConfigsRequestAlterConfigsResource[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_IncrementalAlterConfigsRequestAlterConfigsResource_v0(r));
+    const x0: IncrementalAlterConfigsRequestAlterConfigsResource[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_IncrementalAlterConfigsRequestAlterConfigsResource_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
-    f = -1;
     const o: IncrementalAlterConfigsRequest = {
       resources: x0,
       validateOnly: x1,
@@ -134,11 +127,9 @@ function e_IncrementalAlterConfigsRequest_v1(w: Writer, m: IncrementalAlterConfi
     f = 0;
     const a0 = m.resources;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_IncrementalAlterConfigsRequestAlterConfigsResource_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_IncrementalAlterConfigsRequestAlterConfigsResource_v1(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeBool(m.validateOnly);
     f = -1;
@@ -155,15 +146,13 @@ function d_IncrementalAlterConfigsRequest_v1(r: Reader): IncrementalAlterConfigs
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: IncrementalAlterConfigsRequestAlterConfigsResource[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_IncrementalAlterConfigsRequestAlterConfigsResource_v1(r));
+    const x0: IncrementalAlterConfigsRequestAlterConfigsResource[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_IncrementalAlterConfigsRequestAlterConfigsResource_v1(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: IncrementalAlterConfigsRequest = {
       resources: x0,
       validateOnly: x1,
@@ -180,10 +169,7 @@ function e_IncrementalAlterConfigsRequestAlterConfigsResource_v0(w: Writer, m: I
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt8(m.resourceType);
     f = 1;
@@ -193,11 +179,9 @@ function e_IncrementalAlterConfigsRequestAlterConfigsResource_v0(w: Writer, m: I
     f = 2;
     const a2 = m.configs;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_IncrementalAlterConfigsRequestAlterableConfig_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_IncrementalAlterConfigsRequestAlterableConfig_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_IncrementalAlterConfigsRequestAlterConfigsResource, f, ix);
   }
@@ -214,11 +198,9 @@ function d_IncrementalAlterConfigsRequestAlterConfigsResource_v0(r: Reader): Inc
     const x1 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: IncrementalAlterConfigsRequestAlterableConfig[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_IncrementalAlterConfigsRequestAlterableConfig_v0(r));
+    const x2: IncrementalAlterConfigsRequestAlterableConfig[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_IncrementalAlterConfigsRequestAlterableConfig_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: IncrementalAlterConfigsRequestAlterConfigsResource = {
       resourceType: x0,
       resourceName: x1,
@@ -244,11 +226,9 @@ function e_IncrementalAlterConfigsRequestAlterConfigsResource_v1(w: Writer, m: I
     f = 2;
     const a2 = m.configs;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_IncrementalAlterConfigsRequestAlterableConfig_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_IncrementalAlterConfigsRequestAlterableConfig_v1(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -267,13 +247,11 @@ function d_IncrementalAlterConfigsRequestAlterConfigsResource_v1(r: Reader): Inc
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: IncrementalAlterConfigsRequestAlterableConfig[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_IncrementalAlterConfigsRequestAlterableConfig_v1(r));
+    const x2: IncrementalAlterConfigsRequestAlterableConfig[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_IncrementalAlterConfigsRequestAlterableConfig_v1(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: IncrementalAlterConfigsRequestAlterConfigsResource = {
       resourceType: x0,
       resourceName: x1,
@@ -290,10 +268,7 @@ function d_IncrementalAlterConfigsRequestAlterConfigsResource_v1(r: Reader): Inc
 function e_IncrementalAlterConfigsRequestAlterableConfig_v0(w: Writer, m: IncrementalAlterConfigsRequestAlterableConfig): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -317,7 +292,6 @@ function d_IncrementalAlterConfigsRequestAlterableConfig_v0(r: Reader): Incremen
     const x1 = r.readInt8();
     f = 2;
     const x2 = r.readNullableString();
-    f = -1;
     const o: IncrementalAlterConfigsRequestAlterableConfig = {
       name: x0,
       configOperation: x1,
@@ -360,7 +334,6 @@ function d_IncrementalAlterConfigsRequestAlterableConfig_v1(r: Reader): Incremen
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: IncrementalAlterConfigsRequestAlterableConfig = {
       name: x0,
       configOperation: x1,
@@ -382,13 +355,13 @@ export function encodeIncrementalAlterConfigsRequest(w: Writer, m: IncrementalAl
   try {
     switch (version) {
       case 0:
-      e_IncrementalAlterConfigsRequest_v0(w, m);
-      return;
+        e_IncrementalAlterConfigsRequest_v0(w, m);
+        return;
       case 1:
-      e_IncrementalAlterConfigsRequest_v1(w, m);
-      return;
+        e_IncrementalAlterConfigsRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('IncrementalAlterConfigsRequest', version, '0-1');
+        throw unsupportedVersion('IncrementalAlterConfigsRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'IncrementalAlterConfigsRequest', version);
@@ -404,11 +377,11 @@ export function decodeIncrementalAlterConfigsRequest(r: Reader, version: number)
   try {
     switch (version) {
       case 0:
-      return d_IncrementalAlterConfigsRequest_v0(r);
+        return d_IncrementalAlterConfigsRequest_v0(r);
       case 1:
-      return d_IncrementalAlterConfigsRequest_v1(r);
+        return d_IncrementalAlterConfigsRequest_v1(r);
       default:
-      throw unsupportedVersion('IncrementalAlterConfigsRequest', version, '0-1');
+        throw unsupportedVersion('IncrementalAlterConfigsRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'IncrementalAlterConfigsRequest', version);
@@ -470,20 +443,15 @@ function e_IncrementalAlterConfigsResponse_v0(w: Writer, m: IncrementalAlterConf
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.responses;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_IncrementalAlterConfigsResponse, f, ix);
   }
@@ -498,11 +466,9 @@ function d_IncrementalAlterConfigsResponse_v0(r: Reader): IncrementalAlterConfig
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v0(r));
+    const x1: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: IncrementalAlterConfigsResponse = {
       throttleTimeMs: x0,
       responses: x1,
@@ -523,11 +489,9 @@ function e_IncrementalAlterConfigsResponse_v1(w: Writer, m: IncrementalAlterConf
     f = 1;
     const a1 = m.responses;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -544,13 +508,11 @@ function d_IncrementalAlterConfigsResponse_v1(r: Reader): IncrementalAlterConfig
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v1(r));
+    const x1: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: IncrementalAlterConfigsResponse = {
       throttleTimeMs: x0,
       responses: x1,
@@ -566,10 +528,7 @@ function d_IncrementalAlterConfigsResponse_v1(r: Reader): IncrementalAlterConfig
 function e_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v0(w: Writer, m: IncrementalAlterConfigsResponseAlterConfigsResourceResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -597,7 +556,6 @@ function d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v0(r: Rea
     const x2 = r.readInt8();
     f = 3;
     const x3 = r.readString();
-    f = -1;
     const o: IncrementalAlterConfigsResponseAlterConfigsResourceResponse = {
       errorCode: x0,
       errorMessage: x1,
@@ -645,7 +603,6 @@ function d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v1(r: Rea
     const x3 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: IncrementalAlterConfigsResponseAlterConfigsResourceResponse = {
       errorCode: x0,
       errorMessage: x1,
@@ -668,13 +625,13 @@ export function encodeIncrementalAlterConfigsResponse(w: Writer, m: IncrementalA
   try {
     switch (version) {
       case 0:
-      e_IncrementalAlterConfigsResponse_v0(w, m);
-      return;
+        e_IncrementalAlterConfigsResponse_v0(w, m);
+        return;
       case 1:
-      e_IncrementalAlterConfigsResponse_v1(w, m);
-      return;
+        e_IncrementalAlterConfigsResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('IncrementalAlterConfigsResponse', version, '0-1');
+        throw unsupportedVersion('IncrementalAlterConfigsResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'IncrementalAlterConfigsResponse', version);
@@ -690,11 +647,11 @@ export function decodeIncrementalAlterConfigsResponse(r: Reader, version: number
   try {
     switch (version) {
       case 0:
-      return d_IncrementalAlterConfigsResponse_v0(r);
+        return d_IncrementalAlterConfigsResponse_v0(r);
       case 1:
-      return d_IncrementalAlterConfigsResponse_v1(r);
+        return d_IncrementalAlterConfigsResponse_v1(r);
       default:
-      throw unsupportedVersion('IncrementalAlterConfigsResponse', version, '0-1');
+        throw unsupportedVersion('IncrementalAlterConfigsResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'IncrementalAlterConfigsResponse', version);

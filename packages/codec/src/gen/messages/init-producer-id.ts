@@ -73,7 +73,6 @@ function d_InitProducerIdRequest_v0(r: Reader): InitProducerIdRequest {
     const x0 = r.readNullableString();
     f = 1;
     const x1 = r.readInt32();
-    f = -1;
     const o: InitProducerIdRequest = {
       transactionalId: x0,
       transactionTimeoutMs: x1,
@@ -121,7 +120,6 @@ function d_InitProducerIdRequest_v2(r: Reader): InitProducerIdRequest {
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitProducerIdRequest = {
       transactionalId: x0,
       transactionTimeoutMs: x1,
@@ -174,7 +172,6 @@ function d_InitProducerIdRequest_v3(r: Reader): InitProducerIdRequest {
     const x3 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitProducerIdRequest = {
       transactionalId: x0,
       transactionTimeoutMs: x1,
@@ -231,7 +228,6 @@ function d_InitProducerIdRequest_v6(r: Reader): InitProducerIdRequest {
     const x5 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitProducerIdRequest = {
       transactionalId: x0,
       transactionTimeoutMs: x1,
@@ -257,21 +253,21 @@ export function encodeInitProducerIdRequest(w: Writer, m: InitProducerIdRequest,
     switch (version) {
       case 0:
       case 1:
-      e_InitProducerIdRequest_v0(w, m);
-      return;
+        e_InitProducerIdRequest_v0(w, m);
+        return;
       case 2:
-      e_InitProducerIdRequest_v2(w, m);
-      return;
+        e_InitProducerIdRequest_v2(w, m);
+        return;
       case 3:
       case 4:
       case 5:
-      e_InitProducerIdRequest_v3(w, m);
-      return;
+        e_InitProducerIdRequest_v3(w, m);
+        return;
       case 6:
-      e_InitProducerIdRequest_v6(w, m);
-      return;
+        e_InitProducerIdRequest_v6(w, m);
+        return;
       default:
-      throw unsupportedVersion('InitProducerIdRequest', version, '0-6');
+        throw unsupportedVersion('InitProducerIdRequest', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'InitProducerIdRequest', version);
@@ -288,17 +284,17 @@ export function decodeInitProducerIdRequest(r: Reader, version: number): InitPro
     switch (version) {
       case 0:
       case 1:
-      return d_InitProducerIdRequest_v0(r);
+        return d_InitProducerIdRequest_v0(r);
       case 2:
-      return d_InitProducerIdRequest_v2(r);
+        return d_InitProducerIdRequest_v2(r);
       case 3:
       case 4:
       case 5:
-      return d_InitProducerIdRequest_v3(r);
+        return d_InitProducerIdRequest_v3(r);
       case 6:
-      return d_InitProducerIdRequest_v6(r);
+        return d_InitProducerIdRequest_v6(r);
       default:
-      throw unsupportedVersion('InitProducerIdRequest', version, '0-6');
+        throw unsupportedVersion('InitProducerIdRequest', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'InitProducerIdRequest', version);
@@ -376,7 +372,6 @@ function d_InitProducerIdResponse_v0(r: Reader): InitProducerIdResponse {
     const x2 = r.readInt64();
     f = 3;
     const x3 = r.readInt16();
-    f = -1;
     const o: InitProducerIdResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -428,7 +423,6 @@ function d_InitProducerIdResponse_v2(r: Reader): InitProducerIdResponse {
     const x3 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitProducerIdResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -485,7 +479,6 @@ function d_InitProducerIdResponse_v6(r: Reader): InitProducerIdResponse {
     const x5 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitProducerIdResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -511,19 +504,19 @@ export function encodeInitProducerIdResponse(w: Writer, m: InitProducerIdRespons
     switch (version) {
       case 0:
       case 1:
-      e_InitProducerIdResponse_v0(w, m);
-      return;
+        e_InitProducerIdResponse_v0(w, m);
+        return;
       case 2:
       case 3:
       case 4:
       case 5:
-      e_InitProducerIdResponse_v2(w, m);
-      return;
+        e_InitProducerIdResponse_v2(w, m);
+        return;
       case 6:
-      e_InitProducerIdResponse_v6(w, m);
-      return;
+        e_InitProducerIdResponse_v6(w, m);
+        return;
       default:
-      throw unsupportedVersion('InitProducerIdResponse', version, '0-6');
+        throw unsupportedVersion('InitProducerIdResponse', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'InitProducerIdResponse', version);
@@ -540,16 +533,16 @@ export function decodeInitProducerIdResponse(r: Reader, version: number): InitPr
     switch (version) {
       case 0:
       case 1:
-      return d_InitProducerIdResponse_v0(r);
+        return d_InitProducerIdResponse_v0(r);
       case 2:
       case 3:
       case 4:
       case 5:
-      return d_InitProducerIdResponse_v2(r);
+        return d_InitProducerIdResponse_v2(r);
       case 6:
-      return d_InitProducerIdResponse_v6(r);
+        return d_InitProducerIdResponse_v6(r);
       default:
-      throw unsupportedVersion('InitProducerIdResponse', version, '0-6');
+        throw unsupportedVersion('InitProducerIdResponse', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'InitProducerIdResponse', version);

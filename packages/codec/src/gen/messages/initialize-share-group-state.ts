@@ -87,11 +87,9 @@ function e_InitializeShareGroupStateRequest_v0(w: Writer, m: InitializeShareGrou
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_InitializeShareGroupStateRequestInitializeStateData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_InitializeShareGroupStateRequestInitializeStateData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -108,13 +106,11 @@ function d_InitializeShareGroupStateRequest_v0(r: Reader): InitializeShareGroupS
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: InitializeShareGroupStateRequestInitializeStateData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_InitializeShareGroupStateRequestInitializeStateData_v0(r));
+    const x1: InitializeShareGroupStateRequestInitializeStateData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_InitializeShareGroupStateRequestInitializeStateData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitializeShareGroupStateRequest = {
       groupId: x0,
       topics: x1,
@@ -136,11 +132,9 @@ function e_InitializeShareGroupStateRequestInitializeStateData_v0(w: Writer, m: 
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_InitializeShareGroupStateRequestPartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_InitializeShareGroupStateRequestPartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -157,13 +151,11 @@ function d_InitializeShareGroupStateRequestInitializeStateData_v0(r: Reader): In
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: InitializeShareGroupStateRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_InitializeShareGroupStateRequestPartitionData_v0(r));
+    const x1: InitializeShareGroupStateRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_InitializeShareGroupStateRequestPartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitializeShareGroupStateRequestInitializeStateData = {
       topicId: x0,
       partitions: x1,
@@ -204,7 +196,6 @@ function d_InitializeShareGroupStateRequestPartitionData_v0(r: Reader): Initiali
     const x2 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitializeShareGroupStateRequestPartitionData = {
       partition: x0,
       stateEpoch: x1,
@@ -226,10 +217,10 @@ export function encodeInitializeShareGroupStateRequest(w: Writer, m: InitializeS
   try {
     switch (version) {
       case 0:
-      e_InitializeShareGroupStateRequest_v0(w, m);
-      return;
+        e_InitializeShareGroupStateRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('InitializeShareGroupStateRequest', version, '0');
+        throw unsupportedVersion('InitializeShareGroupStateRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'InitializeShareGroupStateRequest', version);
@@ -245,9 +236,9 @@ export function decodeInitializeShareGroupStateRequest(r: Reader, version: numbe
   try {
     switch (version) {
       case 0:
-      return d_InitializeShareGroupStateRequest_v0(r);
+        return d_InitializeShareGroupStateRequest_v0(r);
       default:
-      throw unsupportedVersion('InitializeShareGroupStateRequest', version, '0');
+        throw unsupportedVersion('InitializeShareGroupStateRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'InitializeShareGroupStateRequest', version);
@@ -328,11 +319,9 @@ function e_InitializeShareGroupStateResponse_v0(w: Writer, m: InitializeShareGro
     f = 0;
     const a0 = m.results;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_InitializeShareGroupStateResponseInitializeStateResult_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_InitializeShareGroupStateResponseInitializeStateResult_v0(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -347,13 +336,11 @@ function d_InitializeShareGroupStateResponse_v0(r: Reader): InitializeShareGroup
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: InitializeShareGroupStateResponseInitializeStateResult[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_InitializeShareGroupStateResponseInitializeStateResult_v0(r));
+    const x0: InitializeShareGroupStateResponseInitializeStateResult[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_InitializeShareGroupStateResponseInitializeStateResult_v0(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitializeShareGroupStateResponse = {
       results: x0,
     };
@@ -374,11 +361,9 @@ function e_InitializeShareGroupStateResponseInitializeStateResult_v0(w: Writer, 
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_InitializeShareGroupStateResponsePartitionResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_InitializeShareGroupStateResponsePartitionResult_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -395,13 +380,11 @@ function d_InitializeShareGroupStateResponseInitializeStateResult_v0(r: Reader):
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: InitializeShareGroupStateResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_InitializeShareGroupStateResponsePartitionResult_v0(r));
+    const x1: InitializeShareGroupStateResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_InitializeShareGroupStateResponsePartitionResult_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitializeShareGroupStateResponseInitializeStateResult = {
       topicId: x0,
       partitions: x1,
@@ -442,7 +425,6 @@ function d_InitializeShareGroupStateResponsePartitionResult_v0(r: Reader): Initi
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: InitializeShareGroupStateResponsePartitionResult = {
       partition: x0,
       errorCode: x1,
@@ -464,10 +446,10 @@ export function encodeInitializeShareGroupStateResponse(w: Writer, m: Initialize
   try {
     switch (version) {
       case 0:
-      e_InitializeShareGroupStateResponse_v0(w, m);
-      return;
+        e_InitializeShareGroupStateResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('InitializeShareGroupStateResponse', version, '0');
+        throw unsupportedVersion('InitializeShareGroupStateResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'InitializeShareGroupStateResponse', version);
@@ -483,9 +465,9 @@ export function decodeInitializeShareGroupStateResponse(r: Reader, version: numb
   try {
     switch (version) {
       case 0:
-      return d_InitializeShareGroupStateResponse_v0(r);
+        return d_InitializeShareGroupStateResponse_v0(r);
       default:
-      throw unsupportedVersion('InitializeShareGroupStateResponse', version, '0');
+        throw unsupportedVersion('InitializeShareGroupStateResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'InitializeShareGroupStateResponse', version);

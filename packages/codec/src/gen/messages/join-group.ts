@@ -96,11 +96,9 @@ function e_JoinGroupRequest_v0(w: Writer, m: JoinGroupRequest): void {
     f = 6;
     const a6 = m.protocols;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_JoinGroupRequestProtocol_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_JoinGroupRequestProtocol_v0(w, a6[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_JoinGroupRequest, f, ix);
   }
@@ -121,11 +119,9 @@ function d_JoinGroupRequest_v0(r: Reader): JoinGroupRequest {
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const b6: JoinGroupRequestProtocol[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_JoinGroupRequestProtocol_v0(r));
+    const x6: JoinGroupRequestProtocol[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v0(r));
     ix = -1;
-    const x6 = b6;
-    f = -1;
     const o: JoinGroupRequest = {
       groupId: x0,
       sessionTimeoutMs: x1,
@@ -172,11 +168,9 @@ function e_JoinGroupRequest_v1(w: Writer, m: JoinGroupRequest): void {
     f = 6;
     const a6 = m.protocols;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_JoinGroupRequestProtocol_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_JoinGroupRequestProtocol_v0(w, a6[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_JoinGroupRequest, f, ix);
   }
@@ -199,11 +193,9 @@ function d_JoinGroupRequest_v1(r: Reader): JoinGroupRequest {
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const b6: JoinGroupRequestProtocol[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_JoinGroupRequestProtocol_v0(r));
+    const x6: JoinGroupRequestProtocol[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v0(r));
     ix = -1;
-    const x6 = b6;
-    f = -1;
     const o: JoinGroupRequest = {
       groupId: x0,
       sessionTimeoutMs: x1,
@@ -225,10 +217,7 @@ function e_JoinGroupRequest_v5(w: Writer, m: JoinGroupRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.groupId;
     if (v0 === null) throw nullNotAllowed();
@@ -250,11 +239,9 @@ function e_JoinGroupRequest_v5(w: Writer, m: JoinGroupRequest): void {
     f = 6;
     const a6 = m.protocols;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_JoinGroupRequestProtocol_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_JoinGroupRequestProtocol_v0(w, a6[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_JoinGroupRequest, f, ix);
   }
@@ -279,11 +266,9 @@ function d_JoinGroupRequest_v5(r: Reader): JoinGroupRequest {
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const b6: JoinGroupRequestProtocol[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_JoinGroupRequestProtocol_v0(r));
+    const x6: JoinGroupRequestProtocol[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v0(r));
     ix = -1;
-    const x6 = b6;
-    f = -1;
     const o: JoinGroupRequest = {
       groupId: x0,
       sessionTimeoutMs: x1,
@@ -326,11 +311,9 @@ function e_JoinGroupRequest_v6(w: Writer, m: JoinGroupRequest): void {
     f = 6;
     const a6 = m.protocols;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_JoinGroupRequestProtocol_v6(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_JoinGroupRequestProtocol_v6(w, a6[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -357,13 +340,11 @@ function d_JoinGroupRequest_v6(r: Reader): JoinGroupRequest {
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: JoinGroupRequestProtocol[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_JoinGroupRequestProtocol_v6(r));
+    const x6: JoinGroupRequestProtocol[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v6(r));
     ix = -1;
-    const x6 = b6;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: JoinGroupRequest = {
       groupId: x0,
       sessionTimeoutMs: x1,
@@ -407,11 +388,9 @@ function e_JoinGroupRequest_v8(w: Writer, m: JoinGroupRequest): void {
     f = 6;
     const a6 = m.protocols;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_JoinGroupRequestProtocol_v6(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_JoinGroupRequestProtocol_v6(w, a6[ix]!);
+    ix = -1;
     f = 7;
     w.writeCompactString(m.reason);
     f = -1;
@@ -440,15 +419,13 @@ function d_JoinGroupRequest_v8(r: Reader): JoinGroupRequest {
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: JoinGroupRequestProtocol[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_JoinGroupRequestProtocol_v6(r));
+    const x6: JoinGroupRequestProtocol[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v6(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: JoinGroupRequest = {
       groupId: x0,
       sessionTimeoutMs: x1,
@@ -470,10 +447,7 @@ function d_JoinGroupRequest_v8(r: Reader): JoinGroupRequest {
 function e_JoinGroupRequestProtocol_v0(w: Writer, m: JoinGroupRequestProtocol): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -495,7 +469,6 @@ function d_JoinGroupRequestProtocol_v0(r: Reader): JoinGroupRequestProtocol {
     const x0 = r.readString();
     f = 1;
     const x1 = r.readBytes();
-    f = -1;
     const o: JoinGroupRequestProtocol = {
       name: x0,
       metadata: x1,
@@ -535,7 +508,6 @@ function d_JoinGroupRequestProtocol_v6(r: Reader): JoinGroupRequestProtocol {
     const x1 = r.readCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: JoinGroupRequestProtocol = {
       name: x0,
       metadata: x1,
@@ -556,27 +528,27 @@ export function encodeJoinGroupRequest(w: Writer, m: JoinGroupRequest, version: 
   try {
     switch (version) {
       case 0:
-      e_JoinGroupRequest_v0(w, m);
-      return;
+        e_JoinGroupRequest_v0(w, m);
+        return;
       case 1:
       case 2:
       case 3:
       case 4:
-      e_JoinGroupRequest_v1(w, m);
-      return;
+        e_JoinGroupRequest_v1(w, m);
+        return;
       case 5:
-      e_JoinGroupRequest_v5(w, m);
-      return;
+        e_JoinGroupRequest_v5(w, m);
+        return;
       case 6:
       case 7:
-      e_JoinGroupRequest_v6(w, m);
-      return;
+        e_JoinGroupRequest_v6(w, m);
+        return;
       case 8:
       case 9:
-      e_JoinGroupRequest_v8(w, m);
-      return;
+        e_JoinGroupRequest_v8(w, m);
+        return;
       default:
-      throw unsupportedVersion('JoinGroupRequest', version, '0-9');
+        throw unsupportedVersion('JoinGroupRequest', version, '0-9');
     }
   } catch (e) {
     throw atTop(e, 'JoinGroupRequest', version);
@@ -592,22 +564,22 @@ export function decodeJoinGroupRequest(r: Reader, version: number): JoinGroupReq
   try {
     switch (version) {
       case 0:
-      return d_JoinGroupRequest_v0(r);
+        return d_JoinGroupRequest_v0(r);
       case 1:
       case 2:
       case 3:
       case 4:
-      return d_JoinGroupRequest_v1(r);
+        return d_JoinGroupRequest_v1(r);
       case 5:
-      return d_JoinGroupRequest_v5(r);
+        return d_JoinGroupRequest_v5(r);
       case 6:
       case 7:
-      return d_JoinGroupRequest_v6(r);
+        return d_JoinGroupRequest_v6(r);
       case 8:
       case 9:
-      return d_JoinGroupRequest_v8(r);
+        return d_JoinGroupRequest_v8(r);
       default:
-      throw unsupportedVersion('JoinGroupRequest', version, '0-9');
+        throw unsupportedVersion('JoinGroupRequest', version, '0-9');
     }
   } catch (e) {
     throw atTop(e, 'JoinGroupRequest', version);
@@ -712,11 +684,9 @@ function e_JoinGroupResponse_v0(w: Writer, m: JoinGroupResponse): void {
     f = 8;
     const a8 = m.members;
     if (a8 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a8.length);
-      for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v0(w, a8[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a8.length);
+    for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v0(w, a8[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_JoinGroupResponse, f, ix);
   }
@@ -739,11 +709,9 @@ function d_JoinGroupResponse_v0(r: Reader): JoinGroupResponse {
     const x7 = r.readString();
     f = 8;
     const n8 = r.readArrayLength();
-    const b8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) b8.push(d_JoinGroupResponseMember_v0(r));
+    const x8: JoinGroupResponseMember[] = [];
+    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v0(r));
     ix = -1;
-    const x8 = b8;
-    f = -1;
     const o: JoinGroupResponse = {
       throttleTimeMs: 0,
       errorCode: x1,
@@ -793,11 +761,9 @@ function e_JoinGroupResponse_v2(w: Writer, m: JoinGroupResponse): void {
     f = 8;
     const a8 = m.members;
     if (a8 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a8.length);
-      for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v0(w, a8[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a8.length);
+    for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v0(w, a8[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_JoinGroupResponse, f, ix);
   }
@@ -822,11 +788,9 @@ function d_JoinGroupResponse_v2(r: Reader): JoinGroupResponse {
     const x7 = r.readString();
     f = 8;
     const n8 = r.readArrayLength();
-    const b8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) b8.push(d_JoinGroupResponseMember_v0(r));
+    const x8: JoinGroupResponseMember[] = [];
+    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v0(r));
     ix = -1;
-    const x8 = b8;
-    f = -1;
     const o: JoinGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -876,11 +840,9 @@ function e_JoinGroupResponse_v5(w: Writer, m: JoinGroupResponse): void {
     f = 8;
     const a8 = m.members;
     if (a8 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a8.length);
-      for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v5(w, a8[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a8.length);
+    for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v5(w, a8[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_JoinGroupResponse, f, ix);
   }
@@ -905,11 +867,9 @@ function d_JoinGroupResponse_v5(r: Reader): JoinGroupResponse {
     const x7 = r.readString();
     f = 8;
     const n8 = r.readArrayLength();
-    const b8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) b8.push(d_JoinGroupResponseMember_v5(r));
+    const x8: JoinGroupResponseMember[] = [];
+    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v5(r));
     ix = -1;
-    const x8 = b8;
-    f = -1;
     const o: JoinGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -955,11 +915,9 @@ function e_JoinGroupResponse_v6(w: Writer, m: JoinGroupResponse): void {
     f = 8;
     const a8 = m.members;
     if (a8 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a8.length);
-      for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v6(w, a8[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a8.length);
+    for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v6(w, a8[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -986,13 +944,11 @@ function d_JoinGroupResponse_v6(r: Reader): JoinGroupResponse {
     const x7 = r.readCompactString();
     f = 8;
     const n8 = r.readCompactArrayLength();
-    const b8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) b8.push(d_JoinGroupResponseMember_v6(r));
+    const x8: JoinGroupResponseMember[] = [];
+    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v6(r));
     ix = -1;
-    const x8 = b8;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: JoinGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -1039,11 +995,9 @@ function e_JoinGroupResponse_v7(w: Writer, m: JoinGroupResponse): void {
     f = 8;
     const a8 = m.members;
     if (a8 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a8.length);
-      for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v6(w, a8[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a8.length);
+    for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v6(w, a8[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1072,13 +1026,11 @@ function d_JoinGroupResponse_v7(r: Reader): JoinGroupResponse {
     const x7 = r.readCompactString();
     f = 8;
     const n8 = r.readCompactArrayLength();
-    const b8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) b8.push(d_JoinGroupResponseMember_v6(r));
+    const x8: JoinGroupResponseMember[] = [];
+    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v6(r));
     ix = -1;
-    const x8 = b8;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: JoinGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -1125,11 +1077,9 @@ function e_JoinGroupResponse_v9(w: Writer, m: JoinGroupResponse): void {
     f = 8;
     const a8 = m.members;
     if (a8 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a8.length);
-      for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v6(w, a8[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a8.length);
+    for (ix = 0; ix < a8.length; ix++) e_JoinGroupResponseMember_v6(w, a8[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1160,13 +1110,11 @@ function d_JoinGroupResponse_v9(r: Reader): JoinGroupResponse {
     const x7 = r.readCompactString();
     f = 8;
     const n8 = r.readCompactArrayLength();
-    const b8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) b8.push(d_JoinGroupResponseMember_v6(r));
+    const x8: JoinGroupResponseMember[] = [];
+    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v6(r));
     ix = -1;
-    const x8 = b8;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: JoinGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -1189,10 +1137,7 @@ function d_JoinGroupResponse_v9(r: Reader): JoinGroupResponse {
 function e_JoinGroupResponseMember_v0(w: Writer, m: JoinGroupResponseMember): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.memberId;
     if (v0 === null) throw nullNotAllowed();
@@ -1214,7 +1159,6 @@ function d_JoinGroupResponseMember_v0(r: Reader): JoinGroupResponseMember {
     const x0 = r.readString();
     f = 2;
     const x2 = r.readBytes();
-    f = -1;
     const o: JoinGroupResponseMember = {
       memberId: x0,
       groupInstanceId: null,
@@ -1230,10 +1174,7 @@ function d_JoinGroupResponseMember_v0(r: Reader): JoinGroupResponseMember {
 function e_JoinGroupResponseMember_v5(w: Writer, m: JoinGroupResponseMember): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.memberId;
     if (v0 === null) throw nullNotAllowed();
@@ -1259,7 +1200,6 @@ function d_JoinGroupResponseMember_v5(r: Reader): JoinGroupResponseMember {
     const x1 = r.readNullableString();
     f = 2;
     const x2 = r.readBytes();
-    f = -1;
     const o: JoinGroupResponseMember = {
       memberId: x0,
       groupInstanceId: x1,
@@ -1304,7 +1244,6 @@ function d_JoinGroupResponseMember_v6(r: Reader): JoinGroupResponseMember {
     const x2 = r.readCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: JoinGroupResponseMember = {
       memberId: x0,
       groupInstanceId: x1,
@@ -1327,28 +1266,28 @@ export function encodeJoinGroupResponse(w: Writer, m: JoinGroupResponse, version
     switch (version) {
       case 0:
       case 1:
-      e_JoinGroupResponse_v0(w, m);
-      return;
+        e_JoinGroupResponse_v0(w, m);
+        return;
       case 2:
       case 3:
       case 4:
-      e_JoinGroupResponse_v2(w, m);
-      return;
+        e_JoinGroupResponse_v2(w, m);
+        return;
       case 5:
-      e_JoinGroupResponse_v5(w, m);
-      return;
+        e_JoinGroupResponse_v5(w, m);
+        return;
       case 6:
-      e_JoinGroupResponse_v6(w, m);
-      return;
+        e_JoinGroupResponse_v6(w, m);
+        return;
       case 7:
       case 8:
-      e_JoinGroupResponse_v7(w, m);
-      return;
+        e_JoinGroupResponse_v7(w, m);
+        return;
       case 9:
-      e_JoinGroupResponse_v9(w, m);
-      return;
+        e_JoinGroupResponse_v9(w, m);
+        return;
       default:
-      throw unsupportedVersion('JoinGroupResponse', version, '0-9');
+        throw unsupportedVersion('JoinGroupResponse', version, '0-9');
     }
   } catch (e) {
     throw atTop(e, 'JoinGroupResponse', version);
@@ -1365,22 +1304,22 @@ export function decodeJoinGroupResponse(r: Reader, version: number): JoinGroupRe
     switch (version) {
       case 0:
       case 1:
-      return d_JoinGroupResponse_v0(r);
+        return d_JoinGroupResponse_v0(r);
       case 2:
       case 3:
       case 4:
-      return d_JoinGroupResponse_v2(r);
+        return d_JoinGroupResponse_v2(r);
       case 5:
-      return d_JoinGroupResponse_v5(r);
+        return d_JoinGroupResponse_v5(r);
       case 6:
-      return d_JoinGroupResponse_v6(r);
+        return d_JoinGroupResponse_v6(r);
       case 7:
       case 8:
-      return d_JoinGroupResponse_v7(r);
+        return d_JoinGroupResponse_v7(r);
       case 9:
-      return d_JoinGroupResponse_v9(r);
+        return d_JoinGroupResponse_v9(r);
       default:
-      throw unsupportedVersion('JoinGroupResponse', version, '0-9');
+        throw unsupportedVersion('JoinGroupResponse', version, '0-9');
     }
   } catch (e) {
     throw atTop(e, 'JoinGroupResponse', version);

@@ -87,7 +87,6 @@ function d_LeaveGroupRequest_v0(r: Reader): LeaveGroupRequest {
     const x0 = r.readString();
     f = 1;
     const x1 = r.readString();
-    f = -1;
     const o: LeaveGroupRequest = {
       groupId: x0,
       memberId: x1,
@@ -117,11 +116,9 @@ function e_LeaveGroupRequest_v3(w: Writer, m: LeaveGroupRequest): void {
     f = 2;
     const a2 = m.members;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_LeaveGroupRequestMemberIdentity_v3(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_LeaveGroupRequestMemberIdentity_v3(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_LeaveGroupRequest, f, ix);
   }
@@ -136,11 +133,9 @@ function d_LeaveGroupRequest_v3(r: Reader): LeaveGroupRequest {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: LeaveGroupRequestMemberIdentity[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_LeaveGroupRequestMemberIdentity_v3(r));
+    const x2: LeaveGroupRequestMemberIdentity[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_LeaveGroupRequestMemberIdentity_v3(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: LeaveGroupRequest = {
       groupId: x0,
       memberId: '',
@@ -166,11 +161,9 @@ function e_LeaveGroupRequest_v4(w: Writer, m: LeaveGroupRequest): void {
     f = 2;
     const a2 = m.members;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_LeaveGroupRequestMemberIdentity_v4(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_LeaveGroupRequestMemberIdentity_v4(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -187,13 +180,11 @@ function d_LeaveGroupRequest_v4(r: Reader): LeaveGroupRequest {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: LeaveGroupRequestMemberIdentity[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_LeaveGroupRequestMemberIdentity_v4(r));
+    const x2: LeaveGroupRequestMemberIdentity[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_LeaveGroupRequestMemberIdentity_v4(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: LeaveGroupRequest = {
       groupId: x0,
       memberId: '',
@@ -220,11 +211,9 @@ function e_LeaveGroupRequest_v5(w: Writer, m: LeaveGroupRequest): void {
     f = 2;
     const a2 = m.members;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_LeaveGroupRequestMemberIdentity_v5(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_LeaveGroupRequestMemberIdentity_v5(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -241,13 +230,11 @@ function d_LeaveGroupRequest_v5(r: Reader): LeaveGroupRequest {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: LeaveGroupRequestMemberIdentity[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_LeaveGroupRequestMemberIdentity_v5(r));
+    const x2: LeaveGroupRequestMemberIdentity[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_LeaveGroupRequestMemberIdentity_v5(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: LeaveGroupRequest = {
       groupId: x0,
       memberId: '',
@@ -264,10 +251,7 @@ function d_LeaveGroupRequest_v5(r: Reader): LeaveGroupRequest {
 function e_LeaveGroupRequestMemberIdentity_v3(w: Writer, m: LeaveGroupRequestMemberIdentity): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.memberId;
     if (v0 === null) throw nullNotAllowed();
@@ -287,7 +271,6 @@ function d_LeaveGroupRequestMemberIdentity_v3(r: Reader): LeaveGroupRequestMembe
     const x0 = r.readString();
     f = 1;
     const x1 = r.readNullableString();
-    f = -1;
     const o: LeaveGroupRequestMemberIdentity = {
       memberId: x0,
       groupInstanceId: x1,
@@ -326,7 +309,6 @@ function d_LeaveGroupRequestMemberIdentity_v4(r: Reader): LeaveGroupRequestMembe
     const x1 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: LeaveGroupRequestMemberIdentity = {
       memberId: x0,
       groupInstanceId: x1,
@@ -370,7 +352,6 @@ function d_LeaveGroupRequestMemberIdentity_v5(r: Reader): LeaveGroupRequestMembe
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: LeaveGroupRequestMemberIdentity = {
       memberId: x0,
       groupInstanceId: x1,
@@ -394,19 +375,19 @@ export function encodeLeaveGroupRequest(w: Writer, m: LeaveGroupRequest, version
       case 0:
       case 1:
       case 2:
-      e_LeaveGroupRequest_v0(w, m);
-      return;
+        e_LeaveGroupRequest_v0(w, m);
+        return;
       case 3:
-      e_LeaveGroupRequest_v3(w, m);
-      return;
+        e_LeaveGroupRequest_v3(w, m);
+        return;
       case 4:
-      e_LeaveGroupRequest_v4(w, m);
-      return;
+        e_LeaveGroupRequest_v4(w, m);
+        return;
       case 5:
-      e_LeaveGroupRequest_v5(w, m);
-      return;
+        e_LeaveGroupRequest_v5(w, m);
+        return;
       default:
-      throw unsupportedVersion('LeaveGroupRequest', version, '0-5');
+        throw unsupportedVersion('LeaveGroupRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'LeaveGroupRequest', version);
@@ -424,15 +405,15 @@ export function decodeLeaveGroupRequest(r: Reader, version: number): LeaveGroupR
       case 0:
       case 1:
       case 2:
-      return d_LeaveGroupRequest_v0(r);
+        return d_LeaveGroupRequest_v0(r);
       case 3:
-      return d_LeaveGroupRequest_v3(r);
+        return d_LeaveGroupRequest_v3(r);
       case 4:
-      return d_LeaveGroupRequest_v4(r);
+        return d_LeaveGroupRequest_v4(r);
       case 5:
-      return d_LeaveGroupRequest_v5(r);
+        return d_LeaveGroupRequest_v5(r);
       default:
-      throw unsupportedVersion('LeaveGroupRequest', version, '0-5');
+        throw unsupportedVersion('LeaveGroupRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'LeaveGroupRequest', version);
@@ -512,7 +493,6 @@ function d_LeaveGroupResponse_v0(r: Reader): LeaveGroupResponse {
   try {
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: LeaveGroupResponse = {
       throttleTimeMs: 0,
       errorCode: x1,
@@ -551,7 +531,6 @@ function d_LeaveGroupResponse_v1(r: Reader): LeaveGroupResponse {
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: LeaveGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -568,10 +547,7 @@ function e_LeaveGroupResponse_v3(w: Writer, m: LeaveGroupResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
@@ -579,11 +555,9 @@ function e_LeaveGroupResponse_v3(w: Writer, m: LeaveGroupResponse): void {
     f = 2;
     const a2 = m.members;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_LeaveGroupResponseMemberResponse_v3(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_LeaveGroupResponseMemberResponse_v3(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_LeaveGroupResponse, f, ix);
   }
@@ -600,11 +574,9 @@ function d_LeaveGroupResponse_v3(r: Reader): LeaveGroupResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: LeaveGroupResponseMemberResponse[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_LeaveGroupResponseMemberResponse_v3(r));
+    const x2: LeaveGroupResponseMemberResponse[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_LeaveGroupResponseMemberResponse_v3(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: LeaveGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -628,11 +600,9 @@ function e_LeaveGroupResponse_v4(w: Writer, m: LeaveGroupResponse): void {
     f = 2;
     const a2 = m.members;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_LeaveGroupResponseMemberResponse_v4(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_LeaveGroupResponseMemberResponse_v4(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -651,13 +621,11 @@ function d_LeaveGroupResponse_v4(r: Reader): LeaveGroupResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: LeaveGroupResponseMemberResponse[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_LeaveGroupResponseMemberResponse_v4(r));
+    const x2: LeaveGroupResponseMemberResponse[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_LeaveGroupResponseMemberResponse_v4(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: LeaveGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -674,10 +642,7 @@ function d_LeaveGroupResponse_v4(r: Reader): LeaveGroupResponse {
 function e_LeaveGroupResponseMemberResponse_v3(w: Writer, m: LeaveGroupResponseMemberResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.memberId;
     if (v0 === null) throw nullNotAllowed();
@@ -701,7 +666,6 @@ function d_LeaveGroupResponseMemberResponse_v3(r: Reader): LeaveGroupResponseMem
     const x1 = r.readNullableString();
     f = 2;
     const x2 = r.readInt16();
-    f = -1;
     const o: LeaveGroupResponseMemberResponse = {
       memberId: x0,
       groupInstanceId: x1,
@@ -744,7 +708,6 @@ function d_LeaveGroupResponseMemberResponse_v4(r: Reader): LeaveGroupResponseMem
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: LeaveGroupResponseMemberResponse = {
       memberId: x0,
       groupInstanceId: x1,
@@ -766,21 +729,21 @@ export function encodeLeaveGroupResponse(w: Writer, m: LeaveGroupResponse, versi
   try {
     switch (version) {
       case 0:
-      e_LeaveGroupResponse_v0(w, m);
-      return;
+        e_LeaveGroupResponse_v0(w, m);
+        return;
       case 1:
       case 2:
-      e_LeaveGroupResponse_v1(w, m);
-      return;
+        e_LeaveGroupResponse_v1(w, m);
+        return;
       case 3:
-      e_LeaveGroupResponse_v3(w, m);
-      return;
+        e_LeaveGroupResponse_v3(w, m);
+        return;
       case 4:
       case 5:
-      e_LeaveGroupResponse_v4(w, m);
-      return;
+        e_LeaveGroupResponse_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('LeaveGroupResponse', version, '0-5');
+        throw unsupportedVersion('LeaveGroupResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'LeaveGroupResponse', version);
@@ -796,17 +759,17 @@ export function decodeLeaveGroupResponse(r: Reader, version: number): LeaveGroup
   try {
     switch (version) {
       case 0:
-      return d_LeaveGroupResponse_v0(r);
+        return d_LeaveGroupResponse_v0(r);
       case 1:
       case 2:
-      return d_LeaveGroupResponse_v1(r);
+        return d_LeaveGroupResponse_v1(r);
       case 3:
-      return d_LeaveGroupResponse_v3(r);
+        return d_LeaveGroupResponse_v3(r);
       case 4:
       case 5:
-      return d_LeaveGroupResponse_v4(r);
+        return d_LeaveGroupResponse_v4(r);
       default:
-      throw unsupportedVersion('LeaveGroupResponse', version, '0-5');
+        throw unsupportedVersion('LeaveGroupResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'LeaveGroupResponse', version);

@@ -40,18 +40,15 @@ function e_ListConfigResourcesRequest_v0(w: Writer, m: ListConfigResourcesReques
 
 /** Reads `ListConfigResourcesRequest` as laid out in v0. */
 function d_ListConfigResourcesRequest_v0(r: Reader): ListConfigResourcesRequest {
-  let f = -1;
   try {
-    f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListConfigResourcesRequest = {
       resourceTypes: [],
     };
     if (uk !== undefined) o._unknownTaggedFields = uk;
     return o;
   } catch (e) {
-    throw atField(e, F_ListConfigResourcesRequest, f, -1);
+    throw atField(e, F_ListConfigResourcesRequest, -1, -1);
   }
 }
 
@@ -63,11 +60,9 @@ function e_ListConfigResourcesRequest_v1(w: Writer, m: ListConfigResourcesReques
     f = 0;
     const a0 = m.resourceTypes;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) w.writeInt8(a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) w.writeInt8(a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -82,13 +77,11 @@ function d_ListConfigResourcesRequest_v1(r: Reader): ListConfigResourcesRequest 
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: number[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readInt8());
+    const x0: number[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readInt8());
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListConfigResourcesRequest = {
       resourceTypes: x0,
     };
@@ -108,13 +101,13 @@ export function encodeListConfigResourcesRequest(w: Writer, m: ListConfigResourc
   try {
     switch (version) {
       case 0:
-      e_ListConfigResourcesRequest_v0(w, m);
-      return;
+        e_ListConfigResourcesRequest_v0(w, m);
+        return;
       case 1:
-      e_ListConfigResourcesRequest_v1(w, m);
-      return;
+        e_ListConfigResourcesRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ListConfigResourcesRequest', version, '0-1');
+        throw unsupportedVersion('ListConfigResourcesRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ListConfigResourcesRequest', version);
@@ -130,11 +123,11 @@ export function decodeListConfigResourcesRequest(r: Reader, version: number): Li
   try {
     switch (version) {
       case 0:
-      return d_ListConfigResourcesRequest_v0(r);
+        return d_ListConfigResourcesRequest_v0(r);
       case 1:
-      return d_ListConfigResourcesRequest_v1(r);
+        return d_ListConfigResourcesRequest_v1(r);
       default:
-      throw unsupportedVersion('ListConfigResourcesRequest', version, '0-1');
+        throw unsupportedVersion('ListConfigResourcesRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ListConfigResourcesRequest', version);
@@ -200,11 +193,9 @@ function e_ListConfigResourcesResponse_v0(w: Writer, m: ListConfigResourcesRespo
     f = 2;
     const a2 = m.configResources;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListConfigResourcesResponseConfigResource_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListConfigResourcesResponseConfigResource_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -223,13 +214,11 @@ function d_ListConfigResourcesResponse_v0(r: Reader): ListConfigResourcesRespons
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ListConfigResourcesResponseConfigResource[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListConfigResourcesResponseConfigResource_v0(r));
+    const x2: ListConfigResourcesResponseConfigResource[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListConfigResourcesResponseConfigResource_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListConfigResourcesResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -254,11 +243,9 @@ function e_ListConfigResourcesResponse_v1(w: Writer, m: ListConfigResourcesRespo
     f = 2;
     const a2 = m.configResources;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListConfigResourcesResponseConfigResource_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListConfigResourcesResponseConfigResource_v1(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -277,13 +264,11 @@ function d_ListConfigResourcesResponse_v1(r: Reader): ListConfigResourcesRespons
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ListConfigResourcesResponseConfigResource[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListConfigResourcesResponseConfigResource_v1(r));
+    const x2: ListConfigResourcesResponseConfigResource[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListConfigResourcesResponseConfigResource_v1(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListConfigResourcesResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -319,7 +304,6 @@ function d_ListConfigResourcesResponseConfigResource_v0(r: Reader): ListConfigRe
     const x0 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListConfigResourcesResponseConfigResource = {
       resourceName: x0,
       resourceType: 16,
@@ -358,7 +342,6 @@ function d_ListConfigResourcesResponseConfigResource_v1(r: Reader): ListConfigRe
     const x1 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListConfigResourcesResponseConfigResource = {
       resourceName: x0,
       resourceType: x1,
@@ -379,13 +362,13 @@ export function encodeListConfigResourcesResponse(w: Writer, m: ListConfigResour
   try {
     switch (version) {
       case 0:
-      e_ListConfigResourcesResponse_v0(w, m);
-      return;
+        e_ListConfigResourcesResponse_v0(w, m);
+        return;
       case 1:
-      e_ListConfigResourcesResponse_v1(w, m);
-      return;
+        e_ListConfigResourcesResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ListConfigResourcesResponse', version, '0-1');
+        throw unsupportedVersion('ListConfigResourcesResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ListConfigResourcesResponse', version);
@@ -401,11 +384,11 @@ export function decodeListConfigResourcesResponse(r: Reader, version: number): L
   try {
     switch (version) {
       case 0:
-      return d_ListConfigResourcesResponse_v0(r);
+        return d_ListConfigResourcesResponse_v0(r);
       case 1:
-      return d_ListConfigResourcesResponse_v1(r);
+        return d_ListConfigResourcesResponse_v1(r);
       default:
-      throw unsupportedVersion('ListConfigResourcesResponse', version, '0-1');
+        throw unsupportedVersion('ListConfigResourcesResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ListConfigResourcesResponse', version);

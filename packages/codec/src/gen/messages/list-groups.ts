@@ -29,7 +29,7 @@ export function createListGroupsRequest(init: Partial<ListGroupsRequest> = {}): 
 const F_ListGroupsRequest: readonly string[] = ['statesFilter', 'typesFilter'];
 
 /** Writes `ListGroupsRequest` as laid out in v0, v1, v2. */
-function e_ListGroupsRequest_v0(_w: Writer, m: ListGroupsRequest): void {
+function e_ListGroupsRequest_v0(m: ListGroupsRequest): void {
   let f = -1;
   try {
     f = 0;
@@ -46,7 +46,7 @@ function e_ListGroupsRequest_v0(_w: Writer, m: ListGroupsRequest): void {
 }
 
 /** Reads `ListGroupsRequest` as laid out in v0, v1, v2. */
-function d_ListGroupsRequest_v0(_r: Reader): ListGroupsRequest {
+function d_ListGroupsRequest_v0(): ListGroupsRequest {
   const o: ListGroupsRequest = {
     statesFilter: [],
     typesFilter: [],
@@ -71,11 +71,8 @@ function e_ListGroupsRequest_v3(w: Writer, m: ListGroupsRequest): void {
 
 /** Reads `ListGroupsRequest` as laid out in v3. */
 function d_ListGroupsRequest_v3(r: Reader): ListGroupsRequest {
-  let f = -1;
   try {
-    f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListGroupsRequest = {
       statesFilter: [],
       typesFilter: [],
@@ -83,7 +80,7 @@ function d_ListGroupsRequest_v3(r: Reader): ListGroupsRequest {
     if (uk !== undefined) o._unknownTaggedFields = uk;
     return o;
   } catch (e) {
-    throw atField(e, F_ListGroupsRequest, f, -1);
+    throw atField(e, F_ListGroupsRequest, -1, -1);
   }
 }
 
@@ -97,15 +94,13 @@ function e_ListGroupsRequest_v4(w: Writer, m: ListGroupsRequest): void {
     f = 0;
     const a0 = m.statesFilter;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -120,13 +115,11 @@ function d_ListGroupsRequest_v4(r: Reader): ListGroupsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListGroupsRequest = {
       statesFilter: x0,
       typesFilter: [],
@@ -146,27 +139,23 @@ function e_ListGroupsRequest_v5(w: Writer, m: ListGroupsRequest): void {
     f = 0;
     const a0 = m.statesFilter;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 1;
     const a1 = m.typesFilter;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) {
-        const e = a1[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) {
+      const e = a1[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -181,19 +170,16 @@ function d_ListGroupsRequest_v5(r: Reader): ListGroupsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: string[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readCompactString());
+    const x1: string[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readCompactString());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListGroupsRequest = {
       statesFilter: x0,
       typesFilter: x1,
@@ -216,19 +202,19 @@ export function encodeListGroupsRequest(w: Writer, m: ListGroupsRequest, version
       case 0:
       case 1:
       case 2:
-      e_ListGroupsRequest_v0(w, m);
-      return;
+        e_ListGroupsRequest_v0(m);
+        return;
       case 3:
-      e_ListGroupsRequest_v3(w, m);
-      return;
+        e_ListGroupsRequest_v3(w, m);
+        return;
       case 4:
-      e_ListGroupsRequest_v4(w, m);
-      return;
+        e_ListGroupsRequest_v4(w, m);
+        return;
       case 5:
-      e_ListGroupsRequest_v5(w, m);
-      return;
+        e_ListGroupsRequest_v5(w, m);
+        return;
       default:
-      throw unsupportedVersion('ListGroupsRequest', version, '0-5');
+        throw unsupportedVersion('ListGroupsRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'ListGroupsRequest', version);
@@ -246,15 +232,15 @@ export function decodeListGroupsRequest(r: Reader, version: number): ListGroupsR
       case 0:
       case 1:
       case 2:
-      return d_ListGroupsRequest_v0(r);
+        return d_ListGroupsRequest_v0();
       case 3:
-      return d_ListGroupsRequest_v3(r);
+        return d_ListGroupsRequest_v3(r);
       case 4:
-      return d_ListGroupsRequest_v4(r);
+        return d_ListGroupsRequest_v4(r);
       case 5:
-      return d_ListGroupsRequest_v5(r);
+        return d_ListGroupsRequest_v5(r);
       default:
-      throw unsupportedVersion('ListGroupsRequest', version, '0-5');
+        throw unsupportedVersion('ListGroupsRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'ListGroupsRequest', version);
@@ -319,20 +305,15 @@ function e_ListGroupsResponse_v0(w: Writer, m: ListGroupsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 1;
     w.writeInt16(m.errorCode);
     f = 2;
     const a2 = m.groups;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListGroupsResponseListedGroup_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListGroupsResponseListedGroup_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListGroupsResponse, f, ix);
   }
@@ -347,11 +328,9 @@ function d_ListGroupsResponse_v0(r: Reader): ListGroupsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ListGroupsResponseListedGroup[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListGroupsResponseListedGroup_v0(r));
+    const x2: ListGroupsResponseListedGroup[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ListGroupsResponse = {
       throttleTimeMs: 0,
       errorCode: x1,
@@ -368,10 +347,7 @@ function e_ListGroupsResponse_v1(w: Writer, m: ListGroupsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
@@ -379,11 +355,9 @@ function e_ListGroupsResponse_v1(w: Writer, m: ListGroupsResponse): void {
     f = 2;
     const a2 = m.groups;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListGroupsResponseListedGroup_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListGroupsResponseListedGroup_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListGroupsResponse, f, ix);
   }
@@ -400,11 +374,9 @@ function d_ListGroupsResponse_v1(r: Reader): ListGroupsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ListGroupsResponseListedGroup[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListGroupsResponseListedGroup_v0(r));
+    const x2: ListGroupsResponseListedGroup[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ListGroupsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -428,11 +400,9 @@ function e_ListGroupsResponse_v3(w: Writer, m: ListGroupsResponse): void {
     f = 2;
     const a2 = m.groups;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListGroupsResponseListedGroup_v3(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListGroupsResponseListedGroup_v3(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -451,13 +421,11 @@ function d_ListGroupsResponse_v3(r: Reader): ListGroupsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ListGroupsResponseListedGroup[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListGroupsResponseListedGroup_v3(r));
+    const x2: ListGroupsResponseListedGroup[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v3(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListGroupsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -482,11 +450,9 @@ function e_ListGroupsResponse_v4(w: Writer, m: ListGroupsResponse): void {
     f = 2;
     const a2 = m.groups;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListGroupsResponseListedGroup_v4(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListGroupsResponseListedGroup_v4(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -505,13 +471,11 @@ function d_ListGroupsResponse_v4(r: Reader): ListGroupsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ListGroupsResponseListedGroup[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListGroupsResponseListedGroup_v4(r));
+    const x2: ListGroupsResponseListedGroup[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v4(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListGroupsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -536,11 +500,9 @@ function e_ListGroupsResponse_v5(w: Writer, m: ListGroupsResponse): void {
     f = 2;
     const a2 = m.groups;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListGroupsResponseListedGroup_v5(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListGroupsResponseListedGroup_v5(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -559,13 +521,11 @@ function d_ListGroupsResponse_v5(r: Reader): ListGroupsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ListGroupsResponseListedGroup[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListGroupsResponseListedGroup_v5(r));
+    const x2: ListGroupsResponseListedGroup[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v5(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListGroupsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -582,10 +542,7 @@ function d_ListGroupsResponse_v5(r: Reader): ListGroupsResponse {
 function e_ListGroupsResponseListedGroup_v0(w: Writer, m: ListGroupsResponseListedGroup): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.groupId;
     if (v0 === null) throw nullNotAllowed();
@@ -607,7 +564,6 @@ function d_ListGroupsResponseListedGroup_v0(r: Reader): ListGroupsResponseListed
     const x0 = r.readString();
     f = 1;
     const x1 = r.readString();
-    f = -1;
     const o: ListGroupsResponseListedGroup = {
       groupId: x0,
       protocolType: x1,
@@ -649,7 +605,6 @@ function d_ListGroupsResponseListedGroup_v3(r: Reader): ListGroupsResponseListed
     const x1 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListGroupsResponseListedGroup = {
       groupId: x0,
       protocolType: x1,
@@ -698,7 +653,6 @@ function d_ListGroupsResponseListedGroup_v4(r: Reader): ListGroupsResponseListed
     const x2 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListGroupsResponseListedGroup = {
       groupId: x0,
       protocolType: x1,
@@ -753,7 +707,6 @@ function d_ListGroupsResponseListedGroup_v5(r: Reader): ListGroupsResponseListed
     const x3 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListGroupsResponseListedGroup = {
       groupId: x0,
       protocolType: x1,
@@ -776,23 +729,23 @@ export function encodeListGroupsResponse(w: Writer, m: ListGroupsResponse, versi
   try {
     switch (version) {
       case 0:
-      e_ListGroupsResponse_v0(w, m);
-      return;
+        e_ListGroupsResponse_v0(w, m);
+        return;
       case 1:
       case 2:
-      e_ListGroupsResponse_v1(w, m);
-      return;
+        e_ListGroupsResponse_v1(w, m);
+        return;
       case 3:
-      e_ListGroupsResponse_v3(w, m);
-      return;
+        e_ListGroupsResponse_v3(w, m);
+        return;
       case 4:
-      e_ListGroupsResponse_v4(w, m);
-      return;
+        e_ListGroupsResponse_v4(w, m);
+        return;
       case 5:
-      e_ListGroupsResponse_v5(w, m);
-      return;
+        e_ListGroupsResponse_v5(w, m);
+        return;
       default:
-      throw unsupportedVersion('ListGroupsResponse', version, '0-5');
+        throw unsupportedVersion('ListGroupsResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'ListGroupsResponse', version);
@@ -808,18 +761,18 @@ export function decodeListGroupsResponse(r: Reader, version: number): ListGroups
   try {
     switch (version) {
       case 0:
-      return d_ListGroupsResponse_v0(r);
+        return d_ListGroupsResponse_v0(r);
       case 1:
       case 2:
-      return d_ListGroupsResponse_v1(r);
+        return d_ListGroupsResponse_v1(r);
       case 3:
-      return d_ListGroupsResponse_v3(r);
+        return d_ListGroupsResponse_v3(r);
       case 4:
-      return d_ListGroupsResponse_v4(r);
+        return d_ListGroupsResponse_v4(r);
       case 5:
-      return d_ListGroupsResponse_v5(r);
+        return d_ListGroupsResponse_v5(r);
       default:
-      throw unsupportedVersion('ListGroupsResponse', version, '0-5');
+        throw unsupportedVersion('ListGroupsResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'ListGroupsResponse', version);

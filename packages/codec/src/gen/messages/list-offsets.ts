@@ -97,11 +97,9 @@ function e_ListOffsetsRequest_v1(w: Writer, m: ListOffsetsRequest): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListOffsetsRequestTopic_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListOffsetsRequestTopic_v1(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListOffsetsRequest, f, ix);
   }
@@ -116,11 +114,9 @@ function d_ListOffsetsRequest_v1(r: Reader): ListOffsetsRequest {
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ListOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListOffsetsRequestTopic_v1(r));
+    const x2: ListOffsetsRequestTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v1(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ListOffsetsRequest = {
       replicaId: x0,
       isolationLevel: 0,
@@ -138,10 +134,7 @@ function e_ListOffsetsRequest_v2(w: Writer, m: ListOffsetsRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.replicaId);
     f = 1;
@@ -149,11 +142,9 @@ function e_ListOffsetsRequest_v2(w: Writer, m: ListOffsetsRequest): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListOffsetsRequestTopic_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListOffsetsRequestTopic_v1(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListOffsetsRequest, f, ix);
   }
@@ -170,11 +161,9 @@ function d_ListOffsetsRequest_v2(r: Reader): ListOffsetsRequest {
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ListOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListOffsetsRequestTopic_v1(r));
+    const x2: ListOffsetsRequestTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v1(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ListOffsetsRequest = {
       replicaId: x0,
       isolationLevel: x1,
@@ -192,10 +181,7 @@ function e_ListOffsetsRequest_v4(w: Writer, m: ListOffsetsRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.replicaId);
     f = 1;
@@ -203,11 +189,9 @@ function e_ListOffsetsRequest_v4(w: Writer, m: ListOffsetsRequest): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListOffsetsRequestTopic_v4(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListOffsetsRequestTopic_v4(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListOffsetsRequest, f, ix);
   }
@@ -224,11 +208,9 @@ function d_ListOffsetsRequest_v4(r: Reader): ListOffsetsRequest {
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ListOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListOffsetsRequestTopic_v4(r));
+    const x2: ListOffsetsRequestTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v4(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ListOffsetsRequest = {
       replicaId: x0,
       isolationLevel: x1,
@@ -253,11 +235,9 @@ function e_ListOffsetsRequest_v6(w: Writer, m: ListOffsetsRequest): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListOffsetsRequestTopic_v6(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListOffsetsRequestTopic_v6(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -276,13 +256,11 @@ function d_ListOffsetsRequest_v6(r: Reader): ListOffsetsRequest {
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ListOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListOffsetsRequestTopic_v6(r));
+    const x2: ListOffsetsRequestTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v6(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListOffsetsRequest = {
       replicaId: x0,
       isolationLevel: x1,
@@ -308,11 +286,9 @@ function e_ListOffsetsRequest_v10(w: Writer, m: ListOffsetsRequest): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ListOffsetsRequestTopic_v6(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ListOffsetsRequestTopic_v6(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeInt32(m.timeoutMs);
     f = -1;
@@ -333,15 +309,13 @@ function d_ListOffsetsRequest_v10(r: Reader): ListOffsetsRequest {
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ListOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ListOffsetsRequestTopic_v6(r));
+    const x2: ListOffsetsRequestTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v6(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListOffsetsRequest = {
       replicaId: x0,
       isolationLevel: x1,
@@ -360,10 +334,7 @@ function e_ListOffsetsRequestTopic_v1(w: Writer, m: ListOffsetsRequestTopic): vo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -371,11 +342,9 @@ function e_ListOffsetsRequestTopic_v1(w: Writer, m: ListOffsetsRequestTopic): vo
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListOffsetsRequestPartition_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListOffsetsRequestPartition_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListOffsetsRequestTopic, f, ix);
   }
@@ -390,11 +359,9 @@ function d_ListOffsetsRequestTopic_v1(r: Reader): ListOffsetsRequestTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ListOffsetsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListOffsetsRequestPartition_v1(r));
+    const x1: ListOffsetsRequestPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsRequestPartition_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ListOffsetsRequestTopic = {
       name: x0,
       partitions: x1,
@@ -410,10 +377,7 @@ function e_ListOffsetsRequestTopic_v4(w: Writer, m: ListOffsetsRequestTopic): vo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -421,11 +385,9 @@ function e_ListOffsetsRequestTopic_v4(w: Writer, m: ListOffsetsRequestTopic): vo
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListOffsetsRequestPartition_v4(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListOffsetsRequestPartition_v4(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListOffsetsRequestTopic, f, ix);
   }
@@ -440,11 +402,9 @@ function d_ListOffsetsRequestTopic_v4(r: Reader): ListOffsetsRequestTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ListOffsetsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListOffsetsRequestPartition_v4(r));
+    const x1: ListOffsetsRequestPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsRequestPartition_v4(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ListOffsetsRequestTopic = {
       name: x0,
       partitions: x1,
@@ -467,11 +427,9 @@ function e_ListOffsetsRequestTopic_v6(w: Writer, m: ListOffsetsRequestTopic): vo
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListOffsetsRequestPartition_v6(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListOffsetsRequestPartition_v6(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -488,13 +446,11 @@ function d_ListOffsetsRequestTopic_v6(r: Reader): ListOffsetsRequestTopic {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ListOffsetsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListOffsetsRequestPartition_v6(r));
+    const x1: ListOffsetsRequestPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsRequestPartition_v6(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListOffsetsRequestTopic = {
       name: x0,
       partitions: x1,
@@ -510,10 +466,7 @@ function d_ListOffsetsRequestTopic_v6(r: Reader): ListOffsetsRequestTopic {
 function e_ListOffsetsRequestPartition_v1(w: Writer, m: ListOffsetsRequestPartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 2;
@@ -531,7 +484,6 @@ function d_ListOffsetsRequestPartition_v1(r: Reader): ListOffsetsRequestPartitio
     const x0 = r.readInt32();
     f = 2;
     const x2 = r.readInt64();
-    f = -1;
     const o: ListOffsetsRequestPartition = {
       partitionIndex: x0,
       currentLeaderEpoch: -1,
@@ -547,10 +499,7 @@ function d_ListOffsetsRequestPartition_v1(r: Reader): ListOffsetsRequestPartitio
 function e_ListOffsetsRequestPartition_v4(w: Writer, m: ListOffsetsRequestPartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -572,7 +521,6 @@ function d_ListOffsetsRequestPartition_v4(r: Reader): ListOffsetsRequestPartitio
     const x1 = r.readInt32();
     f = 2;
     const x2 = r.readInt64();
-    f = -1;
     const o: ListOffsetsRequestPartition = {
       partitionIndex: x0,
       currentLeaderEpoch: x1,
@@ -613,7 +561,6 @@ function d_ListOffsetsRequestPartition_v6(r: Reader): ListOffsetsRequestPartitio
     const x2 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListOffsetsRequestPartition = {
       partitionIndex: x0,
       currentLeaderEpoch: x1,
@@ -635,28 +582,28 @@ export function encodeListOffsetsRequest(w: Writer, m: ListOffsetsRequest, versi
   try {
     switch (version) {
       case 1:
-      e_ListOffsetsRequest_v1(w, m);
-      return;
+        e_ListOffsetsRequest_v1(w, m);
+        return;
       case 2:
       case 3:
-      e_ListOffsetsRequest_v2(w, m);
-      return;
+        e_ListOffsetsRequest_v2(w, m);
+        return;
       case 4:
       case 5:
-      e_ListOffsetsRequest_v4(w, m);
-      return;
+        e_ListOffsetsRequest_v4(w, m);
+        return;
       case 6:
       case 7:
       case 8:
       case 9:
-      e_ListOffsetsRequest_v6(w, m);
-      return;
+        e_ListOffsetsRequest_v6(w, m);
+        return;
       case 10:
       case 11:
-      e_ListOffsetsRequest_v10(w, m);
-      return;
+        e_ListOffsetsRequest_v10(w, m);
+        return;
       default:
-      throw unsupportedVersion('ListOffsetsRequest', version, '1-11');
+        throw unsupportedVersion('ListOffsetsRequest', version, '1-11');
     }
   } catch (e) {
     throw atTop(e, 'ListOffsetsRequest', version);
@@ -672,23 +619,23 @@ export function decodeListOffsetsRequest(r: Reader, version: number): ListOffset
   try {
     switch (version) {
       case 1:
-      return d_ListOffsetsRequest_v1(r);
+        return d_ListOffsetsRequest_v1(r);
       case 2:
       case 3:
-      return d_ListOffsetsRequest_v2(r);
+        return d_ListOffsetsRequest_v2(r);
       case 4:
       case 5:
-      return d_ListOffsetsRequest_v4(r);
+        return d_ListOffsetsRequest_v4(r);
       case 6:
       case 7:
       case 8:
       case 9:
-      return d_ListOffsetsRequest_v6(r);
+        return d_ListOffsetsRequest_v6(r);
       case 10:
       case 11:
-      return d_ListOffsetsRequest_v10(r);
+        return d_ListOffsetsRequest_v10(r);
       default:
-      throw unsupportedVersion('ListOffsetsRequest', version, '1-11');
+        throw unsupportedVersion('ListOffsetsRequest', version, '1-11');
     }
   } catch (e) {
     throw atTop(e, 'ListOffsetsRequest', version);
@@ -775,18 +722,13 @@ function e_ListOffsetsResponse_v1(w: Writer, m: ListOffsetsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponseTopicResponse_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponseTopicResponse_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListOffsetsResponse, f, ix);
   }
@@ -799,11 +741,9 @@ function d_ListOffsetsResponse_v1(r: Reader): ListOffsetsResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ListOffsetsResponseTopicResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListOffsetsResponseTopicResponse_v1(r));
+    const x1: ListOffsetsResponseTopicResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ListOffsetsResponse = {
       throttleTimeMs: 0,
       topics: x1,
@@ -819,20 +759,15 @@ function e_ListOffsetsResponse_v2(w: Writer, m: ListOffsetsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponseTopicResponse_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponseTopicResponse_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListOffsetsResponse, f, ix);
   }
@@ -847,11 +782,9 @@ function d_ListOffsetsResponse_v2(r: Reader): ListOffsetsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ListOffsetsResponseTopicResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListOffsetsResponseTopicResponse_v1(r));
+    const x1: ListOffsetsResponseTopicResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ListOffsetsResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -867,20 +800,15 @@ function e_ListOffsetsResponse_v4(w: Writer, m: ListOffsetsResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponseTopicResponse_v4(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponseTopicResponse_v4(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListOffsetsResponse, f, ix);
   }
@@ -895,11 +823,9 @@ function d_ListOffsetsResponse_v4(r: Reader): ListOffsetsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ListOffsetsResponseTopicResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListOffsetsResponseTopicResponse_v4(r));
+    const x1: ListOffsetsResponseTopicResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v4(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ListOffsetsResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -920,11 +846,9 @@ function e_ListOffsetsResponse_v6(w: Writer, m: ListOffsetsResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponseTopicResponse_v6(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponseTopicResponse_v6(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -941,13 +865,11 @@ function d_ListOffsetsResponse_v6(r: Reader): ListOffsetsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ListOffsetsResponseTopicResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListOffsetsResponseTopicResponse_v6(r));
+    const x1: ListOffsetsResponseTopicResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v6(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListOffsetsResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -964,10 +886,7 @@ function e_ListOffsetsResponseTopicResponse_v1(w: Writer, m: ListOffsetsResponse
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -975,11 +894,9 @@ function e_ListOffsetsResponseTopicResponse_v1(w: Writer, m: ListOffsetsResponse
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponsePartitionResponse_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponsePartitionResponse_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListOffsetsResponseTopicResponse, f, ix);
   }
@@ -994,11 +911,9 @@ function d_ListOffsetsResponseTopicResponse_v1(r: Reader): ListOffsetsResponseTo
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ListOffsetsResponsePartitionResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListOffsetsResponsePartitionResponse_v1(r));
+    const x1: ListOffsetsResponsePartitionResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponsePartitionResponse_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ListOffsetsResponseTopicResponse = {
       name: x0,
       partitions: x1,
@@ -1014,10 +929,7 @@ function e_ListOffsetsResponseTopicResponse_v4(w: Writer, m: ListOffsetsResponse
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -1025,11 +937,9 @@ function e_ListOffsetsResponseTopicResponse_v4(w: Writer, m: ListOffsetsResponse
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponsePartitionResponse_v4(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponsePartitionResponse_v4(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ListOffsetsResponseTopicResponse, f, ix);
   }
@@ -1044,11 +954,9 @@ function d_ListOffsetsResponseTopicResponse_v4(r: Reader): ListOffsetsResponseTo
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: ListOffsetsResponsePartitionResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListOffsetsResponsePartitionResponse_v4(r));
+    const x1: ListOffsetsResponsePartitionResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponsePartitionResponse_v4(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: ListOffsetsResponseTopicResponse = {
       name: x0,
       partitions: x1,
@@ -1071,11 +979,9 @@ function e_ListOffsetsResponseTopicResponse_v6(w: Writer, m: ListOffsetsResponse
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponsePartitionResponse_v6(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListOffsetsResponsePartitionResponse_v6(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1092,13 +998,11 @@ function d_ListOffsetsResponseTopicResponse_v6(r: Reader): ListOffsetsResponseTo
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ListOffsetsResponsePartitionResponse[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListOffsetsResponsePartitionResponse_v6(r));
+    const x1: ListOffsetsResponsePartitionResponse[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponsePartitionResponse_v6(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListOffsetsResponseTopicResponse = {
       name: x0,
       partitions: x1,
@@ -1145,7 +1049,6 @@ function d_ListOffsetsResponsePartitionResponse_v1(r: Reader): ListOffsetsRespon
     const x2 = r.readInt64();
     f = 3;
     const x3 = r.readInt64();
-    f = -1;
     const o: ListOffsetsResponsePartitionResponse = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1163,10 +1066,7 @@ function d_ListOffsetsResponsePartitionResponse_v1(r: Reader): ListOffsetsRespon
 function e_ListOffsetsResponsePartitionResponse_v4(w: Writer, m: ListOffsetsResponsePartitionResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -1196,7 +1096,6 @@ function d_ListOffsetsResponsePartitionResponse_v4(r: Reader): ListOffsetsRespon
     const x3 = r.readInt64();
     f = 4;
     const x4 = r.readInt32();
-    f = -1;
     const o: ListOffsetsResponsePartitionResponse = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1247,7 +1146,6 @@ function d_ListOffsetsResponsePartitionResponse_v6(r: Reader): ListOffsetsRespon
     const x4 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListOffsetsResponsePartitionResponse = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1271,26 +1169,26 @@ export function encodeListOffsetsResponse(w: Writer, m: ListOffsetsResponse, ver
   try {
     switch (version) {
       case 1:
-      e_ListOffsetsResponse_v1(w, m);
-      return;
+        e_ListOffsetsResponse_v1(w, m);
+        return;
       case 2:
       case 3:
-      e_ListOffsetsResponse_v2(w, m);
-      return;
+        e_ListOffsetsResponse_v2(w, m);
+        return;
       case 4:
       case 5:
-      e_ListOffsetsResponse_v4(w, m);
-      return;
+        e_ListOffsetsResponse_v4(w, m);
+        return;
       case 6:
       case 7:
       case 8:
       case 9:
       case 10:
       case 11:
-      e_ListOffsetsResponse_v6(w, m);
-      return;
+        e_ListOffsetsResponse_v6(w, m);
+        return;
       default:
-      throw unsupportedVersion('ListOffsetsResponse', version, '1-11');
+        throw unsupportedVersion('ListOffsetsResponse', version, '1-11');
     }
   } catch (e) {
     throw atTop(e, 'ListOffsetsResponse', version);
@@ -1306,22 +1204,22 @@ export function decodeListOffsetsResponse(r: Reader, version: number): ListOffse
   try {
     switch (version) {
       case 1:
-      return d_ListOffsetsResponse_v1(r);
+        return d_ListOffsetsResponse_v1(r);
       case 2:
       case 3:
-      return d_ListOffsetsResponse_v2(r);
+        return d_ListOffsetsResponse_v2(r);
       case 4:
       case 5:
-      return d_ListOffsetsResponse_v4(r);
+        return d_ListOffsetsResponse_v4(r);
       case 6:
       case 7:
       case 8:
       case 9:
       case 10:
       case 11:
-      return d_ListOffsetsResponse_v6(r);
+        return d_ListOffsetsResponse_v6(r);
       default:
-      throw unsupportedVersion('ListOffsetsResponse', version, '1-11');
+        throw unsupportedVersion('ListOffsetsResponse', version, '1-11');
     }
   } catch (e) {
     throw atTop(e, 'ListOffsetsResponse', version);

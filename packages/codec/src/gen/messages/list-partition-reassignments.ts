@@ -83,14 +83,12 @@ function d_ListPartitionReassignmentsRequest_v0(r: Reader): ListPartitionReassig
     let x1: ListPartitionReassignmentsRequestTopics[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      const b1: ListPartitionReassignmentsRequestTopics[] = [];
-      for (ix = 0; ix < n1; ix++) b1.push(d_ListPartitionReassignmentsRequestTopics_v0(r));
+      x1 = [];
+      for (ix = 0; ix < n1; ix++) x1.push(d_ListPartitionReassignmentsRequestTopics_v0(r));
       ix = -1;
-      x1 = b1;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListPartitionReassignmentsRequest = {
       timeoutMs: x0,
       topics: x1,
@@ -114,11 +112,9 @@ function e_ListPartitionReassignmentsRequestTopics_v0(w: Writer, m: ListPartitio
     f = 1;
     const a1 = m.partitionIndexes;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -135,13 +131,11 @@ function d_ListPartitionReassignmentsRequestTopics_v0(r: Reader): ListPartitionR
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListPartitionReassignmentsRequestTopics = {
       name: x0,
       partitionIndexes: x1,
@@ -162,10 +156,10 @@ export function encodeListPartitionReassignmentsRequest(w: Writer, m: ListPartit
   try {
     switch (version) {
       case 0:
-      e_ListPartitionReassignmentsRequest_v0(w, m);
-      return;
+        e_ListPartitionReassignmentsRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ListPartitionReassignmentsRequest', version, '0');
+        throw unsupportedVersion('ListPartitionReassignmentsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ListPartitionReassignmentsRequest', version);
@@ -181,9 +175,9 @@ export function decodeListPartitionReassignmentsRequest(r: Reader, version: numb
   try {
     switch (version) {
       case 0:
-      return d_ListPartitionReassignmentsRequest_v0(r);
+        return d_ListPartitionReassignmentsRequest_v0(r);
       default:
-      throw unsupportedVersion('ListPartitionReassignmentsRequest', version, '0');
+        throw unsupportedVersion('ListPartitionReassignmentsRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ListPartitionReassignmentsRequest', version);
@@ -282,11 +276,9 @@ function e_ListPartitionReassignmentsResponse_v0(w: Writer, m: ListPartitionReas
     f = 3;
     const a3 = m.topics;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_ListPartitionReassignmentsResponseOngoingTopicReassignment_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_ListPartitionReassignmentsResponseOngoingTopicReassignment_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -307,13 +299,11 @@ function d_ListPartitionReassignmentsResponse_v0(r: Reader): ListPartitionReassi
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: ListPartitionReassignmentsResponseOngoingTopicReassignment[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_ListPartitionReassignmentsResponseOngoingTopicReassignment_v0(r));
+    const x3: ListPartitionReassignmentsResponseOngoingTopicReassignment[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_ListPartitionReassignmentsResponseOngoingTopicReassignment_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListPartitionReassignmentsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -339,11 +329,9 @@ function e_ListPartitionReassignmentsResponseOngoingTopicReassignment_v0(w: Writ
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -360,13 +348,11 @@ function d_ListPartitionReassignmentsResponseOngoingTopicReassignment_v0(r: Read
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ListPartitionReassignmentsResponseOngoingPartitionReassignment[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(r));
+    const x1: ListPartitionReassignmentsResponseOngoingPartitionReassignment[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListPartitionReassignmentsResponseOngoingTopicReassignment = {
       name: x0,
       partitions: x1,
@@ -388,27 +374,21 @@ function e_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(w: 
     f = 1;
     const a1 = m.replicas;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = 2;
     const a2 = m.addingReplicas;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
+    ix = -1;
     f = 3;
     const a3 = m.removingReplicas;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) w.writeInt32(a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) w.writeInt32(a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -425,25 +405,21 @@ function d_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(r: 
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt32());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
-    const x2 = b2;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: number[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(r.readInt32());
+    const x3: number[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(r.readInt32());
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListPartitionReassignmentsResponseOngoingPartitionReassignment = {
       partitionIndex: x0,
       replicas: x1,
@@ -466,10 +442,10 @@ export function encodeListPartitionReassignmentsResponse(w: Writer, m: ListParti
   try {
     switch (version) {
       case 0:
-      e_ListPartitionReassignmentsResponse_v0(w, m);
-      return;
+        e_ListPartitionReassignmentsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ListPartitionReassignmentsResponse', version, '0');
+        throw unsupportedVersion('ListPartitionReassignmentsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ListPartitionReassignmentsResponse', version);
@@ -485,9 +461,9 @@ export function decodeListPartitionReassignmentsResponse(r: Reader, version: num
   try {
     switch (version) {
       case 0:
-      return d_ListPartitionReassignmentsResponse_v0(r);
+        return d_ListPartitionReassignmentsResponse_v0(r);
       default:
-      throw unsupportedVersion('ListPartitionReassignmentsResponse', version, '0');
+        throw unsupportedVersion('ListPartitionReassignmentsResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ListPartitionReassignmentsResponse', version);

@@ -46,23 +46,19 @@ function e_ListTransactionsRequest_v0(w: Writer, m: ListTransactionsRequest): vo
     f = 0;
     const a0 = m.stateFilters;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 1;
     const a1 = m.producerIdFilters;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt64(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt64(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -77,19 +73,16 @@ function d_ListTransactionsRequest_v0(r: Reader): ListTransactionsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: bigint[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt64());
+    const x1: bigint[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt64());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListTransactionsRequest = {
       stateFilters: x0,
       producerIdFilters: x1,
@@ -113,23 +106,19 @@ function e_ListTransactionsRequest_v1(w: Writer, m: ListTransactionsRequest): vo
     f = 0;
     const a0 = m.stateFilters;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 1;
     const a1 = m.producerIdFilters;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt64(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt64(a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt64(m.durationFilter);
     f = -1;
@@ -146,21 +135,18 @@ function d_ListTransactionsRequest_v1(r: Reader): ListTransactionsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: bigint[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt64());
+    const x1: bigint[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt64());
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListTransactionsRequest = {
       stateFilters: x0,
       producerIdFilters: x1,
@@ -182,23 +168,19 @@ function e_ListTransactionsRequest_v2(w: Writer, m: ListTransactionsRequest): vo
     f = 0;
     const a0 = m.stateFilters;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 1;
     const a1 = m.producerIdFilters;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt64(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt64(a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt64(m.durationFilter);
     f = 3;
@@ -217,23 +199,20 @@ function d_ListTransactionsRequest_v2(r: Reader): ListTransactionsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: bigint[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt64());
+    const x1: bigint[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt64());
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt64();
     f = 3;
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListTransactionsRequest = {
       stateFilters: x0,
       producerIdFilters: x1,
@@ -256,16 +235,16 @@ export function encodeListTransactionsRequest(w: Writer, m: ListTransactionsRequ
   try {
     switch (version) {
       case 0:
-      e_ListTransactionsRequest_v0(w, m);
-      return;
+        e_ListTransactionsRequest_v0(w, m);
+        return;
       case 1:
-      e_ListTransactionsRequest_v1(w, m);
-      return;
+        e_ListTransactionsRequest_v1(w, m);
+        return;
       case 2:
-      e_ListTransactionsRequest_v2(w, m);
-      return;
+        e_ListTransactionsRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('ListTransactionsRequest', version, '0-2');
+        throw unsupportedVersion('ListTransactionsRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'ListTransactionsRequest', version);
@@ -281,13 +260,13 @@ export function decodeListTransactionsRequest(r: Reader, version: number): ListT
   try {
     switch (version) {
       case 0:
-      return d_ListTransactionsRequest_v0(r);
+        return d_ListTransactionsRequest_v0(r);
       case 1:
-      return d_ListTransactionsRequest_v1(r);
+        return d_ListTransactionsRequest_v1(r);
       case 2:
-      return d_ListTransactionsRequest_v2(r);
+        return d_ListTransactionsRequest_v2(r);
       default:
-      throw unsupportedVersion('ListTransactionsRequest', version, '0-2');
+        throw unsupportedVersion('ListTransactionsRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'ListTransactionsRequest', version);
@@ -359,23 +338,19 @@ function e_ListTransactionsResponse_v0(w: Writer, m: ListTransactionsResponse): 
     f = 2;
     const a2 = m.unknownStateFilters;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) {
-        const e = a2[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) {
+      const e = a2[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 3;
     const a3 = m.transactionStates;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_ListTransactionsResponseTransactionState_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_ListTransactionsResponseTransactionState_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -394,19 +369,16 @@ function d_ListTransactionsResponse_v0(r: Reader): ListTransactionsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: string[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readCompactString());
+    const x2: string[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readCompactString());
     ix = -1;
-    const x2 = b2;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: ListTransactionsResponseTransactionState[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_ListTransactionsResponseTransactionState_v0(r));
+    const x3: ListTransactionsResponseTransactionState[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_ListTransactionsResponseTransactionState_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListTransactionsResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -453,7 +425,6 @@ function d_ListTransactionsResponseTransactionState_v0(r: Reader): ListTransacti
     const x2 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ListTransactionsResponseTransactionState = {
       transactionalId: x0,
       producerId: x1,
@@ -477,10 +448,10 @@ export function encodeListTransactionsResponse(w: Writer, m: ListTransactionsRes
       case 0:
       case 1:
       case 2:
-      e_ListTransactionsResponse_v0(w, m);
-      return;
+        e_ListTransactionsResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ListTransactionsResponse', version, '0-2');
+        throw unsupportedVersion('ListTransactionsResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'ListTransactionsResponse', version);
@@ -498,9 +469,9 @@ export function decodeListTransactionsResponse(r: Reader, version: number): List
       case 0:
       case 1:
       case 2:
-      return d_ListTransactionsResponse_v0(r);
+        return d_ListTransactionsResponse_v0(r);
       default:
-      throw unsupportedVersion('ListTransactionsResponse', version, '0-2');
+        throw unsupportedVersion('ListTransactionsResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'ListTransactionsResponse', version);

@@ -74,11 +74,9 @@ function e_MetadataRequest_v0(w: Writer, m: MetadataRequest): void {
     f = 0;
     const a0 = m.topics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_MetadataRequestTopic_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_MetadataRequestTopic_v0(w, a0[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataRequest, f, ix);
   }
@@ -91,11 +89,9 @@ function d_MetadataRequest_v0(r: Reader): MetadataRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: MetadataRequestTopic[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_MetadataRequestTopic_v0(r));
+    const x0: MetadataRequestTopic[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
     ix = -1;
-    const x0 = b0;
-    f = -1;
     const o: MetadataRequest = {
       topics: x0,
       allowAutoTopicCreation: true,
@@ -145,12 +141,10 @@ function d_MetadataRequest_v1(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableArrayLength();
     if (n0 >= 0) {
-      const b0: MetadataRequestTopic[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_MetadataRequestTopic_v0(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
       ix = -1;
-      x0 = b0;
     }
-    f = -1;
     const o: MetadataRequest = {
       topics: x0,
       allowAutoTopicCreation: true,
@@ -200,14 +194,12 @@ function d_MetadataRequest_v4(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableArrayLength();
     if (n0 >= 0) {
-      const b0: MetadataRequestTopic[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_MetadataRequestTopic_v0(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
       ix = -1;
-      x0 = b0;
     }
     f = 1;
     const x1 = r.readBool();
-    f = -1;
     const o: MetadataRequest = {
       topics: x0,
       allowAutoTopicCreation: x1,
@@ -225,10 +217,7 @@ function e_MetadataRequest_v8(w: Writer, m: MetadataRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const a0 = m.topics;
     if (a0 === null) w.writeArrayLength(null);
@@ -257,10 +246,9 @@ function d_MetadataRequest_v8(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableArrayLength();
     if (n0 >= 0) {
-      const b0: MetadataRequestTopic[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_MetadataRequestTopic_v0(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
       ix = -1;
-      x0 = b0;
     }
     f = 1;
     const x1 = r.readBool();
@@ -268,7 +256,6 @@ function d_MetadataRequest_v8(r: Reader): MetadataRequest {
     const x2 = r.readBool();
     f = 3;
     const x3 = r.readBool();
-    f = -1;
     const o: MetadataRequest = {
       topics: x0,
       allowAutoTopicCreation: x1,
@@ -316,10 +303,9 @@ function d_MetadataRequest_v9(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      const b0: MetadataRequestTopic[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_MetadataRequestTopic_v9(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v9(r));
       ix = -1;
-      x0 = b0;
     }
     f = 1;
     const x1 = r.readBool();
@@ -329,7 +315,6 @@ function d_MetadataRequest_v9(r: Reader): MetadataRequest {
     const x3 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataRequest = {
       topics: x0,
       allowAutoTopicCreation: x1,
@@ -378,10 +363,9 @@ function d_MetadataRequest_v10(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      const b0: MetadataRequestTopic[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_MetadataRequestTopic_v10(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v10(r));
       ix = -1;
-      x0 = b0;
     }
     f = 1;
     const x1 = r.readBool();
@@ -391,7 +375,6 @@ function d_MetadataRequest_v10(r: Reader): MetadataRequest {
     const x3 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataRequest = {
       topics: x0,
       allowAutoTopicCreation: x1,
@@ -440,10 +423,9 @@ function d_MetadataRequest_v11(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      const b0: MetadataRequestTopic[] = [];
-      for (ix = 0; ix < n0; ix++) b0.push(d_MetadataRequestTopic_v10(r));
+      x0 = [];
+      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v10(r));
       ix = -1;
-      x0 = b0;
     }
     f = 1;
     const x1 = r.readBool();
@@ -451,7 +433,6 @@ function d_MetadataRequest_v11(r: Reader): MetadataRequest {
     const x3 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataRequest = {
       topics: x0,
       allowAutoTopicCreation: x1,
@@ -469,10 +450,7 @@ function d_MetadataRequest_v11(r: Reader): MetadataRequest {
 function e_MetadataRequestTopic_v0(w: Writer, m: MetadataRequestTopic): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 1;
     const v1 = m.name;
     if (v1 === null) throw nullNotAllowed();
@@ -488,7 +466,6 @@ function d_MetadataRequestTopic_v0(r: Reader): MetadataRequestTopic {
   try {
     f = 1;
     const x1 = r.readString();
-    f = -1;
     const o: MetadataRequestTopic = {
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
       name: x1,
@@ -522,7 +499,6 @@ function d_MetadataRequestTopic_v9(r: Reader): MetadataRequestTopic {
     const x1 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataRequestTopic = {
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
       name: x1,
@@ -559,7 +535,6 @@ function d_MetadataRequestTopic_v10(r: Reader): MetadataRequestTopic {
     const x1 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataRequestTopic = {
       topicId: x0,
       name: x1,
@@ -580,35 +555,35 @@ export function encodeMetadataRequest(w: Writer, m: MetadataRequest, version: nu
   try {
     switch (version) {
       case 0:
-      e_MetadataRequest_v0(w, m);
-      return;
+        e_MetadataRequest_v0(w, m);
+        return;
       case 1:
       case 2:
       case 3:
-      e_MetadataRequest_v1(w, m);
-      return;
+        e_MetadataRequest_v1(w, m);
+        return;
       case 4:
       case 5:
       case 6:
       case 7:
-      e_MetadataRequest_v4(w, m);
-      return;
+        e_MetadataRequest_v4(w, m);
+        return;
       case 8:
-      e_MetadataRequest_v8(w, m);
-      return;
+        e_MetadataRequest_v8(w, m);
+        return;
       case 9:
-      e_MetadataRequest_v9(w, m);
-      return;
+        e_MetadataRequest_v9(w, m);
+        return;
       case 10:
-      e_MetadataRequest_v10(w, m);
-      return;
+        e_MetadataRequest_v10(w, m);
+        return;
       case 11:
       case 12:
       case 13:
-      e_MetadataRequest_v11(w, m);
-      return;
+        e_MetadataRequest_v11(w, m);
+        return;
       default:
-      throw unsupportedVersion('MetadataRequest', version, '0-13');
+        throw unsupportedVersion('MetadataRequest', version, '0-13');
     }
   } catch (e) {
     throw atTop(e, 'MetadataRequest', version);
@@ -624,28 +599,28 @@ export function decodeMetadataRequest(r: Reader, version: number): MetadataReque
   try {
     switch (version) {
       case 0:
-      return d_MetadataRequest_v0(r);
+        return d_MetadataRequest_v0(r);
       case 1:
       case 2:
       case 3:
-      return d_MetadataRequest_v1(r);
+        return d_MetadataRequest_v1(r);
       case 4:
       case 5:
       case 6:
       case 7:
-      return d_MetadataRequest_v4(r);
+        return d_MetadataRequest_v4(r);
       case 8:
-      return d_MetadataRequest_v8(r);
+        return d_MetadataRequest_v8(r);
       case 9:
-      return d_MetadataRequest_v9(r);
+        return d_MetadataRequest_v9(r);
       case 10:
-      return d_MetadataRequest_v10(r);
+        return d_MetadataRequest_v10(r);
       case 11:
       case 12:
       case 13:
-      return d_MetadataRequest_v11(r);
+        return d_MetadataRequest_v11(r);
       default:
-      throw unsupportedVersion('MetadataRequest', version, '0-13');
+        throw unsupportedVersion('MetadataRequest', version, '0-13');
     }
   } catch (e) {
     throw atTop(e, 'MetadataRequest', version);
@@ -802,19 +777,15 @@ function e_MetadataResponse_v0(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v0(w, a1[ix]!);
+    ix = -1;
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v0(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponse, f, ix);
   }
@@ -827,17 +798,14 @@ function d_MetadataResponse_v0(r: Reader): MetadataResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v0(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v0(r));
     ix = -1;
-    const x1 = b1;
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v0(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v0(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: 0,
       brokers: x1,
@@ -867,21 +835,17 @@ function e_MetadataResponse_v1(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
+    ix = -1;
     f = 3;
     w.writeInt32(m.controllerId);
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v1(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v1(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponse, f, ix);
   }
@@ -894,19 +858,16 @@ function d_MetadataResponse_v1(r: Reader): MetadataResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v1(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v1(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v1(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: 0,
       brokers: x1,
@@ -936,11 +897,9 @@ function e_MetadataResponse_v2(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeString(m.clusterId);
     f = 3;
@@ -948,11 +907,9 @@ function e_MetadataResponse_v2(w: Writer, m: MetadataResponse): void {
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v1(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v1(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponse, f, ix);
   }
@@ -965,21 +922,18 @@ function d_MetadataResponse_v2(r: Reader): MetadataResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v1(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readNullableString();
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v1(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v1(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: 0,
       brokers: x1,
@@ -1011,11 +965,9 @@ function e_MetadataResponse_v3(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeString(m.clusterId);
     f = 3;
@@ -1023,11 +975,9 @@ function e_MetadataResponse_v3(w: Writer, m: MetadataResponse): void {
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v1(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v1(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponse, f, ix);
   }
@@ -1042,21 +992,18 @@ function d_MetadataResponse_v3(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v1(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readNullableString();
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v1(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v1(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
       brokers: x1,
@@ -1088,11 +1035,9 @@ function e_MetadataResponse_v5(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeString(m.clusterId);
     f = 3;
@@ -1100,11 +1045,9 @@ function e_MetadataResponse_v5(w: Writer, m: MetadataResponse): void {
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v5(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v5(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponse, f, ix);
   }
@@ -1119,21 +1062,18 @@ function d_MetadataResponse_v5(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v1(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readNullableString();
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v5(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v5(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
       brokers: x1,
@@ -1165,11 +1105,9 @@ function e_MetadataResponse_v7(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeString(m.clusterId);
     f = 3;
@@ -1177,11 +1115,9 @@ function e_MetadataResponse_v7(w: Writer, m: MetadataResponse): void {
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v7(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v7(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponse, f, ix);
   }
@@ -1196,21 +1132,18 @@ function d_MetadataResponse_v7(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v1(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readNullableString();
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v7(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v7(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
       brokers: x1,
@@ -1231,20 +1164,15 @@ function e_MetadataResponse_v8(w: Writer, m: MetadataResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeString(m.clusterId);
     f = 3;
@@ -1252,11 +1180,9 @@ function e_MetadataResponse_v8(w: Writer, m: MetadataResponse): void {
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v8(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v8(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeInt32(m.clusterAuthorizedOperations);
   } catch (e) {
@@ -1273,23 +1199,20 @@ function d_MetadataResponse_v8(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v1(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readNullableString();
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v8(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v8(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readInt32();
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
       brokers: x1,
@@ -1315,11 +1238,9 @@ function e_MetadataResponse_v9(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v9(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v9(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeCompactString(m.clusterId);
     f = 3;
@@ -1327,11 +1248,9 @@ function e_MetadataResponse_v9(w: Writer, m: MetadataResponse): void {
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v9(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v9(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeInt32(m.clusterAuthorizedOperations);
     f = -1;
@@ -1350,25 +1269,22 @@ function d_MetadataResponse_v9(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v9(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readNullableCompactString();
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v9(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v9(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
       brokers: x1,
@@ -1395,11 +1311,9 @@ function e_MetadataResponse_v10(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v9(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v9(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeCompactString(m.clusterId);
     f = 3;
@@ -1407,11 +1321,9 @@ function e_MetadataResponse_v10(w: Writer, m: MetadataResponse): void {
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v10(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v10(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeInt32(m.clusterAuthorizedOperations);
     f = -1;
@@ -1430,25 +1342,22 @@ function d_MetadataResponse_v10(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v9(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readNullableCompactString();
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v10(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v10(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
       brokers: x1,
@@ -1477,11 +1386,9 @@ function e_MetadataResponse_v11(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v9(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v9(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeCompactString(m.clusterId);
     f = 3;
@@ -1489,11 +1396,9 @@ function e_MetadataResponse_v11(w: Writer, m: MetadataResponse): void {
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v10(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v10(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1510,23 +1415,20 @@ function d_MetadataResponse_v11(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v9(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readNullableCompactString();
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v10(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v10(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
       brokers: x1,
@@ -1555,11 +1457,9 @@ function e_MetadataResponse_v12(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v9(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v9(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeCompactString(m.clusterId);
     f = 3;
@@ -1567,11 +1467,9 @@ function e_MetadataResponse_v12(w: Writer, m: MetadataResponse): void {
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v12(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v12(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1588,23 +1486,20 @@ function d_MetadataResponse_v12(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v9(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readNullableCompactString();
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v12(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v12(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
       brokers: x1,
@@ -1633,11 +1528,9 @@ function e_MetadataResponse_v13(w: Writer, m: MetadataResponse): void {
     f = 1;
     const a1 = m.brokers;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v9(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_MetadataResponseBroker_v9(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeCompactString(m.clusterId);
     f = 3;
@@ -1645,11 +1538,9 @@ function e_MetadataResponse_v13(w: Writer, m: MetadataResponse): void {
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v12(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponseTopic_v12(w, a4[ix]!);
+    ix = -1;
     f = 6;
     w.writeInt16(m.errorCode);
     f = -1;
@@ -1668,25 +1559,22 @@ function d_MetadataResponse_v13(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_MetadataResponseBroker_v9(r));
+    const x1: MetadataResponseBroker[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readNullableCompactString();
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponseTopic_v12(r));
+    const x4: MetadataResponseTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v12(r));
     ix = -1;
-    const x4 = b4;
     f = 6;
     const x6 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
       brokers: x1,
@@ -1707,10 +1595,7 @@ function d_MetadataResponse_v13(r: Reader): MetadataResponse {
 function e_MetadataResponseBroker_v0(w: Writer, m: MetadataResponseBroker): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.nodeId);
     f = 1;
@@ -1734,7 +1619,6 @@ function d_MetadataResponseBroker_v0(r: Reader): MetadataResponseBroker {
     const x1 = r.readString();
     f = 2;
     const x2 = r.readInt32();
-    f = -1;
     const o: MetadataResponseBroker = {
       nodeId: x0,
       host: x1,
@@ -1751,10 +1635,7 @@ function d_MetadataResponseBroker_v0(r: Reader): MetadataResponseBroker {
 function e_MetadataResponseBroker_v1(w: Writer, m: MetadataResponseBroker): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.nodeId);
     f = 1;
@@ -1782,7 +1663,6 @@ function d_MetadataResponseBroker_v1(r: Reader): MetadataResponseBroker {
     const x2 = r.readInt32();
     f = 3;
     const x3 = r.readNullableString();
-    f = -1;
     const o: MetadataResponseBroker = {
       nodeId: x0,
       host: x1,
@@ -1830,7 +1710,6 @@ function d_MetadataResponseBroker_v9(r: Reader): MetadataResponseBroker {
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataResponseBroker = {
       nodeId: x0,
       host: x1,
@@ -1864,11 +1743,9 @@ function e_MetadataResponseTopic_v0(w: Writer, m: MetadataResponseTopic): void {
     f = 4;
     const a4 = m.partitions;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v0(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponseTopic, f, ix);
   }
@@ -1885,11 +1762,9 @@ function d_MetadataResponseTopic_v0(r: Reader): MetadataResponseTopic {
     const x1 = r.readString();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponsePartition_v0(r));
+    const x4: MetadataResponsePartition[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v0(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
       name: x1,
@@ -1926,11 +1801,9 @@ function e_MetadataResponseTopic_v1(w: Writer, m: MetadataResponseTopic): void {
     f = 4;
     const a4 = m.partitions;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v0(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponseTopic, f, ix);
   }
@@ -1949,11 +1822,9 @@ function d_MetadataResponseTopic_v1(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponsePartition_v0(r));
+    const x4: MetadataResponsePartition[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v0(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
       name: x1,
@@ -1990,11 +1861,9 @@ function e_MetadataResponseTopic_v5(w: Writer, m: MetadataResponseTopic): void {
     f = 4;
     const a4 = m.partitions;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v5(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v5(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponseTopic, f, ix);
   }
@@ -2013,11 +1882,9 @@ function d_MetadataResponseTopic_v5(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponsePartition_v5(r));
+    const x4: MetadataResponsePartition[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v5(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
       name: x1,
@@ -2054,11 +1921,9 @@ function e_MetadataResponseTopic_v7(w: Writer, m: MetadataResponseTopic): void {
     f = 4;
     const a4 = m.partitions;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v7(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v7(w, a4[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponseTopic, f, ix);
   }
@@ -2077,11 +1942,9 @@ function d_MetadataResponseTopic_v7(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponsePartition_v7(r));
+    const x4: MetadataResponsePartition[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v7(r));
     ix = -1;
-    const x4 = b4;
-    f = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
       name: x1,
@@ -2101,10 +1964,7 @@ function e_MetadataResponseTopic_v8(w: Writer, m: MetadataResponseTopic): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -2116,11 +1976,9 @@ function e_MetadataResponseTopic_v8(w: Writer, m: MetadataResponseTopic): void {
     f = 4;
     const a4 = m.partitions;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v7(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v7(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeInt32(m.topicAuthorizedOperations);
   } catch (e) {
@@ -2141,13 +1999,11 @@ function d_MetadataResponseTopic_v8(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponsePartition_v7(r));
+    const x4: MetadataResponsePartition[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v7(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readInt32();
-    f = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
       name: x1,
@@ -2178,11 +2034,9 @@ function e_MetadataResponseTopic_v9(w: Writer, m: MetadataResponseTopic): void {
     f = 4;
     const a4 = m.partitions;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v9(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v9(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeInt32(m.topicAuthorizedOperations);
     f = -1;
@@ -2205,15 +2059,13 @@ function d_MetadataResponseTopic_v9(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponsePartition_v9(r));
+    const x4: MetadataResponsePartition[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v9(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
       name: x1,
@@ -2247,11 +2099,9 @@ function e_MetadataResponseTopic_v10(w: Writer, m: MetadataResponseTopic): void 
     f = 4;
     const a4 = m.partitions;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v9(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v9(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeInt32(m.topicAuthorizedOperations);
     f = -1;
@@ -2276,15 +2126,13 @@ function d_MetadataResponseTopic_v10(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponsePartition_v9(r));
+    const x4: MetadataResponsePartition[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v9(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
       name: x1,
@@ -2316,11 +2164,9 @@ function e_MetadataResponseTopic_v12(w: Writer, m: MetadataResponseTopic): void 
     f = 4;
     const a4 = m.partitions;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v9(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_MetadataResponsePartition_v9(w, a4[ix]!);
+    ix = -1;
     f = 5;
     w.writeInt32(m.topicAuthorizedOperations);
     f = -1;
@@ -2345,15 +2191,13 @@ function d_MetadataResponseTopic_v12(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_MetadataResponsePartition_v9(r));
+    const x4: MetadataResponsePartition[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v9(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
       name: x1,
@@ -2374,10 +2218,7 @@ function e_MetadataResponsePartition_v0(w: Writer, m: MetadataResponsePartition)
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -2387,19 +2228,15 @@ function e_MetadataResponsePartition_v0(w: Writer, m: MetadataResponsePartition)
     f = 4;
     const a4 = m.replicaNodes;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
+    ix = -1;
     f = 5;
     const a5 = m.isrNodes;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) w.writeInt32(a5[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) w.writeInt32(a5[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponsePartition, f, ix);
   }
@@ -2418,17 +2255,14 @@ function d_MetadataResponsePartition_v0(r: Reader): MetadataResponsePartition {
     const x2 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: number[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(r.readInt32());
+    const x4: number[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readArrayLength();
-    const b5: number[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(r.readInt32());
+    const x5: number[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(r.readInt32());
     ix = -1;
-    const x5 = b5;
-    f = -1;
     const o: MetadataResponsePartition = {
       errorCode: x0,
       partitionIndex: x1,
@@ -2449,10 +2283,7 @@ function e_MetadataResponsePartition_v5(w: Writer, m: MetadataResponsePartition)
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -2462,27 +2293,21 @@ function e_MetadataResponsePartition_v5(w: Writer, m: MetadataResponsePartition)
     f = 4;
     const a4 = m.replicaNodes;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
+    ix = -1;
     f = 5;
     const a5 = m.isrNodes;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) w.writeInt32(a5[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) w.writeInt32(a5[ix]!);
+    ix = -1;
     f = 6;
     const a6 = m.offlineReplicas;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) w.writeInt32(a6[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) w.writeInt32(a6[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponsePartition, f, ix);
   }
@@ -2501,23 +2326,19 @@ function d_MetadataResponsePartition_v5(r: Reader): MetadataResponsePartition {
     const x2 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: number[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(r.readInt32());
+    const x4: number[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readArrayLength();
-    const b5: number[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(r.readInt32());
+    const x5: number[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(r.readInt32());
     ix = -1;
-    const x5 = b5;
     f = 6;
     const n6 = r.readArrayLength();
-    const b6: number[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(r.readInt32());
+    const x6: number[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(r.readInt32());
     ix = -1;
-    const x6 = b6;
-    f = -1;
     const o: MetadataResponsePartition = {
       errorCode: x0,
       partitionIndex: x1,
@@ -2538,10 +2359,7 @@ function e_MetadataResponsePartition_v7(w: Writer, m: MetadataResponsePartition)
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -2553,27 +2371,21 @@ function e_MetadataResponsePartition_v7(w: Writer, m: MetadataResponsePartition)
     f = 4;
     const a4 = m.replicaNodes;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
+    ix = -1;
     f = 5;
     const a5 = m.isrNodes;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) w.writeInt32(a5[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) w.writeInt32(a5[ix]!);
+    ix = -1;
     f = 6;
     const a6 = m.offlineReplicas;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) w.writeInt32(a6[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) w.writeInt32(a6[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_MetadataResponsePartition, f, ix);
   }
@@ -2594,23 +2406,19 @@ function d_MetadataResponsePartition_v7(r: Reader): MetadataResponsePartition {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const b4: number[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(r.readInt32());
+    const x4: number[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readArrayLength();
-    const b5: number[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(r.readInt32());
+    const x5: number[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(r.readInt32());
     ix = -1;
-    const x5 = b5;
     f = 6;
     const n6 = r.readArrayLength();
-    const b6: number[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(r.readInt32());
+    const x6: number[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(r.readInt32());
     ix = -1;
-    const x6 = b6;
-    f = -1;
     const o: MetadataResponsePartition = {
       errorCode: x0,
       partitionIndex: x1,
@@ -2642,27 +2450,21 @@ function e_MetadataResponsePartition_v9(w: Writer, m: MetadataResponsePartition)
     f = 4;
     const a4 = m.replicaNodes;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) w.writeInt32(a4[ix]!);
+    ix = -1;
     f = 5;
     const a5 = m.isrNodes;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) w.writeInt32(a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) w.writeInt32(a5[ix]!);
+    ix = -1;
     f = 6;
     const a6 = m.offlineReplicas;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) w.writeInt32(a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) w.writeInt32(a6[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -2685,25 +2487,21 @@ function d_MetadataResponsePartition_v9(r: Reader): MetadataResponsePartition {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: number[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(r.readInt32());
+    const x4: number[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: number[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(r.readInt32());
+    const x5: number[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(r.readInt32());
     ix = -1;
-    const x5 = b5;
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: number[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(r.readInt32());
+    const x6: number[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(r.readInt32());
     ix = -1;
-    const x6 = b6;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: MetadataResponsePartition = {
       errorCode: x0,
       partitionIndex: x1,
@@ -2729,45 +2527,45 @@ export function encodeMetadataResponse(w: Writer, m: MetadataResponse, version: 
   try {
     switch (version) {
       case 0:
-      e_MetadataResponse_v0(w, m);
-      return;
+        e_MetadataResponse_v0(w, m);
+        return;
       case 1:
-      e_MetadataResponse_v1(w, m);
-      return;
+        e_MetadataResponse_v1(w, m);
+        return;
       case 2:
-      e_MetadataResponse_v2(w, m);
-      return;
+        e_MetadataResponse_v2(w, m);
+        return;
       case 3:
       case 4:
-      e_MetadataResponse_v3(w, m);
-      return;
+        e_MetadataResponse_v3(w, m);
+        return;
       case 5:
       case 6:
-      e_MetadataResponse_v5(w, m);
-      return;
+        e_MetadataResponse_v5(w, m);
+        return;
       case 7:
-      e_MetadataResponse_v7(w, m);
-      return;
+        e_MetadataResponse_v7(w, m);
+        return;
       case 8:
-      e_MetadataResponse_v8(w, m);
-      return;
+        e_MetadataResponse_v8(w, m);
+        return;
       case 9:
-      e_MetadataResponse_v9(w, m);
-      return;
+        e_MetadataResponse_v9(w, m);
+        return;
       case 10:
-      e_MetadataResponse_v10(w, m);
-      return;
+        e_MetadataResponse_v10(w, m);
+        return;
       case 11:
-      e_MetadataResponse_v11(w, m);
-      return;
+        e_MetadataResponse_v11(w, m);
+        return;
       case 12:
-      e_MetadataResponse_v12(w, m);
-      return;
+        e_MetadataResponse_v12(w, m);
+        return;
       case 13:
-      e_MetadataResponse_v13(w, m);
-      return;
+        e_MetadataResponse_v13(w, m);
+        return;
       default:
-      throw unsupportedVersion('MetadataResponse', version, '0-13');
+        throw unsupportedVersion('MetadataResponse', version, '0-13');
     }
   } catch (e) {
     throw atTop(e, 'MetadataResponse', version);
@@ -2783,33 +2581,33 @@ export function decodeMetadataResponse(r: Reader, version: number): MetadataResp
   try {
     switch (version) {
       case 0:
-      return d_MetadataResponse_v0(r);
+        return d_MetadataResponse_v0(r);
       case 1:
-      return d_MetadataResponse_v1(r);
+        return d_MetadataResponse_v1(r);
       case 2:
-      return d_MetadataResponse_v2(r);
+        return d_MetadataResponse_v2(r);
       case 3:
       case 4:
-      return d_MetadataResponse_v3(r);
+        return d_MetadataResponse_v3(r);
       case 5:
       case 6:
-      return d_MetadataResponse_v5(r);
+        return d_MetadataResponse_v5(r);
       case 7:
-      return d_MetadataResponse_v7(r);
+        return d_MetadataResponse_v7(r);
       case 8:
-      return d_MetadataResponse_v8(r);
+        return d_MetadataResponse_v8(r);
       case 9:
-      return d_MetadataResponse_v9(r);
+        return d_MetadataResponse_v9(r);
       case 10:
-      return d_MetadataResponse_v10(r);
+        return d_MetadataResponse_v10(r);
       case 11:
-      return d_MetadataResponse_v11(r);
+        return d_MetadataResponse_v11(r);
       case 12:
-      return d_MetadataResponse_v12(r);
+        return d_MetadataResponse_v12(r);
       case 13:
-      return d_MetadataResponse_v13(r);
+        return d_MetadataResponse_v13(r);
       default:
-      throw unsupportedVersion('MetadataResponse', version, '0-13');
+        throw unsupportedVersion('MetadataResponse', version, '0-13');
     }
   } catch (e) {
     throw atTop(e, 'MetadataResponse', version);

@@ -119,11 +119,9 @@ function e_OffsetCommitRequest_v2(w: Writer, m: OffsetCommitRequest): void {
     f = 5;
     const a5 = m.topics;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v2(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v2(w, a5[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetCommitRequest, f, ix);
   }
@@ -144,11 +142,9 @@ function d_OffsetCommitRequest_v2(r: Reader): OffsetCommitRequest {
     const x4 = r.readInt64();
     f = 5;
     const n5 = r.readArrayLength();
-    const b5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_OffsetCommitRequestTopic_v2(r));
+    const x5: OffsetCommitRequestTopic[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v2(r));
     ix = -1;
-    const x5 = b5;
-    f = -1;
     const o: OffsetCommitRequest = {
       groupId: x0,
       generationIdOrMemberEpoch: x1,
@@ -187,11 +183,9 @@ function e_OffsetCommitRequest_v5(w: Writer, m: OffsetCommitRequest): void {
     f = 5;
     const a5 = m.topics;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v2(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v2(w, a5[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetCommitRequest, f, ix);
   }
@@ -210,11 +204,9 @@ function d_OffsetCommitRequest_v5(r: Reader): OffsetCommitRequest {
     const x2 = r.readString();
     f = 5;
     const n5 = r.readArrayLength();
-    const b5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_OffsetCommitRequestTopic_v2(r));
+    const x5: OffsetCommitRequestTopic[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v2(r));
     ix = -1;
-    const x5 = b5;
-    f = -1;
     const o: OffsetCommitRequest = {
       groupId: x0,
       generationIdOrMemberEpoch: x1,
@@ -253,11 +245,9 @@ function e_OffsetCommitRequest_v6(w: Writer, m: OffsetCommitRequest): void {
     f = 5;
     const a5 = m.topics;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v6(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v6(w, a5[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetCommitRequest, f, ix);
   }
@@ -276,11 +266,9 @@ function d_OffsetCommitRequest_v6(r: Reader): OffsetCommitRequest {
     const x2 = r.readString();
     f = 5;
     const n5 = r.readArrayLength();
-    const b5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_OffsetCommitRequestTopic_v6(r));
+    const x5: OffsetCommitRequestTopic[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v6(r));
     ix = -1;
-    const x5 = b5;
-    f = -1;
     const o: OffsetCommitRequest = {
       groupId: x0,
       generationIdOrMemberEpoch: x1,
@@ -300,10 +288,7 @@ function e_OffsetCommitRequest_v7(w: Writer, m: OffsetCommitRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.groupId;
     if (v0 === null) throw nullNotAllowed();
@@ -319,11 +304,9 @@ function e_OffsetCommitRequest_v7(w: Writer, m: OffsetCommitRequest): void {
     f = 5;
     const a5 = m.topics;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v6(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v6(w, a5[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetCommitRequest, f, ix);
   }
@@ -344,11 +327,9 @@ function d_OffsetCommitRequest_v7(r: Reader): OffsetCommitRequest {
     const x3 = r.readNullableString();
     f = 5;
     const n5 = r.readArrayLength();
-    const b5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_OffsetCommitRequestTopic_v6(r));
+    const x5: OffsetCommitRequestTopic[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v6(r));
     ix = -1;
-    const x5 = b5;
-    f = -1;
     const o: OffsetCommitRequest = {
       groupId: x0,
       generationIdOrMemberEpoch: x1,
@@ -383,11 +364,9 @@ function e_OffsetCommitRequest_v8(w: Writer, m: OffsetCommitRequest): void {
     f = 5;
     const a5 = m.topics;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v8(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v8(w, a5[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -410,13 +389,11 @@ function d_OffsetCommitRequest_v8(r: Reader): OffsetCommitRequest {
     const x3 = r.readNullableCompactString();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_OffsetCommitRequestTopic_v8(r));
+    const x5: OffsetCommitRequestTopic[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v8(r));
     ix = -1;
-    const x5 = b5;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetCommitRequest = {
       groupId: x0,
       generationIdOrMemberEpoch: x1,
@@ -452,11 +429,9 @@ function e_OffsetCommitRequest_v10(w: Writer, m: OffsetCommitRequest): void {
     f = 5;
     const a5 = m.topics;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v10(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_OffsetCommitRequestTopic_v10(w, a5[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -479,13 +454,11 @@ function d_OffsetCommitRequest_v10(r: Reader): OffsetCommitRequest {
     const x3 = r.readNullableCompactString();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_OffsetCommitRequestTopic_v10(r));
+    const x5: OffsetCommitRequestTopic[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v10(r));
     ix = -1;
-    const x5 = b5;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetCommitRequest = {
       groupId: x0,
       generationIdOrMemberEpoch: x1,
@@ -506,10 +479,7 @@ function e_OffsetCommitRequestTopic_v2(w: Writer, m: OffsetCommitRequestTopic): 
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -517,11 +487,9 @@ function e_OffsetCommitRequestTopic_v2(w: Writer, m: OffsetCommitRequestTopic): 
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetCommitRequestPartition_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetCommitRequestPartition_v2(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetCommitRequestTopic, f, ix);
   }
@@ -536,11 +504,9 @@ function d_OffsetCommitRequestTopic_v2(r: Reader): OffsetCommitRequestTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: OffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetCommitRequestPartition_v2(r));
+    const x2: OffsetCommitRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v2(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: OffsetCommitRequestTopic = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -557,10 +523,7 @@ function e_OffsetCommitRequestTopic_v6(w: Writer, m: OffsetCommitRequestTopic): 
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -568,11 +531,9 @@ function e_OffsetCommitRequestTopic_v6(w: Writer, m: OffsetCommitRequestTopic): 
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetCommitRequestPartition_v6(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetCommitRequestPartition_v6(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetCommitRequestTopic, f, ix);
   }
@@ -587,11 +548,9 @@ function d_OffsetCommitRequestTopic_v6(r: Reader): OffsetCommitRequestTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: OffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetCommitRequestPartition_v6(r));
+    const x2: OffsetCommitRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v6(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: OffsetCommitRequestTopic = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -615,11 +574,9 @@ function e_OffsetCommitRequestTopic_v8(w: Writer, m: OffsetCommitRequestTopic): 
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetCommitRequestPartition_v8(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetCommitRequestPartition_v8(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -636,13 +593,11 @@ function d_OffsetCommitRequestTopic_v8(r: Reader): OffsetCommitRequestTopic {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: OffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetCommitRequestPartition_v8(r));
+    const x2: OffsetCommitRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v8(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetCommitRequestTopic = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -665,11 +620,9 @@ function e_OffsetCommitRequestTopic_v10(w: Writer, m: OffsetCommitRequestTopic):
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetCommitRequestPartition_v8(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetCommitRequestPartition_v8(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -686,13 +639,11 @@ function d_OffsetCommitRequestTopic_v10(r: Reader): OffsetCommitRequestTopic {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: OffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetCommitRequestPartition_v8(r));
+    const x2: OffsetCommitRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v8(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetCommitRequestTopic = {
       name: '',
       topicId: x1,
@@ -709,10 +660,7 @@ function d_OffsetCommitRequestTopic_v10(r: Reader): OffsetCommitRequestTopic {
 function e_OffsetCommitRequestPartition_v2(w: Writer, m: OffsetCommitRequestPartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -734,7 +682,6 @@ function d_OffsetCommitRequestPartition_v2(r: Reader): OffsetCommitRequestPartit
     const x1 = r.readInt64();
     f = 3;
     const x3 = r.readNullableString();
-    f = -1;
     const o: OffsetCommitRequestPartition = {
       partitionIndex: x0,
       committedOffset: x1,
@@ -751,10 +698,7 @@ function d_OffsetCommitRequestPartition_v2(r: Reader): OffsetCommitRequestPartit
 function e_OffsetCommitRequestPartition_v6(w: Writer, m: OffsetCommitRequestPartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -780,7 +724,6 @@ function d_OffsetCommitRequestPartition_v6(r: Reader): OffsetCommitRequestPartit
     const x2 = r.readInt32();
     f = 3;
     const x3 = r.readNullableString();
-    f = -1;
     const o: OffsetCommitRequestPartition = {
       partitionIndex: x0,
       committedOffset: x1,
@@ -826,7 +769,6 @@ function d_OffsetCommitRequestPartition_v8(r: Reader): OffsetCommitRequestPartit
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetCommitRequestPartition = {
       partitionIndex: x0,
       committedOffset: x1,
@@ -851,26 +793,26 @@ export function encodeOffsetCommitRequest(w: Writer, m: OffsetCommitRequest, ver
       case 2:
       case 3:
       case 4:
-      e_OffsetCommitRequest_v2(w, m);
-      return;
+        e_OffsetCommitRequest_v2(w, m);
+        return;
       case 5:
-      e_OffsetCommitRequest_v5(w, m);
-      return;
+        e_OffsetCommitRequest_v5(w, m);
+        return;
       case 6:
-      e_OffsetCommitRequest_v6(w, m);
-      return;
+        e_OffsetCommitRequest_v6(w, m);
+        return;
       case 7:
-      e_OffsetCommitRequest_v7(w, m);
-      return;
+        e_OffsetCommitRequest_v7(w, m);
+        return;
       case 8:
       case 9:
-      e_OffsetCommitRequest_v8(w, m);
-      return;
+        e_OffsetCommitRequest_v8(w, m);
+        return;
       case 10:
-      e_OffsetCommitRequest_v10(w, m);
-      return;
+        e_OffsetCommitRequest_v10(w, m);
+        return;
       default:
-      throw unsupportedVersion('OffsetCommitRequest', version, '2-10');
+        throw unsupportedVersion('OffsetCommitRequest', version, '2-10');
     }
   } catch (e) {
     throw atTop(e, 'OffsetCommitRequest', version);
@@ -888,20 +830,20 @@ export function decodeOffsetCommitRequest(r: Reader, version: number): OffsetCom
       case 2:
       case 3:
       case 4:
-      return d_OffsetCommitRequest_v2(r);
+        return d_OffsetCommitRequest_v2(r);
       case 5:
-      return d_OffsetCommitRequest_v5(r);
+        return d_OffsetCommitRequest_v5(r);
       case 6:
-      return d_OffsetCommitRequest_v6(r);
+        return d_OffsetCommitRequest_v6(r);
       case 7:
-      return d_OffsetCommitRequest_v7(r);
+        return d_OffsetCommitRequest_v7(r);
       case 8:
       case 9:
-      return d_OffsetCommitRequest_v8(r);
+        return d_OffsetCommitRequest_v8(r);
       case 10:
-      return d_OffsetCommitRequest_v10(r);
+        return d_OffsetCommitRequest_v10(r);
       default:
-      throw unsupportedVersion('OffsetCommitRequest', version, '2-10');
+        throw unsupportedVersion('OffsetCommitRequest', version, '2-10');
     }
   } catch (e) {
     throw atTop(e, 'OffsetCommitRequest', version);
@@ -982,18 +924,13 @@ function e_OffsetCommitResponse_v2(w: Writer, m: OffsetCommitResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetCommitResponseTopic_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetCommitResponseTopic_v2(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetCommitResponse, f, ix);
   }
@@ -1006,11 +943,9 @@ function d_OffsetCommitResponse_v2(r: Reader): OffsetCommitResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetCommitResponseTopic_v2(r));
+    const x1: OffsetCommitResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v2(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetCommitResponse = {
       throttleTimeMs: 0,
       topics: x1,
@@ -1026,20 +961,15 @@ function e_OffsetCommitResponse_v3(w: Writer, m: OffsetCommitResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetCommitResponseTopic_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetCommitResponseTopic_v2(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetCommitResponse, f, ix);
   }
@@ -1054,11 +984,9 @@ function d_OffsetCommitResponse_v3(r: Reader): OffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetCommitResponseTopic_v2(r));
+    const x1: OffsetCommitResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v2(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetCommitResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -1079,11 +1007,9 @@ function e_OffsetCommitResponse_v8(w: Writer, m: OffsetCommitResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetCommitResponseTopic_v8(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetCommitResponseTopic_v8(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1100,13 +1026,11 @@ function d_OffsetCommitResponse_v8(r: Reader): OffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: OffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetCommitResponseTopic_v8(r));
+    const x1: OffsetCommitResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v8(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetCommitResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -1128,11 +1052,9 @@ function e_OffsetCommitResponse_v10(w: Writer, m: OffsetCommitResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetCommitResponseTopic_v10(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetCommitResponseTopic_v10(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1149,13 +1071,11 @@ function d_OffsetCommitResponse_v10(r: Reader): OffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: OffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetCommitResponseTopic_v10(r));
+    const x1: OffsetCommitResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v10(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetCommitResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -1172,10 +1092,7 @@ function e_OffsetCommitResponseTopic_v2(w: Writer, m: OffsetCommitResponseTopic)
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -1183,11 +1100,9 @@ function e_OffsetCommitResponseTopic_v2(w: Writer, m: OffsetCommitResponseTopic)
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetCommitResponsePartition_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetCommitResponsePartition_v2(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetCommitResponseTopic, f, ix);
   }
@@ -1202,11 +1117,9 @@ function d_OffsetCommitResponseTopic_v2(r: Reader): OffsetCommitResponseTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: OffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetCommitResponsePartition_v2(r));
+    const x2: OffsetCommitResponsePartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitResponsePartition_v2(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: OffsetCommitResponseTopic = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1230,11 +1143,9 @@ function e_OffsetCommitResponseTopic_v8(w: Writer, m: OffsetCommitResponseTopic)
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetCommitResponsePartition_v8(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetCommitResponsePartition_v8(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1251,13 +1162,11 @@ function d_OffsetCommitResponseTopic_v8(r: Reader): OffsetCommitResponseTopic {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: OffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetCommitResponsePartition_v8(r));
+    const x2: OffsetCommitResponsePartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitResponsePartition_v8(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetCommitResponseTopic = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1280,11 +1189,9 @@ function e_OffsetCommitResponseTopic_v10(w: Writer, m: OffsetCommitResponseTopic
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetCommitResponsePartition_v8(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetCommitResponsePartition_v8(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1301,13 +1208,11 @@ function d_OffsetCommitResponseTopic_v10(r: Reader): OffsetCommitResponseTopic {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: OffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetCommitResponsePartition_v8(r));
+    const x2: OffsetCommitResponsePartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitResponsePartition_v8(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetCommitResponseTopic = {
       name: '',
       topicId: x1,
@@ -1324,10 +1229,7 @@ function d_OffsetCommitResponseTopic_v10(r: Reader): OffsetCommitResponseTopic {
 function e_OffsetCommitResponsePartition_v2(w: Writer, m: OffsetCommitResponsePartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -1345,7 +1247,6 @@ function d_OffsetCommitResponsePartition_v2(r: Reader): OffsetCommitResponsePart
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: OffsetCommitResponsePartition = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1381,7 +1282,6 @@ function d_OffsetCommitResponsePartition_v8(r: Reader): OffsetCommitResponsePart
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetCommitResponsePartition = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1402,24 +1302,24 @@ export function encodeOffsetCommitResponse(w: Writer, m: OffsetCommitResponse, v
   try {
     switch (version) {
       case 2:
-      e_OffsetCommitResponse_v2(w, m);
-      return;
+        e_OffsetCommitResponse_v2(w, m);
+        return;
       case 3:
       case 4:
       case 5:
       case 6:
       case 7:
-      e_OffsetCommitResponse_v3(w, m);
-      return;
+        e_OffsetCommitResponse_v3(w, m);
+        return;
       case 8:
       case 9:
-      e_OffsetCommitResponse_v8(w, m);
-      return;
+        e_OffsetCommitResponse_v8(w, m);
+        return;
       case 10:
-      e_OffsetCommitResponse_v10(w, m);
-      return;
+        e_OffsetCommitResponse_v10(w, m);
+        return;
       default:
-      throw unsupportedVersion('OffsetCommitResponse', version, '2-10');
+        throw unsupportedVersion('OffsetCommitResponse', version, '2-10');
     }
   } catch (e) {
     throw atTop(e, 'OffsetCommitResponse', version);
@@ -1435,20 +1335,20 @@ export function decodeOffsetCommitResponse(r: Reader, version: number): OffsetCo
   try {
     switch (version) {
       case 2:
-      return d_OffsetCommitResponse_v2(r);
+        return d_OffsetCommitResponse_v2(r);
       case 3:
       case 4:
       case 5:
       case 6:
       case 7:
-      return d_OffsetCommitResponse_v3(r);
+        return d_OffsetCommitResponse_v3(r);
       case 8:
       case 9:
-      return d_OffsetCommitResponse_v8(r);
+        return d_OffsetCommitResponse_v8(r);
       case 10:
-      return d_OffsetCommitResponse_v10(r);
+        return d_OffsetCommitResponse_v10(r);
       default:
-      throw unsupportedVersion('OffsetCommitResponse', version, '2-10');
+        throw unsupportedVersion('OffsetCommitResponse', version, '2-10');
     }
   } catch (e) {
     throw atTop(e, 'OffsetCommitResponse', version);

@@ -74,10 +74,7 @@ function e_OffsetDeleteRequest_v0(w: Writer, m: OffsetDeleteRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.groupId;
     if (v0 === null) throw nullNotAllowed();
@@ -85,11 +82,9 @@ function e_OffsetDeleteRequest_v0(w: Writer, m: OffsetDeleteRequest): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetDeleteRequestTopic_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetDeleteRequestTopic_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetDeleteRequest, f, ix);
   }
@@ -104,11 +99,9 @@ function d_OffsetDeleteRequest_v0(r: Reader): OffsetDeleteRequest {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetDeleteRequestTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetDeleteRequestTopic_v0(r));
+    const x1: OffsetDeleteRequestTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetDeleteRequestTopic_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetDeleteRequest = {
       groupId: x0,
       topics: x1,
@@ -124,10 +117,7 @@ function e_OffsetDeleteRequestTopic_v0(w: Writer, m: OffsetDeleteRequestTopic): 
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -135,11 +125,9 @@ function e_OffsetDeleteRequestTopic_v0(w: Writer, m: OffsetDeleteRequestTopic): 
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetDeleteRequestPartition_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetDeleteRequestPartition_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetDeleteRequestTopic, f, ix);
   }
@@ -154,11 +142,9 @@ function d_OffsetDeleteRequestTopic_v0(r: Reader): OffsetDeleteRequestTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetDeleteRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetDeleteRequestPartition_v0(r));
+    const x1: OffsetDeleteRequestPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetDeleteRequestPartition_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetDeleteRequestTopic = {
       name: x0,
       partitions: x1,
@@ -173,10 +159,7 @@ function d_OffsetDeleteRequestTopic_v0(r: Reader): OffsetDeleteRequestTopic {
 function e_OffsetDeleteRequestPartition_v0(w: Writer, m: OffsetDeleteRequestPartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
   } catch (e) {
@@ -190,7 +173,6 @@ function d_OffsetDeleteRequestPartition_v0(r: Reader): OffsetDeleteRequestPartit
   try {
     f = 0;
     const x0 = r.readInt32();
-    f = -1;
     const o: OffsetDeleteRequestPartition = {
       partitionIndex: x0,
     };
@@ -209,10 +191,10 @@ export function encodeOffsetDeleteRequest(w: Writer, m: OffsetDeleteRequest, ver
   try {
     switch (version) {
       case 0:
-      e_OffsetDeleteRequest_v0(w, m);
-      return;
+        e_OffsetDeleteRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('OffsetDeleteRequest', version, '0');
+        throw unsupportedVersion('OffsetDeleteRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'OffsetDeleteRequest', version);
@@ -228,9 +210,9 @@ export function decodeOffsetDeleteRequest(r: Reader, version: number): OffsetDel
   try {
     switch (version) {
       case 0:
-      return d_OffsetDeleteRequest_v0(r);
+        return d_OffsetDeleteRequest_v0(r);
       default:
-      throw unsupportedVersion('OffsetDeleteRequest', version, '0');
+        throw unsupportedVersion('OffsetDeleteRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'OffsetDeleteRequest', version);
@@ -311,10 +293,7 @@ function e_OffsetDeleteResponse_v0(w: Writer, m: OffsetDeleteResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -322,11 +301,9 @@ function e_OffsetDeleteResponse_v0(w: Writer, m: OffsetDeleteResponse): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetDeleteResponseTopic_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetDeleteResponseTopic_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetDeleteResponse, f, ix);
   }
@@ -343,11 +320,9 @@ function d_OffsetDeleteResponse_v0(r: Reader): OffsetDeleteResponse {
     const x1 = r.readInt32();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: OffsetDeleteResponseTopic[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetDeleteResponseTopic_v0(r));
+    const x2: OffsetDeleteResponseTopic[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetDeleteResponseTopic_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: OffsetDeleteResponse = {
       errorCode: x0,
       throttleTimeMs: x1,
@@ -364,10 +339,7 @@ function e_OffsetDeleteResponseTopic_v0(w: Writer, m: OffsetDeleteResponseTopic)
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -375,11 +347,9 @@ function e_OffsetDeleteResponseTopic_v0(w: Writer, m: OffsetDeleteResponseTopic)
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetDeleteResponsePartition_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetDeleteResponsePartition_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetDeleteResponseTopic, f, ix);
   }
@@ -394,11 +364,9 @@ function d_OffsetDeleteResponseTopic_v0(r: Reader): OffsetDeleteResponseTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetDeleteResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetDeleteResponsePartition_v0(r));
+    const x1: OffsetDeleteResponsePartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetDeleteResponsePartition_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetDeleteResponseTopic = {
       name: x0,
       partitions: x1,
@@ -413,10 +381,7 @@ function d_OffsetDeleteResponseTopic_v0(r: Reader): OffsetDeleteResponseTopic {
 function e_OffsetDeleteResponsePartition_v0(w: Writer, m: OffsetDeleteResponsePartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -434,7 +399,6 @@ function d_OffsetDeleteResponsePartition_v0(r: Reader): OffsetDeleteResponsePart
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: OffsetDeleteResponsePartition = {
       partitionIndex: x0,
       errorCode: x1,
@@ -454,10 +418,10 @@ export function encodeOffsetDeleteResponse(w: Writer, m: OffsetDeleteResponse, v
   try {
     switch (version) {
       case 0:
-      e_OffsetDeleteResponse_v0(w, m);
-      return;
+        e_OffsetDeleteResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('OffsetDeleteResponse', version, '0');
+        throw unsupportedVersion('OffsetDeleteResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'OffsetDeleteResponse', version);
@@ -473,9 +437,9 @@ export function decodeOffsetDeleteResponse(r: Reader, version: number): OffsetDe
   try {
     switch (version) {
       case 0:
-      return d_OffsetDeleteResponse_v0(r);
+        return d_OffsetDeleteResponse_v0(r);
       default:
-      throw unsupportedVersion('OffsetDeleteResponse', version, '0');
+        throw unsupportedVersion('OffsetDeleteResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'OffsetDeleteResponse', version);

@@ -129,11 +129,9 @@ function e_OffsetFetchRequest_v1(w: Writer, m: OffsetFetchRequest): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchRequestTopic_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchRequestTopic_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetFetchRequest, f, ix);
   }
@@ -148,11 +146,9 @@ function d_OffsetFetchRequest_v1(r: Reader): OffsetFetchRequest {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetFetchRequestTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchRequestTopic_v1(r));
+    const x1: OffsetFetchRequestTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetFetchRequest = {
       groupId: x0,
       topics: x1,
@@ -206,12 +202,10 @@ function d_OffsetFetchRequest_v2(r: Reader): OffsetFetchRequest {
     let x1: OffsetFetchRequestTopic[] | null = null;
     const n1 = r.readNullableArrayLength();
     if (n1 >= 0) {
-      const b1: OffsetFetchRequestTopic[] = [];
-      for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchRequestTopic_v1(r));
+      x1 = [];
+      for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v1(r));
       ix = -1;
-      x1 = b1;
     }
-    f = -1;
     const o: OffsetFetchRequest = {
       groupId: x0,
       topics: x1,
@@ -263,14 +257,12 @@ function d_OffsetFetchRequest_v6(r: Reader): OffsetFetchRequest {
     let x1: OffsetFetchRequestTopic[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      const b1: OffsetFetchRequestTopic[] = [];
-      for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchRequestTopic_v6(r));
+      x1 = [];
+      for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v6(r));
       ix = -1;
-      x1 = b1;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequest = {
       groupId: x0,
       topics: x1,
@@ -323,16 +315,14 @@ function d_OffsetFetchRequest_v7(r: Reader): OffsetFetchRequest {
     let x1: OffsetFetchRequestTopic[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      const b1: OffsetFetchRequestTopic[] = [];
-      for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchRequestTopic_v6(r));
+      x1 = [];
+      for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v6(r));
       ix = -1;
-      x1 = b1;
     }
     f = 3;
     const x3 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequest = {
       groupId: x0,
       topics: x1,
@@ -358,11 +348,9 @@ function e_OffsetFetchRequest_v8(w: Writer, m: OffsetFetchRequest): void {
     f = 2;
     const a2 = m.groups;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetFetchRequestGroup_v8(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetFetchRequestGroup_v8(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeBool(m.requireStable);
     f = -1;
@@ -379,15 +367,13 @@ function d_OffsetFetchRequest_v8(r: Reader): OffsetFetchRequest {
   try {
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: OffsetFetchRequestGroup[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetFetchRequestGroup_v8(r));
+    const x2: OffsetFetchRequestGroup[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetFetchRequestGroup_v8(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequest = {
       groupId: '',
       topics: [],
@@ -413,11 +399,9 @@ function e_OffsetFetchRequest_v9(w: Writer, m: OffsetFetchRequest): void {
     f = 2;
     const a2 = m.groups;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetFetchRequestGroup_v9(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetFetchRequestGroup_v9(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeBool(m.requireStable);
     f = -1;
@@ -434,15 +418,13 @@ function d_OffsetFetchRequest_v9(r: Reader): OffsetFetchRequest {
   try {
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: OffsetFetchRequestGroup[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetFetchRequestGroup_v9(r));
+    const x2: OffsetFetchRequestGroup[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetFetchRequestGroup_v9(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequest = {
       groupId: '',
       topics: [],
@@ -468,11 +450,9 @@ function e_OffsetFetchRequest_v10(w: Writer, m: OffsetFetchRequest): void {
     f = 2;
     const a2 = m.groups;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetFetchRequestGroup_v10(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetFetchRequestGroup_v10(w, a2[ix]!);
+    ix = -1;
     f = 3;
     w.writeBool(m.requireStable);
     f = -1;
@@ -489,15 +469,13 @@ function d_OffsetFetchRequest_v10(r: Reader): OffsetFetchRequest {
   try {
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: OffsetFetchRequestGroup[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetFetchRequestGroup_v10(r));
+    const x2: OffsetFetchRequestGroup[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetFetchRequestGroup_v10(r));
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequest = {
       groupId: '',
       topics: [],
@@ -516,10 +494,7 @@ function e_OffsetFetchRequestTopic_v1(w: Writer, m: OffsetFetchRequestTopic): vo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -527,11 +502,9 @@ function e_OffsetFetchRequestTopic_v1(w: Writer, m: OffsetFetchRequestTopic): vo
     f = 1;
     const a1 = m.partitionIndexes;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetFetchRequestTopic, f, ix);
   }
@@ -546,11 +519,9 @@ function d_OffsetFetchRequestTopic_v1(r: Reader): OffsetFetchRequestTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetFetchRequestTopic = {
       name: x0,
       partitionIndexes: x1,
@@ -573,11 +544,9 @@ function e_OffsetFetchRequestTopic_v6(w: Writer, m: OffsetFetchRequestTopic): vo
     f = 1;
     const a1 = m.partitionIndexes;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -594,13 +563,11 @@ function d_OffsetFetchRequestTopic_v6(r: Reader): OffsetFetchRequestTopic {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequestTopic = {
       name: x0,
       partitionIndexes: x1,
@@ -647,14 +614,12 @@ function d_OffsetFetchRequestGroup_v8(r: Reader): OffsetFetchRequestGroup {
     let x3: OffsetFetchRequestTopics[] | null = null;
     const n3 = r.readNullableCompactArrayLength();
     if (n3 >= 0) {
-      const b3: OffsetFetchRequestTopics[] = [];
-      for (ix = 0; ix < n3; ix++) b3.push(d_OffsetFetchRequestTopics_v8(r));
+      x3 = [];
+      for (ix = 0; ix < n3; ix++) x3.push(d_OffsetFetchRequestTopics_v8(r));
       ix = -1;
-      x3 = b3;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequestGroup = {
       groupId: x0,
       memberId: null,
@@ -711,14 +676,12 @@ function d_OffsetFetchRequestGroup_v9(r: Reader): OffsetFetchRequestGroup {
     let x3: OffsetFetchRequestTopics[] | null = null;
     const n3 = r.readNullableCompactArrayLength();
     if (n3 >= 0) {
-      const b3: OffsetFetchRequestTopics[] = [];
-      for (ix = 0; ix < n3; ix++) b3.push(d_OffsetFetchRequestTopics_v8(r));
+      x3 = [];
+      for (ix = 0; ix < n3; ix++) x3.push(d_OffsetFetchRequestTopics_v8(r));
       ix = -1;
-      x3 = b3;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequestGroup = {
       groupId: x0,
       memberId: x1,
@@ -775,14 +738,12 @@ function d_OffsetFetchRequestGroup_v10(r: Reader): OffsetFetchRequestGroup {
     let x3: OffsetFetchRequestTopics[] | null = null;
     const n3 = r.readNullableCompactArrayLength();
     if (n3 >= 0) {
-      const b3: OffsetFetchRequestTopics[] = [];
-      for (ix = 0; ix < n3; ix++) b3.push(d_OffsetFetchRequestTopics_v10(r));
+      x3 = [];
+      for (ix = 0; ix < n3; ix++) x3.push(d_OffsetFetchRequestTopics_v10(r));
       ix = -1;
-      x3 = b3;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequestGroup = {
       groupId: x0,
       memberId: x1,
@@ -808,11 +769,9 @@ function e_OffsetFetchRequestTopics_v8(w: Writer, m: OffsetFetchRequestTopics): 
     f = 2;
     const a2 = m.partitionIndexes;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -829,13 +788,11 @@ function d_OffsetFetchRequestTopics_v8(r: Reader): OffsetFetchRequestTopics {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt32());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequestTopics = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -858,11 +815,9 @@ function e_OffsetFetchRequestTopics_v10(w: Writer, m: OffsetFetchRequestTopics):
     f = 2;
     const a2 = m.partitionIndexes;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -879,13 +834,11 @@ function d_OffsetFetchRequestTopics_v10(r: Reader): OffsetFetchRequestTopics {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt32());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchRequestTopics = {
       name: '',
       topicId: x1,
@@ -907,31 +860,31 @@ export function encodeOffsetFetchRequest(w: Writer, m: OffsetFetchRequest, versi
   try {
     switch (version) {
       case 1:
-      e_OffsetFetchRequest_v1(w, m);
-      return;
+        e_OffsetFetchRequest_v1(w, m);
+        return;
       case 2:
       case 3:
       case 4:
       case 5:
-      e_OffsetFetchRequest_v2(w, m);
-      return;
+        e_OffsetFetchRequest_v2(w, m);
+        return;
       case 6:
-      e_OffsetFetchRequest_v6(w, m);
-      return;
+        e_OffsetFetchRequest_v6(w, m);
+        return;
       case 7:
-      e_OffsetFetchRequest_v7(w, m);
-      return;
+        e_OffsetFetchRequest_v7(w, m);
+        return;
       case 8:
-      e_OffsetFetchRequest_v8(w, m);
-      return;
+        e_OffsetFetchRequest_v8(w, m);
+        return;
       case 9:
-      e_OffsetFetchRequest_v9(w, m);
-      return;
+        e_OffsetFetchRequest_v9(w, m);
+        return;
       case 10:
-      e_OffsetFetchRequest_v10(w, m);
-      return;
+        e_OffsetFetchRequest_v10(w, m);
+        return;
       default:
-      throw unsupportedVersion('OffsetFetchRequest', version, '1-10');
+        throw unsupportedVersion('OffsetFetchRequest', version, '1-10');
     }
   } catch (e) {
     throw atTop(e, 'OffsetFetchRequest', version);
@@ -947,24 +900,24 @@ export function decodeOffsetFetchRequest(r: Reader, version: number): OffsetFetc
   try {
     switch (version) {
       case 1:
-      return d_OffsetFetchRequest_v1(r);
+        return d_OffsetFetchRequest_v1(r);
       case 2:
       case 3:
       case 4:
       case 5:
-      return d_OffsetFetchRequest_v2(r);
+        return d_OffsetFetchRequest_v2(r);
       case 6:
-      return d_OffsetFetchRequest_v6(r);
+        return d_OffsetFetchRequest_v6(r);
       case 7:
-      return d_OffsetFetchRequest_v7(r);
+        return d_OffsetFetchRequest_v7(r);
       case 8:
-      return d_OffsetFetchRequest_v8(r);
+        return d_OffsetFetchRequest_v8(r);
       case 9:
-      return d_OffsetFetchRequest_v9(r);
+        return d_OffsetFetchRequest_v9(r);
       case 10:
-      return d_OffsetFetchRequest_v10(r);
+        return d_OffsetFetchRequest_v10(r);
       default:
-      throw unsupportedVersion('OffsetFetchRequest', version, '1-10');
+        throw unsupportedVersion('OffsetFetchRequest', version, '1-10');
     }
   } catch (e) {
     throw atTop(e, 'OffsetFetchRequest', version);
@@ -1147,11 +1100,9 @@ function e_OffsetFetchResponse_v1(w: Writer, m: OffsetFetchResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopic_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopic_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetFetchResponse, f, ix);
   }
@@ -1164,11 +1115,9 @@ function d_OffsetFetchResponse_v1(r: Reader): OffsetFetchResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetFetchResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchResponseTopic_v1(r));
+    const x1: OffsetFetchResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetFetchResponse = {
       throttleTimeMs: 0,
       topics: x1,
@@ -1195,11 +1144,9 @@ function e_OffsetFetchResponse_v2(w: Writer, m: OffsetFetchResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopic_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopic_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt16(m.errorCode);
   } catch (e) {
@@ -1214,13 +1161,11 @@ function d_OffsetFetchResponse_v2(r: Reader): OffsetFetchResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetFetchResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchResponseTopic_v1(r));
+    const x1: OffsetFetchResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt16();
-    f = -1;
     const o: OffsetFetchResponse = {
       throttleTimeMs: 0,
       topics: x1,
@@ -1249,11 +1194,9 @@ function e_OffsetFetchResponse_v3(w: Writer, m: OffsetFetchResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopic_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopic_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt16(m.errorCode);
   } catch (e) {
@@ -1270,13 +1213,11 @@ function d_OffsetFetchResponse_v3(r: Reader): OffsetFetchResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetFetchResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchResponseTopic_v1(r));
+    const x1: OffsetFetchResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt16();
-    f = -1;
     const o: OffsetFetchResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -1305,11 +1246,9 @@ function e_OffsetFetchResponse_v5(w: Writer, m: OffsetFetchResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopic_v5(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopic_v5(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt16(m.errorCode);
   } catch (e) {
@@ -1326,13 +1265,11 @@ function d_OffsetFetchResponse_v5(r: Reader): OffsetFetchResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetFetchResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchResponseTopic_v5(r));
+    const x1: OffsetFetchResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v5(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt16();
-    f = -1;
     const o: OffsetFetchResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -1357,11 +1294,9 @@ function e_OffsetFetchResponse_v6(w: Writer, m: OffsetFetchResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopic_v6(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopic_v6(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt16(m.errorCode);
     f = -1;
@@ -1380,15 +1315,13 @@ function d_OffsetFetchResponse_v6(r: Reader): OffsetFetchResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: OffsetFetchResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchResponseTopic_v6(r));
+    const x1: OffsetFetchResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v6(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -1414,11 +1347,9 @@ function e_OffsetFetchResponse_v8(w: Writer, m: OffsetFetchResponse): void {
     f = 3;
     const a3 = m.groups;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_OffsetFetchResponseGroup_v8(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_OffsetFetchResponseGroup_v8(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1435,13 +1366,11 @@ function d_OffsetFetchResponse_v8(r: Reader): OffsetFetchResponse {
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: OffsetFetchResponseGroup[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_OffsetFetchResponseGroup_v8(r));
+    const x3: OffsetFetchResponseGroup[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_OffsetFetchResponseGroup_v8(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchResponse = {
       throttleTimeMs: x0,
       topics: [],
@@ -1467,11 +1396,9 @@ function e_OffsetFetchResponse_v10(w: Writer, m: OffsetFetchResponse): void {
     f = 3;
     const a3 = m.groups;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_OffsetFetchResponseGroup_v10(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_OffsetFetchResponseGroup_v10(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1488,13 +1415,11 @@ function d_OffsetFetchResponse_v10(r: Reader): OffsetFetchResponse {
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: OffsetFetchResponseGroup[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_OffsetFetchResponseGroup_v10(r));
+    const x3: OffsetFetchResponseGroup[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_OffsetFetchResponseGroup_v10(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchResponse = {
       throttleTimeMs: x0,
       topics: [],
@@ -1513,10 +1438,7 @@ function e_OffsetFetchResponseTopic_v1(w: Writer, m: OffsetFetchResponseTopic): 
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -1524,11 +1446,9 @@ function e_OffsetFetchResponseTopic_v1(w: Writer, m: OffsetFetchResponseTopic): 
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponsePartition_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponsePartition_v1(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetFetchResponseTopic, f, ix);
   }
@@ -1543,11 +1463,9 @@ function d_OffsetFetchResponseTopic_v1(r: Reader): OffsetFetchResponseTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetFetchResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchResponsePartition_v1(r));
+    const x1: OffsetFetchResponsePartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponsePartition_v1(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetFetchResponseTopic = {
       name: x0,
       partitions: x1,
@@ -1563,10 +1481,7 @@ function e_OffsetFetchResponseTopic_v5(w: Writer, m: OffsetFetchResponseTopic): 
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -1574,11 +1489,9 @@ function e_OffsetFetchResponseTopic_v5(w: Writer, m: OffsetFetchResponseTopic): 
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponsePartition_v5(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponsePartition_v5(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetFetchResponseTopic, f, ix);
   }
@@ -1593,11 +1506,9 @@ function d_OffsetFetchResponseTopic_v5(r: Reader): OffsetFetchResponseTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetFetchResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchResponsePartition_v5(r));
+    const x1: OffsetFetchResponsePartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponsePartition_v5(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetFetchResponseTopic = {
       name: x0,
       partitions: x1,
@@ -1620,11 +1531,9 @@ function e_OffsetFetchResponseTopic_v6(w: Writer, m: OffsetFetchResponseTopic): 
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponsePartition_v6(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponsePartition_v6(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1641,13 +1550,11 @@ function d_OffsetFetchResponseTopic_v6(r: Reader): OffsetFetchResponseTopic {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: OffsetFetchResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchResponsePartition_v6(r));
+    const x1: OffsetFetchResponsePartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponsePartition_v6(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchResponseTopic = {
       name: x0,
       partitions: x1,
@@ -1663,10 +1570,7 @@ function d_OffsetFetchResponseTopic_v6(r: Reader): OffsetFetchResponseTopic {
 function e_OffsetFetchResponsePartition_v1(w: Writer, m: OffsetFetchResponsePartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -1692,7 +1596,6 @@ function d_OffsetFetchResponsePartition_v1(r: Reader): OffsetFetchResponsePartit
     const x3 = r.readNullableString();
     f = 4;
     const x4 = r.readInt16();
-    f = -1;
     const o: OffsetFetchResponsePartition = {
       partitionIndex: x0,
       committedOffset: x1,
@@ -1710,10 +1613,7 @@ function d_OffsetFetchResponsePartition_v1(r: Reader): OffsetFetchResponsePartit
 function e_OffsetFetchResponsePartition_v5(w: Writer, m: OffsetFetchResponsePartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -1743,7 +1643,6 @@ function d_OffsetFetchResponsePartition_v5(r: Reader): OffsetFetchResponsePartit
     const x3 = r.readNullableString();
     f = 4;
     const x4 = r.readInt16();
-    f = -1;
     const o: OffsetFetchResponsePartition = {
       partitionIndex: x0,
       committedOffset: x1,
@@ -1794,7 +1693,6 @@ function d_OffsetFetchResponsePartition_v6(r: Reader): OffsetFetchResponsePartit
     const x4 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchResponsePartition = {
       partitionIndex: x0,
       committedOffset: x1,
@@ -1821,11 +1719,9 @@ function e_OffsetFetchResponseGroup_v8(w: Writer, m: OffsetFetchResponseGroup): 
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopics_v8(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopics_v8(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt16(m.errorCode);
     f = -1;
@@ -1844,15 +1740,13 @@ function d_OffsetFetchResponseGroup_v8(r: Reader): OffsetFetchResponseGroup {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: OffsetFetchResponseTopics[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchResponseTopics_v8(r));
+    const x1: OffsetFetchResponseTopics[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopics_v8(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchResponseGroup = {
       groupId: x0,
       topics: x1,
@@ -1877,11 +1771,9 @@ function e_OffsetFetchResponseGroup_v10(w: Writer, m: OffsetFetchResponseGroup):
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopics_v10(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetFetchResponseTopics_v10(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeInt16(m.errorCode);
     f = -1;
@@ -1900,15 +1792,13 @@ function d_OffsetFetchResponseGroup_v10(r: Reader): OffsetFetchResponseGroup {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: OffsetFetchResponseTopics[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetFetchResponseTopics_v10(r));
+    const x1: OffsetFetchResponseTopics[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopics_v10(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchResponseGroup = {
       groupId: x0,
       topics: x1,
@@ -1933,11 +1823,9 @@ function e_OffsetFetchResponseTopics_v8(w: Writer, m: OffsetFetchResponseTopics)
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetFetchResponsePartitions_v8(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetFetchResponsePartitions_v8(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1954,13 +1842,11 @@ function d_OffsetFetchResponseTopics_v8(r: Reader): OffsetFetchResponseTopics {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: OffsetFetchResponsePartitions[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetFetchResponsePartitions_v8(r));
+    const x2: OffsetFetchResponsePartitions[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetFetchResponsePartitions_v8(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchResponseTopics = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1983,11 +1869,9 @@ function e_OffsetFetchResponseTopics_v10(w: Writer, m: OffsetFetchResponseTopics
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_OffsetFetchResponsePartitions_v8(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_OffsetFetchResponsePartitions_v8(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -2004,13 +1888,11 @@ function d_OffsetFetchResponseTopics_v10(r: Reader): OffsetFetchResponseTopics {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: OffsetFetchResponsePartitions[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_OffsetFetchResponsePartitions_v8(r));
+    const x2: OffsetFetchResponsePartitions[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetFetchResponsePartitions_v8(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchResponseTopics = {
       name: '',
       topicId: x1,
@@ -2060,7 +1942,6 @@ function d_OffsetFetchResponsePartitions_v8(r: Reader): OffsetFetchResponseParti
     const x4 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetFetchResponsePartitions = {
       partitionIndex: x0,
       committedOffset: x1,
@@ -2084,31 +1965,31 @@ export function encodeOffsetFetchResponse(w: Writer, m: OffsetFetchResponse, ver
   try {
     switch (version) {
       case 1:
-      e_OffsetFetchResponse_v1(w, m);
-      return;
+        e_OffsetFetchResponse_v1(w, m);
+        return;
       case 2:
-      e_OffsetFetchResponse_v2(w, m);
-      return;
+        e_OffsetFetchResponse_v2(w, m);
+        return;
       case 3:
       case 4:
-      e_OffsetFetchResponse_v3(w, m);
-      return;
+        e_OffsetFetchResponse_v3(w, m);
+        return;
       case 5:
-      e_OffsetFetchResponse_v5(w, m);
-      return;
+        e_OffsetFetchResponse_v5(w, m);
+        return;
       case 6:
       case 7:
-      e_OffsetFetchResponse_v6(w, m);
-      return;
+        e_OffsetFetchResponse_v6(w, m);
+        return;
       case 8:
       case 9:
-      e_OffsetFetchResponse_v8(w, m);
-      return;
+        e_OffsetFetchResponse_v8(w, m);
+        return;
       case 10:
-      e_OffsetFetchResponse_v10(w, m);
-      return;
+        e_OffsetFetchResponse_v10(w, m);
+        return;
       default:
-      throw unsupportedVersion('OffsetFetchResponse', version, '1-10');
+        throw unsupportedVersion('OffsetFetchResponse', version, '1-10');
     }
   } catch (e) {
     throw atTop(e, 'OffsetFetchResponse', version);
@@ -2124,24 +2005,24 @@ export function decodeOffsetFetchResponse(r: Reader, version: number): OffsetFet
   try {
     switch (version) {
       case 1:
-      return d_OffsetFetchResponse_v1(r);
+        return d_OffsetFetchResponse_v1(r);
       case 2:
-      return d_OffsetFetchResponse_v2(r);
+        return d_OffsetFetchResponse_v2(r);
       case 3:
       case 4:
-      return d_OffsetFetchResponse_v3(r);
+        return d_OffsetFetchResponse_v3(r);
       case 5:
-      return d_OffsetFetchResponse_v5(r);
+        return d_OffsetFetchResponse_v5(r);
       case 6:
       case 7:
-      return d_OffsetFetchResponse_v6(r);
+        return d_OffsetFetchResponse_v6(r);
       case 8:
       case 9:
-      return d_OffsetFetchResponse_v8(r);
+        return d_OffsetFetchResponse_v8(r);
       case 10:
-      return d_OffsetFetchResponse_v10(r);
+        return d_OffsetFetchResponse_v10(r);
       default:
-      throw unsupportedVersion('OffsetFetchResponse', version, '1-10');
+        throw unsupportedVersion('OffsetFetchResponse', version, '1-10');
     }
   } catch (e) {
     throw atTop(e, 'OffsetFetchResponse', version);

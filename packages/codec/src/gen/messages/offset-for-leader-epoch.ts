@@ -80,18 +80,13 @@ function e_OffsetForLeaderEpochRequest_v2(w: Writer, m: OffsetForLeaderEpochRequ
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetForLeaderEpochRequest, f, ix);
   }
@@ -104,11 +99,9 @@ function d_OffsetForLeaderEpochRequest_v2(r: Reader): OffsetForLeaderEpochReques
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r));
+    const x1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetForLeaderEpochRequest = {
       replicaId: -2,
       topics: x1,
@@ -124,20 +117,15 @@ function e_OffsetForLeaderEpochRequest_v3(w: Writer, m: OffsetForLeaderEpochRequ
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.replicaId);
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetForLeaderEpochRequest, f, ix);
   }
@@ -152,11 +140,9 @@ function d_OffsetForLeaderEpochRequest_v3(r: Reader): OffsetForLeaderEpochReques
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r));
+    const x1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetForLeaderEpochRequest = {
       replicaId: x0,
       topics: x1,
@@ -177,11 +163,9 @@ function e_OffsetForLeaderEpochRequest_v4(w: Writer, m: OffsetForLeaderEpochRequ
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -198,13 +182,11 @@ function d_OffsetForLeaderEpochRequest_v4(r: Reader): OffsetForLeaderEpochReques
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(r));
+    const x1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetForLeaderEpochRequest = {
       replicaId: x0,
       topics: x1,
@@ -221,10 +203,7 @@ function e_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(w: Writer, m: Offs
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -232,11 +211,9 @@ function e_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(w: Writer, m: Offs
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v2(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetForLeaderEpochRequestOffsetForLeaderTopic, f, ix);
   }
@@ -251,11 +228,9 @@ function d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r: Reader): Offset
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v2(r));
+    const x1: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v2(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetForLeaderEpochRequestOffsetForLeaderTopic = {
       topic: x0,
       partitions: x1,
@@ -278,11 +253,9 @@ function e_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(w: Writer, m: Offs
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v4(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v4(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -299,13 +272,11 @@ function d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(r: Reader): Offset
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v4(r));
+    const x1: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v4(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetForLeaderEpochRequestOffsetForLeaderTopic = {
       topic: x0,
       partitions: x1,
@@ -321,10 +292,7 @@ function d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(r: Reader): Offset
 function e_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v2(w: Writer, m: OffsetForLeaderEpochRequestOffsetForLeaderPartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partition);
     f = 1;
@@ -346,7 +314,6 @@ function d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v2(r: Reader): Of
     const x1 = r.readInt32();
     f = 2;
     const x2 = r.readInt32();
-    f = -1;
     const o: OffsetForLeaderEpochRequestOffsetForLeaderPartition = {
       partition: x0,
       currentLeaderEpoch: x1,
@@ -387,7 +354,6 @@ function d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v4(r: Reader): Of
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetForLeaderEpochRequestOffsetForLeaderPartition = {
       partition: x0,
       currentLeaderEpoch: x1,
@@ -409,16 +375,16 @@ export function encodeOffsetForLeaderEpochRequest(w: Writer, m: OffsetForLeaderE
   try {
     switch (version) {
       case 2:
-      e_OffsetForLeaderEpochRequest_v2(w, m);
-      return;
+        e_OffsetForLeaderEpochRequest_v2(w, m);
+        return;
       case 3:
-      e_OffsetForLeaderEpochRequest_v3(w, m);
-      return;
+        e_OffsetForLeaderEpochRequest_v3(w, m);
+        return;
       case 4:
-      e_OffsetForLeaderEpochRequest_v4(w, m);
-      return;
+        e_OffsetForLeaderEpochRequest_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('OffsetForLeaderEpochRequest', version, '2-4');
+        throw unsupportedVersion('OffsetForLeaderEpochRequest', version, '2-4');
     }
   } catch (e) {
     throw atTop(e, 'OffsetForLeaderEpochRequest', version);
@@ -434,13 +400,13 @@ export function decodeOffsetForLeaderEpochRequest(r: Reader, version: number): O
   try {
     switch (version) {
       case 2:
-      return d_OffsetForLeaderEpochRequest_v2(r);
+        return d_OffsetForLeaderEpochRequest_v2(r);
       case 3:
-      return d_OffsetForLeaderEpochRequest_v3(r);
+        return d_OffsetForLeaderEpochRequest_v3(r);
       case 4:
-      return d_OffsetForLeaderEpochRequest_v4(r);
+        return d_OffsetForLeaderEpochRequest_v4(r);
       default:
-      throw unsupportedVersion('OffsetForLeaderEpochRequest', version, '2-4');
+        throw unsupportedVersion('OffsetForLeaderEpochRequest', version, '2-4');
     }
   } catch (e) {
     throw atTop(e, 'OffsetForLeaderEpochRequest', version);
@@ -524,20 +490,15 @@ function e_OffsetForLeaderEpochResponse_v2(w: Writer, m: OffsetForLeaderEpochRes
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetForLeaderEpochResponse, f, ix);
   }
@@ -552,11 +513,9 @@ function d_OffsetForLeaderEpochResponse_v2(r: Reader): OffsetForLeaderEpochRespo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(r));
+    const x1: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetForLeaderEpochResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -577,11 +536,9 @@ function e_OffsetForLeaderEpochResponse_v4(w: Writer, m: OffsetForLeaderEpochRes
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -598,13 +555,11 @@ function d_OffsetForLeaderEpochResponse_v4(r: Reader): OffsetForLeaderEpochRespo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(r));
+    const x1: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetForLeaderEpochResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -621,10 +576,7 @@ function e_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(w: Writer, 
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.topic;
     if (v0 === null) throw nullNotAllowed();
@@ -632,11 +584,9 @@ function e_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(w: Writer, 
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochResponseEpochEndOffset_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochResponseEpochEndOffset_v2(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult, f, ix);
   }
@@ -651,11 +601,9 @@ function d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(r: Reader):
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: OffsetForLeaderEpochResponseEpochEndOffset[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetForLeaderEpochResponseEpochEndOffset_v2(r));
+    const x1: OffsetForLeaderEpochResponseEpochEndOffset[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseEpochEndOffset_v2(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult = {
       topic: x0,
       partitions: x1,
@@ -678,11 +626,9 @@ function e_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(w: Writer, 
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochResponseEpochEndOffset_v4(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_OffsetForLeaderEpochResponseEpochEndOffset_v4(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -699,13 +645,11 @@ function d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(r: Reader):
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: OffsetForLeaderEpochResponseEpochEndOffset[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_OffsetForLeaderEpochResponseEpochEndOffset_v4(r));
+    const x1: OffsetForLeaderEpochResponseEpochEndOffset[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseEpochEndOffset_v4(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult = {
       topic: x0,
       partitions: x1,
@@ -721,10 +665,7 @@ function d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(r: Reader):
 function e_OffsetForLeaderEpochResponseEpochEndOffset_v2(w: Writer, m: OffsetForLeaderEpochResponseEpochEndOffset): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -750,7 +691,6 @@ function d_OffsetForLeaderEpochResponseEpochEndOffset_v2(r: Reader): OffsetForLe
     const x2 = r.readInt32();
     f = 3;
     const x3 = r.readInt64();
-    f = -1;
     const o: OffsetForLeaderEpochResponseEpochEndOffset = {
       errorCode: x0,
       partition: x1,
@@ -796,7 +736,6 @@ function d_OffsetForLeaderEpochResponseEpochEndOffset_v4(r: Reader): OffsetForLe
     const x3 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: OffsetForLeaderEpochResponseEpochEndOffset = {
       errorCode: x0,
       partition: x1,
@@ -820,13 +759,13 @@ export function encodeOffsetForLeaderEpochResponse(w: Writer, m: OffsetForLeader
     switch (version) {
       case 2:
       case 3:
-      e_OffsetForLeaderEpochResponse_v2(w, m);
-      return;
+        e_OffsetForLeaderEpochResponse_v2(w, m);
+        return;
       case 4:
-      e_OffsetForLeaderEpochResponse_v4(w, m);
-      return;
+        e_OffsetForLeaderEpochResponse_v4(w, m);
+        return;
       default:
-      throw unsupportedVersion('OffsetForLeaderEpochResponse', version, '2-4');
+        throw unsupportedVersion('OffsetForLeaderEpochResponse', version, '2-4');
     }
   } catch (e) {
     throw atTop(e, 'OffsetForLeaderEpochResponse', version);
@@ -843,11 +782,11 @@ export function decodeOffsetForLeaderEpochResponse(r: Reader, version: number): 
     switch (version) {
       case 2:
       case 3:
-      return d_OffsetForLeaderEpochResponse_v2(r);
+        return d_OffsetForLeaderEpochResponse_v2(r);
       case 4:
-      return d_OffsetForLeaderEpochResponse_v4(r);
+        return d_OffsetForLeaderEpochResponse_v4(r);
       default:
-      throw unsupportedVersion('OffsetForLeaderEpochResponse', version, '2-4');
+        throw unsupportedVersion('OffsetForLeaderEpochResponse', version, '2-4');
     }
   } catch (e) {
     throw atTop(e, 'OffsetForLeaderEpochResponse', version);

@@ -86,10 +86,7 @@ function e_ProduceRequest_v3(w: Writer, m: ProduceRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeString(m.transactionalId);
     f = 1;
@@ -99,11 +96,9 @@ function e_ProduceRequest_v3(w: Writer, m: ProduceRequest): void {
     f = 3;
     const a3 = m.topicData;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_ProduceRequestTopicProduceData_v3(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_ProduceRequestTopicProduceData_v3(w, a3[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ProduceRequest, f, ix);
   }
@@ -122,11 +117,9 @@ function d_ProduceRequest_v3(r: Reader): ProduceRequest {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const b3: ProduceRequestTopicProduceData[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_ProduceRequestTopicProduceData_v3(r));
+    const x3: ProduceRequestTopicProduceData[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_ProduceRequestTopicProduceData_v3(r));
     ix = -1;
-    const x3 = b3;
-    f = -1;
     const o: ProduceRequest = {
       transactionalId: x0,
       acks: x1,
@@ -153,11 +146,9 @@ function e_ProduceRequest_v9(w: Writer, m: ProduceRequest): void {
     f = 3;
     const a3 = m.topicData;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_ProduceRequestTopicProduceData_v9(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_ProduceRequestTopicProduceData_v9(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -178,13 +169,11 @@ function d_ProduceRequest_v9(r: Reader): ProduceRequest {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: ProduceRequestTopicProduceData[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_ProduceRequestTopicProduceData_v9(r));
+    const x3: ProduceRequestTopicProduceData[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_ProduceRequestTopicProduceData_v9(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceRequest = {
       transactionalId: x0,
       acks: x1,
@@ -212,11 +201,9 @@ function e_ProduceRequest_v13(w: Writer, m: ProduceRequest): void {
     f = 3;
     const a3 = m.topicData;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_ProduceRequestTopicProduceData_v13(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_ProduceRequestTopicProduceData_v13(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -237,13 +224,11 @@ function d_ProduceRequest_v13(r: Reader): ProduceRequest {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: ProduceRequestTopicProduceData[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_ProduceRequestTopicProduceData_v13(r));
+    const x3: ProduceRequestTopicProduceData[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_ProduceRequestTopicProduceData_v13(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceRequest = {
       transactionalId: x0,
       acks: x1,
@@ -262,10 +247,7 @@ function e_ProduceRequestTopicProduceData_v3(w: Writer, m: ProduceRequestTopicPr
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -273,11 +255,9 @@ function e_ProduceRequestTopicProduceData_v3(w: Writer, m: ProduceRequestTopicPr
     f = 2;
     const a2 = m.partitionData;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ProduceRequestPartitionProduceData_v3(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ProduceRequestPartitionProduceData_v3(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ProduceRequestTopicProduceData, f, ix);
   }
@@ -292,11 +272,9 @@ function d_ProduceRequestTopicProduceData_v3(r: Reader): ProduceRequestTopicProd
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ProduceRequestPartitionProduceData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ProduceRequestPartitionProduceData_v3(r));
+    const x2: ProduceRequestPartitionProduceData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceRequestPartitionProduceData_v3(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ProduceRequestTopicProduceData = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -320,11 +298,9 @@ function e_ProduceRequestTopicProduceData_v9(w: Writer, m: ProduceRequestTopicPr
     f = 2;
     const a2 = m.partitionData;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ProduceRequestPartitionProduceData_v9(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ProduceRequestPartitionProduceData_v9(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -341,13 +317,11 @@ function d_ProduceRequestTopicProduceData_v9(r: Reader): ProduceRequestTopicProd
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ProduceRequestPartitionProduceData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ProduceRequestPartitionProduceData_v9(r));
+    const x2: ProduceRequestPartitionProduceData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceRequestPartitionProduceData_v9(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceRequestTopicProduceData = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -370,11 +344,9 @@ function e_ProduceRequestTopicProduceData_v13(w: Writer, m: ProduceRequestTopicP
     f = 2;
     const a2 = m.partitionData;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ProduceRequestPartitionProduceData_v9(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ProduceRequestPartitionProduceData_v9(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -391,13 +363,11 @@ function d_ProduceRequestTopicProduceData_v13(r: Reader): ProduceRequestTopicPro
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ProduceRequestPartitionProduceData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ProduceRequestPartitionProduceData_v9(r));
+    const x2: ProduceRequestPartitionProduceData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceRequestPartitionProduceData_v9(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceRequestTopicProduceData = {
       name: '',
       topicId: x1,
@@ -414,10 +384,7 @@ function d_ProduceRequestTopicProduceData_v13(r: Reader): ProduceRequestTopicPro
 function e_ProduceRequestPartitionProduceData_v3(w: Writer, m: ProduceRequestPartitionProduceData): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.index);
     f = 1;
@@ -435,7 +402,6 @@ function d_ProduceRequestPartitionProduceData_v3(r: Reader): ProduceRequestParti
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readNullableBytes();
-    f = -1;
     const o: ProduceRequestPartitionProduceData = {
       index: x0,
       records: x1,
@@ -471,7 +437,6 @@ function d_ProduceRequestPartitionProduceData_v9(r: Reader): ProduceRequestParti
     const x1 = r.readNullableCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceRequestPartitionProduceData = {
       index: x0,
       records: x1,
@@ -497,19 +462,19 @@ export function encodeProduceRequest(w: Writer, m: ProduceRequest, version: numb
       case 6:
       case 7:
       case 8:
-      e_ProduceRequest_v3(w, m);
-      return;
+        e_ProduceRequest_v3(w, m);
+        return;
       case 9:
       case 10:
       case 11:
       case 12:
-      e_ProduceRequest_v9(w, m);
-      return;
+        e_ProduceRequest_v9(w, m);
+        return;
       case 13:
-      e_ProduceRequest_v13(w, m);
-      return;
+        e_ProduceRequest_v13(w, m);
+        return;
       default:
-      throw unsupportedVersion('ProduceRequest', version, '3-13');
+        throw unsupportedVersion('ProduceRequest', version, '3-13');
     }
   } catch (e) {
     throw atTop(e, 'ProduceRequest', version);
@@ -530,16 +495,16 @@ export function decodeProduceRequest(r: Reader, version: number): ProduceRequest
       case 6:
       case 7:
       case 8:
-      return d_ProduceRequest_v3(r);
+        return d_ProduceRequest_v3(r);
       case 9:
       case 10:
       case 11:
       case 12:
-      return d_ProduceRequest_v9(r);
+        return d_ProduceRequest_v9(r);
       case 13:
-      return d_ProduceRequest_v13(r);
+        return d_ProduceRequest_v13(r);
       default:
-      throw unsupportedVersion('ProduceRequest', version, '3-13');
+        throw unsupportedVersion('ProduceRequest', version, '3-13');
     }
   } catch (e) {
     throw atTop(e, 'ProduceRequest', version);
@@ -722,11 +687,9 @@ function e_ProduceResponse_v3(w: Writer, m: ProduceResponse): void {
     f = 0;
     const a0 = m.responses;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v3(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v3(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.throttleTimeMs);
   } catch (e) {
@@ -741,13 +704,11 @@ function d_ProduceResponse_v3(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ProduceResponseTopicProduceResponse_v3(r));
+    const x0: ProduceResponseTopicProduceResponse[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v3(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
-    f = -1;
     const o: ProduceResponse = {
       responses: x0,
       throttleTimeMs: x1,
@@ -773,11 +734,9 @@ function e_ProduceResponse_v5(w: Writer, m: ProduceResponse): void {
     f = 0;
     const a0 = m.responses;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v5(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v5(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.throttleTimeMs);
   } catch (e) {
@@ -792,13 +751,11 @@ function d_ProduceResponse_v5(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ProduceResponseTopicProduceResponse_v5(r));
+    const x0: ProduceResponseTopicProduceResponse[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v5(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
-    f = -1;
     const o: ProduceResponse = {
       responses: x0,
       throttleTimeMs: x1,
@@ -824,11 +781,9 @@ function e_ProduceResponse_v8(w: Writer, m: ProduceResponse): void {
     f = 0;
     const a0 = m.responses;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v8(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v8(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.throttleTimeMs);
   } catch (e) {
@@ -843,13 +798,11 @@ function d_ProduceResponse_v8(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const b0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ProduceResponseTopicProduceResponse_v8(r));
+    const x0: ProduceResponseTopicProduceResponse[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v8(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
-    f = -1;
     const o: ProduceResponse = {
       responses: x0,
       throttleTimeMs: x1,
@@ -871,11 +824,9 @@ function e_ProduceResponse_v9(w: Writer, m: ProduceResponse): void {
     f = 0;
     const a0 = m.responses;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v9(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v9(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.throttleTimeMs);
     f = -1;
@@ -892,10 +843,9 @@ function d_ProduceResponse_v9(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ProduceResponseTopicProduceResponse_v9(r));
+    const x0: ProduceResponseTopicProduceResponse[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v9(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
     f = -1;
@@ -907,12 +857,10 @@ function d_ProduceResponse_v9(r: Reader): ProduceResponse {
       if (tag === 0) {
         f = 2;
         throw tagNotInVersion(0, '10+');
-      } else {
-        if (uk === undefined) uk = [];
-        uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
+      if (uk === undefined) uk = [];
+      uk.push({ tag, data: r.readRaw(end - r.pos) });
     }
-    f = -1;
     const o: ProduceResponse = {
       responses: x0,
       throttleTimeMs: x1,
@@ -933,11 +881,9 @@ function e_ProduceResponse_v10(w: Writer, m: ProduceResponse): void {
     f = 0;
     const a0 = m.responses;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v10(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v10(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.throttleTimeMs);
     f = -1;
@@ -953,11 +899,9 @@ function e_ProduceResponse_v10(w: Writer, m: ProduceResponse): void {
       const z2 = w.beginSized();
       const a2 = m.nodeEndpoints;
       if (a2 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a2.length);
-        for (ix = 0; ix < a2.length; ix++) e_ProduceResponseNodeEndpoint_v10(w, a2[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a2.length);
+      for (ix = 0; ix < a2.length; ix++) e_ProduceResponseNodeEndpoint_v10(w, a2[ix]!);
+      ix = -1;
       w.endSized(z2);
     }
     writeUnknownTagged(w, uk, u, -1);
@@ -973,10 +917,9 @@ function d_ProduceResponse_v10(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ProduceResponseTopicProduceResponse_v10(r));
+    const x0: ProduceResponseTopicProduceResponse[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v10(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
     f = -1;
@@ -989,10 +932,9 @@ function d_ProduceResponse_v10(r: Reader): ProduceResponse {
       if (tag === 0) {
         f = 2;
         const n2 = r.readCompactArrayLength();
-        const b2: ProduceResponseNodeEndpoint[] = [];
-        for (ix = 0; ix < n2; ix++) b2.push(d_ProduceResponseNodeEndpoint_v10(r));
+        x2 = [];
+        for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponseNodeEndpoint_v10(r));
         ix = -1;
-        x2 = b2;
         r.expectAt(end);
         f = -1;
       } else {
@@ -1000,7 +942,6 @@ function d_ProduceResponse_v10(r: Reader): ProduceResponse {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: ProduceResponse = {
       responses: x0,
       throttleTimeMs: x1,
@@ -1021,11 +962,9 @@ function e_ProduceResponse_v13(w: Writer, m: ProduceResponse): void {
     f = 0;
     const a0 = m.responses;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v13(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ProduceResponseTopicProduceResponse_v13(w, a0[ix]!);
+    ix = -1;
     f = 1;
     w.writeInt32(m.throttleTimeMs);
     f = -1;
@@ -1041,11 +980,9 @@ function e_ProduceResponse_v13(w: Writer, m: ProduceResponse): void {
       const z2 = w.beginSized();
       const a2 = m.nodeEndpoints;
       if (a2 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a2.length);
-        for (ix = 0; ix < a2.length; ix++) e_ProduceResponseNodeEndpoint_v10(w, a2[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a2.length);
+      for (ix = 0; ix < a2.length; ix++) e_ProduceResponseNodeEndpoint_v10(w, a2[ix]!);
+      ix = -1;
       w.endSized(z2);
     }
     writeUnknownTagged(w, uk, u, -1);
@@ -1061,10 +998,9 @@ function d_ProduceResponse_v13(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ProduceResponseTopicProduceResponse_v13(r));
+    const x0: ProduceResponseTopicProduceResponse[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v13(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readInt32();
     f = -1;
@@ -1077,10 +1013,9 @@ function d_ProduceResponse_v13(r: Reader): ProduceResponse {
       if (tag === 0) {
         f = 2;
         const n2 = r.readCompactArrayLength();
-        const b2: ProduceResponseNodeEndpoint[] = [];
-        for (ix = 0; ix < n2; ix++) b2.push(d_ProduceResponseNodeEndpoint_v10(r));
+        x2 = [];
+        for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponseNodeEndpoint_v10(r));
         ix = -1;
-        x2 = b2;
         r.expectAt(end);
         f = -1;
       } else {
@@ -1088,7 +1023,6 @@ function d_ProduceResponse_v13(r: Reader): ProduceResponse {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: ProduceResponse = {
       responses: x0,
       throttleTimeMs: x1,
@@ -1106,10 +1040,7 @@ function e_ProduceResponseTopicProduceResponse_v3(w: Writer, m: ProduceResponseT
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -1117,11 +1048,9 @@ function e_ProduceResponseTopicProduceResponse_v3(w: Writer, m: ProduceResponseT
     f = 2;
     const a2 = m.partitionResponses;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v3(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v3(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ProduceResponseTopicProduceResponse, f, ix);
   }
@@ -1136,11 +1065,9 @@ function d_ProduceResponseTopicProduceResponse_v3(r: Reader): ProduceResponseTop
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ProduceResponsePartitionProduceResponse_v3(r));
+    const x2: ProduceResponsePartitionProduceResponse[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v3(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ProduceResponseTopicProduceResponse = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1157,10 +1084,7 @@ function e_ProduceResponseTopicProduceResponse_v5(w: Writer, m: ProduceResponseT
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -1168,11 +1092,9 @@ function e_ProduceResponseTopicProduceResponse_v5(w: Writer, m: ProduceResponseT
     f = 2;
     const a2 = m.partitionResponses;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v5(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v5(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ProduceResponseTopicProduceResponse, f, ix);
   }
@@ -1187,11 +1109,9 @@ function d_ProduceResponseTopicProduceResponse_v5(r: Reader): ProduceResponseTop
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ProduceResponsePartitionProduceResponse_v5(r));
+    const x2: ProduceResponsePartitionProduceResponse[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v5(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ProduceResponseTopicProduceResponse = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1208,10 +1128,7 @@ function e_ProduceResponseTopicProduceResponse_v8(w: Writer, m: ProduceResponseT
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -1219,11 +1136,9 @@ function e_ProduceResponseTopicProduceResponse_v8(w: Writer, m: ProduceResponseT
     f = 2;
     const a2 = m.partitionResponses;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v8(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v8(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_ProduceResponseTopicProduceResponse, f, ix);
   }
@@ -1238,11 +1153,9 @@ function d_ProduceResponseTopicProduceResponse_v8(r: Reader): ProduceResponseTop
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ProduceResponsePartitionProduceResponse_v8(r));
+    const x2: ProduceResponsePartitionProduceResponse[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v8(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: ProduceResponseTopicProduceResponse = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1266,11 +1179,9 @@ function e_ProduceResponseTopicProduceResponse_v9(w: Writer, m: ProduceResponseT
     f = 2;
     const a2 = m.partitionResponses;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v9(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v9(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1287,13 +1198,11 @@ function d_ProduceResponseTopicProduceResponse_v9(r: Reader): ProduceResponseTop
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ProduceResponsePartitionProduceResponse_v9(r));
+    const x2: ProduceResponsePartitionProduceResponse[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v9(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceResponseTopicProduceResponse = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1318,11 +1227,9 @@ function e_ProduceResponseTopicProduceResponse_v10(w: Writer, m: ProduceResponse
     f = 2;
     const a2 = m.partitionResponses;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v10(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v10(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1339,13 +1246,11 @@ function d_ProduceResponseTopicProduceResponse_v10(r: Reader): ProduceResponseTo
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ProduceResponsePartitionProduceResponse_v10(r));
+    const x2: ProduceResponsePartitionProduceResponse[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v10(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceResponseTopicProduceResponse = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1368,11 +1273,9 @@ function e_ProduceResponseTopicProduceResponse_v13(w: Writer, m: ProduceResponse
     f = 2;
     const a2 = m.partitionResponses;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v10(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ProduceResponsePartitionProduceResponse_v10(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1389,13 +1292,11 @@ function d_ProduceResponseTopicProduceResponse_v13(r: Reader): ProduceResponseTo
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ProduceResponsePartitionProduceResponse_v10(r));
+    const x2: ProduceResponsePartitionProduceResponse[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v10(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceResponseTopicProduceResponse = {
       name: '',
       topicId: x1,
@@ -1443,7 +1344,6 @@ function d_ProduceResponsePartitionProduceResponse_v3(r: Reader): ProduceRespons
     const x2 = r.readInt64();
     f = 3;
     const x3 = r.readInt64();
-    f = -1;
     const o: ProduceResponsePartitionProduceResponse = {
       index: x0,
       errorCode: x1,
@@ -1499,7 +1399,6 @@ function d_ProduceResponsePartitionProduceResponse_v5(r: Reader): ProduceRespons
     const x3 = r.readInt64();
     f = 4;
     const x4 = r.readInt64();
-    f = -1;
     const o: ProduceResponsePartitionProduceResponse = {
       index: x0,
       errorCode: x1,
@@ -1540,11 +1439,9 @@ function e_ProduceResponsePartitionProduceResponse_v8(w: Writer, m: ProduceRespo
     f = 5;
     const a5 = m.recordErrors;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_ProduceResponseBatchIndexAndErrorMessage_v8(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_ProduceResponseBatchIndexAndErrorMessage_v8(w, a5[ix]!);
+    ix = -1;
     f = 6;
     w.writeString(m.errorMessage);
   } catch (e) {
@@ -1569,13 +1466,11 @@ function d_ProduceResponsePartitionProduceResponse_v8(r: Reader): ProduceRespons
     const x4 = r.readInt64();
     f = 5;
     const n5 = r.readArrayLength();
-    const b5: ProduceResponseBatchIndexAndErrorMessage[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_ProduceResponseBatchIndexAndErrorMessage_v8(r));
+    const x5: ProduceResponseBatchIndexAndErrorMessage[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_ProduceResponseBatchIndexAndErrorMessage_v8(r));
     ix = -1;
-    const x5 = b5;
     f = 6;
     const x6 = r.readNullableString();
-    f = -1;
     const o: ProduceResponsePartitionProduceResponse = {
       index: x0,
       errorCode: x1,
@@ -1612,11 +1507,9 @@ function e_ProduceResponsePartitionProduceResponse_v9(w: Writer, m: ProduceRespo
     f = 5;
     const a5 = m.recordErrors;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_ProduceResponseBatchIndexAndErrorMessage_v9(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_ProduceResponseBatchIndexAndErrorMessage_v9(w, a5[ix]!);
+    ix = -1;
     f = 6;
     w.writeCompactString(m.errorMessage);
     f = -1;
@@ -1643,10 +1536,9 @@ function d_ProduceResponsePartitionProduceResponse_v9(r: Reader): ProduceRespons
     const x4 = r.readInt64();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: ProduceResponseBatchIndexAndErrorMessage[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_ProduceResponseBatchIndexAndErrorMessage_v9(r));
+    const x5: ProduceResponseBatchIndexAndErrorMessage[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_ProduceResponseBatchIndexAndErrorMessage_v9(r));
     ix = -1;
-    const x5 = b5;
     f = 6;
     const x6 = r.readNullableCompactString();
     f = -1;
@@ -1658,12 +1550,10 @@ function d_ProduceResponsePartitionProduceResponse_v9(r: Reader): ProduceRespons
       if (tag === 0) {
         f = 7;
         throw tagNotInVersion(0, '10+');
-      } else {
-        if (uk === undefined) uk = [];
-        uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
+      if (uk === undefined) uk = [];
+      uk.push({ tag, data: r.readRaw(end - r.pos) });
     }
-    f = -1;
     const o: ProduceResponsePartitionProduceResponse = {
       index: x0,
       errorCode: x1,
@@ -1699,11 +1589,9 @@ function e_ProduceResponsePartitionProduceResponse_v10(w: Writer, m: ProduceResp
     f = 5;
     const a5 = m.recordErrors;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_ProduceResponseBatchIndexAndErrorMessage_v9(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_ProduceResponseBatchIndexAndErrorMessage_v9(w, a5[ix]!);
+    ix = -1;
     f = 6;
     w.writeCompactString(m.errorMessage);
     f = -1;
@@ -1745,10 +1633,9 @@ function d_ProduceResponsePartitionProduceResponse_v10(r: Reader): ProduceRespon
     const x4 = r.readInt64();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: ProduceResponseBatchIndexAndErrorMessage[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_ProduceResponseBatchIndexAndErrorMessage_v9(r));
+    const x5: ProduceResponseBatchIndexAndErrorMessage[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_ProduceResponseBatchIndexAndErrorMessage_v9(r));
     ix = -1;
-    const x5 = b5;
     f = 6;
     const x6 = r.readNullableCompactString();
     f = -1;
@@ -1768,7 +1655,6 @@ function d_ProduceResponsePartitionProduceResponse_v10(r: Reader): ProduceRespon
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: ProduceResponsePartitionProduceResponse = {
       index: x0,
       errorCode: x1,
@@ -1790,10 +1676,7 @@ function d_ProduceResponsePartitionProduceResponse_v10(r: Reader): ProduceRespon
 function e_ProduceResponseBatchIndexAndErrorMessage_v8(w: Writer, m: ProduceResponseBatchIndexAndErrorMessage): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.batchIndex);
     f = 1;
@@ -1811,7 +1694,6 @@ function d_ProduceResponseBatchIndexAndErrorMessage_v8(r: Reader): ProduceRespon
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readNullableString();
-    f = -1;
     const o: ProduceResponseBatchIndexAndErrorMessage = {
       batchIndex: x0,
       batchIndexErrorMessage: x1,
@@ -1847,7 +1729,6 @@ function d_ProduceResponseBatchIndexAndErrorMessage_v9(r: Reader): ProduceRespon
     const x1 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceResponseBatchIndexAndErrorMessage = {
       batchIndex: x0,
       batchIndexErrorMessage: x1,
@@ -1884,7 +1765,6 @@ function d_ProduceResponseLeaderIdAndEpoch_v10(r: Reader): ProduceResponseLeader
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceResponseLeaderIdAndEpoch = {
       leaderId: x0,
       leaderEpoch: x1,
@@ -1931,7 +1811,6 @@ function d_ProduceResponseNodeEndpoint_v10(r: Reader): ProduceResponseNodeEndpoi
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ProduceResponseNodeEndpoint = {
       nodeId: x0,
       host: x1,
@@ -1955,29 +1834,29 @@ export function encodeProduceResponse(w: Writer, m: ProduceResponse, version: nu
     switch (version) {
       case 3:
       case 4:
-      e_ProduceResponse_v3(w, m);
-      return;
+        e_ProduceResponse_v3(w, m);
+        return;
       case 5:
       case 6:
       case 7:
-      e_ProduceResponse_v5(w, m);
-      return;
+        e_ProduceResponse_v5(w, m);
+        return;
       case 8:
-      e_ProduceResponse_v8(w, m);
-      return;
+        e_ProduceResponse_v8(w, m);
+        return;
       case 9:
-      e_ProduceResponse_v9(w, m);
-      return;
+        e_ProduceResponse_v9(w, m);
+        return;
       case 10:
       case 11:
       case 12:
-      e_ProduceResponse_v10(w, m);
-      return;
+        e_ProduceResponse_v10(w, m);
+        return;
       case 13:
-      e_ProduceResponse_v13(w, m);
-      return;
+        e_ProduceResponse_v13(w, m);
+        return;
       default:
-      throw unsupportedVersion('ProduceResponse', version, '3-13');
+        throw unsupportedVersion('ProduceResponse', version, '3-13');
     }
   } catch (e) {
     throw atTop(e, 'ProduceResponse', version);
@@ -1994,23 +1873,23 @@ export function decodeProduceResponse(r: Reader, version: number): ProduceRespon
     switch (version) {
       case 3:
       case 4:
-      return d_ProduceResponse_v3(r);
+        return d_ProduceResponse_v3(r);
       case 5:
       case 6:
       case 7:
-      return d_ProduceResponse_v5(r);
+        return d_ProduceResponse_v5(r);
       case 8:
-      return d_ProduceResponse_v8(r);
+        return d_ProduceResponse_v8(r);
       case 9:
-      return d_ProduceResponse_v9(r);
+        return d_ProduceResponse_v9(r);
       case 10:
       case 11:
       case 12:
-      return d_ProduceResponse_v10(r);
+        return d_ProduceResponse_v10(r);
       case 13:
-      return d_ProduceResponse_v13(r);
+        return d_ProduceResponse_v13(r);
       default:
-      throw unsupportedVersion('ProduceResponse', version, '3-13');
+        throw unsupportedVersion('ProduceResponse', version, '3-13');
     }
   } catch (e) {
     throw atTop(e, 'ProduceResponse', version);

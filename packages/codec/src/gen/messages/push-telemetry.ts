@@ -76,7 +76,6 @@ function d_PushTelemetryRequest_v0(r: Reader): PushTelemetryRequest {
     const x4 = r.readCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: PushTelemetryRequest = {
       clientInstanceId: x0,
       subscriptionId: x1,
@@ -100,10 +99,10 @@ export function encodePushTelemetryRequest(w: Writer, m: PushTelemetryRequest, v
   try {
     switch (version) {
       case 0:
-      e_PushTelemetryRequest_v0(w, m);
-      return;
+        e_PushTelemetryRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('PushTelemetryRequest', version, '0');
+        throw unsupportedVersion('PushTelemetryRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'PushTelemetryRequest', version);
@@ -119,9 +118,9 @@ export function decodePushTelemetryRequest(r: Reader, version: number): PushTele
   try {
     switch (version) {
       case 0:
-      return d_PushTelemetryRequest_v0(r);
+        return d_PushTelemetryRequest_v0(r);
       default:
-      throw unsupportedVersion('PushTelemetryRequest', version, '0');
+        throw unsupportedVersion('PushTelemetryRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'PushTelemetryRequest', version);
@@ -175,7 +174,6 @@ function d_PushTelemetryResponse_v0(r: Reader): PushTelemetryResponse {
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: PushTelemetryResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -196,10 +194,10 @@ export function encodePushTelemetryResponse(w: Writer, m: PushTelemetryResponse,
   try {
     switch (version) {
       case 0:
-      e_PushTelemetryResponse_v0(w, m);
-      return;
+        e_PushTelemetryResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('PushTelemetryResponse', version, '0');
+        throw unsupportedVersion('PushTelemetryResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'PushTelemetryResponse', version);
@@ -215,9 +213,9 @@ export function decodePushTelemetryResponse(r: Reader, version: number): PushTel
   try {
     switch (version) {
       case 0:
-      return d_PushTelemetryResponse_v0(r);
+        return d_PushTelemetryResponse_v0(r);
       default:
-      throw unsupportedVersion('PushTelemetryResponse', version, '0');
+        throw unsupportedVersion('PushTelemetryResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'PushTelemetryResponse', version);

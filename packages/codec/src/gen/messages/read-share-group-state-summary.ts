@@ -84,11 +84,9 @@ function e_ReadShareGroupStateSummaryRequest_v0(w: Writer, m: ReadShareGroupStat
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateSummaryRequestReadStateSummaryData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateSummaryRequestReadStateSummaryData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -105,13 +103,11 @@ function d_ReadShareGroupStateSummaryRequest_v0(r: Reader): ReadShareGroupStateS
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ReadShareGroupStateSummaryRequestReadStateSummaryData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ReadShareGroupStateSummaryRequestReadStateSummaryData_v0(r));
+    const x1: ReadShareGroupStateSummaryRequestReadStateSummaryData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryRequestReadStateSummaryData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateSummaryRequest = {
       groupId: x0,
       topics: x1,
@@ -133,11 +129,9 @@ function e_ReadShareGroupStateSummaryRequestReadStateSummaryData_v0(w: Writer, m
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateSummaryRequestPartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateSummaryRequestPartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -154,13 +148,11 @@ function d_ReadShareGroupStateSummaryRequestReadStateSummaryData_v0(r: Reader): 
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ReadShareGroupStateSummaryRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ReadShareGroupStateSummaryRequestPartitionData_v0(r));
+    const x1: ReadShareGroupStateSummaryRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryRequestPartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateSummaryRequestReadStateSummaryData = {
       topicId: x0,
       partitions: x1,
@@ -197,7 +189,6 @@ function d_ReadShareGroupStateSummaryRequestPartitionData_v0(r: Reader): ReadSha
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateSummaryRequestPartitionData = {
       partition: x0,
       leaderEpoch: x1,
@@ -219,10 +210,10 @@ export function encodeReadShareGroupStateSummaryRequest(w: Writer, m: ReadShareG
     switch (version) {
       case 0:
       case 1:
-      e_ReadShareGroupStateSummaryRequest_v0(w, m);
-      return;
+        e_ReadShareGroupStateSummaryRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ReadShareGroupStateSummaryRequest', version, '0-1');
+        throw unsupportedVersion('ReadShareGroupStateSummaryRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ReadShareGroupStateSummaryRequest', version);
@@ -239,9 +230,9 @@ export function decodeReadShareGroupStateSummaryRequest(r: Reader, version: numb
     switch (version) {
       case 0:
       case 1:
-      return d_ReadShareGroupStateSummaryRequest_v0(r);
+        return d_ReadShareGroupStateSummaryRequest_v0(r);
       default:
-      throw unsupportedVersion('ReadShareGroupStateSummaryRequest', version, '0-1');
+        throw unsupportedVersion('ReadShareGroupStateSummaryRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ReadShareGroupStateSummaryRequest', version);
@@ -334,11 +325,9 @@ function e_ReadShareGroupStateSummaryResponse_v0(w: Writer, m: ReadShareGroupSta
     f = 0;
     const a0 = m.results;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v0(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -353,13 +342,11 @@ function d_ReadShareGroupStateSummaryResponse_v0(r: Reader): ReadShareGroupState
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v0(r));
+    const x0: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v0(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateSummaryResponse = {
       results: x0,
     };
@@ -378,11 +365,9 @@ function e_ReadShareGroupStateSummaryResponse_v1(w: Writer, m: ReadShareGroupSta
     f = 0;
     const a0 = m.results;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v1(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -397,13 +382,11 @@ function d_ReadShareGroupStateSummaryResponse_v1(r: Reader): ReadShareGroupState
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v1(r));
+    const x0: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v1(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateSummaryResponse = {
       results: x0,
     };
@@ -424,11 +407,9 @@ function e_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v0(w: Writer
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateSummaryResponsePartitionResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateSummaryResponsePartitionResult_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -445,13 +426,11 @@ function d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v0(r: Reader
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ReadShareGroupStateSummaryResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ReadShareGroupStateSummaryResponsePartitionResult_v0(r));
+    const x1: ReadShareGroupStateSummaryResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryResponsePartitionResult_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateSummaryResponseReadStateSummaryResult = {
       topicId: x0,
       partitions: x1,
@@ -473,11 +452,9 @@ function e_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v1(w: Writer
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateSummaryResponsePartitionResult_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateSummaryResponsePartitionResult_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -494,13 +471,11 @@ function d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v1(r: Reader
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ReadShareGroupStateSummaryResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ReadShareGroupStateSummaryResponsePartitionResult_v1(r));
+    const x1: ReadShareGroupStateSummaryResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryResponsePartitionResult_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateSummaryResponseReadStateSummaryResult = {
       topicId: x0,
       partitions: x1,
@@ -553,7 +528,6 @@ function d_ReadShareGroupStateSummaryResponsePartitionResult_v0(r: Reader): Read
     const x5 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateSummaryResponsePartitionResult = {
       partition: x0,
       errorCode: x1,
@@ -615,7 +589,6 @@ function d_ReadShareGroupStateSummaryResponsePartitionResult_v1(r: Reader): Read
     const x6 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateSummaryResponsePartitionResult = {
       partition: x0,
       errorCode: x1,
@@ -641,13 +614,13 @@ export function encodeReadShareGroupStateSummaryResponse(w: Writer, m: ReadShare
   try {
     switch (version) {
       case 0:
-      e_ReadShareGroupStateSummaryResponse_v0(w, m);
-      return;
+        e_ReadShareGroupStateSummaryResponse_v0(w, m);
+        return;
       case 1:
-      e_ReadShareGroupStateSummaryResponse_v1(w, m);
-      return;
+        e_ReadShareGroupStateSummaryResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ReadShareGroupStateSummaryResponse', version, '0-1');
+        throw unsupportedVersion('ReadShareGroupStateSummaryResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ReadShareGroupStateSummaryResponse', version);
@@ -663,11 +636,11 @@ export function decodeReadShareGroupStateSummaryResponse(r: Reader, version: num
   try {
     switch (version) {
       case 0:
-      return d_ReadShareGroupStateSummaryResponse_v0(r);
+        return d_ReadShareGroupStateSummaryResponse_v0(r);
       case 1:
-      return d_ReadShareGroupStateSummaryResponse_v1(r);
+        return d_ReadShareGroupStateSummaryResponse_v1(r);
       default:
-      throw unsupportedVersion('ReadShareGroupStateSummaryResponse', version, '0-1');
+        throw unsupportedVersion('ReadShareGroupStateSummaryResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'ReadShareGroupStateSummaryResponse', version);

@@ -84,11 +84,9 @@ function e_ReadShareGroupStateRequest_v0(w: Writer, m: ReadShareGroupStateReques
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateRequestReadStateData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateRequestReadStateData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -105,13 +103,11 @@ function d_ReadShareGroupStateRequest_v0(r: Reader): ReadShareGroupStateRequest 
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ReadShareGroupStateRequestReadStateData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ReadShareGroupStateRequestReadStateData_v0(r));
+    const x1: ReadShareGroupStateRequestReadStateData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateRequestReadStateData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateRequest = {
       groupId: x0,
       topics: x1,
@@ -133,11 +129,9 @@ function e_ReadShareGroupStateRequestReadStateData_v0(w: Writer, m: ReadShareGro
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateRequestPartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateRequestPartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -154,13 +148,11 @@ function d_ReadShareGroupStateRequestReadStateData_v0(r: Reader): ReadShareGroup
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ReadShareGroupStateRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ReadShareGroupStateRequestPartitionData_v0(r));
+    const x1: ReadShareGroupStateRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateRequestPartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateRequestReadStateData = {
       topicId: x0,
       partitions: x1,
@@ -197,7 +189,6 @@ function d_ReadShareGroupStateRequestPartitionData_v0(r: Reader): ReadShareGroup
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateRequestPartitionData = {
       partition: x0,
       leaderEpoch: x1,
@@ -218,10 +209,10 @@ export function encodeReadShareGroupStateRequest(w: Writer, m: ReadShareGroupSta
   try {
     switch (version) {
       case 0:
-      e_ReadShareGroupStateRequest_v0(w, m);
-      return;
+        e_ReadShareGroupStateRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ReadShareGroupStateRequest', version, '0');
+        throw unsupportedVersion('ReadShareGroupStateRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ReadShareGroupStateRequest', version);
@@ -237,9 +228,9 @@ export function decodeReadShareGroupStateRequest(r: Reader, version: number): Re
   try {
     switch (version) {
       case 0:
-      return d_ReadShareGroupStateRequest_v0(r);
+        return d_ReadShareGroupStateRequest_v0(r);
       default:
-      throw unsupportedVersion('ReadShareGroupStateRequest', version, '0');
+        throw unsupportedVersion('ReadShareGroupStateRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ReadShareGroupStateRequest', version);
@@ -357,11 +348,9 @@ function e_ReadShareGroupStateResponse_v0(w: Writer, m: ReadShareGroupStateRespo
     f = 0;
     const a0 = m.results;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ReadShareGroupStateResponseReadStateResult_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ReadShareGroupStateResponseReadStateResult_v0(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -376,13 +365,11 @@ function d_ReadShareGroupStateResponse_v0(r: Reader): ReadShareGroupStateRespons
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: ReadShareGroupStateResponseReadStateResult[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ReadShareGroupStateResponseReadStateResult_v0(r));
+    const x0: ReadShareGroupStateResponseReadStateResult[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ReadShareGroupStateResponseReadStateResult_v0(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateResponse = {
       results: x0,
     };
@@ -403,11 +390,9 @@ function e_ReadShareGroupStateResponseReadStateResult_v0(w: Writer, m: ReadShare
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateResponsePartitionResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ReadShareGroupStateResponsePartitionResult_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -424,13 +409,11 @@ function d_ReadShareGroupStateResponseReadStateResult_v0(r: Reader): ReadShareGr
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ReadShareGroupStateResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ReadShareGroupStateResponsePartitionResult_v0(r));
+    const x1: ReadShareGroupStateResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateResponsePartitionResult_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateResponseReadStateResult = {
       topicId: x0,
       partitions: x1,
@@ -460,11 +443,9 @@ function e_ReadShareGroupStateResponsePartitionResult_v0(w: Writer, m: ReadShare
     f = 5;
     const a5 = m.stateBatches;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_ReadShareGroupStateResponseStateBatch_v0(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_ReadShareGroupStateResponseStateBatch_v0(w, a5[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -489,13 +470,11 @@ function d_ReadShareGroupStateResponsePartitionResult_v0(r: Reader): ReadShareGr
     const x4 = r.readInt64();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: ReadShareGroupStateResponseStateBatch[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_ReadShareGroupStateResponseStateBatch_v0(r));
+    const x5: ReadShareGroupStateResponseStateBatch[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_ReadShareGroupStateResponseStateBatch_v0(r));
     ix = -1;
-    const x5 = b5;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateResponsePartitionResult = {
       partition: x0,
       errorCode: x1,
@@ -544,7 +523,6 @@ function d_ReadShareGroupStateResponseStateBatch_v0(r: Reader): ReadShareGroupSt
     const x3 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ReadShareGroupStateResponseStateBatch = {
       firstOffset: x0,
       lastOffset: x1,
@@ -567,10 +545,10 @@ export function encodeReadShareGroupStateResponse(w: Writer, m: ReadShareGroupSt
   try {
     switch (version) {
       case 0:
-      e_ReadShareGroupStateResponse_v0(w, m);
-      return;
+        e_ReadShareGroupStateResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('ReadShareGroupStateResponse', version, '0');
+        throw unsupportedVersion('ReadShareGroupStateResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ReadShareGroupStateResponse', version);
@@ -586,9 +564,9 @@ export function decodeReadShareGroupStateResponse(r: Reader, version: number): R
   try {
     switch (version) {
       case 0:
-      return d_ReadShareGroupStateResponse_v0(r);
+        return d_ReadShareGroupStateResponse_v0(r);
       default:
-      throw unsupportedVersion('ReadShareGroupStateResponse', version, '0');
+        throw unsupportedVersion('ReadShareGroupStateResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'ReadShareGroupStateResponse', version);

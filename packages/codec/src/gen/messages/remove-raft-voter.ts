@@ -60,7 +60,6 @@ function d_RemoveRaftVoterRequest_v0(r: Reader): RemoveRaftVoterRequest {
     const x2 = r.readUuid();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemoveRaftVoterRequest = {
       clusterId: x0,
       voterId: x1,
@@ -82,10 +81,10 @@ export function encodeRemoveRaftVoterRequest(w: Writer, m: RemoveRaftVoterReques
   try {
     switch (version) {
       case 0:
-      e_RemoveRaftVoterRequest_v0(w, m);
-      return;
+        e_RemoveRaftVoterRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('RemoveRaftVoterRequest', version, '0');
+        throw unsupportedVersion('RemoveRaftVoterRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemoveRaftVoterRequest', version);
@@ -101,9 +100,9 @@ export function decodeRemoveRaftVoterRequest(r: Reader, version: number): Remove
   try {
     switch (version) {
       case 0:
-      return d_RemoveRaftVoterRequest_v0(r);
+        return d_RemoveRaftVoterRequest_v0(r);
       default:
-      throw unsupportedVersion('RemoveRaftVoterRequest', version, '0');
+        throw unsupportedVersion('RemoveRaftVoterRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemoveRaftVoterRequest', version);
@@ -164,7 +163,6 @@ function d_RemoveRaftVoterResponse_v0(r: Reader): RemoveRaftVoterResponse {
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemoveRaftVoterResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -186,10 +184,10 @@ export function encodeRemoveRaftVoterResponse(w: Writer, m: RemoveRaftVoterRespo
   try {
     switch (version) {
       case 0:
-      e_RemoveRaftVoterResponse_v0(w, m);
-      return;
+        e_RemoveRaftVoterResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('RemoveRaftVoterResponse', version, '0');
+        throw unsupportedVersion('RemoveRaftVoterResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemoveRaftVoterResponse', version);
@@ -205,9 +203,9 @@ export function decodeRemoveRaftVoterResponse(r: Reader, version: number): Remov
   try {
     switch (version) {
       case 0:
-      return d_RemoveRaftVoterResponse_v0(r);
+        return d_RemoveRaftVoterResponse_v0(r);
       default:
-      throw unsupportedVersion('RemoveRaftVoterResponse', version, '0');
+        throw unsupportedVersion('RemoveRaftVoterResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemoveRaftVoterResponse', version);

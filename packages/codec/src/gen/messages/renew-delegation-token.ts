@@ -32,10 +32,7 @@ const F_RenewDelegationTokenRequest: readonly string[] = ['hmac', 'renewPeriodMs
 function e_RenewDelegationTokenRequest_v1(w: Writer, m: RenewDelegationTokenRequest): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.hmac;
     if (v0 === null) throw nullNotAllowed();
@@ -55,7 +52,6 @@ function d_RenewDelegationTokenRequest_v1(r: Reader): RenewDelegationTokenReques
     const x0 = r.readBytes();
     f = 1;
     const x1 = r.readInt64();
-    f = -1;
     const o: RenewDelegationTokenRequest = {
       hmac: x0,
       renewPeriodMs: x1,
@@ -93,7 +89,6 @@ function d_RenewDelegationTokenRequest_v2(r: Reader): RenewDelegationTokenReques
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RenewDelegationTokenRequest = {
       hmac: x0,
       renewPeriodMs: x1,
@@ -114,13 +109,13 @@ export function encodeRenewDelegationTokenRequest(w: Writer, m: RenewDelegationT
   try {
     switch (version) {
       case 1:
-      e_RenewDelegationTokenRequest_v1(w, m);
-      return;
+        e_RenewDelegationTokenRequest_v1(w, m);
+        return;
       case 2:
-      e_RenewDelegationTokenRequest_v2(w, m);
-      return;
+        e_RenewDelegationTokenRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('RenewDelegationTokenRequest', version, '1-2');
+        throw unsupportedVersion('RenewDelegationTokenRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'RenewDelegationTokenRequest', version);
@@ -136,11 +131,11 @@ export function decodeRenewDelegationTokenRequest(r: Reader, version: number): R
   try {
     switch (version) {
       case 1:
-      return d_RenewDelegationTokenRequest_v1(r);
+        return d_RenewDelegationTokenRequest_v1(r);
       case 2:
-      return d_RenewDelegationTokenRequest_v2(r);
+        return d_RenewDelegationTokenRequest_v2(r);
       default:
-      throw unsupportedVersion('RenewDelegationTokenRequest', version, '1-2');
+        throw unsupportedVersion('RenewDelegationTokenRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'RenewDelegationTokenRequest', version);
@@ -176,10 +171,7 @@ const F_RenewDelegationTokenResponse: readonly string[] = ['errorCode', 'expiryT
 function e_RenewDelegationTokenResponse_v1(w: Writer, m: RenewDelegationTokenResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -201,7 +193,6 @@ function d_RenewDelegationTokenResponse_v1(r: Reader): RenewDelegationTokenRespo
     const x1 = r.readInt64();
     f = 2;
     const x2 = r.readInt32();
-    f = -1;
     const o: RenewDelegationTokenResponse = {
       errorCode: x0,
       expiryTimestampMs: x1,
@@ -242,7 +233,6 @@ function d_RenewDelegationTokenResponse_v2(r: Reader): RenewDelegationTokenRespo
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RenewDelegationTokenResponse = {
       errorCode: x0,
       expiryTimestampMs: x1,
@@ -264,13 +254,13 @@ export function encodeRenewDelegationTokenResponse(w: Writer, m: RenewDelegation
   try {
     switch (version) {
       case 1:
-      e_RenewDelegationTokenResponse_v1(w, m);
-      return;
+        e_RenewDelegationTokenResponse_v1(w, m);
+        return;
       case 2:
-      e_RenewDelegationTokenResponse_v2(w, m);
-      return;
+        e_RenewDelegationTokenResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('RenewDelegationTokenResponse', version, '1-2');
+        throw unsupportedVersion('RenewDelegationTokenResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'RenewDelegationTokenResponse', version);
@@ -286,11 +276,11 @@ export function decodeRenewDelegationTokenResponse(r: Reader, version: number): 
   try {
     switch (version) {
       case 1:
-      return d_RenewDelegationTokenResponse_v1(r);
+        return d_RenewDelegationTokenResponse_v1(r);
       case 2:
-      return d_RenewDelegationTokenResponse_v2(r);
+        return d_RenewDelegationTokenResponse_v2(r);
       default:
-      throw unsupportedVersion('RenewDelegationTokenResponse', version, '1-2');
+        throw unsupportedVersion('RenewDelegationTokenResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'RenewDelegationTokenResponse', version);

@@ -29,10 +29,7 @@ const F_SaslAuthenticateRequest: readonly string[] = ['authBytes'];
 function e_SaslAuthenticateRequest_v0(w: Writer, m: SaslAuthenticateRequest): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.authBytes;
     if (v0 === null) throw nullNotAllowed();
@@ -48,7 +45,6 @@ function d_SaslAuthenticateRequest_v0(r: Reader): SaslAuthenticateRequest {
   try {
     f = 0;
     const x0 = r.readBytes();
-    f = -1;
     const o: SaslAuthenticateRequest = {
       authBytes: x0,
     };
@@ -81,7 +77,6 @@ function d_SaslAuthenticateRequest_v2(r: Reader): SaslAuthenticateRequest {
     const x0 = r.readCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: SaslAuthenticateRequest = {
       authBytes: x0,
     };
@@ -102,13 +97,13 @@ export function encodeSaslAuthenticateRequest(w: Writer, m: SaslAuthenticateRequ
     switch (version) {
       case 0:
       case 1:
-      e_SaslAuthenticateRequest_v0(w, m);
-      return;
+        e_SaslAuthenticateRequest_v0(w, m);
+        return;
       case 2:
-      e_SaslAuthenticateRequest_v2(w, m);
-      return;
+        e_SaslAuthenticateRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('SaslAuthenticateRequest', version, '0-2');
+        throw unsupportedVersion('SaslAuthenticateRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'SaslAuthenticateRequest', version);
@@ -125,11 +120,11 @@ export function decodeSaslAuthenticateRequest(r: Reader, version: number): SaslA
     switch (version) {
       case 0:
       case 1:
-      return d_SaslAuthenticateRequest_v0(r);
+        return d_SaslAuthenticateRequest_v0(r);
       case 2:
-      return d_SaslAuthenticateRequest_v2(r);
+        return d_SaslAuthenticateRequest_v2(r);
       default:
-      throw unsupportedVersion('SaslAuthenticateRequest', version, '0-2');
+        throw unsupportedVersion('SaslAuthenticateRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'SaslAuthenticateRequest', version);
@@ -168,10 +163,7 @@ const F_SaslAuthenticateResponse: readonly string[] = ['errorCode', 'errorMessag
 function e_SaslAuthenticateResponse_v0(w: Writer, m: SaslAuthenticateResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -195,7 +187,6 @@ function d_SaslAuthenticateResponse_v0(r: Reader): SaslAuthenticateResponse {
     const x1 = r.readNullableString();
     f = 2;
     const x2 = r.readBytes();
-    f = -1;
     const o: SaslAuthenticateResponse = {
       errorCode: x0,
       errorMessage: x1,
@@ -212,10 +203,7 @@ function d_SaslAuthenticateResponse_v0(r: Reader): SaslAuthenticateResponse {
 function e_SaslAuthenticateResponse_v1(w: Writer, m: SaslAuthenticateResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
@@ -243,7 +231,6 @@ function d_SaslAuthenticateResponse_v1(r: Reader): SaslAuthenticateResponse {
     const x2 = r.readBytes();
     f = 3;
     const x3 = r.readInt64();
-    f = -1;
     const o: SaslAuthenticateResponse = {
       errorCode: x0,
       errorMessage: x1,
@@ -291,7 +278,6 @@ function d_SaslAuthenticateResponse_v2(r: Reader): SaslAuthenticateResponse {
     const x3 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: SaslAuthenticateResponse = {
       errorCode: x0,
       errorMessage: x1,
@@ -314,16 +300,16 @@ export function encodeSaslAuthenticateResponse(w: Writer, m: SaslAuthenticateRes
   try {
     switch (version) {
       case 0:
-      e_SaslAuthenticateResponse_v0(w, m);
-      return;
+        e_SaslAuthenticateResponse_v0(w, m);
+        return;
       case 1:
-      e_SaslAuthenticateResponse_v1(w, m);
-      return;
+        e_SaslAuthenticateResponse_v1(w, m);
+        return;
       case 2:
-      e_SaslAuthenticateResponse_v2(w, m);
-      return;
+        e_SaslAuthenticateResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('SaslAuthenticateResponse', version, '0-2');
+        throw unsupportedVersion('SaslAuthenticateResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'SaslAuthenticateResponse', version);
@@ -339,13 +325,13 @@ export function decodeSaslAuthenticateResponse(r: Reader, version: number): Sasl
   try {
     switch (version) {
       case 0:
-      return d_SaslAuthenticateResponse_v0(r);
+        return d_SaslAuthenticateResponse_v0(r);
       case 1:
-      return d_SaslAuthenticateResponse_v1(r);
+        return d_SaslAuthenticateResponse_v1(r);
       case 2:
-      return d_SaslAuthenticateResponse_v2(r);
+        return d_SaslAuthenticateResponse_v2(r);
       default:
-      throw unsupportedVersion('SaslAuthenticateResponse', version, '0-2');
+        throw unsupportedVersion('SaslAuthenticateResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'SaslAuthenticateResponse', version);

@@ -29,10 +29,7 @@ const F_SaslHandshakeRequest: readonly string[] = ['mechanism'];
 function e_SaslHandshakeRequest_v0(w: Writer, m: SaslHandshakeRequest): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.mechanism;
     if (v0 === null) throw nullNotAllowed();
@@ -48,7 +45,6 @@ function d_SaslHandshakeRequest_v0(r: Reader): SaslHandshakeRequest {
   try {
     f = 0;
     const x0 = r.readString();
-    f = -1;
     const o: SaslHandshakeRequest = {
       mechanism: x0,
     };
@@ -68,10 +64,10 @@ export function encodeSaslHandshakeRequest(w: Writer, m: SaslHandshakeRequest, v
     switch (version) {
       case 0:
       case 1:
-      e_SaslHandshakeRequest_v0(w, m);
-      return;
+        e_SaslHandshakeRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('SaslHandshakeRequest', version, '0-1');
+        throw unsupportedVersion('SaslHandshakeRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'SaslHandshakeRequest', version);
@@ -88,9 +84,9 @@ export function decodeSaslHandshakeRequest(r: Reader, version: number): SaslHand
     switch (version) {
       case 0:
       case 1:
-      return d_SaslHandshakeRequest_v0(r);
+        return d_SaslHandshakeRequest_v0(r);
       default:
-      throw unsupportedVersion('SaslHandshakeRequest', version, '0-1');
+        throw unsupportedVersion('SaslHandshakeRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'SaslHandshakeRequest', version);
@@ -124,24 +120,19 @@ function e_SaslHandshakeResponse_v0(w: Writer, m: SaslHandshakeResponse): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt16(m.errorCode);
     f = 1;
     const a1 = m.mechanisms;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) {
-        const e = a1[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeString(e);
-      }
-      ix = -1;
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) {
+      const e = a1[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeString(e);
     }
+    ix = -1;
   } catch (e) {
     throw atField(e, F_SaslHandshakeResponse, f, ix);
   }
@@ -156,11 +147,9 @@ function d_SaslHandshakeResponse_v0(r: Reader): SaslHandshakeResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: string[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readString());
+    const x1: string[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readString());
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: SaslHandshakeResponse = {
       errorCode: x0,
       mechanisms: x1,
@@ -181,10 +170,10 @@ export function encodeSaslHandshakeResponse(w: Writer, m: SaslHandshakeResponse,
     switch (version) {
       case 0:
       case 1:
-      e_SaslHandshakeResponse_v0(w, m);
-      return;
+        e_SaslHandshakeResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('SaslHandshakeResponse', version, '0-1');
+        throw unsupportedVersion('SaslHandshakeResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'SaslHandshakeResponse', version);
@@ -201,9 +190,9 @@ export function decodeSaslHandshakeResponse(r: Reader, version: number): SaslHan
     switch (version) {
       case 0:
       case 1:
-      return d_SaslHandshakeResponse_v0(r);
+        return d_SaslHandshakeResponse_v0(r);
       default:
-      throw unsupportedVersion('SaslHandshakeResponse', version, '0-1');
+        throw unsupportedVersion('SaslHandshakeResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'SaslHandshakeResponse', version);

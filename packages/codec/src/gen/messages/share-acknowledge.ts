@@ -122,11 +122,9 @@ function e_ShareAcknowledgeRequest_v1(w: Writer, m: ShareAcknowledgeRequest): vo
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_ShareAcknowledgeRequestAcknowledgeTopic_v1(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_ShareAcknowledgeRequestAcknowledgeTopic_v1(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -147,13 +145,11 @@ function d_ShareAcknowledgeRequest_v1(r: Reader): ShareAcknowledgeRequest {
     const x2 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: ShareAcknowledgeRequestAcknowledgeTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_ShareAcknowledgeRequestAcknowledgeTopic_v1(r));
+    const x4: ShareAcknowledgeRequestAcknowledgeTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_ShareAcknowledgeRequestAcknowledgeTopic_v1(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeRequest = {
       groupId: x0,
       memberId: x1,
@@ -184,11 +180,9 @@ function e_ShareAcknowledgeRequest_v2(w: Writer, m: ShareAcknowledgeRequest): vo
     f = 4;
     const a4 = m.topics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_ShareAcknowledgeRequestAcknowledgeTopic_v1(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_ShareAcknowledgeRequestAcknowledgeTopic_v1(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -211,13 +205,11 @@ function d_ShareAcknowledgeRequest_v2(r: Reader): ShareAcknowledgeRequest {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: ShareAcknowledgeRequestAcknowledgeTopic[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_ShareAcknowledgeRequestAcknowledgeTopic_v1(r));
+    const x4: ShareAcknowledgeRequestAcknowledgeTopic[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_ShareAcknowledgeRequestAcknowledgeTopic_v1(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeRequest = {
       groupId: x0,
       memberId: x1,
@@ -242,11 +234,9 @@ function e_ShareAcknowledgeRequestAcknowledgeTopic_v1(w: Writer, m: ShareAcknowl
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ShareAcknowledgeRequestAcknowledgePartition_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ShareAcknowledgeRequestAcknowledgePartition_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -263,13 +253,11 @@ function d_ShareAcknowledgeRequestAcknowledgeTopic_v1(r: Reader): ShareAcknowled
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ShareAcknowledgeRequestAcknowledgePartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ShareAcknowledgeRequestAcknowledgePartition_v1(r));
+    const x1: ShareAcknowledgeRequestAcknowledgePartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ShareAcknowledgeRequestAcknowledgePartition_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeRequestAcknowledgeTopic = {
       topicId: x0,
       partitions: x1,
@@ -291,11 +279,9 @@ function e_ShareAcknowledgeRequestAcknowledgePartition_v1(w: Writer, m: ShareAck
     f = 1;
     const a1 = m.acknowledgementBatches;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ShareAcknowledgeRequestAcknowledgementBatch_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ShareAcknowledgeRequestAcknowledgementBatch_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -312,13 +298,11 @@ function d_ShareAcknowledgeRequestAcknowledgePartition_v1(r: Reader): ShareAckno
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ShareAcknowledgeRequestAcknowledgementBatch[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ShareAcknowledgeRequestAcknowledgementBatch_v1(r));
+    const x1: ShareAcknowledgeRequestAcknowledgementBatch[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ShareAcknowledgeRequestAcknowledgementBatch_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeRequestAcknowledgePartition = {
       partitionIndex: x0,
       acknowledgementBatches: x1,
@@ -342,11 +326,9 @@ function e_ShareAcknowledgeRequestAcknowledgementBatch_v1(w: Writer, m: ShareAck
     f = 2;
     const a2 = m.acknowledgeTypes;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt8(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt8(a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -365,13 +347,11 @@ function d_ShareAcknowledgeRequestAcknowledgementBatch_v1(r: Reader): ShareAckno
     const x1 = r.readInt64();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt8());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt8());
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeRequestAcknowledgementBatch = {
       firstOffset: x0,
       lastOffset: x1,
@@ -393,13 +373,13 @@ export function encodeShareAcknowledgeRequest(w: Writer, m: ShareAcknowledgeRequ
   try {
     switch (version) {
       case 1:
-      e_ShareAcknowledgeRequest_v1(w, m);
-      return;
+        e_ShareAcknowledgeRequest_v1(w, m);
+        return;
       case 2:
-      e_ShareAcknowledgeRequest_v2(w, m);
-      return;
+        e_ShareAcknowledgeRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('ShareAcknowledgeRequest', version, '1-2');
+        throw unsupportedVersion('ShareAcknowledgeRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ShareAcknowledgeRequest', version);
@@ -415,11 +395,11 @@ export function decodeShareAcknowledgeRequest(r: Reader, version: number): Share
   try {
     switch (version) {
       case 1:
-      return d_ShareAcknowledgeRequest_v1(r);
+        return d_ShareAcknowledgeRequest_v1(r);
       case 2:
-      return d_ShareAcknowledgeRequest_v2(r);
+        return d_ShareAcknowledgeRequest_v2(r);
       default:
-      throw unsupportedVersion('ShareAcknowledgeRequest', version, '1-2');
+        throw unsupportedVersion('ShareAcknowledgeRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ShareAcknowledgeRequest', version);
@@ -574,19 +554,15 @@ function e_ShareAcknowledgeResponse_v1(w: Writer, m: ShareAcknowledgeResponse): 
     f = 4;
     const a4 = m.responses;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_ShareAcknowledgeResponseTopicResponse_v1(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_ShareAcknowledgeResponseTopicResponse_v1(w, a4[ix]!);
+    ix = -1;
     f = 5;
     const a5 = m.nodeEndpoints;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_ShareAcknowledgeResponseNodeEndpoint_v1(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_ShareAcknowledgeResponseNodeEndpoint_v1(w, a5[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -607,19 +583,16 @@ function d_ShareAcknowledgeResponse_v1(r: Reader): ShareAcknowledgeResponse {
     const x2 = r.readNullableCompactString();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: ShareAcknowledgeResponseTopicResponse[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_ShareAcknowledgeResponseTopicResponse_v1(r));
+    const x4: ShareAcknowledgeResponseTopicResponse[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_ShareAcknowledgeResponseTopicResponse_v1(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: ShareAcknowledgeResponseNodeEndpoint[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_ShareAcknowledgeResponseNodeEndpoint_v1(r));
+    const x5: ShareAcknowledgeResponseNodeEndpoint[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_ShareAcknowledgeResponseNodeEndpoint_v1(r));
     ix = -1;
-    const x5 = b5;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -651,19 +624,15 @@ function e_ShareAcknowledgeResponse_v2(w: Writer, m: ShareAcknowledgeResponse): 
     f = 4;
     const a4 = m.responses;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_ShareAcknowledgeResponseTopicResponse_v1(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_ShareAcknowledgeResponseTopicResponse_v1(w, a4[ix]!);
+    ix = -1;
     f = 5;
     const a5 = m.nodeEndpoints;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_ShareAcknowledgeResponseNodeEndpoint_v1(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_ShareAcknowledgeResponseNodeEndpoint_v1(w, a5[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -686,19 +655,16 @@ function d_ShareAcknowledgeResponse_v2(r: Reader): ShareAcknowledgeResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: ShareAcknowledgeResponseTopicResponse[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_ShareAcknowledgeResponseTopicResponse_v1(r));
+    const x4: ShareAcknowledgeResponseTopicResponse[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_ShareAcknowledgeResponseTopicResponse_v1(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: ShareAcknowledgeResponseNodeEndpoint[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_ShareAcknowledgeResponseNodeEndpoint_v1(r));
+    const x5: ShareAcknowledgeResponseNodeEndpoint[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_ShareAcknowledgeResponseNodeEndpoint_v1(r));
     ix = -1;
-    const x5 = b5;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -724,11 +690,9 @@ function e_ShareAcknowledgeResponseTopicResponse_v1(w: Writer, m: ShareAcknowled
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ShareAcknowledgeResponsePartitionData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ShareAcknowledgeResponsePartitionData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -745,13 +709,11 @@ function d_ShareAcknowledgeResponseTopicResponse_v1(r: Reader): ShareAcknowledge
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ShareAcknowledgeResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ShareAcknowledgeResponsePartitionData_v1(r));
+    const x1: ShareAcknowledgeResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ShareAcknowledgeResponsePartitionData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeResponseTopicResponse = {
       topicId: x0,
       partitions: x1,
@@ -798,7 +760,6 @@ function d_ShareAcknowledgeResponsePartitionData_v1(r: Reader): ShareAcknowledge
     const x3 = d_ShareAcknowledgeResponseLeaderIdAndEpoch_v1(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -837,7 +798,6 @@ function d_ShareAcknowledgeResponseLeaderIdAndEpoch_v1(r: Reader): ShareAcknowle
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeResponseLeaderIdAndEpoch = {
       leaderId: x0,
       leaderEpoch: x1,
@@ -884,7 +844,6 @@ function d_ShareAcknowledgeResponseNodeEndpoint_v1(r: Reader): ShareAcknowledgeR
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareAcknowledgeResponseNodeEndpoint = {
       nodeId: x0,
       host: x1,
@@ -907,13 +866,13 @@ export function encodeShareAcknowledgeResponse(w: Writer, m: ShareAcknowledgeRes
   try {
     switch (version) {
       case 1:
-      e_ShareAcknowledgeResponse_v1(w, m);
-      return;
+        e_ShareAcknowledgeResponse_v1(w, m);
+        return;
       case 2:
-      e_ShareAcknowledgeResponse_v2(w, m);
-      return;
+        e_ShareAcknowledgeResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('ShareAcknowledgeResponse', version, '1-2');
+        throw unsupportedVersion('ShareAcknowledgeResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ShareAcknowledgeResponse', version);
@@ -929,11 +888,11 @@ export function decodeShareAcknowledgeResponse(r: Reader, version: number): Shar
   try {
     switch (version) {
       case 1:
-      return d_ShareAcknowledgeResponse_v1(r);
+        return d_ShareAcknowledgeResponse_v1(r);
       case 2:
-      return d_ShareAcknowledgeResponse_v2(r);
+        return d_ShareAcknowledgeResponse_v2(r);
       default:
-      throw unsupportedVersion('ShareAcknowledgeResponse', version, '1-2');
+        throw unsupportedVersion('ShareAcknowledgeResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ShareAcknowledgeResponse', version);

@@ -178,19 +178,15 @@ function e_ShareFetchRequest_v1(w: Writer, m: ShareFetchRequest): void {
     f = 10;
     const a10 = m.topics;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_ShareFetchRequestFetchTopic_v1(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_ShareFetchRequestFetchTopic_v1(w, a10[ix]!);
+    ix = -1;
     f = 11;
     const a11 = m.forgottenTopicsData;
     if (a11 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a11.length);
-      for (ix = 0; ix < a11.length; ix++) e_ShareFetchRequestForgottenTopic_v1(w, a11[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a11.length);
+    for (ix = 0; ix < a11.length; ix++) e_ShareFetchRequestForgottenTopic_v1(w, a11[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -221,19 +217,16 @@ function d_ShareFetchRequest_v1(r: Reader): ShareFetchRequest {
     const x7 = r.readInt32();
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const b10: ShareFetchRequestFetchTopic[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_ShareFetchRequestFetchTopic_v1(r));
+    const x10: ShareFetchRequestFetchTopic[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_ShareFetchRequestFetchTopic_v1(r));
     ix = -1;
-    const x10 = b10;
     f = 11;
     const n11 = r.readCompactArrayLength();
-    const b11: ShareFetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n11; ix++) b11.push(d_ShareFetchRequestForgottenTopic_v1(r));
+    const x11: ShareFetchRequestForgottenTopic[] = [];
+    for (ix = 0; ix < n11; ix++) x11.push(d_ShareFetchRequestForgottenTopic_v1(r));
     ix = -1;
-    const x11 = b11;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchRequest = {
       groupId: x0,
       memberId: x1,
@@ -283,19 +276,15 @@ function e_ShareFetchRequest_v2(w: Writer, m: ShareFetchRequest): void {
     f = 10;
     const a10 = m.topics;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_ShareFetchRequestFetchTopic_v1(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_ShareFetchRequestFetchTopic_v1(w, a10[ix]!);
+    ix = -1;
     f = 11;
     const a11 = m.forgottenTopicsData;
     if (a11 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a11.length);
-      for (ix = 0; ix < a11.length; ix++) e_ShareFetchRequestForgottenTopic_v1(w, a11[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a11.length);
+    for (ix = 0; ix < a11.length; ix++) e_ShareFetchRequestForgottenTopic_v1(w, a11[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -330,19 +319,16 @@ function d_ShareFetchRequest_v2(r: Reader): ShareFetchRequest {
     const x9 = r.readBool();
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const b10: ShareFetchRequestFetchTopic[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_ShareFetchRequestFetchTopic_v1(r));
+    const x10: ShareFetchRequestFetchTopic[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_ShareFetchRequestFetchTopic_v1(r));
     ix = -1;
-    const x10 = b10;
     f = 11;
     const n11 = r.readCompactArrayLength();
-    const b11: ShareFetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n11; ix++) b11.push(d_ShareFetchRequestForgottenTopic_v1(r));
+    const x11: ShareFetchRequestForgottenTopic[] = [];
+    for (ix = 0; ix < n11; ix++) x11.push(d_ShareFetchRequestForgottenTopic_v1(r));
     ix = -1;
-    const x11 = b11;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchRequest = {
       groupId: x0,
       memberId: x1,
@@ -374,11 +360,9 @@ function e_ShareFetchRequestFetchTopic_v1(w: Writer, m: ShareFetchRequestFetchTo
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ShareFetchRequestFetchPartition_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ShareFetchRequestFetchPartition_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -395,13 +379,11 @@ function d_ShareFetchRequestFetchTopic_v1(r: Reader): ShareFetchRequestFetchTopi
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ShareFetchRequestFetchPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ShareFetchRequestFetchPartition_v1(r));
+    const x1: ShareFetchRequestFetchPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ShareFetchRequestFetchPartition_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchRequestFetchTopic = {
       topicId: x0,
       partitions: x1,
@@ -425,11 +407,9 @@ function e_ShareFetchRequestFetchPartition_v1(w: Writer, m: ShareFetchRequestFet
     f = 2;
     const a2 = m.acknowledgementBatches;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_ShareFetchRequestAcknowledgementBatch_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_ShareFetchRequestAcknowledgementBatch_v1(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -446,13 +426,11 @@ function d_ShareFetchRequestFetchPartition_v1(r: Reader): ShareFetchRequestFetch
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: ShareFetchRequestAcknowledgementBatch[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_ShareFetchRequestAcknowledgementBatch_v1(r));
+    const x2: ShareFetchRequestAcknowledgementBatch[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_ShareFetchRequestAcknowledgementBatch_v1(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchRequestFetchPartition = {
       partitionIndex: x0,
       partitionMaxBytes: 0,
@@ -477,11 +455,9 @@ function e_ShareFetchRequestAcknowledgementBatch_v1(w: Writer, m: ShareFetchRequ
     f = 2;
     const a2 = m.acknowledgeTypes;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt8(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt8(a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -500,13 +476,11 @@ function d_ShareFetchRequestAcknowledgementBatch_v1(r: Reader): ShareFetchReques
     const x1 = r.readInt64();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt8());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt8());
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchRequestAcknowledgementBatch = {
       firstOffset: x0,
       lastOffset: x1,
@@ -529,11 +503,9 @@ function e_ShareFetchRequestForgottenTopic_v1(w: Writer, m: ShareFetchRequestFor
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -550,13 +522,11 @@ function d_ShareFetchRequestForgottenTopic_v1(r: Reader): ShareFetchRequestForgo
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchRequestForgottenTopic = {
       topicId: x0,
       partitions: x1,
@@ -577,13 +547,13 @@ export function encodeShareFetchRequest(w: Writer, m: ShareFetchRequest, version
   try {
     switch (version) {
       case 1:
-      e_ShareFetchRequest_v1(w, m);
-      return;
+        e_ShareFetchRequest_v1(w, m);
+        return;
       case 2:
-      e_ShareFetchRequest_v2(w, m);
-      return;
+        e_ShareFetchRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('ShareFetchRequest', version, '1-2');
+        throw unsupportedVersion('ShareFetchRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ShareFetchRequest', version);
@@ -599,11 +569,11 @@ export function decodeShareFetchRequest(r: Reader, version: number): ShareFetchR
   try {
     switch (version) {
       case 1:
-      return d_ShareFetchRequest_v1(r);
+        return d_ShareFetchRequest_v1(r);
       case 2:
-      return d_ShareFetchRequest_v2(r);
+        return d_ShareFetchRequest_v2(r);
       default:
-      throw unsupportedVersion('ShareFetchRequest', version, '1-2');
+        throw unsupportedVersion('ShareFetchRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ShareFetchRequest', version);
@@ -797,19 +767,15 @@ function e_ShareFetchResponse_v1(w: Writer, m: ShareFetchResponse): void {
     f = 4;
     const a4 = m.responses;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_ShareFetchResponseShareFetchableTopicResponse_v1(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_ShareFetchResponseShareFetchableTopicResponse_v1(w, a4[ix]!);
+    ix = -1;
     f = 5;
     const a5 = m.nodeEndpoints;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_ShareFetchResponseNodeEndpoint_v1(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_ShareFetchResponseNodeEndpoint_v1(w, a5[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -832,19 +798,16 @@ function d_ShareFetchResponse_v1(r: Reader): ShareFetchResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: ShareFetchResponseShareFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_ShareFetchResponseShareFetchableTopicResponse_v1(r));
+    const x4: ShareFetchResponseShareFetchableTopicResponse[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_ShareFetchResponseShareFetchableTopicResponse_v1(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: ShareFetchResponseNodeEndpoint[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_ShareFetchResponseNodeEndpoint_v1(r));
+    const x5: ShareFetchResponseNodeEndpoint[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_ShareFetchResponseNodeEndpoint_v1(r));
     ix = -1;
-    const x5 = b5;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -870,11 +833,9 @@ function e_ShareFetchResponseShareFetchableTopicResponse_v1(w: Writer, m: ShareF
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ShareFetchResponsePartitionData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ShareFetchResponsePartitionData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -891,13 +852,11 @@ function d_ShareFetchResponseShareFetchableTopicResponse_v1(r: Reader): ShareFet
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ShareFetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ShareFetchResponsePartitionData_v1(r));
+    const x1: ShareFetchResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ShareFetchResponsePartitionData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchResponseShareFetchableTopicResponse = {
       topicId: x0,
       partitions: x1,
@@ -935,11 +894,9 @@ function e_ShareFetchResponsePartitionData_v1(w: Writer, m: ShareFetchResponsePa
     f = 7;
     const a7 = m.acquiredRecords;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_ShareFetchResponseAcquiredRecords_v1(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_ShareFetchResponseAcquiredRecords_v1(w, a7[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -968,13 +925,11 @@ function d_ShareFetchResponsePartitionData_v1(r: Reader): ShareFetchResponsePart
     const x6 = r.readCompactBytes();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: ShareFetchResponseAcquiredRecords[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_ShareFetchResponseAcquiredRecords_v1(r));
+    const x7: ShareFetchResponseAcquiredRecords[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_ShareFetchResponseAcquiredRecords_v1(r));
     ix = -1;
-    const x7 = b7;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1017,7 +972,6 @@ function d_ShareFetchResponseLeaderIdAndEpoch_v1(r: Reader): ShareFetchResponseL
     const x1 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchResponseLeaderIdAndEpoch = {
       leaderId: x0,
       leaderEpoch: x1,
@@ -1058,7 +1012,6 @@ function d_ShareFetchResponseAcquiredRecords_v1(r: Reader): ShareFetchResponseAc
     const x2 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchResponseAcquiredRecords = {
       firstOffset: x0,
       lastOffset: x1,
@@ -1106,7 +1059,6 @@ function d_ShareFetchResponseNodeEndpoint_v1(r: Reader): ShareFetchResponseNodeE
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareFetchResponseNodeEndpoint = {
       nodeId: x0,
       host: x1,
@@ -1130,10 +1082,10 @@ export function encodeShareFetchResponse(w: Writer, m: ShareFetchResponse, versi
     switch (version) {
       case 1:
       case 2:
-      e_ShareFetchResponse_v1(w, m);
-      return;
+        e_ShareFetchResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ShareFetchResponse', version, '1-2');
+        throw unsupportedVersion('ShareFetchResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ShareFetchResponse', version);
@@ -1150,9 +1102,9 @@ export function decodeShareFetchResponse(r: Reader, version: number): ShareFetch
     switch (version) {
       case 1:
       case 2:
-      return d_ShareFetchResponse_v1(r);
+        return d_ShareFetchResponse_v1(r);
       default:
-      throw unsupportedVersion('ShareFetchResponse', version, '1-2');
+        throw unsupportedVersion('ShareFetchResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'ShareFetchResponse', version);

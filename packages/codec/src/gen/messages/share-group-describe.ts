@@ -36,15 +36,13 @@ function e_ShareGroupDescribeRequest_v1(w: Writer, m: ShareGroupDescribeRequest)
     f = 0;
     const a0 = m.groupIds;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 1;
     w.writeBool(m.includeAuthorizedOperations);
     f = -1;
@@ -61,15 +59,13 @@ function d_ShareGroupDescribeRequest_v1(r: Reader): ShareGroupDescribeRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareGroupDescribeRequest = {
       groupIds: x0,
       includeAuthorizedOperations: x1,
@@ -90,10 +86,10 @@ export function encodeShareGroupDescribeRequest(w: Writer, m: ShareGroupDescribe
   try {
     switch (version) {
       case 1:
-      e_ShareGroupDescribeRequest_v1(w, m);
-      return;
+        e_ShareGroupDescribeRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ShareGroupDescribeRequest', version, '1');
+        throw unsupportedVersion('ShareGroupDescribeRequest', version, '1');
     }
   } catch (e) {
     throw atTop(e, 'ShareGroupDescribeRequest', version);
@@ -109,9 +105,9 @@ export function decodeShareGroupDescribeRequest(r: Reader, version: number): Sha
   try {
     switch (version) {
       case 1:
-      return d_ShareGroupDescribeRequest_v1(r);
+        return d_ShareGroupDescribeRequest_v1(r);
       default:
-      throw unsupportedVersion('ShareGroupDescribeRequest', version, '1');
+        throw unsupportedVersion('ShareGroupDescribeRequest', version, '1');
     }
   } catch (e) {
     throw atTop(e, 'ShareGroupDescribeRequest', version);
@@ -274,11 +270,9 @@ function e_ShareGroupDescribeResponse_v1(w: Writer, m: ShareGroupDescribeRespons
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_ShareGroupDescribeResponseDescribedGroup_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_ShareGroupDescribeResponseDescribedGroup_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -295,13 +289,11 @@ function d_ShareGroupDescribeResponse_v1(r: Reader): ShareGroupDescribeResponse 
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: ShareGroupDescribeResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_ShareGroupDescribeResponseDescribedGroup_v1(r));
+    const x1: ShareGroupDescribeResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_ShareGroupDescribeResponseDescribedGroup_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareGroupDescribeResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -341,11 +333,9 @@ function e_ShareGroupDescribeResponseDescribedGroup_v1(w: Writer, m: ShareGroupD
     f = 7;
     const a7 = m.members;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_ShareGroupDescribeResponseMember_v1(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_ShareGroupDescribeResponseMember_v1(w, a7[ix]!);
+    ix = -1;
     f = 8;
     w.writeInt32(m.authorizedOperations);
     f = -1;
@@ -376,15 +366,13 @@ function d_ShareGroupDescribeResponseDescribedGroup_v1(r: Reader): ShareGroupDes
     const x6 = r.readCompactString();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: ShareGroupDescribeResponseMember[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_ShareGroupDescribeResponseMember_v1(r));
+    const x7: ShareGroupDescribeResponseMember[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_ShareGroupDescribeResponseMember_v1(r));
     ix = -1;
-    const x7 = b7;
     f = 8;
     const x8 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareGroupDescribeResponseDescribedGroup = {
       errorCode: x0,
       errorMessage: x1,
@@ -427,15 +415,13 @@ function e_ShareGroupDescribeResponseMember_v1(w: Writer, m: ShareGroupDescribeR
     f = 5;
     const a5 = m.subscribedTopicNames;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) {
-        const e = a5[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) {
+      const e = a5[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 6;
     const s6 = m.assignment;
     if (s6 === null) throw nullNotAllowed();
@@ -464,15 +450,13 @@ function d_ShareGroupDescribeResponseMember_v1(r: Reader): ShareGroupDescribeRes
     const x4 = r.readCompactString();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: string[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(r.readCompactString());
+    const x5: string[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(r.readCompactString());
     ix = -1;
-    const x5 = b5;
     f = 6;
     const x6 = d_ShareGroupDescribeResponseAssignment_v1(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareGroupDescribeResponseMember = {
       memberId: x0,
       rackId: x1,
@@ -497,11 +481,9 @@ function e_ShareGroupDescribeResponseAssignment_v1(w: Writer, m: ShareGroupDescr
     f = 0;
     const a0 = m.topicPartitions;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ShareGroupDescribeResponseTopicPartitions_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ShareGroupDescribeResponseTopicPartitions_v1(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -516,13 +498,11 @@ function d_ShareGroupDescribeResponseAssignment_v1(r: Reader): ShareGroupDescrib
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: ShareGroupDescribeResponseTopicPartitions[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ShareGroupDescribeResponseTopicPartitions_v1(r));
+    const x0: ShareGroupDescribeResponseTopicPartitions[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ShareGroupDescribeResponseTopicPartitions_v1(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareGroupDescribeResponseAssignment = {
       topicPartitions: x0,
     };
@@ -547,11 +527,9 @@ function e_ShareGroupDescribeResponseTopicPartitions_v1(w: Writer, m: ShareGroup
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt32(a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -570,13 +548,11 @@ function d_ShareGroupDescribeResponseTopicPartitions_v1(r: Reader): ShareGroupDe
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt32());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareGroupDescribeResponseTopicPartitions = {
       topicId: x0,
       topicName: x1,
@@ -598,10 +574,10 @@ export function encodeShareGroupDescribeResponse(w: Writer, m: ShareGroupDescrib
   try {
     switch (version) {
       case 1:
-      e_ShareGroupDescribeResponse_v1(w, m);
-      return;
+        e_ShareGroupDescribeResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ShareGroupDescribeResponse', version, '1');
+        throw unsupportedVersion('ShareGroupDescribeResponse', version, '1');
     }
   } catch (e) {
     throw atTop(e, 'ShareGroupDescribeResponse', version);
@@ -617,9 +593,9 @@ export function decodeShareGroupDescribeResponse(r: Reader, version: number): Sh
   try {
     switch (version) {
       case 1:
-      return d_ShareGroupDescribeResponse_v1(r);
+        return d_ShareGroupDescribeResponse_v1(r);
       default:
-      throw unsupportedVersion('ShareGroupDescribeResponse', version, '1');
+        throw unsupportedVersion('ShareGroupDescribeResponse', version, '1');
     }
   } catch (e) {
     throw atTop(e, 'ShareGroupDescribeResponse', version);

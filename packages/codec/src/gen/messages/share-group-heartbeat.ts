@@ -90,14 +90,12 @@ function d_ShareGroupHeartbeatRequest_v1(r: Reader): ShareGroupHeartbeatRequest 
     let x4: string[] | null = null;
     const n4 = r.readNullableCompactArrayLength();
     if (n4 >= 0) {
-      const b4: string[] = [];
-      for (ix = 0; ix < n4; ix++) b4.push(r.readCompactString());
+      x4 = [];
+      for (ix = 0; ix < n4; ix++) x4.push(r.readCompactString());
       ix = -1;
-      x4 = b4;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareGroupHeartbeatRequest = {
       groupId: x0,
       memberId: x1,
@@ -121,10 +119,10 @@ export function encodeShareGroupHeartbeatRequest(w: Writer, m: ShareGroupHeartbe
   try {
     switch (version) {
       case 1:
-      e_ShareGroupHeartbeatRequest_v1(w, m);
-      return;
+        e_ShareGroupHeartbeatRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ShareGroupHeartbeatRequest', version, '1');
+        throw unsupportedVersion('ShareGroupHeartbeatRequest', version, '1');
     }
   } catch (e) {
     throw atTop(e, 'ShareGroupHeartbeatRequest', version);
@@ -140,9 +138,9 @@ export function decodeShareGroupHeartbeatRequest(r: Reader, version: number): Sh
   try {
     switch (version) {
       case 1:
-      return d_ShareGroupHeartbeatRequest_v1(r);
+        return d_ShareGroupHeartbeatRequest_v1(r);
       default:
-      throw unsupportedVersion('ShareGroupHeartbeatRequest', version, '1');
+        throw unsupportedVersion('ShareGroupHeartbeatRequest', version, '1');
     }
   } catch (e) {
     throw atTop(e, 'ShareGroupHeartbeatRequest', version);
@@ -277,7 +275,6 @@ function d_ShareGroupHeartbeatResponse_v1(r: Reader): ShareGroupHeartbeatRespons
     const x6 = r.readInt8() < 0 ? null : d_ShareGroupHeartbeatResponseAssignment_v1(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareGroupHeartbeatResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -302,11 +299,9 @@ function e_ShareGroupHeartbeatResponseAssignment_v1(w: Writer, m: ShareGroupHear
     f = 0;
     const a0 = m.topicPartitions;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_ShareGroupHeartbeatResponseTopicPartitions_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_ShareGroupHeartbeatResponseTopicPartitions_v1(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -321,13 +316,11 @@ function d_ShareGroupHeartbeatResponseAssignment_v1(r: Reader): ShareGroupHeartb
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: ShareGroupHeartbeatResponseTopicPartitions[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_ShareGroupHeartbeatResponseTopicPartitions_v1(r));
+    const x0: ShareGroupHeartbeatResponseTopicPartitions[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_ShareGroupHeartbeatResponseTopicPartitions_v1(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareGroupHeartbeatResponseAssignment = {
       topicPartitions: x0,
     };
@@ -348,11 +341,9 @@ function e_ShareGroupHeartbeatResponseTopicPartitions_v1(w: Writer, m: ShareGrou
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -369,13 +360,11 @@ function d_ShareGroupHeartbeatResponseTopicPartitions_v1(r: Reader): ShareGroupH
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: ShareGroupHeartbeatResponseTopicPartitions = {
       topicId: x0,
       partitions: x1,
@@ -396,10 +385,10 @@ export function encodeShareGroupHeartbeatResponse(w: Writer, m: ShareGroupHeartb
   try {
     switch (version) {
       case 1:
-      e_ShareGroupHeartbeatResponse_v1(w, m);
-      return;
+        e_ShareGroupHeartbeatResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('ShareGroupHeartbeatResponse', version, '1');
+        throw unsupportedVersion('ShareGroupHeartbeatResponse', version, '1');
     }
   } catch (e) {
     throw atTop(e, 'ShareGroupHeartbeatResponse', version);
@@ -415,9 +404,9 @@ export function decodeShareGroupHeartbeatResponse(r: Reader, version: number): S
   try {
     switch (version) {
       case 1:
-      return d_ShareGroupHeartbeatResponse_v1(r);
+        return d_ShareGroupHeartbeatResponse_v1(r);
       default:
-      throw unsupportedVersion('ShareGroupHeartbeatResponse', version, '1');
+        throw unsupportedVersion('ShareGroupHeartbeatResponse', version, '1');
     }
   } catch (e) {
     throw atTop(e, 'ShareGroupHeartbeatResponse', version);

@@ -41,15 +41,13 @@ function e_StreamsGroupDescribeRequest_v0(w: Writer, m: StreamsGroupDescribeRequ
     f = 0;
     const a0 = m.groupIds;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 1;
     w.writeBool(m.includeAuthorizedOperations);
     f = -1;
@@ -66,15 +64,13 @@ function d_StreamsGroupDescribeRequest_v0(r: Reader): StreamsGroupDescribeReques
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeRequest = {
       groupIds: x0,
       includeAuthorizedOperations: x1,
@@ -95,15 +91,13 @@ function e_StreamsGroupDescribeRequest_v1(w: Writer, m: StreamsGroupDescribeRequ
     f = 0;
     const a0 = m.groupIds;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) {
-        const e = a0[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) {
+      const e = a0[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 1;
     w.writeBool(m.includeAuthorizedOperations);
     f = 2;
@@ -122,17 +116,15 @@ function d_StreamsGroupDescribeRequest_v1(r: Reader): StreamsGroupDescribeReques
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: string[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readCompactString());
+    const x0: string[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const x1 = r.readBool();
     f = 2;
     const x2 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeRequest = {
       groupIds: x0,
       includeAuthorizedOperations: x1,
@@ -154,13 +146,13 @@ export function encodeStreamsGroupDescribeRequest(w: Writer, m: StreamsGroupDesc
   try {
     switch (version) {
       case 0:
-      e_StreamsGroupDescribeRequest_v0(w, m);
-      return;
+        e_StreamsGroupDescribeRequest_v0(w, m);
+        return;
       case 1:
-      e_StreamsGroupDescribeRequest_v1(w, m);
-      return;
+        e_StreamsGroupDescribeRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('StreamsGroupDescribeRequest', version, '0-1');
+        throw unsupportedVersion('StreamsGroupDescribeRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupDescribeRequest', version);
@@ -176,11 +168,11 @@ export function decodeStreamsGroupDescribeRequest(r: Reader, version: number): S
   try {
     switch (version) {
       case 0:
-      return d_StreamsGroupDescribeRequest_v0(r);
+        return d_StreamsGroupDescribeRequest_v0(r);
       case 1:
-      return d_StreamsGroupDescribeRequest_v1(r);
+        return d_StreamsGroupDescribeRequest_v1(r);
       default:
-      throw unsupportedVersion('StreamsGroupDescribeRequest', version, '0-1');
+        throw unsupportedVersion('StreamsGroupDescribeRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupDescribeRequest', version);
@@ -629,11 +621,9 @@ function e_StreamsGroupDescribeResponse_v0(w: Writer, m: StreamsGroupDescribeRes
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_StreamsGroupDescribeResponseDescribedGroup_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_StreamsGroupDescribeResponseDescribedGroup_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -650,13 +640,11 @@ function d_StreamsGroupDescribeResponse_v0(r: Reader): StreamsGroupDescribeRespo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: StreamsGroupDescribeResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_StreamsGroupDescribeResponseDescribedGroup_v0(r));
+    const x1: StreamsGroupDescribeResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupDescribeResponseDescribedGroup_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -678,11 +666,9 @@ function e_StreamsGroupDescribeResponse_v1(w: Writer, m: StreamsGroupDescribeRes
     f = 1;
     const a1 = m.groups;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_StreamsGroupDescribeResponseDescribedGroup_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_StreamsGroupDescribeResponseDescribedGroup_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -699,13 +685,11 @@ function d_StreamsGroupDescribeResponse_v1(r: Reader): StreamsGroupDescribeRespo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: StreamsGroupDescribeResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_StreamsGroupDescribeResponseDescribedGroup_v1(r));
+    const x1: StreamsGroupDescribeResponseDescribedGroup[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupDescribeResponseDescribedGroup_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponse = {
       throttleTimeMs: x0,
       groups: x1,
@@ -752,11 +736,9 @@ function e_StreamsGroupDescribeResponseDescribedGroup_v0(w: Writer, m: StreamsGr
     f = 7;
     const a7 = m.members;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_StreamsGroupDescribeResponseMember_v0(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_StreamsGroupDescribeResponseMember_v0(w, a7[ix]!);
+    ix = -1;
     f = 8;
     w.writeInt32(m.authorizedOperations);
     f = -1;
@@ -787,15 +769,13 @@ function d_StreamsGroupDescribeResponseDescribedGroup_v0(r: Reader): StreamsGrou
     const x6 = r.readInt8() < 0 ? null : d_StreamsGroupDescribeResponseTopology_v0(r);
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: StreamsGroupDescribeResponseMember[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_StreamsGroupDescribeResponseMember_v0(r));
+    const x7: StreamsGroupDescribeResponseMember[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_StreamsGroupDescribeResponseMember_v0(r));
     ix = -1;
-    const x7 = b7;
     f = 8;
     const x8 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseDescribedGroup = {
       errorCode: x0,
       errorMessage: x1,
@@ -848,11 +828,9 @@ function e_StreamsGroupDescribeResponseDescribedGroup_v1(w: Writer, m: StreamsGr
     f = 7;
     const a7 = m.members;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_StreamsGroupDescribeResponseMember_v0(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_StreamsGroupDescribeResponseMember_v0(w, a7[ix]!);
+    ix = -1;
     f = 8;
     w.writeInt32(m.authorizedOperations);
     f = 9;
@@ -894,10 +872,9 @@ function d_StreamsGroupDescribeResponseDescribedGroup_v1(r: Reader): StreamsGrou
     const x6 = r.readInt8() < 0 ? null : d_StreamsGroupDescribeResponseTopology_v0(r);
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: StreamsGroupDescribeResponseMember[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_StreamsGroupDescribeResponseMember_v0(r));
+    const x7: StreamsGroupDescribeResponseMember[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_StreamsGroupDescribeResponseMember_v0(r));
     ix = -1;
-    const x7 = b7;
     f = 8;
     const x8 = r.readInt32();
     f = 9;
@@ -908,7 +885,6 @@ function d_StreamsGroupDescribeResponseDescribedGroup_v1(r: Reader): StreamsGrou
     const x11 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseDescribedGroup = {
       errorCode: x0,
       errorMessage: x1,
@@ -963,14 +939,12 @@ function d_StreamsGroupDescribeResponseTopology_v0(r: Reader): StreamsGroupDescr
     let x1: StreamsGroupDescribeResponseSubtopology[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      const b1: StreamsGroupDescribeResponseSubtopology[] = [];
-      for (ix = 0; ix < n1; ix++) b1.push(d_StreamsGroupDescribeResponseSubtopology_v0(r));
+      x1 = [];
+      for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupDescribeResponseSubtopology_v0(r));
       ix = -1;
-      x1 = b1;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseTopology = {
       epoch: x0,
       subtopologies: x1,
@@ -994,43 +968,35 @@ function e_StreamsGroupDescribeResponseSubtopology_v0(w: Writer, m: StreamsGroup
     f = 1;
     const a1 = m.sourceTopics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) {
-        const e = a1[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) {
+      const e = a1[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 2;
     const a2 = m.repartitionSinkTopics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) {
-        const e = a2[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) {
+      const e = a2[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 3;
     const a3 = m.stateChangelogTopics;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_StreamsGroupDescribeResponseTopicInfo_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_StreamsGroupDescribeResponseTopicInfo_v0(w, a3[ix]!);
+    ix = -1;
     f = 4;
     const a4 = m.repartitionSourceTopics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_StreamsGroupDescribeResponseTopicInfo_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_StreamsGroupDescribeResponseTopicInfo_v0(w, a4[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1047,31 +1013,26 @@ function d_StreamsGroupDescribeResponseSubtopology_v0(r: Reader): StreamsGroupDe
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: string[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readCompactString());
+    const x1: string[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readCompactString());
     ix = -1;
-    const x1 = b1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: string[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readCompactString());
+    const x2: string[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readCompactString());
     ix = -1;
-    const x2 = b2;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: StreamsGroupDescribeResponseTopicInfo[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_StreamsGroupDescribeResponseTopicInfo_v0(r));
+    const x3: StreamsGroupDescribeResponseTopicInfo[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_StreamsGroupDescribeResponseTopicInfo_v0(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: StreamsGroupDescribeResponseTopicInfo[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_StreamsGroupDescribeResponseTopicInfo_v0(r));
+    const x4: StreamsGroupDescribeResponseTopicInfo[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_StreamsGroupDescribeResponseTopicInfo_v0(r));
     ix = -1;
-    const x4 = b4;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseSubtopology = {
       subtopologyId: x0,
       sourceTopics: x1,
@@ -1102,11 +1063,9 @@ function e_StreamsGroupDescribeResponseTopicInfo_v0(w: Writer, m: StreamsGroupDe
     f = 3;
     const a3 = m.topicConfigs;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_StreamsGroupDescribeResponseKeyValue_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_StreamsGroupDescribeResponseKeyValue_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1127,13 +1086,11 @@ function d_StreamsGroupDescribeResponseTopicInfo_v0(r: Reader): StreamsGroupDesc
     const x2 = r.readInt16();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: StreamsGroupDescribeResponseKeyValue[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_StreamsGroupDescribeResponseKeyValue_v0(r));
+    const x3: StreamsGroupDescribeResponseKeyValue[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_StreamsGroupDescribeResponseKeyValue_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseTopicInfo = {
       name: x0,
       partitions: x1,
@@ -1176,7 +1133,6 @@ function d_StreamsGroupDescribeResponseKeyValue_v0(r: Reader): StreamsGroupDescr
     const x1 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseKeyValue = {
       key: x0,
       value: x1,
@@ -1227,27 +1183,21 @@ function e_StreamsGroupDescribeResponseMember_v0(w: Writer, m: StreamsGroupDescr
     f = 9;
     const a9 = m.clientTags;
     if (a9 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a9.length);
-      for (ix = 0; ix < a9.length; ix++) e_StreamsGroupDescribeResponseKeyValue_v0(w, a9[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a9.length);
+    for (ix = 0; ix < a9.length; ix++) e_StreamsGroupDescribeResponseKeyValue_v0(w, a9[ix]!);
+    ix = -1;
     f = 10;
     const a10 = m.taskOffsets;
     if (a10 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a10.length);
-      for (ix = 0; ix < a10.length; ix++) e_StreamsGroupDescribeResponseTaskOffset_v0(w, a10[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a10.length);
+    for (ix = 0; ix < a10.length; ix++) e_StreamsGroupDescribeResponseTaskOffset_v0(w, a10[ix]!);
+    ix = -1;
     f = 11;
     const a11 = m.taskEndOffsets;
     if (a11 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a11.length);
-      for (ix = 0; ix < a11.length; ix++) e_StreamsGroupDescribeResponseTaskOffset_v0(w, a11[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a11.length);
+    for (ix = 0; ix < a11.length; ix++) e_StreamsGroupDescribeResponseTaskOffset_v0(w, a11[ix]!);
+    ix = -1;
     f = 12;
     const s12 = m.assignment;
     if (s12 === null) throw nullNotAllowed();
@@ -1290,22 +1240,19 @@ function d_StreamsGroupDescribeResponseMember_v0(r: Reader): StreamsGroupDescrib
     const x8 = r.readInt8() < 0 ? null : d_StreamsGroupDescribeResponseEndpoint_v0(r);
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const b9: StreamsGroupDescribeResponseKeyValue[] = [];
-    for (ix = 0; ix < n9; ix++) b9.push(d_StreamsGroupDescribeResponseKeyValue_v0(r));
+    const x9: StreamsGroupDescribeResponseKeyValue[] = [];
+    for (ix = 0; ix < n9; ix++) x9.push(d_StreamsGroupDescribeResponseKeyValue_v0(r));
     ix = -1;
-    const x9 = b9;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const b10: StreamsGroupDescribeResponseTaskOffset[] = [];
-    for (ix = 0; ix < n10; ix++) b10.push(d_StreamsGroupDescribeResponseTaskOffset_v0(r));
+    const x10: StreamsGroupDescribeResponseTaskOffset[] = [];
+    for (ix = 0; ix < n10; ix++) x10.push(d_StreamsGroupDescribeResponseTaskOffset_v0(r));
     ix = -1;
-    const x10 = b10;
     f = 11;
     const n11 = r.readCompactArrayLength();
-    const b11: StreamsGroupDescribeResponseTaskOffset[] = [];
-    for (ix = 0; ix < n11; ix++) b11.push(d_StreamsGroupDescribeResponseTaskOffset_v0(r));
+    const x11: StreamsGroupDescribeResponseTaskOffset[] = [];
+    for (ix = 0; ix < n11; ix++) x11.push(d_StreamsGroupDescribeResponseTaskOffset_v0(r));
     ix = -1;
-    const x11 = b11;
     f = 12;
     const x12 = d_StreamsGroupDescribeResponseAssignment_v0(r);
     f = 13;
@@ -1314,7 +1261,6 @@ function d_StreamsGroupDescribeResponseMember_v0(r: Reader): StreamsGroupDescrib
     const x14 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseMember = {
       memberId: x0,
       memberEpoch: x1,
@@ -1366,7 +1312,6 @@ function d_StreamsGroupDescribeResponseEndpoint_v0(r: Reader): StreamsGroupDescr
     const x1 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseEndpoint = {
       host: x0,
       port: x1,
@@ -1409,7 +1354,6 @@ function d_StreamsGroupDescribeResponseTaskOffset_v0(r: Reader): StreamsGroupDes
     const x2 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseTaskOffset = {
       subtopologyId: x0,
       partition: x1,
@@ -1430,27 +1374,21 @@ function e_StreamsGroupDescribeResponseAssignment_v0(w: Writer, m: StreamsGroupD
     f = 0;
     const a0 = m.activeTasks;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_StreamsGroupDescribeResponseTaskIds_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_StreamsGroupDescribeResponseTaskIds_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     const a1 = m.standbyTasks;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_StreamsGroupDescribeResponseTaskIds_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_StreamsGroupDescribeResponseTaskIds_v0(w, a1[ix]!);
+    ix = -1;
     f = 2;
     const a2 = m.warmupTasks;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_StreamsGroupDescribeResponseTaskIds_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_StreamsGroupDescribeResponseTaskIds_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1465,25 +1403,21 @@ function d_StreamsGroupDescribeResponseAssignment_v0(r: Reader): StreamsGroupDes
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: StreamsGroupDescribeResponseTaskIds[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_StreamsGroupDescribeResponseTaskIds_v0(r));
+    const x0: StreamsGroupDescribeResponseTaskIds[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_StreamsGroupDescribeResponseTaskIds_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: StreamsGroupDescribeResponseTaskIds[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_StreamsGroupDescribeResponseTaskIds_v0(r));
+    const x1: StreamsGroupDescribeResponseTaskIds[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupDescribeResponseTaskIds_v0(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: StreamsGroupDescribeResponseTaskIds[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_StreamsGroupDescribeResponseTaskIds_v0(r));
+    const x2: StreamsGroupDescribeResponseTaskIds[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_StreamsGroupDescribeResponseTaskIds_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseAssignment = {
       activeTasks: x0,
       standbyTasks: x1,
@@ -1508,11 +1442,9 @@ function e_StreamsGroupDescribeResponseTaskIds_v0(w: Writer, m: StreamsGroupDesc
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1529,13 +1461,11 @@ function d_StreamsGroupDescribeResponseTaskIds_v0(r: Reader): StreamsGroupDescri
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseTaskIds = {
       subtopologyId: x0,
       partitions: x1,
@@ -1555,19 +1485,15 @@ function e_StreamsGroupDescribeResponseTopologyDescription_v1(w: Writer, m: Stre
     f = 0;
     const a0 = m.subtopologies;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_StreamsGroupDescribeResponseTopologyDescriptionSubtopology_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_StreamsGroupDescribeResponseTopologyDescriptionSubtopology_v1(w, a0[ix]!);
+    ix = -1;
     f = 1;
     const a1 = m.globalStores;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_StreamsGroupDescribeResponseTopologyDescriptionGlobalStore_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_StreamsGroupDescribeResponseTopologyDescriptionGlobalStore_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1582,19 +1508,16 @@ function d_StreamsGroupDescribeResponseTopologyDescription_v1(r: Reader): Stream
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: StreamsGroupDescribeResponseTopologyDescriptionSubtopology[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_StreamsGroupDescribeResponseTopologyDescriptionSubtopology_v1(r));
+    const x0: StreamsGroupDescribeResponseTopologyDescriptionSubtopology[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_StreamsGroupDescribeResponseTopologyDescriptionSubtopology_v1(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: StreamsGroupDescribeResponseTopologyDescriptionGlobalStore[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_StreamsGroupDescribeResponseTopologyDescriptionGlobalStore_v1(r));
+    const x1: StreamsGroupDescribeResponseTopologyDescriptionGlobalStore[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupDescribeResponseTopologyDescriptionGlobalStore_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseTopologyDescription = {
       subtopologies: x0,
       globalStores: x1,
@@ -1618,11 +1541,9 @@ function e_StreamsGroupDescribeResponseTopologyDescriptionSubtopology_v1(w: Writ
     f = 1;
     const a1 = m.nodes;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_StreamsGroupDescribeResponseTopologyDescriptionNode_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_StreamsGroupDescribeResponseTopologyDescriptionNode_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1639,13 +1560,11 @@ function d_StreamsGroupDescribeResponseTopologyDescriptionSubtopology_v1(r: Read
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: StreamsGroupDescribeResponseTopologyDescriptionNode[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_StreamsGroupDescribeResponseTopologyDescriptionNode_v1(r));
+    const x1: StreamsGroupDescribeResponseTopologyDescriptionNode[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupDescribeResponseTopologyDescriptionNode_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseTopologyDescriptionSubtopology = {
       subtopologyId: x0,
       nodes: x1,
@@ -1671,41 +1590,35 @@ function e_StreamsGroupDescribeResponseTopologyDescriptionNode_v1(w: Writer, m: 
     f = 2;
     const a2 = m.sourceTopics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) {
-        const e = a2[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) {
+      const e = a2[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 3;
     w.writeCompactString(m.sinkTopic);
     f = 4;
     const a4 = m.stores;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) {
-        const e = a4[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) {
+      const e = a4[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 5;
     const a5 = m.successors;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) {
-        const e = a5[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) {
+      const e = a5[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1724,27 +1637,23 @@ function d_StreamsGroupDescribeResponseTopologyDescriptionNode_v1(r: Reader): St
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: string[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readCompactString());
+    const x2: string[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readCompactString());
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readNullableCompactString();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: string[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(r.readCompactString());
+    const x4: string[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(r.readCompactString());
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: string[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(r.readCompactString());
+    const x5: string[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(r.readCompactString());
     ix = -1;
-    const x5 = b5;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseTopologyDescriptionNode = {
       name: x0,
       nodeType: x1,
@@ -1789,7 +1698,6 @@ function d_StreamsGroupDescribeResponseTopologyDescriptionGlobalStore_v1(r: Read
     const x1 = d_StreamsGroupDescribeResponseTopologyDescriptionNode_v1(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupDescribeResponseTopologyDescriptionGlobalStore = {
       source: x0,
       processor: x1,
@@ -1810,13 +1718,13 @@ export function encodeStreamsGroupDescribeResponse(w: Writer, m: StreamsGroupDes
   try {
     switch (version) {
       case 0:
-      e_StreamsGroupDescribeResponse_v0(w, m);
-      return;
+        e_StreamsGroupDescribeResponse_v0(w, m);
+        return;
       case 1:
-      e_StreamsGroupDescribeResponse_v1(w, m);
-      return;
+        e_StreamsGroupDescribeResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('StreamsGroupDescribeResponse', version, '0-1');
+        throw unsupportedVersion('StreamsGroupDescribeResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupDescribeResponse', version);
@@ -1832,11 +1740,11 @@ export function decodeStreamsGroupDescribeResponse(r: Reader, version: number): 
   try {
     switch (version) {
       case 0:
-      return d_StreamsGroupDescribeResponse_v0(r);
+        return d_StreamsGroupDescribeResponse_v0(r);
       case 1:
-      return d_StreamsGroupDescribeResponse_v1(r);
+        return d_StreamsGroupDescribeResponse_v1(r);
       default:
-      throw unsupportedVersion('StreamsGroupDescribeResponse', version, '0-1');
+        throw unsupportedVersion('StreamsGroupDescribeResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupDescribeResponse', version);

@@ -397,28 +397,25 @@ function d_StreamsGroupHeartbeatRequest_v0(r: Reader): StreamsGroupHeartbeatRequ
     let x8: StreamsGroupHeartbeatRequestTaskIds[] | null = null;
     const n8 = r.readNullableCompactArrayLength();
     if (n8 >= 0) {
-      const b8: StreamsGroupHeartbeatRequestTaskIds[] = [];
-      for (ix = 0; ix < n8; ix++) b8.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
+      x8 = [];
+      for (ix = 0; ix < n8; ix++) x8.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
       ix = -1;
-      x8 = b8;
     }
     f = 9;
     let x9: StreamsGroupHeartbeatRequestTaskIds[] | null = null;
     const n9 = r.readNullableCompactArrayLength();
     if (n9 >= 0) {
-      const b9: StreamsGroupHeartbeatRequestTaskIds[] = [];
-      for (ix = 0; ix < n9; ix++) b9.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
+      x9 = [];
+      for (ix = 0; ix < n9; ix++) x9.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
       ix = -1;
-      x9 = b9;
     }
     f = 10;
     let x10: StreamsGroupHeartbeatRequestTaskIds[] | null = null;
     const n10 = r.readNullableCompactArrayLength();
     if (n10 >= 0) {
-      const b10: StreamsGroupHeartbeatRequestTaskIds[] = [];
-      for (ix = 0; ix < n10; ix++) b10.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
+      x10 = [];
+      for (ix = 0; ix < n10; ix++) x10.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
       ix = -1;
-      x10 = b10;
     }
     f = 11;
     const x11 = r.readNullableCompactString();
@@ -428,34 +425,30 @@ function d_StreamsGroupHeartbeatRequest_v0(r: Reader): StreamsGroupHeartbeatRequ
     let x13: StreamsGroupHeartbeatRequestKeyValue[] | null = null;
     const n13 = r.readNullableCompactArrayLength();
     if (n13 >= 0) {
-      const b13: StreamsGroupHeartbeatRequestKeyValue[] = [];
-      for (ix = 0; ix < n13; ix++) b13.push(d_StreamsGroupHeartbeatRequestKeyValue_v0(r));
+      x13 = [];
+      for (ix = 0; ix < n13; ix++) x13.push(d_StreamsGroupHeartbeatRequestKeyValue_v0(r));
       ix = -1;
-      x13 = b13;
     }
     f = 14;
     let x14: StreamsGroupHeartbeatRequestTaskOffset[] | null = null;
     const n14 = r.readNullableCompactArrayLength();
     if (n14 >= 0) {
-      const b14: StreamsGroupHeartbeatRequestTaskOffset[] = [];
-      for (ix = 0; ix < n14; ix++) b14.push(d_StreamsGroupHeartbeatRequestTaskOffset_v0(r));
+      x14 = [];
+      for (ix = 0; ix < n14; ix++) x14.push(d_StreamsGroupHeartbeatRequestTaskOffset_v0(r));
       ix = -1;
-      x14 = b14;
     }
     f = 15;
     let x15: StreamsGroupHeartbeatRequestTaskOffset[] | null = null;
     const n15 = r.readNullableCompactArrayLength();
     if (n15 >= 0) {
-      const b15: StreamsGroupHeartbeatRequestTaskOffset[] = [];
-      for (ix = 0; ix < n15; ix++) b15.push(d_StreamsGroupHeartbeatRequestTaskOffset_v0(r));
+      x15 = [];
+      for (ix = 0; ix < n15; ix++) x15.push(d_StreamsGroupHeartbeatRequestTaskOffset_v0(r));
       ix = -1;
-      x15 = b15;
     }
     f = 16;
     const x16 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatRequest = {
       groupId: x0,
       memberId: x1,
@@ -492,11 +485,9 @@ function e_StreamsGroupHeartbeatRequestTopology_v0(w: Writer, m: StreamsGroupHea
     f = 1;
     const a1 = m.subtopologies;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_StreamsGroupHeartbeatRequestSubtopology_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_StreamsGroupHeartbeatRequestSubtopology_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -513,13 +504,11 @@ function d_StreamsGroupHeartbeatRequestTopology_v0(r: Reader): StreamsGroupHeart
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: StreamsGroupHeartbeatRequestSubtopology[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_StreamsGroupHeartbeatRequestSubtopology_v0(r));
+    const x1: StreamsGroupHeartbeatRequestSubtopology[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupHeartbeatRequestSubtopology_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatRequestTopology = {
       epoch: x0,
       subtopologies: x1,
@@ -543,63 +532,51 @@ function e_StreamsGroupHeartbeatRequestSubtopology_v0(w: Writer, m: StreamsGroup
     f = 1;
     const a1 = m.sourceTopics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) {
-        const e = a1[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) {
+      const e = a1[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 2;
     const a2 = m.sourceTopicRegex;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) {
-        const e = a2[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) {
+      const e = a2[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 3;
     const a3 = m.stateChangelogTopics;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_StreamsGroupHeartbeatRequestTopicInfo_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_StreamsGroupHeartbeatRequestTopicInfo_v0(w, a3[ix]!);
+    ix = -1;
     f = 4;
     const a4 = m.repartitionSinkTopics;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) {
-        const e = a4[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) {
+      const e = a4[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 5;
     const a5 = m.repartitionSourceTopics;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_StreamsGroupHeartbeatRequestTopicInfo_v0(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_StreamsGroupHeartbeatRequestTopicInfo_v0(w, a5[ix]!);
+    ix = -1;
     f = 6;
     const a6 = m.copartitionGroups;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_StreamsGroupHeartbeatRequestCopartitionGroup_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_StreamsGroupHeartbeatRequestCopartitionGroup_v0(w, a6[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -616,43 +593,36 @@ function d_StreamsGroupHeartbeatRequestSubtopology_v0(r: Reader): StreamsGroupHe
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: string[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readCompactString());
+    const x1: string[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readCompactString());
     ix = -1;
-    const x1 = b1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: string[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readCompactString());
+    const x2: string[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readCompactString());
     ix = -1;
-    const x2 = b2;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: StreamsGroupHeartbeatRequestTopicInfo[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_StreamsGroupHeartbeatRequestTopicInfo_v0(r));
+    const x3: StreamsGroupHeartbeatRequestTopicInfo[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_StreamsGroupHeartbeatRequestTopicInfo_v0(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: string[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(r.readCompactString());
+    const x4: string[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(r.readCompactString());
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: StreamsGroupHeartbeatRequestTopicInfo[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_StreamsGroupHeartbeatRequestTopicInfo_v0(r));
+    const x5: StreamsGroupHeartbeatRequestTopicInfo[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_StreamsGroupHeartbeatRequestTopicInfo_v0(r));
     ix = -1;
-    const x5 = b5;
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: StreamsGroupHeartbeatRequestCopartitionGroup[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_StreamsGroupHeartbeatRequestCopartitionGroup_v0(r));
+    const x6: StreamsGroupHeartbeatRequestCopartitionGroup[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_StreamsGroupHeartbeatRequestCopartitionGroup_v0(r));
     ix = -1;
-    const x6 = b6;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatRequestSubtopology = {
       subtopologyId: x0,
       sourceTopics: x1,
@@ -685,11 +655,9 @@ function e_StreamsGroupHeartbeatRequestTopicInfo_v0(w: Writer, m: StreamsGroupHe
     f = 3;
     const a3 = m.topicConfigs;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_StreamsGroupHeartbeatRequestKeyValue_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_StreamsGroupHeartbeatRequestKeyValue_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -710,13 +678,11 @@ function d_StreamsGroupHeartbeatRequestTopicInfo_v0(r: Reader): StreamsGroupHear
     const x2 = r.readInt16();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: StreamsGroupHeartbeatRequestKeyValue[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_StreamsGroupHeartbeatRequestKeyValue_v0(r));
+    const x3: StreamsGroupHeartbeatRequestKeyValue[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_StreamsGroupHeartbeatRequestKeyValue_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatRequestTopicInfo = {
       name: x0,
       partitions: x1,
@@ -759,7 +725,6 @@ function d_StreamsGroupHeartbeatRequestKeyValue_v0(r: Reader): StreamsGroupHeart
     const x1 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatRequestKeyValue = {
       key: x0,
       value: x1,
@@ -779,27 +744,21 @@ function e_StreamsGroupHeartbeatRequestCopartitionGroup_v0(w: Writer, m: Streams
     f = 0;
     const a0 = m.sourceTopics;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) w.writeInt16(a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) w.writeInt16(a0[ix]!);
+    ix = -1;
     f = 1;
     const a1 = m.sourceTopicRegex;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt16(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt16(a1[ix]!);
+    ix = -1;
     f = 2;
     const a2 = m.repartitionSourceTopics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) w.writeInt16(a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) w.writeInt16(a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -814,25 +773,21 @@ function d_StreamsGroupHeartbeatRequestCopartitionGroup_v0(r: Reader): StreamsGr
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: number[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(r.readInt16());
+    const x0: number[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(r.readInt16());
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt16());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt16());
     ix = -1;
-    const x1 = b1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: number[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readInt16());
+    const x2: number[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readInt16());
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatRequestCopartitionGroup = {
       sourceTopics: x0,
       sourceTopicRegex: x1,
@@ -857,11 +812,9 @@ function e_StreamsGroupHeartbeatRequestTaskIds_v0(w: Writer, m: StreamsGroupHear
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -878,13 +831,11 @@ function d_StreamsGroupHeartbeatRequestTaskIds_v0(r: Reader): StreamsGroupHeartb
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatRequestTaskIds = {
       subtopologyId: x0,
       partitions: x1,
@@ -923,7 +874,6 @@ function d_StreamsGroupHeartbeatRequestEndpoint_v0(r: Reader): StreamsGroupHeart
     const x1 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatRequestEndpoint = {
       host: x0,
       port: x1,
@@ -966,7 +916,6 @@ function d_StreamsGroupHeartbeatRequestTaskOffset_v0(r: Reader): StreamsGroupHea
     const x2 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatRequestTaskOffset = {
       subtopologyId: x0,
       partition: x1,
@@ -989,10 +938,10 @@ export function encodeStreamsGroupHeartbeatRequest(w: Writer, m: StreamsGroupHea
     switch (version) {
       case 0:
       case 1:
-      e_StreamsGroupHeartbeatRequest_v0(w, m);
-      return;
+        e_StreamsGroupHeartbeatRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('StreamsGroupHeartbeatRequest', version, '0-1');
+        throw unsupportedVersion('StreamsGroupHeartbeatRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupHeartbeatRequest', version);
@@ -1009,9 +958,9 @@ export function decodeStreamsGroupHeartbeatRequest(r: Reader, version: number): 
     switch (version) {
       case 0:
       case 1:
-      return d_StreamsGroupHeartbeatRequest_v0(r);
+        return d_StreamsGroupHeartbeatRequest_v0(r);
       default:
-      throw unsupportedVersion('StreamsGroupHeartbeatRequest', version, '0-1');
+        throw unsupportedVersion('StreamsGroupHeartbeatRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupHeartbeatRequest', version);
@@ -1294,37 +1243,33 @@ function d_StreamsGroupHeartbeatResponse_v0(r: Reader): StreamsGroupHeartbeatRes
     let x9: StreamsGroupHeartbeatResponseStatus[] | null = null;
     const n9 = r.readNullableCompactArrayLength();
     if (n9 >= 0) {
-      const b9: StreamsGroupHeartbeatResponseStatus[] = [];
-      for (ix = 0; ix < n9; ix++) b9.push(d_StreamsGroupHeartbeatResponseStatus_v0(r));
+      x9 = [];
+      for (ix = 0; ix < n9; ix++) x9.push(d_StreamsGroupHeartbeatResponseStatus_v0(r));
       ix = -1;
-      x9 = b9;
     }
     f = 10;
     let x10: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n10 = r.readNullableCompactArrayLength();
     if (n10 >= 0) {
-      const b10: StreamsGroupHeartbeatResponseTaskIds[] = [];
-      for (ix = 0; ix < n10; ix++) b10.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      x10 = [];
+      for (ix = 0; ix < n10; ix++) x10.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
-      x10 = b10;
     }
     f = 11;
     let x11: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n11 = r.readNullableCompactArrayLength();
     if (n11 >= 0) {
-      const b11: StreamsGroupHeartbeatResponseTaskIds[] = [];
-      for (ix = 0; ix < n11; ix++) b11.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      x11 = [];
+      for (ix = 0; ix < n11; ix++) x11.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
-      x11 = b11;
     }
     f = 12;
     let x12: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n12 = r.readNullableCompactArrayLength();
     if (n12 >= 0) {
-      const b12: StreamsGroupHeartbeatResponseTaskIds[] = [];
-      for (ix = 0; ix < n12; ix++) b12.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      x12 = [];
+      for (ix = 0; ix < n12; ix++) x12.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
-      x12 = b12;
     }
     f = 14;
     const x14 = r.readInt32();
@@ -1332,14 +1277,12 @@ function d_StreamsGroupHeartbeatResponse_v0(r: Reader): StreamsGroupHeartbeatRes
     let x15: StreamsGroupHeartbeatResponseEndpointToPartitions[] | null = null;
     const n15 = r.readNullableCompactArrayLength();
     if (n15 >= 0) {
-      const b15: StreamsGroupHeartbeatResponseEndpointToPartitions[] = [];
-      for (ix = 0; ix < n15; ix++) b15.push(d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r));
+      x15 = [];
+      for (ix = 0; ix < n15; ix++) x15.push(d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r));
       ix = -1;
-      x15 = b15;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -1466,37 +1409,33 @@ function d_StreamsGroupHeartbeatResponse_v1(r: Reader): StreamsGroupHeartbeatRes
     let x9: StreamsGroupHeartbeatResponseStatus[] | null = null;
     const n9 = r.readNullableCompactArrayLength();
     if (n9 >= 0) {
-      const b9: StreamsGroupHeartbeatResponseStatus[] = [];
-      for (ix = 0; ix < n9; ix++) b9.push(d_StreamsGroupHeartbeatResponseStatus_v0(r));
+      x9 = [];
+      for (ix = 0; ix < n9; ix++) x9.push(d_StreamsGroupHeartbeatResponseStatus_v0(r));
       ix = -1;
-      x9 = b9;
     }
     f = 10;
     let x10: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n10 = r.readNullableCompactArrayLength();
     if (n10 >= 0) {
-      const b10: StreamsGroupHeartbeatResponseTaskIds[] = [];
-      for (ix = 0; ix < n10; ix++) b10.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      x10 = [];
+      for (ix = 0; ix < n10; ix++) x10.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
-      x10 = b10;
     }
     f = 11;
     let x11: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n11 = r.readNullableCompactArrayLength();
     if (n11 >= 0) {
-      const b11: StreamsGroupHeartbeatResponseTaskIds[] = [];
-      for (ix = 0; ix < n11; ix++) b11.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      x11 = [];
+      for (ix = 0; ix < n11; ix++) x11.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
-      x11 = b11;
     }
     f = 12;
     let x12: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n12 = r.readNullableCompactArrayLength();
     if (n12 >= 0) {
-      const b12: StreamsGroupHeartbeatResponseTaskIds[] = [];
-      for (ix = 0; ix < n12; ix++) b12.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      x12 = [];
+      for (ix = 0; ix < n12; ix++) x12.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
-      x12 = b12;
     }
     f = 13;
     const x13 = r.readBool();
@@ -1506,14 +1445,12 @@ function d_StreamsGroupHeartbeatResponse_v1(r: Reader): StreamsGroupHeartbeatRes
     let x15: StreamsGroupHeartbeatResponseEndpointToPartitions[] | null = null;
     const n15 = r.readNullableCompactArrayLength();
     if (n15 >= 0) {
-      const b15: StreamsGroupHeartbeatResponseEndpointToPartitions[] = [];
-      for (ix = 0; ix < n15; ix++) b15.push(d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r));
+      x15 = [];
+      for (ix = 0; ix < n15; ix++) x15.push(d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r));
       ix = -1;
-      x15 = b15;
     }
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -1566,7 +1503,6 @@ function d_StreamsGroupHeartbeatResponseStatus_v0(r: Reader): StreamsGroupHeartb
     const x1 = r.readCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatResponseStatus = {
       statusCode: x0,
       statusDetail: x1,
@@ -1590,11 +1526,9 @@ function e_StreamsGroupHeartbeatResponseTaskIds_v0(w: Writer, m: StreamsGroupHea
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1611,13 +1545,11 @@ function d_StreamsGroupHeartbeatResponseTaskIds_v0(r: Reader): StreamsGroupHeart
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatResponseTaskIds = {
       subtopologyId: x0,
       partitions: x1,
@@ -1641,19 +1573,15 @@ function e_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(w: Writer, m: St
     f = 1;
     const a1 = m.activePartitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_StreamsGroupHeartbeatResponseTopicPartition_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_StreamsGroupHeartbeatResponseTopicPartition_v0(w, a1[ix]!);
+    ix = -1;
     f = 2;
     const a2 = m.standbyPartitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_StreamsGroupHeartbeatResponseTopicPartition_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_StreamsGroupHeartbeatResponseTopicPartition_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1670,19 +1598,16 @@ function d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r: Reader): Stre
     const x0 = d_StreamsGroupHeartbeatResponseEndpoint_v0(r);
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: StreamsGroupHeartbeatResponseTopicPartition[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_StreamsGroupHeartbeatResponseTopicPartition_v0(r));
+    const x1: StreamsGroupHeartbeatResponseTopicPartition[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupHeartbeatResponseTopicPartition_v0(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: StreamsGroupHeartbeatResponseTopicPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_StreamsGroupHeartbeatResponseTopicPartition_v0(r));
+    const x2: StreamsGroupHeartbeatResponseTopicPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_StreamsGroupHeartbeatResponseTopicPartition_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatResponseEndpointToPartitions = {
       userEndpoint: x0,
       activePartitions: x1,
@@ -1722,7 +1647,6 @@ function d_StreamsGroupHeartbeatResponseEndpoint_v0(r: Reader): StreamsGroupHear
     const x1 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatResponseEndpoint = {
       host: x0,
       port: x1,
@@ -1746,11 +1670,9 @@ function e_StreamsGroupHeartbeatResponseTopicPartition_v0(w: Writer, m: StreamsG
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1767,13 +1689,11 @@ function d_StreamsGroupHeartbeatResponseTopicPartition_v0(r: Reader): StreamsGro
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupHeartbeatResponseTopicPartition = {
       topic: x0,
       partitions: x1,
@@ -1794,13 +1714,13 @@ export function encodeStreamsGroupHeartbeatResponse(w: Writer, m: StreamsGroupHe
   try {
     switch (version) {
       case 0:
-      e_StreamsGroupHeartbeatResponse_v0(w, m);
-      return;
+        e_StreamsGroupHeartbeatResponse_v0(w, m);
+        return;
       case 1:
-      e_StreamsGroupHeartbeatResponse_v1(w, m);
-      return;
+        e_StreamsGroupHeartbeatResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('StreamsGroupHeartbeatResponse', version, '0-1');
+        throw unsupportedVersion('StreamsGroupHeartbeatResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupHeartbeatResponse', version);
@@ -1816,11 +1736,11 @@ export function decodeStreamsGroupHeartbeatResponse(r: Reader, version: number):
   try {
     switch (version) {
       case 0:
-      return d_StreamsGroupHeartbeatResponse_v0(r);
+        return d_StreamsGroupHeartbeatResponse_v0(r);
       case 1:
-      return d_StreamsGroupHeartbeatResponse_v1(r);
+        return d_StreamsGroupHeartbeatResponse_v1(r);
       default:
-      throw unsupportedVersion('StreamsGroupHeartbeatResponse', version, '0-1');
+        throw unsupportedVersion('StreamsGroupHeartbeatResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupHeartbeatResponse', version);

@@ -173,7 +173,6 @@ function d_StreamsGroupTopologyDescriptionUpdateRequest_v0(r: Reader): StreamsGr
     const x3 = d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription_v0(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupTopologyDescriptionUpdateRequest = {
       groupId: x0,
       memberId: x1,
@@ -195,19 +194,15 @@ function e_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription_v0(w:
     f = 0;
     const a0 = m.subtopologies;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology_v0(w, a0[ix]!);
+    ix = -1;
     f = 1;
     const a1 = m.globalStores;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -222,19 +217,16 @@ function d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription_v0(r:
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology_v0(r));
+    const x0: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology_v0(r));
     ix = -1;
-    const x0 = b0;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore_v0(r));
+    const x1: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescription = {
       subtopologies: x0,
       globalStores: x1,
@@ -258,11 +250,9 @@ function e_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtop
     f = 1;
     const a1 = m.nodes;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -279,13 +269,11 @@ function d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtop
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode_v0(r));
+    const x1: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionSubtopology = {
       subtopologyId: x0,
       nodes: x1,
@@ -311,41 +299,35 @@ function e_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode_v
     f = 2;
     const a2 = m.sourceTopics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) {
-        const e = a2[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) {
+      const e = a2[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 3;
     w.writeCompactString(m.sinkTopic);
     f = 4;
     const a4 = m.stores;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) {
-        const e = a4[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) {
+      const e = a4[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = 5;
     const a5 = m.successors;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) {
-        const e = a5[ix]!;
-        if (e === null) throw nullNotAllowed();
-        w.writeCompactString(e);
-      }
-      ix = -1;
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) {
+      const e = a5[ix]!;
+      if (e === null) throw nullNotAllowed();
+      w.writeCompactString(e);
     }
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -364,27 +346,23 @@ function d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode_v
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: string[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(r.readCompactString());
+    const x2: string[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(r.readCompactString());
     ix = -1;
-    const x2 = b2;
     f = 3;
     const x3 = r.readNullableCompactString();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: string[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(r.readCompactString());
+    const x4: string[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(r.readCompactString());
     ix = -1;
-    const x4 = b4;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: string[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(r.readCompactString());
+    const x5: string[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(r.readCompactString());
     ix = -1;
-    const x5 = b5;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode = {
       name: x0,
       nodeType: x1,
@@ -429,7 +407,6 @@ function d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobal
     const x1 = d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionNode_v0(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobalStore = {
       source: x0,
       processor: x1,
@@ -450,10 +427,10 @@ export function encodeStreamsGroupTopologyDescriptionUpdateRequest(w: Writer, m:
   try {
     switch (version) {
       case 0:
-      e_StreamsGroupTopologyDescriptionUpdateRequest_v0(w, m);
-      return;
+        e_StreamsGroupTopologyDescriptionUpdateRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('StreamsGroupTopologyDescriptionUpdateRequest', version, '0');
+        throw unsupportedVersion('StreamsGroupTopologyDescriptionUpdateRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupTopologyDescriptionUpdateRequest', version);
@@ -469,9 +446,9 @@ export function decodeStreamsGroupTopologyDescriptionUpdateRequest(r: Reader, ve
   try {
     switch (version) {
       case 0:
-      return d_StreamsGroupTopologyDescriptionUpdateRequest_v0(r);
+        return d_StreamsGroupTopologyDescriptionUpdateRequest_v0(r);
       default:
-      throw unsupportedVersion('StreamsGroupTopologyDescriptionUpdateRequest', version, '0');
+        throw unsupportedVersion('StreamsGroupTopologyDescriptionUpdateRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupTopologyDescriptionUpdateRequest', version);
@@ -532,7 +509,6 @@ function d_StreamsGroupTopologyDescriptionUpdateResponse_v0(r: Reader): StreamsG
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: StreamsGroupTopologyDescriptionUpdateResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -554,10 +530,10 @@ export function encodeStreamsGroupTopologyDescriptionUpdateResponse(w: Writer, m
   try {
     switch (version) {
       case 0:
-      e_StreamsGroupTopologyDescriptionUpdateResponse_v0(w, m);
-      return;
+        e_StreamsGroupTopologyDescriptionUpdateResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('StreamsGroupTopologyDescriptionUpdateResponse', version, '0');
+        throw unsupportedVersion('StreamsGroupTopologyDescriptionUpdateResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupTopologyDescriptionUpdateResponse', version);
@@ -573,9 +549,9 @@ export function decodeStreamsGroupTopologyDescriptionUpdateResponse(r: Reader, v
   try {
     switch (version) {
       case 0:
-      return d_StreamsGroupTopologyDescriptionUpdateResponse_v0(r);
+        return d_StreamsGroupTopologyDescriptionUpdateResponse_v0(r);
       default:
-      throw unsupportedVersion('StreamsGroupTopologyDescriptionUpdateResponse', version, '0');
+        throw unsupportedVersion('StreamsGroupTopologyDescriptionUpdateResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'StreamsGroupTopologyDescriptionUpdateResponse', version);

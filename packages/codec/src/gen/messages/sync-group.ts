@@ -89,11 +89,9 @@ function e_SyncGroupRequest_v0(w: Writer, m: SyncGroupRequest): void {
     f = 6;
     const a6 = m.assignments;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_SyncGroupRequestAssignment_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_SyncGroupRequestAssignment_v0(w, a6[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_SyncGroupRequest, f, ix);
   }
@@ -112,11 +110,9 @@ function d_SyncGroupRequest_v0(r: Reader): SyncGroupRequest {
     const x2 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const b6: SyncGroupRequestAssignment[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_SyncGroupRequestAssignment_v0(r));
+    const x6: SyncGroupRequestAssignment[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v0(r));
     ix = -1;
-    const x6 = b6;
-    f = -1;
     const o: SyncGroupRequest = {
       groupId: x0,
       generationId: x1,
@@ -137,10 +133,7 @@ function e_SyncGroupRequest_v3(w: Writer, m: SyncGroupRequest): void {
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.groupId;
     if (v0 === null) throw nullNotAllowed();
@@ -156,11 +149,9 @@ function e_SyncGroupRequest_v3(w: Writer, m: SyncGroupRequest): void {
     f = 6;
     const a6 = m.assignments;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_SyncGroupRequestAssignment_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_SyncGroupRequestAssignment_v0(w, a6[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_SyncGroupRequest, f, ix);
   }
@@ -181,11 +172,9 @@ function d_SyncGroupRequest_v3(r: Reader): SyncGroupRequest {
     const x3 = r.readNullableString();
     f = 6;
     const n6 = r.readArrayLength();
-    const b6: SyncGroupRequestAssignment[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_SyncGroupRequestAssignment_v0(r));
+    const x6: SyncGroupRequestAssignment[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v0(r));
     ix = -1;
-    const x6 = b6;
-    f = -1;
     const o: SyncGroupRequest = {
       groupId: x0,
       generationId: x1,
@@ -221,11 +210,9 @@ function e_SyncGroupRequest_v4(w: Writer, m: SyncGroupRequest): void {
     f = 6;
     const a6 = m.assignments;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_SyncGroupRequestAssignment_v4(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_SyncGroupRequestAssignment_v4(w, a6[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -248,13 +235,11 @@ function d_SyncGroupRequest_v4(r: Reader): SyncGroupRequest {
     const x3 = r.readNullableCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: SyncGroupRequestAssignment[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_SyncGroupRequestAssignment_v4(r));
+    const x6: SyncGroupRequestAssignment[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v4(r));
     ix = -1;
-    const x6 = b6;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: SyncGroupRequest = {
       groupId: x0,
       generationId: x1,
@@ -295,11 +280,9 @@ function e_SyncGroupRequest_v5(w: Writer, m: SyncGroupRequest): void {
     f = 6;
     const a6 = m.assignments;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_SyncGroupRequestAssignment_v4(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_SyncGroupRequestAssignment_v4(w, a6[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -326,13 +309,11 @@ function d_SyncGroupRequest_v5(r: Reader): SyncGroupRequest {
     const x5 = r.readNullableCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: SyncGroupRequestAssignment[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_SyncGroupRequestAssignment_v4(r));
+    const x6: SyncGroupRequestAssignment[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v4(r));
     ix = -1;
-    const x6 = b6;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: SyncGroupRequest = {
       groupId: x0,
       generationId: x1,
@@ -353,10 +334,7 @@ function d_SyncGroupRequest_v5(r: Reader): SyncGroupRequest {
 function e_SyncGroupRequestAssignment_v0(w: Writer, m: SyncGroupRequestAssignment): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.memberId;
     if (v0 === null) throw nullNotAllowed();
@@ -378,7 +356,6 @@ function d_SyncGroupRequestAssignment_v0(r: Reader): SyncGroupRequestAssignment 
     const x0 = r.readString();
     f = 1;
     const x1 = r.readBytes();
-    f = -1;
     const o: SyncGroupRequestAssignment = {
       memberId: x0,
       assignment: x1,
@@ -418,7 +395,6 @@ function d_SyncGroupRequestAssignment_v4(r: Reader): SyncGroupRequestAssignment 
     const x1 = r.readCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: SyncGroupRequestAssignment = {
       memberId: x0,
       assignment: x1,
@@ -441,19 +417,19 @@ export function encodeSyncGroupRequest(w: Writer, m: SyncGroupRequest, version: 
       case 0:
       case 1:
       case 2:
-      e_SyncGroupRequest_v0(w, m);
-      return;
+        e_SyncGroupRequest_v0(w, m);
+        return;
       case 3:
-      e_SyncGroupRequest_v3(w, m);
-      return;
+        e_SyncGroupRequest_v3(w, m);
+        return;
       case 4:
-      e_SyncGroupRequest_v4(w, m);
-      return;
+        e_SyncGroupRequest_v4(w, m);
+        return;
       case 5:
-      e_SyncGroupRequest_v5(w, m);
-      return;
+        e_SyncGroupRequest_v5(w, m);
+        return;
       default:
-      throw unsupportedVersion('SyncGroupRequest', version, '0-5');
+        throw unsupportedVersion('SyncGroupRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'SyncGroupRequest', version);
@@ -471,15 +447,15 @@ export function decodeSyncGroupRequest(r: Reader, version: number): SyncGroupReq
       case 0:
       case 1:
       case 2:
-      return d_SyncGroupRequest_v0(r);
+        return d_SyncGroupRequest_v0(r);
       case 3:
-      return d_SyncGroupRequest_v3(r);
+        return d_SyncGroupRequest_v3(r);
       case 4:
-      return d_SyncGroupRequest_v4(r);
+        return d_SyncGroupRequest_v4(r);
       case 5:
-      return d_SyncGroupRequest_v5(r);
+        return d_SyncGroupRequest_v5(r);
       default:
-      throw unsupportedVersion('SyncGroupRequest', version, '0-5');
+        throw unsupportedVersion('SyncGroupRequest', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'SyncGroupRequest', version);
@@ -521,10 +497,7 @@ const F_SyncGroupResponse: readonly string[] = ['throttleTimeMs', 'errorCode', '
 function e_SyncGroupResponse_v0(w: Writer, m: SyncGroupResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 1;
     w.writeInt16(m.errorCode);
     f = 4;
@@ -544,7 +517,6 @@ function d_SyncGroupResponse_v0(r: Reader): SyncGroupResponse {
     const x1 = r.readInt16();
     f = 4;
     const x4 = r.readBytes();
-    f = -1;
     const o: SyncGroupResponse = {
       throttleTimeMs: 0,
       errorCode: x1,
@@ -562,10 +534,7 @@ function d_SyncGroupResponse_v0(r: Reader): SyncGroupResponse {
 function e_SyncGroupResponse_v1(w: Writer, m: SyncGroupResponse): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
@@ -589,7 +558,6 @@ function d_SyncGroupResponse_v1(r: Reader): SyncGroupResponse {
     const x1 = r.readInt16();
     f = 4;
     const x4 = r.readBytes();
-    f = -1;
     const o: SyncGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -634,7 +602,6 @@ function d_SyncGroupResponse_v4(r: Reader): SyncGroupResponse {
     const x4 = r.readCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: SyncGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -688,7 +655,6 @@ function d_SyncGroupResponse_v5(r: Reader): SyncGroupResponse {
     const x4 = r.readCompactBytes();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: SyncGroupResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -712,21 +678,21 @@ export function encodeSyncGroupResponse(w: Writer, m: SyncGroupResponse, version
   try {
     switch (version) {
       case 0:
-      e_SyncGroupResponse_v0(w, m);
-      return;
+        e_SyncGroupResponse_v0(w, m);
+        return;
       case 1:
       case 2:
       case 3:
-      e_SyncGroupResponse_v1(w, m);
-      return;
+        e_SyncGroupResponse_v1(w, m);
+        return;
       case 4:
-      e_SyncGroupResponse_v4(w, m);
-      return;
+        e_SyncGroupResponse_v4(w, m);
+        return;
       case 5:
-      e_SyncGroupResponse_v5(w, m);
-      return;
+        e_SyncGroupResponse_v5(w, m);
+        return;
       default:
-      throw unsupportedVersion('SyncGroupResponse', version, '0-5');
+        throw unsupportedVersion('SyncGroupResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'SyncGroupResponse', version);
@@ -742,17 +708,17 @@ export function decodeSyncGroupResponse(r: Reader, version: number): SyncGroupRe
   try {
     switch (version) {
       case 0:
-      return d_SyncGroupResponse_v0(r);
+        return d_SyncGroupResponse_v0(r);
       case 1:
       case 2:
       case 3:
-      return d_SyncGroupResponse_v1(r);
+        return d_SyncGroupResponse_v1(r);
       case 4:
-      return d_SyncGroupResponse_v4(r);
+        return d_SyncGroupResponse_v4(r);
       case 5:
-      return d_SyncGroupResponse_v5(r);
+        return d_SyncGroupResponse_v5(r);
       default:
-      throw unsupportedVersion('SyncGroupResponse', version, '0-5');
+        throw unsupportedVersion('SyncGroupResponse', version, '0-5');
     }
   } catch (e) {
     throw atTop(e, 'SyncGroupResponse', version);

@@ -129,11 +129,9 @@ function e_TxnOffsetCommitRequest_v0(w: Writer, m: TxnOffsetCommitRequest): void
     f = 7;
     const a7 = m.topics;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_TxnOffsetCommitRequestTopic_v0(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_TxnOffsetCommitRequestTopic_v0(w, a7[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_TxnOffsetCommitRequest, f, ix);
   }
@@ -154,11 +152,9 @@ function d_TxnOffsetCommitRequest_v0(r: Reader): TxnOffsetCommitRequest {
     const x3 = r.readInt16();
     f = 7;
     const n7 = r.readArrayLength();
-    const b7: TxnOffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_TxnOffsetCommitRequestTopic_v0(r));
+    const x7: TxnOffsetCommitRequestTopic[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v0(r));
     ix = -1;
-    const x7 = b7;
-    f = -1;
     const o: TxnOffsetCommitRequest = {
       transactionalId: x0,
       groupId: x1,
@@ -205,11 +201,9 @@ function e_TxnOffsetCommitRequest_v2(w: Writer, m: TxnOffsetCommitRequest): void
     f = 7;
     const a7 = m.topics;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_TxnOffsetCommitRequestTopic_v2(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_TxnOffsetCommitRequestTopic_v2(w, a7[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_TxnOffsetCommitRequest, f, ix);
   }
@@ -230,11 +224,9 @@ function d_TxnOffsetCommitRequest_v2(r: Reader): TxnOffsetCommitRequest {
     const x3 = r.readInt16();
     f = 7;
     const n7 = r.readArrayLength();
-    const b7: TxnOffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_TxnOffsetCommitRequestTopic_v2(r));
+    const x7: TxnOffsetCommitRequestTopic[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v2(r));
     ix = -1;
-    const x7 = b7;
-    f = -1;
     const o: TxnOffsetCommitRequest = {
       transactionalId: x0,
       groupId: x1,
@@ -279,11 +271,9 @@ function e_TxnOffsetCommitRequest_v3(w: Writer, m: TxnOffsetCommitRequest): void
     f = 7;
     const a7 = m.topics;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_TxnOffsetCommitRequestTopic_v3(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_TxnOffsetCommitRequestTopic_v3(w, a7[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -312,13 +302,11 @@ function d_TxnOffsetCommitRequest_v3(r: Reader): TxnOffsetCommitRequest {
     const x6 = r.readNullableCompactString();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: TxnOffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_TxnOffsetCommitRequestTopic_v3(r));
+    const x7: TxnOffsetCommitRequestTopic[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v3(r));
     ix = -1;
-    const x7 = b7;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: TxnOffsetCommitRequest = {
       transactionalId: x0,
       groupId: x1,
@@ -364,11 +352,9 @@ function e_TxnOffsetCommitRequest_v6(w: Writer, m: TxnOffsetCommitRequest): void
     f = 7;
     const a7 = m.topics;
     if (a7 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a7.length);
-      for (ix = 0; ix < a7.length; ix++) e_TxnOffsetCommitRequestTopic_v6(w, a7[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a7.length);
+    for (ix = 0; ix < a7.length; ix++) e_TxnOffsetCommitRequestTopic_v6(w, a7[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -397,13 +383,11 @@ function d_TxnOffsetCommitRequest_v6(r: Reader): TxnOffsetCommitRequest {
     const x6 = r.readNullableCompactString();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const b7: TxnOffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n7; ix++) b7.push(d_TxnOffsetCommitRequestTopic_v6(r));
+    const x7: TxnOffsetCommitRequestTopic[] = [];
+    for (ix = 0; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v6(r));
     ix = -1;
-    const x7 = b7;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: TxnOffsetCommitRequest = {
       transactionalId: x0,
       groupId: x1,
@@ -426,10 +410,7 @@ function e_TxnOffsetCommitRequestTopic_v0(w: Writer, m: TxnOffsetCommitRequestTo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -437,11 +418,9 @@ function e_TxnOffsetCommitRequestTopic_v0(w: Writer, m: TxnOffsetCommitRequestTo
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitRequestPartition_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitRequestPartition_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_TxnOffsetCommitRequestTopic, f, ix);
   }
@@ -456,11 +435,9 @@ function d_TxnOffsetCommitRequestTopic_v0(r: Reader): TxnOffsetCommitRequestTopi
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: TxnOffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_TxnOffsetCommitRequestPartition_v0(r));
+    const x2: TxnOffsetCommitRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: TxnOffsetCommitRequestTopic = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -477,10 +454,7 @@ function e_TxnOffsetCommitRequestTopic_v2(w: Writer, m: TxnOffsetCommitRequestTo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -488,11 +462,9 @@ function e_TxnOffsetCommitRequestTopic_v2(w: Writer, m: TxnOffsetCommitRequestTo
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitRequestPartition_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitRequestPartition_v2(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_TxnOffsetCommitRequestTopic, f, ix);
   }
@@ -507,11 +479,9 @@ function d_TxnOffsetCommitRequestTopic_v2(r: Reader): TxnOffsetCommitRequestTopi
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: TxnOffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_TxnOffsetCommitRequestPartition_v2(r));
+    const x2: TxnOffsetCommitRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v2(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: TxnOffsetCommitRequestTopic = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -535,11 +505,9 @@ function e_TxnOffsetCommitRequestTopic_v3(w: Writer, m: TxnOffsetCommitRequestTo
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitRequestPartition_v3(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitRequestPartition_v3(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -556,13 +524,11 @@ function d_TxnOffsetCommitRequestTopic_v3(r: Reader): TxnOffsetCommitRequestTopi
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: TxnOffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_TxnOffsetCommitRequestPartition_v3(r));
+    const x2: TxnOffsetCommitRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v3(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: TxnOffsetCommitRequestTopic = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -585,11 +551,9 @@ function e_TxnOffsetCommitRequestTopic_v6(w: Writer, m: TxnOffsetCommitRequestTo
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitRequestPartition_v3(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitRequestPartition_v3(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -606,13 +570,11 @@ function d_TxnOffsetCommitRequestTopic_v6(r: Reader): TxnOffsetCommitRequestTopi
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: TxnOffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_TxnOffsetCommitRequestPartition_v3(r));
+    const x2: TxnOffsetCommitRequestPartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v3(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: TxnOffsetCommitRequestTopic = {
       name: '',
       topicId: x1,
@@ -629,10 +591,7 @@ function d_TxnOffsetCommitRequestTopic_v6(r: Reader): TxnOffsetCommitRequestTopi
 function e_TxnOffsetCommitRequestPartition_v0(w: Writer, m: TxnOffsetCommitRequestPartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -654,7 +613,6 @@ function d_TxnOffsetCommitRequestPartition_v0(r: Reader): TxnOffsetCommitRequest
     const x1 = r.readInt64();
     f = 3;
     const x3 = r.readNullableString();
-    f = -1;
     const o: TxnOffsetCommitRequestPartition = {
       partitionIndex: x0,
       committedOffset: x1,
@@ -671,10 +629,7 @@ function d_TxnOffsetCommitRequestPartition_v0(r: Reader): TxnOffsetCommitRequest
 function e_TxnOffsetCommitRequestPartition_v2(w: Writer, m: TxnOffsetCommitRequestPartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -700,7 +655,6 @@ function d_TxnOffsetCommitRequestPartition_v2(r: Reader): TxnOffsetCommitRequest
     const x2 = r.readInt32();
     f = 3;
     const x3 = r.readNullableString();
-    f = -1;
     const o: TxnOffsetCommitRequestPartition = {
       partitionIndex: x0,
       committedOffset: x1,
@@ -746,7 +700,6 @@ function d_TxnOffsetCommitRequestPartition_v3(r: Reader): TxnOffsetCommitRequest
     const x3 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: TxnOffsetCommitRequestPartition = {
       partitionIndex: x0,
       committedOffset: x1,
@@ -770,21 +723,21 @@ export function encodeTxnOffsetCommitRequest(w: Writer, m: TxnOffsetCommitReques
     switch (version) {
       case 0:
       case 1:
-      e_TxnOffsetCommitRequest_v0(w, m);
-      return;
+        e_TxnOffsetCommitRequest_v0(w, m);
+        return;
       case 2:
-      e_TxnOffsetCommitRequest_v2(w, m);
-      return;
+        e_TxnOffsetCommitRequest_v2(w, m);
+        return;
       case 3:
       case 4:
       case 5:
-      e_TxnOffsetCommitRequest_v3(w, m);
-      return;
+        e_TxnOffsetCommitRequest_v3(w, m);
+        return;
       case 6:
-      e_TxnOffsetCommitRequest_v6(w, m);
-      return;
+        e_TxnOffsetCommitRequest_v6(w, m);
+        return;
       default:
-      throw unsupportedVersion('TxnOffsetCommitRequest', version, '0-6');
+        throw unsupportedVersion('TxnOffsetCommitRequest', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'TxnOffsetCommitRequest', version);
@@ -801,17 +754,17 @@ export function decodeTxnOffsetCommitRequest(r: Reader, version: number): TxnOff
     switch (version) {
       case 0:
       case 1:
-      return d_TxnOffsetCommitRequest_v0(r);
+        return d_TxnOffsetCommitRequest_v0(r);
       case 2:
-      return d_TxnOffsetCommitRequest_v2(r);
+        return d_TxnOffsetCommitRequest_v2(r);
       case 3:
       case 4:
       case 5:
-      return d_TxnOffsetCommitRequest_v3(r);
+        return d_TxnOffsetCommitRequest_v3(r);
       case 6:
-      return d_TxnOffsetCommitRequest_v6(r);
+        return d_TxnOffsetCommitRequest_v6(r);
       default:
-      throw unsupportedVersion('TxnOffsetCommitRequest', version, '0-6');
+        throw unsupportedVersion('TxnOffsetCommitRequest', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'TxnOffsetCommitRequest', version);
@@ -892,20 +845,15 @@ function e_TxnOffsetCommitResponse_v0(w: Writer, m: TxnOffsetCommitResponse): vo
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.throttleTimeMs);
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_TxnOffsetCommitResponseTopic_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_TxnOffsetCommitResponseTopic_v0(w, a1[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_TxnOffsetCommitResponse, f, ix);
   }
@@ -920,11 +868,9 @@ function d_TxnOffsetCommitResponse_v0(r: Reader): TxnOffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const b1: TxnOffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_TxnOffsetCommitResponseTopic_v0(r));
+    const x1: TxnOffsetCommitResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_TxnOffsetCommitResponseTopic_v0(r));
     ix = -1;
-    const x1 = b1;
-    f = -1;
     const o: TxnOffsetCommitResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -945,11 +891,9 @@ function e_TxnOffsetCommitResponse_v3(w: Writer, m: TxnOffsetCommitResponse): vo
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_TxnOffsetCommitResponseTopic_v3(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_TxnOffsetCommitResponseTopic_v3(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -966,13 +910,11 @@ function d_TxnOffsetCommitResponse_v3(r: Reader): TxnOffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: TxnOffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_TxnOffsetCommitResponseTopic_v3(r));
+    const x1: TxnOffsetCommitResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_TxnOffsetCommitResponseTopic_v3(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: TxnOffsetCommitResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -994,11 +936,9 @@ function e_TxnOffsetCommitResponse_v6(w: Writer, m: TxnOffsetCommitResponse): vo
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_TxnOffsetCommitResponseTopic_v6(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_TxnOffsetCommitResponseTopic_v6(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1015,13 +955,11 @@ function d_TxnOffsetCommitResponse_v6(r: Reader): TxnOffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: TxnOffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_TxnOffsetCommitResponseTopic_v6(r));
+    const x1: TxnOffsetCommitResponseTopic[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_TxnOffsetCommitResponseTopic_v6(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: TxnOffsetCommitResponse = {
       throttleTimeMs: x0,
       topics: x1,
@@ -1038,10 +976,7 @@ function e_TxnOffsetCommitResponseTopic_v0(w: Writer, m: TxnOffsetCommitResponse
   let f = -1;
   let ix = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     const v0 = m.name;
     if (v0 === null) throw nullNotAllowed();
@@ -1049,11 +984,9 @@ function e_TxnOffsetCommitResponseTopic_v0(w: Writer, m: TxnOffsetCommitResponse
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitResponsePartition_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitResponsePartition_v0(w, a2[ix]!);
+    ix = -1;
   } catch (e) {
     throw atField(e, F_TxnOffsetCommitResponseTopic, f, ix);
   }
@@ -1068,11 +1001,9 @@ function d_TxnOffsetCommitResponseTopic_v0(r: Reader): TxnOffsetCommitResponseTo
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const b2: TxnOffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_TxnOffsetCommitResponsePartition_v0(r));
+    const x2: TxnOffsetCommitResponsePartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitResponsePartition_v0(r));
     ix = -1;
-    const x2 = b2;
-    f = -1;
     const o: TxnOffsetCommitResponseTopic = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1096,11 +1027,9 @@ function e_TxnOffsetCommitResponseTopic_v3(w: Writer, m: TxnOffsetCommitResponse
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitResponsePartition_v3(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitResponsePartition_v3(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1117,13 +1046,11 @@ function d_TxnOffsetCommitResponseTopic_v3(r: Reader): TxnOffsetCommitResponseTo
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: TxnOffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_TxnOffsetCommitResponsePartition_v3(r));
+    const x2: TxnOffsetCommitResponsePartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitResponsePartition_v3(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: TxnOffsetCommitResponseTopic = {
       name: x0,
       topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
@@ -1146,11 +1073,9 @@ function e_TxnOffsetCommitResponseTopic_v6(w: Writer, m: TxnOffsetCommitResponse
     f = 2;
     const a2 = m.partitions;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitResponsePartition_v3(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_TxnOffsetCommitResponsePartition_v3(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -1167,13 +1092,11 @@ function d_TxnOffsetCommitResponseTopic_v6(r: Reader): TxnOffsetCommitResponseTo
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: TxnOffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_TxnOffsetCommitResponsePartition_v3(r));
+    const x2: TxnOffsetCommitResponsePartition[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitResponsePartition_v3(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: TxnOffsetCommitResponseTopic = {
       name: '',
       topicId: x1,
@@ -1190,10 +1113,7 @@ function d_TxnOffsetCommitResponseTopic_v6(r: Reader): TxnOffsetCommitResponseTo
 function e_TxnOffsetCommitResponsePartition_v0(w: Writer, m: TxnOffsetCommitResponsePartition): void {
   let f = -1;
   try {
-    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) {
-      f = -1;
-      throw taggedNotInVersion();
-    }
+    if (m._unknownTaggedFields !== undefined && m._unknownTaggedFields.length > 0) throw taggedNotInVersion();
     f = 0;
     w.writeInt32(m.partitionIndex);
     f = 1;
@@ -1211,7 +1131,6 @@ function d_TxnOffsetCommitResponsePartition_v0(r: Reader): TxnOffsetCommitRespon
     const x0 = r.readInt32();
     f = 1;
     const x1 = r.readInt16();
-    f = -1;
     const o: TxnOffsetCommitResponsePartition = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1247,7 +1166,6 @@ function d_TxnOffsetCommitResponsePartition_v3(r: Reader): TxnOffsetCommitRespon
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: TxnOffsetCommitResponsePartition = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1270,18 +1188,18 @@ export function encodeTxnOffsetCommitResponse(w: Writer, m: TxnOffsetCommitRespo
       case 0:
       case 1:
       case 2:
-      e_TxnOffsetCommitResponse_v0(w, m);
-      return;
+        e_TxnOffsetCommitResponse_v0(w, m);
+        return;
       case 3:
       case 4:
       case 5:
-      e_TxnOffsetCommitResponse_v3(w, m);
-      return;
+        e_TxnOffsetCommitResponse_v3(w, m);
+        return;
       case 6:
-      e_TxnOffsetCommitResponse_v6(w, m);
-      return;
+        e_TxnOffsetCommitResponse_v6(w, m);
+        return;
       default:
-      throw unsupportedVersion('TxnOffsetCommitResponse', version, '0-6');
+        throw unsupportedVersion('TxnOffsetCommitResponse', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'TxnOffsetCommitResponse', version);
@@ -1299,15 +1217,15 @@ export function decodeTxnOffsetCommitResponse(r: Reader, version: number): TxnOf
       case 0:
       case 1:
       case 2:
-      return d_TxnOffsetCommitResponse_v0(r);
+        return d_TxnOffsetCommitResponse_v0(r);
       case 3:
       case 4:
       case 5:
-      return d_TxnOffsetCommitResponse_v3(r);
+        return d_TxnOffsetCommitResponse_v3(r);
       case 6:
-      return d_TxnOffsetCommitResponse_v6(r);
+        return d_TxnOffsetCommitResponse_v6(r);
       default:
-      throw unsupportedVersion('TxnOffsetCommitResponse', version, '0-6');
+        throw unsupportedVersion('TxnOffsetCommitResponse', version, '0-6');
     }
   } catch (e) {
     throw atTop(e, 'TxnOffsetCommitResponse', version);

@@ -46,7 +46,6 @@ function d_UnregisterBrokerRequest_v0(r: Reader): UnregisterBrokerRequest {
     const x0 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UnregisterBrokerRequest = {
       brokerId: x0,
     };
@@ -66,10 +65,10 @@ export function encodeUnregisterBrokerRequest(w: Writer, m: UnregisterBrokerRequ
   try {
     switch (version) {
       case 0:
-      e_UnregisterBrokerRequest_v0(w, m);
-      return;
+        e_UnregisterBrokerRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('UnregisterBrokerRequest', version, '0');
+        throw unsupportedVersion('UnregisterBrokerRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UnregisterBrokerRequest', version);
@@ -85,9 +84,9 @@ export function decodeUnregisterBrokerRequest(r: Reader, version: number): Unreg
   try {
     switch (version) {
       case 0:
-      return d_UnregisterBrokerRequest_v0(r);
+        return d_UnregisterBrokerRequest_v0(r);
       default:
-      throw unsupportedVersion('UnregisterBrokerRequest', version, '0');
+        throw unsupportedVersion('UnregisterBrokerRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UnregisterBrokerRequest', version);
@@ -148,7 +147,6 @@ function d_UnregisterBrokerResponse_v0(r: Reader): UnregisterBrokerResponse {
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UnregisterBrokerResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -170,10 +168,10 @@ export function encodeUnregisterBrokerResponse(w: Writer, m: UnregisterBrokerRes
   try {
     switch (version) {
       case 0:
-      e_UnregisterBrokerResponse_v0(w, m);
-      return;
+        e_UnregisterBrokerResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('UnregisterBrokerResponse', version, '0');
+        throw unsupportedVersion('UnregisterBrokerResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UnregisterBrokerResponse', version);
@@ -189,9 +187,9 @@ export function decodeUnregisterBrokerResponse(r: Reader, version: number): Unre
   try {
     switch (version) {
       case 0:
-      return d_UnregisterBrokerResponse_v0(r);
+        return d_UnregisterBrokerResponse_v0(r);
       default:
-      throw unsupportedVersion('UnregisterBrokerResponse', version, '0');
+        throw unsupportedVersion('UnregisterBrokerResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UnregisterBrokerResponse', version);

@@ -46,7 +46,6 @@ function d_UnregisterControllerRequest_v0(r: Reader): UnregisterControllerReques
     const x0 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UnregisterControllerRequest = {
       controllerId: x0,
     };
@@ -66,10 +65,10 @@ export function encodeUnregisterControllerRequest(w: Writer, m: UnregisterContro
   try {
     switch (version) {
       case 0:
-      e_UnregisterControllerRequest_v0(w, m);
-      return;
+        e_UnregisterControllerRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('UnregisterControllerRequest', version, '0');
+        throw unsupportedVersion('UnregisterControllerRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UnregisterControllerRequest', version);
@@ -85,9 +84,9 @@ export function decodeUnregisterControllerRequest(r: Reader, version: number): U
   try {
     switch (version) {
       case 0:
-      return d_UnregisterControllerRequest_v0(r);
+        return d_UnregisterControllerRequest_v0(r);
       default:
-      throw unsupportedVersion('UnregisterControllerRequest', version, '0');
+        throw unsupportedVersion('UnregisterControllerRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UnregisterControllerRequest', version);
@@ -148,7 +147,6 @@ function d_UnregisterControllerResponse_v0(r: Reader): UnregisterControllerRespo
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UnregisterControllerResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -170,10 +168,10 @@ export function encodeUnregisterControllerResponse(w: Writer, m: UnregisterContr
   try {
     switch (version) {
       case 0:
-      e_UnregisterControllerResponse_v0(w, m);
-      return;
+        e_UnregisterControllerResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('UnregisterControllerResponse', version, '0');
+        throw unsupportedVersion('UnregisterControllerResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UnregisterControllerResponse', version);
@@ -189,9 +187,9 @@ export function decodeUnregisterControllerResponse(r: Reader, version: number): 
   try {
     switch (version) {
       case 0:
-      return d_UnregisterControllerResponse_v0(r);
+        return d_UnregisterControllerResponse_v0(r);
       default:
-      throw unsupportedVersion('UnregisterControllerResponse', version, '0');
+        throw unsupportedVersion('UnregisterControllerResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UnregisterControllerResponse', version);

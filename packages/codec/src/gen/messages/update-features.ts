@@ -71,11 +71,9 @@ function e_UpdateFeaturesRequest_v0(w: Writer, m: UpdateFeaturesRequest): void {
     f = 1;
     const a1 = m.featureUpdates;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_UpdateFeaturesRequestFeatureUpdateKey_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_UpdateFeaturesRequestFeatureUpdateKey_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -92,13 +90,11 @@ function d_UpdateFeaturesRequest_v0(r: Reader): UpdateFeaturesRequest {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: UpdateFeaturesRequestFeatureUpdateKey[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_UpdateFeaturesRequestFeatureUpdateKey_v0(r));
+    const x1: UpdateFeaturesRequestFeatureUpdateKey[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_UpdateFeaturesRequestFeatureUpdateKey_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateFeaturesRequest = {
       timeoutMs: x0,
       featureUpdates: x1,
@@ -121,11 +117,9 @@ function e_UpdateFeaturesRequest_v1(w: Writer, m: UpdateFeaturesRequest): void {
     f = 1;
     const a1 = m.featureUpdates;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_UpdateFeaturesRequestFeatureUpdateKey_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_UpdateFeaturesRequestFeatureUpdateKey_v1(w, a1[ix]!);
+    ix = -1;
     f = 2;
     w.writeBool(m.validateOnly);
     f = -1;
@@ -144,15 +138,13 @@ function d_UpdateFeaturesRequest_v1(r: Reader): UpdateFeaturesRequest {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: UpdateFeaturesRequestFeatureUpdateKey[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_UpdateFeaturesRequestFeatureUpdateKey_v1(r));
+    const x1: UpdateFeaturesRequestFeatureUpdateKey[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_UpdateFeaturesRequestFeatureUpdateKey_v1(r));
     ix = -1;
-    const x1 = b1;
     f = 2;
     const x2 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateFeaturesRequest = {
       timeoutMs: x0,
       featureUpdates: x1,
@@ -198,7 +190,6 @@ function d_UpdateFeaturesRequestFeatureUpdateKey_v0(r: Reader): UpdateFeaturesRe
     const x2 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateFeaturesRequestFeatureUpdateKey = {
       feature: x0,
       maxVersionLevel: x1,
@@ -245,7 +236,6 @@ function d_UpdateFeaturesRequestFeatureUpdateKey_v1(r: Reader): UpdateFeaturesRe
     const x3 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateFeaturesRequestFeatureUpdateKey = {
       feature: x0,
       maxVersionLevel: x1,
@@ -268,14 +258,14 @@ export function encodeUpdateFeaturesRequest(w: Writer, m: UpdateFeaturesRequest,
   try {
     switch (version) {
       case 0:
-      e_UpdateFeaturesRequest_v0(w, m);
-      return;
+        e_UpdateFeaturesRequest_v0(w, m);
+        return;
       case 1:
       case 2:
-      e_UpdateFeaturesRequest_v1(w, m);
-      return;
+        e_UpdateFeaturesRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('UpdateFeaturesRequest', version, '0-2');
+        throw unsupportedVersion('UpdateFeaturesRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'UpdateFeaturesRequest', version);
@@ -291,12 +281,12 @@ export function decodeUpdateFeaturesRequest(r: Reader, version: number): UpdateF
   try {
     switch (version) {
       case 0:
-      return d_UpdateFeaturesRequest_v0(r);
+        return d_UpdateFeaturesRequest_v0(r);
       case 1:
       case 2:
-      return d_UpdateFeaturesRequest_v1(r);
+        return d_UpdateFeaturesRequest_v1(r);
       default:
-      throw unsupportedVersion('UpdateFeaturesRequest', version, '0-2');
+        throw unsupportedVersion('UpdateFeaturesRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'UpdateFeaturesRequest', version);
@@ -370,11 +360,9 @@ function e_UpdateFeaturesResponse_v0(w: Writer, m: UpdateFeaturesResponse): void
     f = 3;
     const a3 = m.results;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_UpdateFeaturesResponseUpdatableFeatureResult_v0(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_UpdateFeaturesResponseUpdatableFeatureResult_v0(w, a3[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -395,13 +383,11 @@ function d_UpdateFeaturesResponse_v0(r: Reader): UpdateFeaturesResponse {
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: UpdateFeaturesResponseUpdatableFeatureResult[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_UpdateFeaturesResponseUpdatableFeatureResult_v0(r));
+    const x3: UpdateFeaturesResponseUpdatableFeatureResult[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_UpdateFeaturesResponseUpdatableFeatureResult_v0(r));
     ix = -1;
-    const x3 = b3;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateFeaturesResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -444,7 +430,6 @@ function d_UpdateFeaturesResponse_v2(r: Reader): UpdateFeaturesResponse {
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateFeaturesResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -489,7 +474,6 @@ function d_UpdateFeaturesResponseUpdatableFeatureResult_v0(r: Reader): UpdateFea
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateFeaturesResponseUpdatableFeatureResult = {
       feature: x0,
       errorCode: x1,
@@ -512,13 +496,13 @@ export function encodeUpdateFeaturesResponse(w: Writer, m: UpdateFeaturesRespons
     switch (version) {
       case 0:
       case 1:
-      e_UpdateFeaturesResponse_v0(w, m);
-      return;
+        e_UpdateFeaturesResponse_v0(w, m);
+        return;
       case 2:
-      e_UpdateFeaturesResponse_v2(w, m);
-      return;
+        e_UpdateFeaturesResponse_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('UpdateFeaturesResponse', version, '0-2');
+        throw unsupportedVersion('UpdateFeaturesResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'UpdateFeaturesResponse', version);
@@ -535,11 +519,11 @@ export function decodeUpdateFeaturesResponse(r: Reader, version: number): Update
     switch (version) {
       case 0:
       case 1:
-      return d_UpdateFeaturesResponse_v0(r);
+        return d_UpdateFeaturesResponse_v0(r);
       case 2:
-      return d_UpdateFeaturesResponse_v2(r);
+        return d_UpdateFeaturesResponse_v2(r);
       default:
-      throw unsupportedVersion('UpdateFeaturesResponse', version, '0-2');
+        throw unsupportedVersion('UpdateFeaturesResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'UpdateFeaturesResponse', version);

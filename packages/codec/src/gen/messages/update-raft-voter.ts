@@ -103,11 +103,9 @@ function e_UpdateRaftVoterRequest_v0(w: Writer, m: UpdateRaftVoterRequest): void
     f = 4;
     const a4 = m.listeners;
     if (a4 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a4.length);
-      for (ix = 0; ix < a4.length; ix++) e_UpdateRaftVoterRequestListener_v0(w, a4[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a4.length);
+    for (ix = 0; ix < a4.length; ix++) e_UpdateRaftVoterRequestListener_v0(w, a4[ix]!);
+    ix = -1;
     f = 5;
     const s5 = m.kRaftVersionFeature;
     if (s5 === null) throw nullNotAllowed();
@@ -134,15 +132,13 @@ function d_UpdateRaftVoterRequest_v0(r: Reader): UpdateRaftVoterRequest {
     const x3 = r.readUuid();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const b4: UpdateRaftVoterRequestListener[] = [];
-    for (ix = 0; ix < n4; ix++) b4.push(d_UpdateRaftVoterRequestListener_v0(r));
+    const x4: UpdateRaftVoterRequestListener[] = [];
+    for (ix = 0; ix < n4; ix++) x4.push(d_UpdateRaftVoterRequestListener_v0(r));
     ix = -1;
-    const x4 = b4;
     f = 5;
     const x5 = d_UpdateRaftVoterRequestKRaftVersionFeature_v0(r);
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateRaftVoterRequest = {
       clusterId: x0,
       currentLeaderEpoch: x1,
@@ -191,7 +187,6 @@ function d_UpdateRaftVoterRequestListener_v0(r: Reader): UpdateRaftVoterRequestL
     const x2 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateRaftVoterRequestListener = {
       name: x0,
       host: x1,
@@ -229,7 +224,6 @@ function d_UpdateRaftVoterRequestKRaftVersionFeature_v0(r: Reader): UpdateRaftVo
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateRaftVoterRequestKRaftVersionFeature = {
       minSupportedVersion: x0,
       maxSupportedVersion: x1,
@@ -250,10 +244,10 @@ export function encodeUpdateRaftVoterRequest(w: Writer, m: UpdateRaftVoterReques
   try {
     switch (version) {
       case 0:
-      e_UpdateRaftVoterRequest_v0(w, m);
-      return;
+        e_UpdateRaftVoterRequest_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('UpdateRaftVoterRequest', version, '0');
+        throw unsupportedVersion('UpdateRaftVoterRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UpdateRaftVoterRequest', version);
@@ -269,9 +263,9 @@ export function decodeUpdateRaftVoterRequest(r: Reader, version: number): Update
   try {
     switch (version) {
       case 0:
-      return d_UpdateRaftVoterRequest_v0(r);
+        return d_UpdateRaftVoterRequest_v0(r);
       default:
-      throw unsupportedVersion('UpdateRaftVoterRequest', version, '0');
+        throw unsupportedVersion('UpdateRaftVoterRequest', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UpdateRaftVoterRequest', version);
@@ -386,7 +380,6 @@ function d_UpdateRaftVoterResponse_v0(r: Reader): UpdateRaftVoterResponse {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: UpdateRaftVoterResponse = {
       throttleTimeMs: x0,
       errorCode: x1,
@@ -434,7 +427,6 @@ function d_UpdateRaftVoterResponseCurrentLeader_v0(r: Reader): UpdateRaftVoterRe
     const x3 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: UpdateRaftVoterResponseCurrentLeader = {
       leaderId: x0,
       leaderEpoch: x1,
@@ -457,10 +449,10 @@ export function encodeUpdateRaftVoterResponse(w: Writer, m: UpdateRaftVoterRespo
   try {
     switch (version) {
       case 0:
-      e_UpdateRaftVoterResponse_v0(w, m);
-      return;
+        e_UpdateRaftVoterResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('UpdateRaftVoterResponse', version, '0');
+        throw unsupportedVersion('UpdateRaftVoterResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UpdateRaftVoterResponse', version);
@@ -476,9 +468,9 @@ export function decodeUpdateRaftVoterResponse(r: Reader, version: number): Updat
   try {
     switch (version) {
       case 0:
-      return d_UpdateRaftVoterResponse_v0(r);
+        return d_UpdateRaftVoterResponse_v0(r);
       default:
-      throw unsupportedVersion('UpdateRaftVoterResponse', version, '0');
+        throw unsupportedVersion('UpdateRaftVoterResponse', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'UpdateRaftVoterResponse', version);

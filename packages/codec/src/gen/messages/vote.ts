@@ -103,11 +103,9 @@ function e_VoteRequest_v0(w: Writer, m: VoteRequest): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_VoteRequestTopicData_v0(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_VoteRequestTopicData_v0(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -124,13 +122,11 @@ function d_VoteRequest_v0(r: Reader): VoteRequest {
     const x0 = r.readNullableCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: VoteRequestTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_VoteRequestTopicData_v0(r));
+    const x2: VoteRequestTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_VoteRequestTopicData_v0(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteRequest = {
       clusterId: x0,
       voterId: -1,
@@ -155,11 +151,9 @@ function e_VoteRequest_v1(w: Writer, m: VoteRequest): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_VoteRequestTopicData_v1(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_VoteRequestTopicData_v1(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -178,13 +172,11 @@ function d_VoteRequest_v1(r: Reader): VoteRequest {
     const x1 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: VoteRequestTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_VoteRequestTopicData_v1(r));
+    const x2: VoteRequestTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_VoteRequestTopicData_v1(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteRequest = {
       clusterId: x0,
       voterId: x1,
@@ -209,11 +201,9 @@ function e_VoteRequest_v2(w: Writer, m: VoteRequest): void {
     f = 2;
     const a2 = m.topics;
     if (a2 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a2.length);
-      for (ix = 0; ix < a2.length; ix++) e_VoteRequestTopicData_v2(w, a2[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a2.length);
+    for (ix = 0; ix < a2.length; ix++) e_VoteRequestTopicData_v2(w, a2[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -232,13 +222,11 @@ function d_VoteRequest_v2(r: Reader): VoteRequest {
     const x1 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const b2: VoteRequestTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) b2.push(d_VoteRequestTopicData_v2(r));
+    const x2: VoteRequestTopicData[] = [];
+    for (ix = 0; ix < n2; ix++) x2.push(d_VoteRequestTopicData_v2(r));
     ix = -1;
-    const x2 = b2;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteRequest = {
       clusterId: x0,
       voterId: x1,
@@ -263,11 +251,9 @@ function e_VoteRequestTopicData_v0(w: Writer, m: VoteRequestTopicData): void {
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_VoteRequestPartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_VoteRequestPartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -284,13 +270,11 @@ function d_VoteRequestTopicData_v0(r: Reader): VoteRequestTopicData {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: VoteRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_VoteRequestPartitionData_v0(r));
+    const x1: VoteRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_VoteRequestPartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteRequestTopicData = {
       topicName: x0,
       partitions: x1,
@@ -314,11 +298,9 @@ function e_VoteRequestTopicData_v1(w: Writer, m: VoteRequestTopicData): void {
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_VoteRequestPartitionData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_VoteRequestPartitionData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -335,13 +317,11 @@ function d_VoteRequestTopicData_v1(r: Reader): VoteRequestTopicData {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: VoteRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_VoteRequestPartitionData_v1(r));
+    const x1: VoteRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_VoteRequestPartitionData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteRequestTopicData = {
       topicName: x0,
       partitions: x1,
@@ -365,11 +345,9 @@ function e_VoteRequestTopicData_v2(w: Writer, m: VoteRequestTopicData): void {
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_VoteRequestPartitionData_v2(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_VoteRequestPartitionData_v2(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -386,13 +364,11 @@ function d_VoteRequestTopicData_v2(r: Reader): VoteRequestTopicData {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: VoteRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_VoteRequestPartitionData_v2(r));
+    const x1: VoteRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_VoteRequestPartitionData_v2(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteRequestTopicData = {
       topicName: x0,
       partitions: x1,
@@ -443,7 +419,6 @@ function d_VoteRequestPartitionData_v0(r: Reader): VoteRequestPartitionData {
     const x6 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteRequestPartitionData = {
       partitionIndex: x0,
       replicaEpoch: x1,
@@ -508,7 +483,6 @@ function d_VoteRequestPartitionData_v1(r: Reader): VoteRequestPartitionData {
     const x6 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteRequestPartitionData = {
       partitionIndex: x0,
       replicaEpoch: x1,
@@ -575,7 +549,6 @@ function d_VoteRequestPartitionData_v2(r: Reader): VoteRequestPartitionData {
     const x7 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteRequestPartitionData = {
       partitionIndex: x0,
       replicaEpoch: x1,
@@ -602,16 +575,16 @@ export function encodeVoteRequest(w: Writer, m: VoteRequest, version: number): v
   try {
     switch (version) {
       case 0:
-      e_VoteRequest_v0(w, m);
-      return;
+        e_VoteRequest_v0(w, m);
+        return;
       case 1:
-      e_VoteRequest_v1(w, m);
-      return;
+        e_VoteRequest_v1(w, m);
+        return;
       case 2:
-      e_VoteRequest_v2(w, m);
-      return;
+        e_VoteRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('VoteRequest', version, '0-2');
+        throw unsupportedVersion('VoteRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'VoteRequest', version);
@@ -627,13 +600,13 @@ export function decodeVoteRequest(r: Reader, version: number): VoteRequest {
   try {
     switch (version) {
       case 0:
-      return d_VoteRequest_v0(r);
+        return d_VoteRequest_v0(r);
       case 1:
-      return d_VoteRequest_v1(r);
+        return d_VoteRequest_v1(r);
       case 2:
-      return d_VoteRequest_v2(r);
+        return d_VoteRequest_v2(r);
       default:
-      throw unsupportedVersion('VoteRequest', version, '0-2');
+        throw unsupportedVersion('VoteRequest', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'VoteRequest', version);
@@ -755,11 +728,9 @@ function e_VoteResponse_v0(w: Writer, m: VoteResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_VoteResponseTopicData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_VoteResponseTopicData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -776,10 +747,9 @@ function d_VoteResponse_v0(r: Reader): VoteResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: VoteResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_VoteResponseTopicData_v0(r));
+    const x1: VoteResponseTopicData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_VoteResponseTopicData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     let uk: UnknownTaggedField[] | undefined;
     const nt = r.readUvarint();
@@ -789,12 +759,10 @@ function d_VoteResponse_v0(r: Reader): VoteResponse {
       if (tag === 0) {
         f = 2;
         throw tagNotInVersion(0, '1+');
-      } else {
-        if (uk === undefined) uk = [];
-        uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
+      if (uk === undefined) uk = [];
+      uk.push({ tag, data: r.readRaw(end - r.pos) });
     }
-    f = -1;
     const o: VoteResponse = {
       errorCode: x0,
       topics: x1,
@@ -817,11 +785,9 @@ function e_VoteResponse_v1(w: Writer, m: VoteResponse): void {
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_VoteResponseTopicData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_VoteResponseTopicData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     const uk = sortedUnknown(m._unknownTaggedFields);
     let nt = uk.length;
@@ -835,11 +801,9 @@ function e_VoteResponse_v1(w: Writer, m: VoteResponse): void {
       const z2 = w.beginSized();
       const a2 = m.nodeEndpoints;
       if (a2 === null) throw nullNotAllowed();
-      else {
-        w.writeCompactArrayLength(a2.length);
-        for (ix = 0; ix < a2.length; ix++) e_VoteResponseNodeEndpoint_v1(w, a2[ix]!);
-        ix = -1;
-      }
+      w.writeCompactArrayLength(a2.length);
+      for (ix = 0; ix < a2.length; ix++) e_VoteResponseNodeEndpoint_v1(w, a2[ix]!);
+      ix = -1;
       w.endSized(z2);
     }
     writeUnknownTagged(w, uk, u, -1);
@@ -857,10 +821,9 @@ function d_VoteResponse_v1(r: Reader): VoteResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: VoteResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_VoteResponseTopicData_v0(r));
+    const x1: VoteResponseTopicData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_VoteResponseTopicData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     let x2: VoteResponseNodeEndpoint[] = [];
     let uk: UnknownTaggedField[] | undefined;
@@ -871,10 +834,9 @@ function d_VoteResponse_v1(r: Reader): VoteResponse {
       if (tag === 0) {
         f = 2;
         const n2 = r.readCompactArrayLength();
-        const b2: VoteResponseNodeEndpoint[] = [];
-        for (ix = 0; ix < n2; ix++) b2.push(d_VoteResponseNodeEndpoint_v1(r));
+        x2 = [];
+        for (ix = 0; ix < n2; ix++) x2.push(d_VoteResponseNodeEndpoint_v1(r));
         ix = -1;
-        x2 = b2;
         r.expectAt(end);
         f = -1;
       } else {
@@ -882,7 +844,6 @@ function d_VoteResponse_v1(r: Reader): VoteResponse {
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: VoteResponse = {
       errorCode: x0,
       topics: x1,
@@ -907,11 +868,9 @@ function e_VoteResponseTopicData_v0(w: Writer, m: VoteResponseTopicData): void {
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_VoteResponsePartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_VoteResponsePartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -928,13 +887,11 @@ function d_VoteResponseTopicData_v0(r: Reader): VoteResponseTopicData {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: VoteResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_VoteResponsePartitionData_v0(r));
+    const x1: VoteResponsePartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_VoteResponsePartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteResponseTopicData = {
       topicName: x0,
       partitions: x1,
@@ -983,7 +940,6 @@ function d_VoteResponsePartitionData_v0(r: Reader): VoteResponsePartitionData {
     const x4 = r.readBool();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteResponsePartitionData = {
       partitionIndex: x0,
       errorCode: x1,
@@ -1029,7 +985,6 @@ function d_VoteResponseNodeEndpoint_v1(r: Reader): VoteResponseNodeEndpoint {
     const x2 = r.readUint16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: VoteResponseNodeEndpoint = {
       nodeId: x0,
       host: x1,
@@ -1051,14 +1006,14 @@ export function encodeVoteResponse(w: Writer, m: VoteResponse, version: number):
   try {
     switch (version) {
       case 0:
-      e_VoteResponse_v0(w, m);
-      return;
+        e_VoteResponse_v0(w, m);
+        return;
       case 1:
       case 2:
-      e_VoteResponse_v1(w, m);
-      return;
+        e_VoteResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('VoteResponse', version, '0-2');
+        throw unsupportedVersion('VoteResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'VoteResponse', version);
@@ -1074,12 +1029,12 @@ export function decodeVoteResponse(r: Reader, version: number): VoteResponse {
   try {
     switch (version) {
       case 0:
-      return d_VoteResponse_v0(r);
+        return d_VoteResponse_v0(r);
       case 1:
       case 2:
-      return d_VoteResponse_v1(r);
+        return d_VoteResponse_v1(r);
       default:
-      throw unsupportedVersion('VoteResponse', version, '0-2');
+        throw unsupportedVersion('VoteResponse', version, '0-2');
     }
   } catch (e) {
     throw atTop(e, 'VoteResponse', version);

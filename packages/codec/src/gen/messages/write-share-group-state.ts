@@ -124,11 +124,9 @@ function e_WriteShareGroupStateRequest_v0(w: Writer, m: WriteShareGroupStateRequ
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_WriteShareGroupStateRequestWriteStateData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_WriteShareGroupStateRequestWriteStateData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -145,13 +143,11 @@ function d_WriteShareGroupStateRequest_v0(r: Reader): WriteShareGroupStateReques
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: WriteShareGroupStateRequestWriteStateData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_WriteShareGroupStateRequestWriteStateData_v0(r));
+    const x1: WriteShareGroupStateRequestWriteStateData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestWriteStateData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteShareGroupStateRequest = {
       groupId: x0,
       topics: x1,
@@ -175,11 +171,9 @@ function e_WriteShareGroupStateRequest_v1(w: Writer, m: WriteShareGroupStateRequ
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_WriteShareGroupStateRequestWriteStateData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_WriteShareGroupStateRequestWriteStateData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -196,13 +190,11 @@ function d_WriteShareGroupStateRequest_v1(r: Reader): WriteShareGroupStateReques
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: WriteShareGroupStateRequestWriteStateData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_WriteShareGroupStateRequestWriteStateData_v1(r));
+    const x1: WriteShareGroupStateRequestWriteStateData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestWriteStateData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteShareGroupStateRequest = {
       groupId: x0,
       topics: x1,
@@ -224,11 +216,9 @@ function e_WriteShareGroupStateRequestWriteStateData_v0(w: Writer, m: WriteShare
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_WriteShareGroupStateRequestPartitionData_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_WriteShareGroupStateRequestPartitionData_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -245,13 +235,11 @@ function d_WriteShareGroupStateRequestWriteStateData_v0(r: Reader): WriteShareGr
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: WriteShareGroupStateRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_WriteShareGroupStateRequestPartitionData_v0(r));
+    const x1: WriteShareGroupStateRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestPartitionData_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteShareGroupStateRequestWriteStateData = {
       topicId: x0,
       partitions: x1,
@@ -273,11 +261,9 @@ function e_WriteShareGroupStateRequestWriteStateData_v1(w: Writer, m: WriteShare
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_WriteShareGroupStateRequestPartitionData_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_WriteShareGroupStateRequestPartitionData_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -294,13 +280,11 @@ function d_WriteShareGroupStateRequestWriteStateData_v1(r: Reader): WriteShareGr
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: WriteShareGroupStateRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_WriteShareGroupStateRequestPartitionData_v1(r));
+    const x1: WriteShareGroupStateRequestPartitionData[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestPartitionData_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteShareGroupStateRequestWriteStateData = {
       topicId: x0,
       partitions: x1,
@@ -328,11 +312,9 @@ function e_WriteShareGroupStateRequestPartitionData_v0(w: Writer, m: WriteShareG
     f = 5;
     const a5 = m.stateBatches;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_WriteShareGroupStateRequestStateBatch_v0(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_WriteShareGroupStateRequestStateBatch_v0(w, a5[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -355,13 +337,11 @@ function d_WriteShareGroupStateRequestPartitionData_v0(r: Reader): WriteShareGro
     const x3 = r.readInt64();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: WriteShareGroupStateRequestStateBatch[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_WriteShareGroupStateRequestStateBatch_v0(r));
+    const x5: WriteShareGroupStateRequestStateBatch[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_WriteShareGroupStateRequestStateBatch_v0(r));
     ix = -1;
-    const x5 = b5;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteShareGroupStateRequestPartitionData = {
       partition: x0,
       stateEpoch: x1,
@@ -395,11 +375,9 @@ function e_WriteShareGroupStateRequestPartitionData_v1(w: Writer, m: WriteShareG
     f = 5;
     const a5 = m.stateBatches;
     if (a5 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a5.length);
-      for (ix = 0; ix < a5.length; ix++) e_WriteShareGroupStateRequestStateBatch_v0(w, a5[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a5.length);
+    for (ix = 0; ix < a5.length; ix++) e_WriteShareGroupStateRequestStateBatch_v0(w, a5[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -424,13 +402,11 @@ function d_WriteShareGroupStateRequestPartitionData_v1(r: Reader): WriteShareGro
     const x4 = r.readInt32();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const b5: WriteShareGroupStateRequestStateBatch[] = [];
-    for (ix = 0; ix < n5; ix++) b5.push(d_WriteShareGroupStateRequestStateBatch_v0(r));
+    const x5: WriteShareGroupStateRequestStateBatch[] = [];
+    for (ix = 0; ix < n5; ix++) x5.push(d_WriteShareGroupStateRequestStateBatch_v0(r));
     ix = -1;
-    const x5 = b5;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteShareGroupStateRequestPartitionData = {
       partition: x0,
       stateEpoch: x1,
@@ -479,7 +455,6 @@ function d_WriteShareGroupStateRequestStateBatch_v0(r: Reader): WriteShareGroupS
     const x3 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteShareGroupStateRequestStateBatch = {
       firstOffset: x0,
       lastOffset: x1,
@@ -502,13 +477,13 @@ export function encodeWriteShareGroupStateRequest(w: Writer, m: WriteShareGroupS
   try {
     switch (version) {
       case 0:
-      e_WriteShareGroupStateRequest_v0(w, m);
-      return;
+        e_WriteShareGroupStateRequest_v0(w, m);
+        return;
       case 1:
-      e_WriteShareGroupStateRequest_v1(w, m);
-      return;
+        e_WriteShareGroupStateRequest_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('WriteShareGroupStateRequest', version, '0-1');
+        throw unsupportedVersion('WriteShareGroupStateRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'WriteShareGroupStateRequest', version);
@@ -524,11 +499,11 @@ export function decodeWriteShareGroupStateRequest(r: Reader, version: number): W
   try {
     switch (version) {
       case 0:
-      return d_WriteShareGroupStateRequest_v0(r);
+        return d_WriteShareGroupStateRequest_v0(r);
       case 1:
-      return d_WriteShareGroupStateRequest_v1(r);
+        return d_WriteShareGroupStateRequest_v1(r);
       default:
-      throw unsupportedVersion('WriteShareGroupStateRequest', version, '0-1');
+        throw unsupportedVersion('WriteShareGroupStateRequest', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'WriteShareGroupStateRequest', version);
@@ -609,11 +584,9 @@ function e_WriteShareGroupStateResponse_v0(w: Writer, m: WriteShareGroupStateRes
     f = 0;
     const a0 = m.results;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_WriteShareGroupStateResponseWriteStateResult_v0(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_WriteShareGroupStateResponseWriteStateResult_v0(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -628,13 +601,11 @@ function d_WriteShareGroupStateResponse_v0(r: Reader): WriteShareGroupStateRespo
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: WriteShareGroupStateResponseWriteStateResult[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_WriteShareGroupStateResponseWriteStateResult_v0(r));
+    const x0: WriteShareGroupStateResponseWriteStateResult[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_WriteShareGroupStateResponseWriteStateResult_v0(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteShareGroupStateResponse = {
       results: x0,
     };
@@ -655,11 +626,9 @@ function e_WriteShareGroupStateResponseWriteStateResult_v0(w: Writer, m: WriteSh
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_WriteShareGroupStateResponsePartitionResult_v0(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_WriteShareGroupStateResponsePartitionResult_v0(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -676,13 +645,11 @@ function d_WriteShareGroupStateResponseWriteStateResult_v0(r: Reader): WriteShar
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: WriteShareGroupStateResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_WriteShareGroupStateResponsePartitionResult_v0(r));
+    const x1: WriteShareGroupStateResponsePartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_WriteShareGroupStateResponsePartitionResult_v0(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteShareGroupStateResponseWriteStateResult = {
       topicId: x0,
       partitions: x1,
@@ -723,7 +690,6 @@ function d_WriteShareGroupStateResponsePartitionResult_v0(r: Reader): WriteShare
     const x2 = r.readNullableCompactString();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteShareGroupStateResponsePartitionResult = {
       partition: x0,
       errorCode: x1,
@@ -746,10 +712,10 @@ export function encodeWriteShareGroupStateResponse(w: Writer, m: WriteShareGroup
     switch (version) {
       case 0:
       case 1:
-      e_WriteShareGroupStateResponse_v0(w, m);
-      return;
+        e_WriteShareGroupStateResponse_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('WriteShareGroupStateResponse', version, '0-1');
+        throw unsupportedVersion('WriteShareGroupStateResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'WriteShareGroupStateResponse', version);
@@ -766,9 +732,9 @@ export function decodeWriteShareGroupStateResponse(r: Reader, version: number): 
     switch (version) {
       case 0:
       case 1:
-      return d_WriteShareGroupStateResponse_v0(r);
+        return d_WriteShareGroupStateResponse_v0(r);
       default:
-      throw unsupportedVersion('WriteShareGroupStateResponse', version, '0-1');
+        throw unsupportedVersion('WriteShareGroupStateResponse', version, '0-1');
     }
   } catch (e) {
     throw atTop(e, 'WriteShareGroupStateResponse', version);

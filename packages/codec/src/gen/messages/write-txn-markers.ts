@@ -89,11 +89,9 @@ function e_WriteTxnMarkersRequest_v1(w: Writer, m: WriteTxnMarkersRequest): void
     f = 0;
     const a0 = m.markers;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_WriteTxnMarkersRequestWritableTxnMarker_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_WriteTxnMarkersRequestWritableTxnMarker_v1(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -108,13 +106,11 @@ function d_WriteTxnMarkersRequest_v1(r: Reader): WriteTxnMarkersRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: WriteTxnMarkersRequestWritableTxnMarker[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_WriteTxnMarkersRequestWritableTxnMarker_v1(r));
+    const x0: WriteTxnMarkersRequestWritableTxnMarker[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_WriteTxnMarkersRequestWritableTxnMarker_v1(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteTxnMarkersRequest = {
       markers: x0,
     };
@@ -133,11 +129,9 @@ function e_WriteTxnMarkersRequest_v2(w: Writer, m: WriteTxnMarkersRequest): void
     f = 0;
     const a0 = m.markers;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_WriteTxnMarkersRequestWritableTxnMarker_v2(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_WriteTxnMarkersRequestWritableTxnMarker_v2(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -152,13 +146,11 @@ function d_WriteTxnMarkersRequest_v2(r: Reader): WriteTxnMarkersRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: WriteTxnMarkersRequestWritableTxnMarker[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_WriteTxnMarkersRequestWritableTxnMarker_v2(r));
+    const x0: WriteTxnMarkersRequestWritableTxnMarker[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_WriteTxnMarkersRequestWritableTxnMarker_v2(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteTxnMarkersRequest = {
       markers: x0,
     };
@@ -183,11 +175,9 @@ function e_WriteTxnMarkersRequestWritableTxnMarker_v1(w: Writer, m: WriteTxnMark
     f = 3;
     const a3 = m.topics;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(w, a3[ix]!);
+    ix = -1;
     f = 4;
     w.writeInt32(m.coordinatorEpoch);
     f = -1;
@@ -210,15 +200,13 @@ function d_WriteTxnMarkersRequestWritableTxnMarker_v1(r: Reader): WriteTxnMarker
     const x2 = r.readBool();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r));
+    const x3: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const x4 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteTxnMarkersRequestWritableTxnMarker = {
       producerId: x0,
       producerEpoch: x1,
@@ -248,11 +236,9 @@ function e_WriteTxnMarkersRequestWritableTxnMarker_v2(w: Writer, m: WriteTxnMark
     f = 3;
     const a3 = m.topics;
     if (a3 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a3.length);
-      for (ix = 0; ix < a3.length; ix++) e_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(w, a3[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a3.length);
+    for (ix = 0; ix < a3.length; ix++) e_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(w, a3[ix]!);
+    ix = -1;
     f = 4;
     w.writeInt32(m.coordinatorEpoch);
     f = 5;
@@ -277,17 +263,15 @@ function d_WriteTxnMarkersRequestWritableTxnMarker_v2(r: Reader): WriteTxnMarker
     const x2 = r.readBool();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const b3: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = [];
-    for (ix = 0; ix < n3; ix++) b3.push(d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r));
+    const x3: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = [];
+    for (ix = 0; ix < n3; ix++) x3.push(d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r));
     ix = -1;
-    const x3 = b3;
     f = 4;
     const x4 = r.readInt32();
     f = 5;
     const x5 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteTxnMarkersRequestWritableTxnMarker = {
       producerId: x0,
       producerEpoch: x1,
@@ -315,11 +299,9 @@ function e_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(w: Writer, m: WriteTx
     f = 1;
     const a1 = m.partitionIndexes;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) w.writeInt32(a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -336,13 +318,11 @@ function d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r: Reader): WriteTxnM
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: number[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(r.readInt32());
+    const x1: number[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteTxnMarkersRequestWritableTxnMarkerTopic = {
       name: x0,
       partitionIndexes: x1,
@@ -363,13 +343,13 @@ export function encodeWriteTxnMarkersRequest(w: Writer, m: WriteTxnMarkersReques
   try {
     switch (version) {
       case 1:
-      e_WriteTxnMarkersRequest_v1(w, m);
-      return;
+        e_WriteTxnMarkersRequest_v1(w, m);
+        return;
       case 2:
-      e_WriteTxnMarkersRequest_v2(w, m);
-      return;
+        e_WriteTxnMarkersRequest_v2(w, m);
+        return;
       default:
-      throw unsupportedVersion('WriteTxnMarkersRequest', version, '1-2');
+        throw unsupportedVersion('WriteTxnMarkersRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'WriteTxnMarkersRequest', version);
@@ -385,11 +365,11 @@ export function decodeWriteTxnMarkersRequest(r: Reader, version: number): WriteT
   try {
     switch (version) {
       case 1:
-      return d_WriteTxnMarkersRequest_v1(r);
+        return d_WriteTxnMarkersRequest_v1(r);
       case 2:
-      return d_WriteTxnMarkersRequest_v2(r);
+        return d_WriteTxnMarkersRequest_v2(r);
       default:
-      throw unsupportedVersion('WriteTxnMarkersRequest', version, '1-2');
+        throw unsupportedVersion('WriteTxnMarkersRequest', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'WriteTxnMarkersRequest', version);
@@ -489,11 +469,9 @@ function e_WriteTxnMarkersResponse_v1(w: Writer, m: WriteTxnMarkersResponse): vo
     f = 0;
     const a0 = m.markers;
     if (a0 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a0.length);
-      for (ix = 0; ix < a0.length; ix++) e_WriteTxnMarkersResponseWritableTxnMarkerResult_v1(w, a0[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a0.length);
+    for (ix = 0; ix < a0.length; ix++) e_WriteTxnMarkersResponseWritableTxnMarkerResult_v1(w, a0[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -508,13 +486,11 @@ function d_WriteTxnMarkersResponse_v1(r: Reader): WriteTxnMarkersResponse {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const b0: WriteTxnMarkersResponseWritableTxnMarkerResult[] = [];
-    for (ix = 0; ix < n0; ix++) b0.push(d_WriteTxnMarkersResponseWritableTxnMarkerResult_v1(r));
+    const x0: WriteTxnMarkersResponseWritableTxnMarkerResult[] = [];
+    for (ix = 0; ix < n0; ix++) x0.push(d_WriteTxnMarkersResponseWritableTxnMarkerResult_v1(r));
     ix = -1;
-    const x0 = b0;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteTxnMarkersResponse = {
       markers: x0,
     };
@@ -535,11 +511,9 @@ function e_WriteTxnMarkersResponseWritableTxnMarkerResult_v1(w: Writer, m: Write
     f = 1;
     const a1 = m.topics;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_WriteTxnMarkersResponseWritableTxnMarkerTopicResult_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_WriteTxnMarkersResponseWritableTxnMarkerTopicResult_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -556,13 +530,11 @@ function d_WriteTxnMarkersResponseWritableTxnMarkerResult_v1(r: Reader): WriteTx
     const x0 = r.readInt64();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_WriteTxnMarkersResponseWritableTxnMarkerTopicResult_v1(r));
+    const x1: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_WriteTxnMarkersResponseWritableTxnMarkerTopicResult_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteTxnMarkersResponseWritableTxnMarkerResult = {
       producerId: x0,
       topics: x1,
@@ -586,11 +558,9 @@ function e_WriteTxnMarkersResponseWritableTxnMarkerTopicResult_v1(w: Writer, m: 
     f = 1;
     const a1 = m.partitions;
     if (a1 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a1.length);
-      for (ix = 0; ix < a1.length; ix++) e_WriteTxnMarkersResponseWritableTxnMarkerPartitionResult_v1(w, a1[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a1.length);
+    for (ix = 0; ix < a1.length; ix++) e_WriteTxnMarkersResponseWritableTxnMarkerPartitionResult_v1(w, a1[ix]!);
+    ix = -1;
     f = -1;
     writeUnknownTaggedOnly(w, m._unknownTaggedFields);
   } catch (e) {
@@ -607,13 +577,11 @@ function d_WriteTxnMarkersResponseWritableTxnMarkerTopicResult_v1(r: Reader): Wr
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const b1: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) b1.push(d_WriteTxnMarkersResponseWritableTxnMarkerPartitionResult_v1(r));
+    const x1: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[] = [];
+    for (ix = 0; ix < n1; ix++) x1.push(d_WriteTxnMarkersResponseWritableTxnMarkerPartitionResult_v1(r));
     ix = -1;
-    const x1 = b1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteTxnMarkersResponseWritableTxnMarkerTopicResult = {
       name: x0,
       partitions: x1,
@@ -650,7 +618,6 @@ function d_WriteTxnMarkersResponseWritableTxnMarkerPartitionResult_v1(r: Reader)
     const x1 = r.readInt16();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult = {
       partitionIndex: x0,
       errorCode: x1,
@@ -672,10 +639,10 @@ export function encodeWriteTxnMarkersResponse(w: Writer, m: WriteTxnMarkersRespo
     switch (version) {
       case 1:
       case 2:
-      e_WriteTxnMarkersResponse_v1(w, m);
-      return;
+        e_WriteTxnMarkersResponse_v1(w, m);
+        return;
       default:
-      throw unsupportedVersion('WriteTxnMarkersResponse', version, '1-2');
+        throw unsupportedVersion('WriteTxnMarkersResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'WriteTxnMarkersResponse', version);
@@ -692,9 +659,9 @@ export function decodeWriteTxnMarkersResponse(r: Reader, version: number): Write
     switch (version) {
       case 1:
       case 2:
-      return d_WriteTxnMarkersResponse_v1(r);
+        return d_WriteTxnMarkersResponse_v1(r);
       default:
-      throw unsupportedVersion('WriteTxnMarkersResponse', version, '1-2');
+        throw unsupportedVersion('WriteTxnMarkersResponse', version, '1-2');
     }
   } catch (e) {
     throw atTop(e, 'WriteTxnMarkersResponse', version);

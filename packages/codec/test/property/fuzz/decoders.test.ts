@@ -3,7 +3,7 @@
 // escape a decoder is a CodecError; a RangeError, TypeError or hang is a bug.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CodecError, decodeMetadataRecordValue, Reader, Writer } from '../../../src/index.js';
+import { CodecError, decodeRemoteLogMetadataValue, Reader, Writer } from '../../../src/index.js';
 import { MESSAGE_CODECS, type MessageCodec } from '../../support/gen/arbitraries.js';
 
 function onlyCodecErrors(fn: () => unknown): void {
@@ -66,7 +66,7 @@ describe('fuzz: responses', () => fuzzFamily(MESSAGE_CODECS.filter((c) => c.type
 describe('fuzz: headers', () => fuzzFamily(MESSAGE_CODECS.filter((c) => c.type === 'header')));
 describe('fuzz: data types', () => fuzzFamily(MESSAGE_CODECS.filter((c) => c.type === 'data')));
 describe('fuzz: metadata record values', () => {
-  it('decodeMetadataRecordValue only throws CodecError', () => {
+  it('decodeRemoteLogMetadataValue only throws CodecError', () => {
     const records = MESSAGE_CODECS.filter((c) => c.type === 'metadata');
     expect(records.length).toBe(4);
     for (const c of records) {
@@ -80,7 +80,9 @@ describe('fuzz: metadata record values', () => {
             w.writeUvarint(c.apiKey!);
             w.writeUvarint(0);
             c.encode(w, x, 0);
-            onlyCodecErrors(() => decodeMetadataRecordValue(mutate(Buffer.from(w.finish()), muts)));
+            onlyCodecErrors(() =>
+              decodeRemoteLogMetadataValue(mutate(Buffer.from(w.finish()), muts)),
+            );
           },
         ),
         { numRuns: 200 },
@@ -88,7 +90,7 @@ describe('fuzz: metadata record values', () => {
     }
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 80 }), (raw) => {
-        onlyCodecErrors(() => decodeMetadataRecordValue(Buffer.from(raw)));
+        onlyCodecErrors(() => decodeRemoteLogMetadataValue(Buffer.from(raw)));
       }),
       { numRuns: 300 },
     );

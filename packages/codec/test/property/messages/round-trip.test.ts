@@ -4,10 +4,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  decodeMetadataRecordValue,
-  encodeMetadataRecordValue,
-  type MetadataRecord,
+  decodeRemoteLogMetadataValue,
+  encodeRemoteLogMetadataValue,
   Reader,
+  type RemoteLogMetadataRecord,
   Writer,
 } from '../../../src/index.js';
 import { MESSAGE_CODECS } from '../../support/gen/arbitraries.js';
@@ -45,12 +45,12 @@ describe('metadata record values round-trip through the serde framing', () => {
     for (const c of records) {
       fc.assert(
         fc.property(c.arbitrary(0), (record) => {
-          const value = { apiKey: c.apiKey, version: 0, record } as MetadataRecord;
-          const bytes = encodeMetadataRecordValue(value);
+          const value = { apiKey: c.apiKey, version: 0, record } as RemoteLogMetadataRecord;
+          const bytes = encodeRemoteLogMetadataValue(value);
           expect(bytes.subarray(0, 3).toString('hex')).toBe(`010${c.apiKey}00`);
-          const back = decodeMetadataRecordValue(bytes);
+          const back = decodeRemoteLogMetadataValue(bytes);
           expect(back).toEqual(value);
-          expect(encodeMetadataRecordValue(back).equals(bytes)).toBe(true);
+          expect(encodeRemoteLogMetadataValue(back).equals(bytes)).toBe(true);
         }),
         { numRuns: 100 },
       );

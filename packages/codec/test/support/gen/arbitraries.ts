@@ -966,9 +966,9 @@ function a_AbortedTxn_v0(): fc.Arbitrary<AbortedTxn> {
 export function arbitraryAbortedTxn(version: number): fc.Arbitrary<AbortedTxn> {
   switch (version) {
     case 0:
-    return a_AbortedTxn_v0();
+      return a_AbortedTxn_v0();
     default:
-    throw new Error(`AbortedTxn has no version ${version}`);
+      throw new Error(`AbortedTxn has no version ${version}`);
   }
 }
 
@@ -994,17 +994,17 @@ function a_AddOffsetsToTxnRequest_v3(): fc.Arbitrary<AddOffsetsToTxnRequest> {
 export function arbitraryAddOffsetsToTxnRequest(version: number): fc.Arbitrary<AddOffsetsToTxnRequest> {
   switch (version) {
     case 0:
-    return a_AddOffsetsToTxnRequest_v0();
+      return a_AddOffsetsToTxnRequest_v0();
     case 1:
-    return a_AddOffsetsToTxnRequest_v0();
+      return a_AddOffsetsToTxnRequest_v0();
     case 2:
-    return a_AddOffsetsToTxnRequest_v0();
+      return a_AddOffsetsToTxnRequest_v0();
     case 3:
-    return a_AddOffsetsToTxnRequest_v3();
+      return a_AddOffsetsToTxnRequest_v3();
     case 4:
-    return a_AddOffsetsToTxnRequest_v3();
+      return a_AddOffsetsToTxnRequest_v3();
     default:
-    throw new Error(`AddOffsetsToTxnRequest has no version ${version}`);
+      throw new Error(`AddOffsetsToTxnRequest has no version ${version}`);
   }
 }
 
@@ -1026,17 +1026,17 @@ function a_AddOffsetsToTxnResponse_v3(): fc.Arbitrary<AddOffsetsToTxnResponse> {
 export function arbitraryAddOffsetsToTxnResponse(version: number): fc.Arbitrary<AddOffsetsToTxnResponse> {
   switch (version) {
     case 0:
-    return a_AddOffsetsToTxnResponse_v0();
+      return a_AddOffsetsToTxnResponse_v0();
     case 1:
-    return a_AddOffsetsToTxnResponse_v0();
+      return a_AddOffsetsToTxnResponse_v0();
     case 2:
-    return a_AddOffsetsToTxnResponse_v0();
+      return a_AddOffsetsToTxnResponse_v0();
     case 3:
-    return a_AddOffsetsToTxnResponse_v3();
+      return a_AddOffsetsToTxnResponse_v3();
     case 4:
-    return a_AddOffsetsToTxnResponse_v3();
+      return a_AddOffsetsToTxnResponse_v3();
     default:
-    throw new Error(`AddOffsetsToTxnResponse has no version ${version}`);
+      throw new Error(`AddOffsetsToTxnResponse has no version ${version}`);
   }
 }
 
@@ -1098,19 +1098,19 @@ function a_AddPartitionsToTxnRequestTopic_v3(): fc.Arbitrary<AddPartitionsToTxnR
 export function arbitraryAddPartitionsToTxnRequest(version: number): fc.Arbitrary<AddPartitionsToTxnRequest> {
   switch (version) {
     case 0:
-    return a_AddPartitionsToTxnRequest_v0();
+      return a_AddPartitionsToTxnRequest_v0();
     case 1:
-    return a_AddPartitionsToTxnRequest_v0();
+      return a_AddPartitionsToTxnRequest_v0();
     case 2:
-    return a_AddPartitionsToTxnRequest_v0();
+      return a_AddPartitionsToTxnRequest_v0();
     case 3:
-    return a_AddPartitionsToTxnRequest_v3();
+      return a_AddPartitionsToTxnRequest_v3();
     case 4:
-    return a_AddPartitionsToTxnRequest_v4();
+      return a_AddPartitionsToTxnRequest_v4();
     case 5:
-    return a_AddPartitionsToTxnRequest_v4();
+      return a_AddPartitionsToTxnRequest_v4();
     default:
-    throw new Error(`AddPartitionsToTxnRequest has no version ${version}`);
+      throw new Error(`AddPartitionsToTxnRequest has no version ${version}`);
   }
 }
 
@@ -1180,19 +1180,19 @@ function a_AddPartitionsToTxnResponsePartitionResult_v3(): fc.Arbitrary<AddParti
 export function arbitraryAddPartitionsToTxnResponse(version: number): fc.Arbitrary<AddPartitionsToTxnResponse> {
   switch (version) {
     case 0:
-    return a_AddPartitionsToTxnResponse_v0();
+      return a_AddPartitionsToTxnResponse_v0();
     case 1:
-    return a_AddPartitionsToTxnResponse_v0();
+      return a_AddPartitionsToTxnResponse_v0();
     case 2:
-    return a_AddPartitionsToTxnResponse_v0();
+      return a_AddPartitionsToTxnResponse_v0();
     case 3:
-    return a_AddPartitionsToTxnResponse_v3();
+      return a_AddPartitionsToTxnResponse_v3();
     case 4:
-    return a_AddPartitionsToTxnResponse_v4();
+      return a_AddPartitionsToTxnResponse_v4();
     case 5:
-    return a_AddPartitionsToTxnResponse_v4();
+      return a_AddPartitionsToTxnResponse_v4();
     default:
-    throw new Error(`AddPartitionsToTxnResponse has no version ${version}`);
+      throw new Error(`AddPartitionsToTxnResponse has no version ${version}`);
   }
 }
 
@@ -1230,11 +1230,11 @@ function a_AddRaftVoterRequestListener_v0(): fc.Arbitrary<AddRaftVoterRequestLis
 export function arbitraryAddRaftVoterRequest(version: number): fc.Arbitrary<AddRaftVoterRequest> {
   switch (version) {
     case 0:
-    return a_AddRaftVoterRequest_v0();
+      return a_AddRaftVoterRequest_v0();
     case 1:
-    return a_AddRaftVoterRequest_v1();
+      return a_AddRaftVoterRequest_v1();
     default:
-    throw new Error(`AddRaftVoterRequest has no version ${version}`);
+      throw new Error(`AddRaftVoterRequest has no version ${version}`);
   }
 }
 
@@ -1250,11 +1250,11 @@ function a_AddRaftVoterResponse_v0(): fc.Arbitrary<AddRaftVoterResponse> {
 export function arbitraryAddRaftVoterResponse(version: number): fc.Arbitrary<AddRaftVoterResponse> {
   switch (version) {
     case 0:
-    return a_AddRaftVoterResponse_v0();
+      return a_AddRaftVoterResponse_v0();
     case 1:
-    return a_AddRaftVoterResponse_v0();
+      return a_AddRaftVoterResponse_v0();
     default:
-    throw new Error(`AddRaftVoterResponse has no version ${version}`);
+      throw new Error(`AddRaftVoterResponse has no version ${version}`);
   }
 }
 
@@ -1269,9 +1269,9 @@ function a_AllocateProducerIdsRequest_v0(): fc.Arbitrary<AllocateProducerIdsRequ
 export function arbitraryAllocateProducerIdsRequest(version: number): fc.Arbitrary<AllocateProducerIdsRequest> {
   switch (version) {
     case 0:
-    return a_AllocateProducerIdsRequest_v0();
+      return a_AllocateProducerIdsRequest_v0();
     default:
-    throw new Error(`AllocateProducerIdsRequest has no version ${version}`);
+      throw new Error(`AllocateProducerIdsRequest has no version ${version}`);
   }
 }
 
@@ -1288,9 +1288,9 @@ function a_AllocateProducerIdsResponse_v0(): fc.Arbitrary<AllocateProducerIdsRes
 export function arbitraryAllocateProducerIdsResponse(version: number): fc.Arbitrary<AllocateProducerIdsResponse> {
   switch (version) {
     case 0:
-    return a_AllocateProducerIdsResponse_v0();
+      return a_AllocateProducerIdsResponse_v0();
     default:
-    throw new Error(`AllocateProducerIdsResponse has no version ${version}`);
+      throw new Error(`AllocateProducerIdsResponse has no version ${version}`);
   }
 }
 
@@ -1356,11 +1356,11 @@ function a_AlterClientQuotasRequestOpData_v1(): fc.Arbitrary<AlterClientQuotasRe
 export function arbitraryAlterClientQuotasRequest(version: number): fc.Arbitrary<AlterClientQuotasRequest> {
   switch (version) {
     case 0:
-    return a_AlterClientQuotasRequest_v0();
+      return a_AlterClientQuotasRequest_v0();
     case 1:
-    return a_AlterClientQuotasRequest_v1();
+      return a_AlterClientQuotasRequest_v1();
     default:
-    throw new Error(`AlterClientQuotasRequest has no version ${version}`);
+      throw new Error(`AlterClientQuotasRequest has no version ${version}`);
   }
 }
 
@@ -1412,11 +1412,11 @@ function a_AlterClientQuotasResponseEntityData_v1(): fc.Arbitrary<AlterClientQuo
 export function arbitraryAlterClientQuotasResponse(version: number): fc.Arbitrary<AlterClientQuotasResponse> {
   switch (version) {
     case 0:
-    return a_AlterClientQuotasResponse_v0();
+      return a_AlterClientQuotasResponse_v0();
     case 1:
-    return a_AlterClientQuotasResponse_v1();
+      return a_AlterClientQuotasResponse_v1();
     default:
-    throw new Error(`AlterClientQuotasResponse has no version ${version}`);
+      throw new Error(`AlterClientQuotasResponse has no version ${version}`);
   }
 }
 
@@ -1468,13 +1468,13 @@ function a_AlterConfigsRequestAlterableConfig_v2(): fc.Arbitrary<AlterConfigsReq
 export function arbitraryAlterConfigsRequest(version: number): fc.Arbitrary<AlterConfigsRequest> {
   switch (version) {
     case 0:
-    return a_AlterConfigsRequest_v0();
+      return a_AlterConfigsRequest_v0();
     case 1:
-    return a_AlterConfigsRequest_v0();
+      return a_AlterConfigsRequest_v0();
     case 2:
-    return a_AlterConfigsRequest_v2();
+      return a_AlterConfigsRequest_v2();
     default:
-    throw new Error(`AlterConfigsRequest has no version ${version}`);
+      throw new Error(`AlterConfigsRequest has no version ${version}`);
   }
 }
 
@@ -1514,13 +1514,13 @@ function a_AlterConfigsResponseResourceResponse_v2(): fc.Arbitrary<AlterConfigsR
 export function arbitraryAlterConfigsResponse(version: number): fc.Arbitrary<AlterConfigsResponse> {
   switch (version) {
     case 0:
-    return a_AlterConfigsResponse_v0();
+      return a_AlterConfigsResponse_v0();
     case 1:
-    return a_AlterConfigsResponse_v0();
+      return a_AlterConfigsResponse_v0();
     case 2:
-    return a_AlterConfigsResponse_v2();
+      return a_AlterConfigsResponse_v2();
     default:
-    throw new Error(`AlterConfigsResponse has no version ${version}`);
+      throw new Error(`AlterConfigsResponse has no version ${version}`);
   }
 }
 
@@ -1558,11 +1558,11 @@ function a_AlterPartitionReassignmentsRequestReassignablePartition_v0(): fc.Arbi
 export function arbitraryAlterPartitionReassignmentsRequest(version: number): fc.Arbitrary<AlterPartitionReassignmentsRequest> {
   switch (version) {
     case 0:
-    return a_AlterPartitionReassignmentsRequest_v0();
+      return a_AlterPartitionReassignmentsRequest_v0();
     case 1:
-    return a_AlterPartitionReassignmentsRequest_v1();
+      return a_AlterPartitionReassignmentsRequest_v1();
     default:
-    throw new Error(`AlterPartitionReassignmentsRequest has no version ${version}`);
+      throw new Error(`AlterPartitionReassignmentsRequest has no version ${version}`);
   }
 }
 
@@ -1605,11 +1605,11 @@ function a_AlterPartitionReassignmentsResponseReassignablePartitionResponse_v0()
 export function arbitraryAlterPartitionReassignmentsResponse(version: number): fc.Arbitrary<AlterPartitionReassignmentsResponse> {
   switch (version) {
     case 0:
-    return a_AlterPartitionReassignmentsResponse_v0();
+      return a_AlterPartitionReassignmentsResponse_v0();
     case 1:
-    return a_AlterPartitionReassignmentsResponse_v1();
+      return a_AlterPartitionReassignmentsResponse_v1();
     default:
-    throw new Error(`AlterPartitionReassignmentsResponse has no version ${version}`);
+      throw new Error(`AlterPartitionReassignmentsResponse has no version ${version}`);
   }
 }
 
@@ -1676,11 +1676,11 @@ function a_AlterPartitionRequestBrokerState_v3(): fc.Arbitrary<AlterPartitionReq
 export function arbitraryAlterPartitionRequest(version: number): fc.Arbitrary<AlterPartitionRequest> {
   switch (version) {
     case 2:
-    return a_AlterPartitionRequest_v2();
+      return a_AlterPartitionRequest_v2();
     case 3:
-    return a_AlterPartitionRequest_v3();
+      return a_AlterPartitionRequest_v3();
     default:
-    throw new Error(`AlterPartitionRequest has no version ${version}`);
+      throw new Error(`AlterPartitionRequest has no version ${version}`);
   }
 }
 
@@ -1715,11 +1715,11 @@ function a_AlterPartitionResponsePartitionData_v2(): fc.Arbitrary<AlterPartition
 export function arbitraryAlterPartitionResponse(version: number): fc.Arbitrary<AlterPartitionResponse> {
   switch (version) {
     case 2:
-    return a_AlterPartitionResponse_v2();
+      return a_AlterPartitionResponse_v2();
     case 3:
-    return a_AlterPartitionResponse_v2();
+      return a_AlterPartitionResponse_v2();
     default:
-    throw new Error(`AlterPartitionResponse has no version ${version}`);
+      throw new Error(`AlterPartitionResponse has no version ${version}`);
   }
 }
 
@@ -1767,11 +1767,11 @@ function a_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(): fc.Arbitrary<
 export function arbitraryAlterReplicaLogDirsRequest(version: number): fc.Arbitrary<AlterReplicaLogDirsRequest> {
   switch (version) {
     case 1:
-    return a_AlterReplicaLogDirsRequest_v1();
+      return a_AlterReplicaLogDirsRequest_v1();
     case 2:
-    return a_AlterReplicaLogDirsRequest_v2();
+      return a_AlterReplicaLogDirsRequest_v2();
     default:
-    throw new Error(`AlterReplicaLogDirsRequest has no version ${version}`);
+      throw new Error(`AlterReplicaLogDirsRequest has no version ${version}`);
   }
 }
 
@@ -1821,11 +1821,11 @@ function a_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v2(): fc
 export function arbitraryAlterReplicaLogDirsResponse(version: number): fc.Arbitrary<AlterReplicaLogDirsResponse> {
   switch (version) {
     case 1:
-    return a_AlterReplicaLogDirsResponse_v1();
+      return a_AlterReplicaLogDirsResponse_v1();
     case 2:
-    return a_AlterReplicaLogDirsResponse_v2();
+      return a_AlterReplicaLogDirsResponse_v2();
     default:
-    throw new Error(`AlterReplicaLogDirsResponse has no version ${version}`);
+      throw new Error(`AlterReplicaLogDirsResponse has no version ${version}`);
   }
 }
 
@@ -1854,9 +1854,9 @@ function a_AlterShareGroupOffsetsRequestPartition_v0(): fc.Arbitrary<AlterShareG
 export function arbitraryAlterShareGroupOffsetsRequest(version: number): fc.Arbitrary<AlterShareGroupOffsetsRequest> {
   switch (version) {
     case 0:
-    return a_AlterShareGroupOffsetsRequest_v0();
+      return a_AlterShareGroupOffsetsRequest_v0();
     default:
-    throw new Error(`AlterShareGroupOffsetsRequest has no version ${version}`);
+      throw new Error(`AlterShareGroupOffsetsRequest has no version ${version}`);
   }
 }
 
@@ -1889,9 +1889,9 @@ function a_AlterShareGroupOffsetsResponsePartition_v0(): fc.Arbitrary<AlterShare
 export function arbitraryAlterShareGroupOffsetsResponse(version: number): fc.Arbitrary<AlterShareGroupOffsetsResponse> {
   switch (version) {
     case 0:
-    return a_AlterShareGroupOffsetsResponse_v0();
+      return a_AlterShareGroupOffsetsResponse_v0();
     default:
-    throw new Error(`AlterShareGroupOffsetsResponse has no version ${version}`);
+      throw new Error(`AlterShareGroupOffsetsResponse has no version ${version}`);
   }
 }
 
@@ -1923,9 +1923,9 @@ function a_AlterUserScramCredentialsRequestScramCredentialUpsertion_v0(): fc.Arb
 export function arbitraryAlterUserScramCredentialsRequest(version: number): fc.Arbitrary<AlterUserScramCredentialsRequest> {
   switch (version) {
     case 0:
-    return a_AlterUserScramCredentialsRequest_v0();
+      return a_AlterUserScramCredentialsRequest_v0();
     default:
-    throw new Error(`AlterUserScramCredentialsRequest has no version ${version}`);
+      throw new Error(`AlterUserScramCredentialsRequest has no version ${version}`);
   }
 }
 
@@ -1948,9 +1948,9 @@ function a_AlterUserScramCredentialsResponseResult_v0(): fc.Arbitrary<AlterUserS
 export function arbitraryAlterUserScramCredentialsResponse(version: number): fc.Arbitrary<AlterUserScramCredentialsResponse> {
   switch (version) {
     case 0:
-    return a_AlterUserScramCredentialsResponse_v0();
+      return a_AlterUserScramCredentialsResponse_v0();
     default:
-    throw new Error(`AlterUserScramCredentialsResponse has no version ${version}`);
+      throw new Error(`AlterUserScramCredentialsResponse has no version ${version}`);
   }
 }
 
@@ -1985,19 +1985,19 @@ function a_ApiVersionsRequest_v5(): fc.Arbitrary<ApiVersionsRequest> {
 export function arbitraryApiVersionsRequest(version: number): fc.Arbitrary<ApiVersionsRequest> {
   switch (version) {
     case 0:
-    return a_ApiVersionsRequest_v0();
+      return a_ApiVersionsRequest_v0();
     case 1:
-    return a_ApiVersionsRequest_v0();
+      return a_ApiVersionsRequest_v0();
     case 2:
-    return a_ApiVersionsRequest_v0();
+      return a_ApiVersionsRequest_v0();
     case 3:
-    return a_ApiVersionsRequest_v3();
+      return a_ApiVersionsRequest_v3();
     case 4:
-    return a_ApiVersionsRequest_v3();
+      return a_ApiVersionsRequest_v3();
     case 5:
-    return a_ApiVersionsRequest_v5();
+      return a_ApiVersionsRequest_v5();
     default:
-    throw new Error(`ApiVersionsRequest has no version ${version}`);
+      throw new Error(`ApiVersionsRequest has no version ${version}`);
   }
 }
 
@@ -2073,19 +2073,19 @@ function a_ApiVersionsResponseFinalizedFeatureKey_v3(): fc.Arbitrary<ApiVersions
 export function arbitraryApiVersionsResponse(version: number): fc.Arbitrary<ApiVersionsResponse> {
   switch (version) {
     case 0:
-    return a_ApiVersionsResponse_v0();
+      return a_ApiVersionsResponse_v0();
     case 1:
-    return a_ApiVersionsResponse_v1();
+      return a_ApiVersionsResponse_v1();
     case 2:
-    return a_ApiVersionsResponse_v1();
+      return a_ApiVersionsResponse_v1();
     case 3:
-    return a_ApiVersionsResponse_v3();
+      return a_ApiVersionsResponse_v3();
     case 4:
-    return a_ApiVersionsResponse_v3();
+      return a_ApiVersionsResponse_v3();
     case 5:
-    return a_ApiVersionsResponse_v3();
+      return a_ApiVersionsResponse_v3();
     default:
-    throw new Error(`ApiVersionsResponse has no version ${version}`);
+      throw new Error(`ApiVersionsResponse has no version ${version}`);
   }
 }
 
@@ -2121,9 +2121,9 @@ function a_AssignReplicasToDirsRequestPartitionData_v0(): fc.Arbitrary<AssignRep
 export function arbitraryAssignReplicasToDirsRequest(version: number): fc.Arbitrary<AssignReplicasToDirsRequest> {
   switch (version) {
     case 0:
-    return a_AssignReplicasToDirsRequest_v0();
+      return a_AssignReplicasToDirsRequest_v0();
     default:
-    throw new Error(`AssignReplicasToDirsRequest has no version ${version}`);
+      throw new Error(`AssignReplicasToDirsRequest has no version ${version}`);
   }
 }
 
@@ -2160,9 +2160,9 @@ function a_AssignReplicasToDirsResponsePartitionData_v0(): fc.Arbitrary<AssignRe
 export function arbitraryAssignReplicasToDirsResponse(version: number): fc.Arbitrary<AssignReplicasToDirsResponse> {
   switch (version) {
     case 0:
-    return a_AssignReplicasToDirsResponse_v0();
+      return a_AssignReplicasToDirsResponse_v0();
     default:
-    throw new Error(`AssignReplicasToDirsResponse has no version ${version}`);
+      throw new Error(`AssignReplicasToDirsResponse has no version ${version}`);
   }
 }
 
@@ -2228,11 +2228,11 @@ function a_BeginQuorumEpochRequestLeaderEndpoint_v1(): fc.Arbitrary<BeginQuorumE
 export function arbitraryBeginQuorumEpochRequest(version: number): fc.Arbitrary<BeginQuorumEpochRequest> {
   switch (version) {
     case 0:
-    return a_BeginQuorumEpochRequest_v0();
+      return a_BeginQuorumEpochRequest_v0();
     case 1:
-    return a_BeginQuorumEpochRequest_v1();
+      return a_BeginQuorumEpochRequest_v1();
     default:
-    throw new Error(`BeginQuorumEpochRequest has no version ${version}`);
+      throw new Error(`BeginQuorumEpochRequest has no version ${version}`);
   }
 }
 
@@ -2296,11 +2296,11 @@ function a_BeginQuorumEpochResponseNodeEndpoint_v1(): fc.Arbitrary<BeginQuorumEp
 export function arbitraryBeginQuorumEpochResponse(version: number): fc.Arbitrary<BeginQuorumEpochResponse> {
   switch (version) {
     case 0:
-    return a_BeginQuorumEpochResponse_v0();
+      return a_BeginQuorumEpochResponse_v0();
     case 1:
-    return a_BeginQuorumEpochResponse_v1();
+      return a_BeginQuorumEpochResponse_v1();
     default:
-    throw new Error(`BeginQuorumEpochResponse has no version ${version}`);
+      throw new Error(`BeginQuorumEpochResponse has no version ${version}`);
   }
 }
 
@@ -2344,13 +2344,13 @@ function a_BrokerHeartbeatRequest_v2(): fc.Arbitrary<BrokerHeartbeatRequest> {
 export function arbitraryBrokerHeartbeatRequest(version: number): fc.Arbitrary<BrokerHeartbeatRequest> {
   switch (version) {
     case 0:
-    return a_BrokerHeartbeatRequest_v0();
+      return a_BrokerHeartbeatRequest_v0();
     case 1:
-    return a_BrokerHeartbeatRequest_v1();
+      return a_BrokerHeartbeatRequest_v1();
     case 2:
-    return a_BrokerHeartbeatRequest_v2();
+      return a_BrokerHeartbeatRequest_v2();
     default:
-    throw new Error(`BrokerHeartbeatRequest has no version ${version}`);
+      throw new Error(`BrokerHeartbeatRequest has no version ${version}`);
   }
 }
 
@@ -2368,13 +2368,13 @@ function a_BrokerHeartbeatResponse_v0(): fc.Arbitrary<BrokerHeartbeatResponse> {
 export function arbitraryBrokerHeartbeatResponse(version: number): fc.Arbitrary<BrokerHeartbeatResponse> {
   switch (version) {
     case 0:
-    return a_BrokerHeartbeatResponse_v0();
+      return a_BrokerHeartbeatResponse_v0();
     case 1:
-    return a_BrokerHeartbeatResponse_v0();
+      return a_BrokerHeartbeatResponse_v0();
     case 2:
-    return a_BrokerHeartbeatResponse_v0();
+      return a_BrokerHeartbeatResponse_v0();
     default:
-    throw new Error(`BrokerHeartbeatResponse has no version ${version}`);
+      throw new Error(`BrokerHeartbeatResponse has no version ${version}`);
   }
 }
 
@@ -2455,17 +2455,17 @@ function a_BrokerRegistrationRequestFeature_v0(): fc.Arbitrary<BrokerRegistratio
 export function arbitraryBrokerRegistrationRequest(version: number): fc.Arbitrary<BrokerRegistrationRequest> {
   switch (version) {
     case 0:
-    return a_BrokerRegistrationRequest_v0();
+      return a_BrokerRegistrationRequest_v0();
     case 1:
-    return a_BrokerRegistrationRequest_v1();
+      return a_BrokerRegistrationRequest_v1();
     case 2:
-    return a_BrokerRegistrationRequest_v2();
+      return a_BrokerRegistrationRequest_v2();
     case 3:
-    return a_BrokerRegistrationRequest_v3();
+      return a_BrokerRegistrationRequest_v3();
     case 4:
-    return a_BrokerRegistrationRequest_v3();
+      return a_BrokerRegistrationRequest_v3();
     default:
-    throw new Error(`BrokerRegistrationRequest has no version ${version}`);
+      throw new Error(`BrokerRegistrationRequest has no version ${version}`);
   }
 }
 
@@ -2481,17 +2481,17 @@ function a_BrokerRegistrationResponse_v0(): fc.Arbitrary<BrokerRegistrationRespo
 export function arbitraryBrokerRegistrationResponse(version: number): fc.Arbitrary<BrokerRegistrationResponse> {
   switch (version) {
     case 0:
-    return a_BrokerRegistrationResponse_v0();
+      return a_BrokerRegistrationResponse_v0();
     case 1:
-    return a_BrokerRegistrationResponse_v0();
+      return a_BrokerRegistrationResponse_v0();
     case 2:
-    return a_BrokerRegistrationResponse_v0();
+      return a_BrokerRegistrationResponse_v0();
     case 3:
-    return a_BrokerRegistrationResponse_v0();
+      return a_BrokerRegistrationResponse_v0();
     case 4:
-    return a_BrokerRegistrationResponse_v0();
+      return a_BrokerRegistrationResponse_v0();
     default:
-    throw new Error(`BrokerRegistrationResponse has no version ${version}`);
+      throw new Error(`BrokerRegistrationResponse has no version ${version}`);
   }
 }
 
@@ -2506,11 +2506,11 @@ function a_ConsumerGroupDescribeRequest_v0(): fc.Arbitrary<ConsumerGroupDescribe
 export function arbitraryConsumerGroupDescribeRequest(version: number): fc.Arbitrary<ConsumerGroupDescribeRequest> {
   switch (version) {
     case 0:
-    return a_ConsumerGroupDescribeRequest_v0();
+      return a_ConsumerGroupDescribeRequest_v0();
     case 1:
-    return a_ConsumerGroupDescribeRequest_v0();
+      return a_ConsumerGroupDescribeRequest_v0();
     default:
-    throw new Error(`ConsumerGroupDescribeRequest has no version ${version}`);
+      throw new Error(`ConsumerGroupDescribeRequest has no version ${version}`);
   }
 }
 
@@ -2606,11 +2606,11 @@ function a_ConsumerGroupDescribeResponseTopicPartitions_v0(): fc.Arbitrary<Consu
 export function arbitraryConsumerGroupDescribeResponse(version: number): fc.Arbitrary<ConsumerGroupDescribeResponse> {
   switch (version) {
     case 0:
-    return a_ConsumerGroupDescribeResponse_v0();
+      return a_ConsumerGroupDescribeResponse_v0();
     case 1:
-    return a_ConsumerGroupDescribeResponse_v1();
+      return a_ConsumerGroupDescribeResponse_v1();
     default:
-    throw new Error(`ConsumerGroupDescribeResponse has no version ${version}`);
+      throw new Error(`ConsumerGroupDescribeResponse has no version ${version}`);
   }
 }
 
@@ -2655,11 +2655,11 @@ function a_ConsumerGroupHeartbeatRequestTopicPartitions_v0(): fc.Arbitrary<Consu
 export function arbitraryConsumerGroupHeartbeatRequest(version: number): fc.Arbitrary<ConsumerGroupHeartbeatRequest> {
   switch (version) {
     case 0:
-    return a_ConsumerGroupHeartbeatRequest_v0();
+      return a_ConsumerGroupHeartbeatRequest_v0();
     case 1:
-    return a_ConsumerGroupHeartbeatRequest_v1();
+      return a_ConsumerGroupHeartbeatRequest_v1();
     default:
-    throw new Error(`ConsumerGroupHeartbeatRequest has no version ${version}`);
+      throw new Error(`ConsumerGroupHeartbeatRequest has no version ${version}`);
   }
 }
 
@@ -2692,11 +2692,11 @@ function a_ConsumerGroupHeartbeatResponseTopicPartitions_v0(): fc.Arbitrary<Cons
 export function arbitraryConsumerGroupHeartbeatResponse(version: number): fc.Arbitrary<ConsumerGroupHeartbeatResponse> {
   switch (version) {
     case 0:
-    return a_ConsumerGroupHeartbeatResponse_v0();
+      return a_ConsumerGroupHeartbeatResponse_v0();
     case 1:
-    return a_ConsumerGroupHeartbeatResponse_v0();
+      return a_ConsumerGroupHeartbeatResponse_v0();
     default:
-    throw new Error(`ConsumerGroupHeartbeatResponse has no version ${version}`);
+      throw new Error(`ConsumerGroupHeartbeatResponse has no version ${version}`);
   }
 }
 
@@ -2718,15 +2718,15 @@ function a_ConsumerProtocolAssignmentTopicPartition_v0(): fc.Arbitrary<ConsumerP
 export function arbitraryConsumerProtocolAssignment(version: number): fc.Arbitrary<ConsumerProtocolAssignment> {
   switch (version) {
     case 0:
-    return a_ConsumerProtocolAssignment_v0();
+      return a_ConsumerProtocolAssignment_v0();
     case 1:
-    return a_ConsumerProtocolAssignment_v0();
+      return a_ConsumerProtocolAssignment_v0();
     case 2:
-    return a_ConsumerProtocolAssignment_v0();
+      return a_ConsumerProtocolAssignment_v0();
     case 3:
-    return a_ConsumerProtocolAssignment_v0();
+      return a_ConsumerProtocolAssignment_v0();
     default:
-    throw new Error(`ConsumerProtocolAssignment has no version ${version}`);
+      throw new Error(`ConsumerProtocolAssignment has no version ${version}`);
   }
 }
 
@@ -2781,15 +2781,15 @@ function a_ConsumerProtocolSubscriptionTopicPartition_v1(): fc.Arbitrary<Consume
 export function arbitraryConsumerProtocolSubscription(version: number): fc.Arbitrary<ConsumerProtocolSubscription> {
   switch (version) {
     case 0:
-    return a_ConsumerProtocolSubscription_v0();
+      return a_ConsumerProtocolSubscription_v0();
     case 1:
-    return a_ConsumerProtocolSubscription_v1();
+      return a_ConsumerProtocolSubscription_v1();
     case 2:
-    return a_ConsumerProtocolSubscription_v2();
+      return a_ConsumerProtocolSubscription_v2();
     case 3:
-    return a_ConsumerProtocolSubscription_v3();
+      return a_ConsumerProtocolSubscription_v3();
     default:
-    throw new Error(`ConsumerProtocolSubscription has no version ${version}`);
+      throw new Error(`ConsumerProtocolSubscription has no version ${version}`);
   }
 }
 
@@ -2803,9 +2803,9 @@ function a_ControlRecordTypeSchema_v0(): fc.Arbitrary<ControlRecordTypeSchema> {
 export function arbitraryControlRecordTypeSchema(version: number): fc.Arbitrary<ControlRecordTypeSchema> {
   switch (version) {
     case 0:
-    return a_ControlRecordTypeSchema_v0();
+      return a_ControlRecordTypeSchema_v0();
     default:
-    throw new Error(`ControlRecordTypeSchema has no version ${version}`);
+      throw new Error(`ControlRecordTypeSchema has no version ${version}`);
   }
 }
 
@@ -2840,9 +2840,9 @@ function a_ControllerRegistrationRequestFeature_v0(): fc.Arbitrary<ControllerReg
 export function arbitraryControllerRegistrationRequest(version: number): fc.Arbitrary<ControllerRegistrationRequest> {
   switch (version) {
     case 0:
-    return a_ControllerRegistrationRequest_v0();
+      return a_ControllerRegistrationRequest_v0();
     default:
-    throw new Error(`ControllerRegistrationRequest has no version ${version}`);
+      throw new Error(`ControllerRegistrationRequest has no version ${version}`);
   }
 }
 
@@ -2858,9 +2858,9 @@ function a_ControllerRegistrationResponse_v0(): fc.Arbitrary<ControllerRegistrat
 export function arbitraryControllerRegistrationResponse(version: number): fc.Arbitrary<ControllerRegistrationResponse> {
   switch (version) {
     case 0:
-    return a_ControllerRegistrationResponse_v0();
+      return a_ControllerRegistrationResponse_v0();
     default:
-    throw new Error(`ControllerRegistrationResponse has no version ${version}`);
+      throw new Error(`ControllerRegistrationResponse has no version ${version}`);
   }
 }
 
@@ -2904,13 +2904,13 @@ function a_CreateAclsRequestAclCreation_v2(): fc.Arbitrary<CreateAclsRequestAclC
 export function arbitraryCreateAclsRequest(version: number): fc.Arbitrary<CreateAclsRequest> {
   switch (version) {
     case 1:
-    return a_CreateAclsRequest_v1();
+      return a_CreateAclsRequest_v1();
     case 2:
-    return a_CreateAclsRequest_v2();
+      return a_CreateAclsRequest_v2();
     case 3:
-    return a_CreateAclsRequest_v2();
+      return a_CreateAclsRequest_v2();
     default:
-    throw new Error(`CreateAclsRequest has no version ${version}`);
+      throw new Error(`CreateAclsRequest has no version ${version}`);
   }
 }
 
@@ -2946,13 +2946,13 @@ function a_CreateAclsResponseAclCreationResult_v2(): fc.Arbitrary<CreateAclsResp
 export function arbitraryCreateAclsResponse(version: number): fc.Arbitrary<CreateAclsResponse> {
   switch (version) {
     case 1:
-    return a_CreateAclsResponse_v1();
+      return a_CreateAclsResponse_v1();
     case 2:
-    return a_CreateAclsResponse_v2();
+      return a_CreateAclsResponse_v2();
     case 3:
-    return a_CreateAclsResponse_v2();
+      return a_CreateAclsResponse_v2();
     default:
-    throw new Error(`CreateAclsResponse has no version ${version}`);
+      throw new Error(`CreateAclsResponse has no version ${version}`);
   }
 }
 
@@ -3001,13 +3001,13 @@ function a_CreateDelegationTokenRequestCreatableRenewers_v2(): fc.Arbitrary<Crea
 export function arbitraryCreateDelegationTokenRequest(version: number): fc.Arbitrary<CreateDelegationTokenRequest> {
   switch (version) {
     case 1:
-    return a_CreateDelegationTokenRequest_v1();
+      return a_CreateDelegationTokenRequest_v1();
     case 2:
-    return a_CreateDelegationTokenRequest_v2();
+      return a_CreateDelegationTokenRequest_v2();
     case 3:
-    return a_CreateDelegationTokenRequest_v3();
+      return a_CreateDelegationTokenRequest_v3();
     default:
-    throw new Error(`CreateDelegationTokenRequest has no version ${version}`);
+      throw new Error(`CreateDelegationTokenRequest has no version ${version}`);
   }
 }
 
@@ -3063,13 +3063,13 @@ function a_CreateDelegationTokenResponse_v3(): fc.Arbitrary<CreateDelegationToke
 export function arbitraryCreateDelegationTokenResponse(version: number): fc.Arbitrary<CreateDelegationTokenResponse> {
   switch (version) {
     case 1:
-    return a_CreateDelegationTokenResponse_v1();
+      return a_CreateDelegationTokenResponse_v1();
     case 2:
-    return a_CreateDelegationTokenResponse_v2();
+      return a_CreateDelegationTokenResponse_v2();
     case 3:
-    return a_CreateDelegationTokenResponse_v3();
+      return a_CreateDelegationTokenResponse_v3();
     default:
-    throw new Error(`CreateDelegationTokenResponse has no version ${version}`);
+      throw new Error(`CreateDelegationTokenResponse has no version ${version}`);
   }
 }
 
@@ -3121,15 +3121,15 @@ function a_CreatePartitionsRequestAssignment_v2(): fc.Arbitrary<CreatePartitions
 export function arbitraryCreatePartitionsRequest(version: number): fc.Arbitrary<CreatePartitionsRequest> {
   switch (version) {
     case 0:
-    return a_CreatePartitionsRequest_v0();
+      return a_CreatePartitionsRequest_v0();
     case 1:
-    return a_CreatePartitionsRequest_v0();
+      return a_CreatePartitionsRequest_v0();
     case 2:
-    return a_CreatePartitionsRequest_v2();
+      return a_CreatePartitionsRequest_v2();
     case 3:
-    return a_CreatePartitionsRequest_v2();
+      return a_CreatePartitionsRequest_v2();
     default:
-    throw new Error(`CreatePartitionsRequest has no version ${version}`);
+      throw new Error(`CreatePartitionsRequest has no version ${version}`);
   }
 }
 
@@ -3167,15 +3167,15 @@ function a_CreatePartitionsResponseTopicResult_v2(): fc.Arbitrary<CreatePartitio
 export function arbitraryCreatePartitionsResponse(version: number): fc.Arbitrary<CreatePartitionsResponse> {
   switch (version) {
     case 0:
-    return a_CreatePartitionsResponse_v0();
+      return a_CreatePartitionsResponse_v0();
     case 1:
-    return a_CreatePartitionsResponse_v0();
+      return a_CreatePartitionsResponse_v0();
     case 2:
-    return a_CreatePartitionsResponse_v2();
+      return a_CreatePartitionsResponse_v2();
     case 3:
-    return a_CreatePartitionsResponse_v2();
+      return a_CreatePartitionsResponse_v2();
     default:
-    throw new Error(`CreatePartitionsResponse has no version ${version}`);
+      throw new Error(`CreatePartitionsResponse has no version ${version}`);
   }
 }
 
@@ -3247,19 +3247,19 @@ function a_CreateTopicsRequestCreatableTopicConfig_v5(): fc.Arbitrary<CreateTopi
 export function arbitraryCreateTopicsRequest(version: number): fc.Arbitrary<CreateTopicsRequest> {
   switch (version) {
     case 2:
-    return a_CreateTopicsRequest_v2();
+      return a_CreateTopicsRequest_v2();
     case 3:
-    return a_CreateTopicsRequest_v2();
+      return a_CreateTopicsRequest_v2();
     case 4:
-    return a_CreateTopicsRequest_v2();
+      return a_CreateTopicsRequest_v2();
     case 5:
-    return a_CreateTopicsRequest_v5();
+      return a_CreateTopicsRequest_v5();
     case 6:
-    return a_CreateTopicsRequest_v5();
+      return a_CreateTopicsRequest_v5();
     case 7:
-    return a_CreateTopicsRequest_v5();
+      return a_CreateTopicsRequest_v5();
     default:
-    throw new Error(`CreateTopicsRequest has no version ${version}`);
+      throw new Error(`CreateTopicsRequest has no version ${version}`);
   }
 }
 
@@ -3337,19 +3337,19 @@ function a_CreateTopicsResponseCreatableTopicConfigs_v5(): fc.Arbitrary<CreateTo
 export function arbitraryCreateTopicsResponse(version: number): fc.Arbitrary<CreateTopicsResponse> {
   switch (version) {
     case 2:
-    return a_CreateTopicsResponse_v2();
+      return a_CreateTopicsResponse_v2();
     case 3:
-    return a_CreateTopicsResponse_v2();
+      return a_CreateTopicsResponse_v2();
     case 4:
-    return a_CreateTopicsResponse_v2();
+      return a_CreateTopicsResponse_v2();
     case 5:
-    return a_CreateTopicsResponse_v5();
+      return a_CreateTopicsResponse_v5();
     case 6:
-    return a_CreateTopicsResponse_v5();
+      return a_CreateTopicsResponse_v5();
     case 7:
-    return a_CreateTopicsResponse_v7();
+      return a_CreateTopicsResponse_v7();
     default:
-    throw new Error(`CreateTopicsResponse has no version ${version}`);
+      throw new Error(`CreateTopicsResponse has no version ${version}`);
   }
 }
 
@@ -3365,9 +3365,9 @@ function a_DefaultPrincipalData_v0(): fc.Arbitrary<DefaultPrincipalData> {
 export function arbitraryDefaultPrincipalData(version: number): fc.Arbitrary<DefaultPrincipalData> {
   switch (version) {
     case 0:
-    return a_DefaultPrincipalData_v0();
+      return a_DefaultPrincipalData_v0();
     default:
-    throw new Error(`DefaultPrincipalData has no version ${version}`);
+      throw new Error(`DefaultPrincipalData has no version ${version}`);
   }
 }
 
@@ -3411,13 +3411,13 @@ function a_DeleteAclsRequestFilter_v2(): fc.Arbitrary<DeleteAclsRequestFilter> {
 export function arbitraryDeleteAclsRequest(version: number): fc.Arbitrary<DeleteAclsRequest> {
   switch (version) {
     case 1:
-    return a_DeleteAclsRequest_v1();
+      return a_DeleteAclsRequest_v1();
     case 2:
-    return a_DeleteAclsRequest_v2();
+      return a_DeleteAclsRequest_v2();
     case 3:
-    return a_DeleteAclsRequest_v2();
+      return a_DeleteAclsRequest_v2();
     default:
-    throw new Error(`DeleteAclsRequest has no version ${version}`);
+      throw new Error(`DeleteAclsRequest has no version ${version}`);
   }
 }
 
@@ -3483,13 +3483,13 @@ function a_DeleteAclsResponseMatchingAcl_v2(): fc.Arbitrary<DeleteAclsResponseMa
 export function arbitraryDeleteAclsResponse(version: number): fc.Arbitrary<DeleteAclsResponse> {
   switch (version) {
     case 1:
-    return a_DeleteAclsResponse_v1();
+      return a_DeleteAclsResponse_v1();
     case 2:
-    return a_DeleteAclsResponse_v2();
+      return a_DeleteAclsResponse_v2();
     case 3:
-    return a_DeleteAclsResponse_v2();
+      return a_DeleteAclsResponse_v2();
     default:
-    throw new Error(`DeleteAclsResponse has no version ${version}`);
+      throw new Error(`DeleteAclsResponse has no version ${version}`);
   }
 }
 
@@ -3509,15 +3509,15 @@ function a_DeleteGroupsRequest_v2(): fc.Arbitrary<DeleteGroupsRequest> {
 export function arbitraryDeleteGroupsRequest(version: number): fc.Arbitrary<DeleteGroupsRequest> {
   switch (version) {
     case 0:
-    return a_DeleteGroupsRequest_v0();
+      return a_DeleteGroupsRequest_v0();
     case 1:
-    return a_DeleteGroupsRequest_v0();
+      return a_DeleteGroupsRequest_v0();
     case 2:
-    return a_DeleteGroupsRequest_v2();
+      return a_DeleteGroupsRequest_v2();
     case 3:
-    return a_DeleteGroupsRequest_v2();
+      return a_DeleteGroupsRequest_v2();
     default:
-    throw new Error(`DeleteGroupsRequest has no version ${version}`);
+      throw new Error(`DeleteGroupsRequest has no version ${version}`);
   }
 }
 
@@ -3570,15 +3570,15 @@ function a_DeleteGroupsResponseDeletableGroupResult_v3(): fc.Arbitrary<DeleteGro
 export function arbitraryDeleteGroupsResponse(version: number): fc.Arbitrary<DeleteGroupsResponse> {
   switch (version) {
     case 0:
-    return a_DeleteGroupsResponse_v0();
+      return a_DeleteGroupsResponse_v0();
     case 1:
-    return a_DeleteGroupsResponse_v0();
+      return a_DeleteGroupsResponse_v0();
     case 2:
-    return a_DeleteGroupsResponse_v2();
+      return a_DeleteGroupsResponse_v2();
     case 3:
-    return a_DeleteGroupsResponse_v3();
+      return a_DeleteGroupsResponse_v3();
     default:
-    throw new Error(`DeleteGroupsResponse has no version ${version}`);
+      throw new Error(`DeleteGroupsResponse has no version ${version}`);
   }
 }
 
@@ -3628,13 +3628,13 @@ function a_DeleteRecordsRequestPartition_v2(): fc.Arbitrary<DeleteRecordsRequest
 export function arbitraryDeleteRecordsRequest(version: number): fc.Arbitrary<DeleteRecordsRequest> {
   switch (version) {
     case 0:
-    return a_DeleteRecordsRequest_v0();
+      return a_DeleteRecordsRequest_v0();
     case 1:
-    return a_DeleteRecordsRequest_v0();
+      return a_DeleteRecordsRequest_v0();
     case 2:
-    return a_DeleteRecordsRequest_v2();
+      return a_DeleteRecordsRequest_v2();
     default:
-    throw new Error(`DeleteRecordsRequest has no version ${version}`);
+      throw new Error(`DeleteRecordsRequest has no version ${version}`);
   }
 }
 
@@ -3686,13 +3686,13 @@ function a_DeleteRecordsResponsePartitionResult_v2(): fc.Arbitrary<DeleteRecords
 export function arbitraryDeleteRecordsResponse(version: number): fc.Arbitrary<DeleteRecordsResponse> {
   switch (version) {
     case 0:
-    return a_DeleteRecordsResponse_v0();
+      return a_DeleteRecordsResponse_v0();
     case 1:
-    return a_DeleteRecordsResponse_v0();
+      return a_DeleteRecordsResponse_v0();
     case 2:
-    return a_DeleteRecordsResponse_v2();
+      return a_DeleteRecordsResponse_v2();
     default:
-    throw new Error(`DeleteRecordsResponse has no version ${version}`);
+      throw new Error(`DeleteRecordsResponse has no version ${version}`);
   }
 }
 
@@ -3713,9 +3713,9 @@ function a_DeleteShareGroupOffsetsRequestTopic_v0(): fc.Arbitrary<DeleteShareGro
 export function arbitraryDeleteShareGroupOffsetsRequest(version: number): fc.Arbitrary<DeleteShareGroupOffsetsRequest> {
   switch (version) {
     case 0:
-    return a_DeleteShareGroupOffsetsRequest_v0();
+      return a_DeleteShareGroupOffsetsRequest_v0();
     default:
-    throw new Error(`DeleteShareGroupOffsetsRequest has no version ${version}`);
+      throw new Error(`DeleteShareGroupOffsetsRequest has no version ${version}`);
   }
 }
 
@@ -3741,9 +3741,9 @@ function a_DeleteShareGroupOffsetsResponseTopic_v0(): fc.Arbitrary<DeleteShareGr
 export function arbitraryDeleteShareGroupOffsetsResponse(version: number): fc.Arbitrary<DeleteShareGroupOffsetsResponse> {
   switch (version) {
     case 0:
-    return a_DeleteShareGroupOffsetsResponse_v0();
+      return a_DeleteShareGroupOffsetsResponse_v0();
     default:
-    throw new Error(`DeleteShareGroupOffsetsResponse has no version ${version}`);
+      throw new Error(`DeleteShareGroupOffsetsResponse has no version ${version}`);
   }
 }
 
@@ -3771,9 +3771,9 @@ function a_DeleteShareGroupStateRequestPartitionData_v0(): fc.Arbitrary<DeleteSh
 export function arbitraryDeleteShareGroupStateRequest(version: number): fc.Arbitrary<DeleteShareGroupStateRequest> {
   switch (version) {
     case 0:
-    return a_DeleteShareGroupStateRequest_v0();
+      return a_DeleteShareGroupStateRequest_v0();
     default:
-    throw new Error(`DeleteShareGroupStateRequest has no version ${version}`);
+      throw new Error(`DeleteShareGroupStateRequest has no version ${version}`);
   }
 }
 
@@ -3802,9 +3802,9 @@ function a_DeleteShareGroupStateResponsePartitionResult_v0(): fc.Arbitrary<Delet
 export function arbitraryDeleteShareGroupStateResponse(version: number): fc.Arbitrary<DeleteShareGroupStateResponse> {
   switch (version) {
     case 0:
-    return a_DeleteShareGroupStateResponse_v0();
+      return a_DeleteShareGroupStateResponse_v0();
     default:
-    throw new Error(`DeleteShareGroupStateResponse has no version ${version}`);
+      throw new Error(`DeleteShareGroupStateResponse has no version ${version}`);
   }
 }
 
@@ -3843,19 +3843,19 @@ function a_DeleteTopicsRequestDeleteTopicState_v6(): fc.Arbitrary<DeleteTopicsRe
 export function arbitraryDeleteTopicsRequest(version: number): fc.Arbitrary<DeleteTopicsRequest> {
   switch (version) {
     case 1:
-    return a_DeleteTopicsRequest_v1();
+      return a_DeleteTopicsRequest_v1();
     case 2:
-    return a_DeleteTopicsRequest_v1();
+      return a_DeleteTopicsRequest_v1();
     case 3:
-    return a_DeleteTopicsRequest_v1();
+      return a_DeleteTopicsRequest_v1();
     case 4:
-    return a_DeleteTopicsRequest_v4();
+      return a_DeleteTopicsRequest_v4();
     case 5:
-    return a_DeleteTopicsRequest_v4();
+      return a_DeleteTopicsRequest_v4();
     case 6:
-    return a_DeleteTopicsRequest_v6();
+      return a_DeleteTopicsRequest_v6();
     default:
-    throw new Error(`DeleteTopicsRequest has no version ${version}`);
+      throw new Error(`DeleteTopicsRequest has no version ${version}`);
   }
 }
 
@@ -3927,19 +3927,19 @@ function a_DeleteTopicsResponseDeletableTopicResult_v6(): fc.Arbitrary<DeleteTop
 export function arbitraryDeleteTopicsResponse(version: number): fc.Arbitrary<DeleteTopicsResponse> {
   switch (version) {
     case 1:
-    return a_DeleteTopicsResponse_v1();
+      return a_DeleteTopicsResponse_v1();
     case 2:
-    return a_DeleteTopicsResponse_v1();
+      return a_DeleteTopicsResponse_v1();
     case 3:
-    return a_DeleteTopicsResponse_v1();
+      return a_DeleteTopicsResponse_v1();
     case 4:
-    return a_DeleteTopicsResponse_v4();
+      return a_DeleteTopicsResponse_v4();
     case 5:
-    return a_DeleteTopicsResponse_v5();
+      return a_DeleteTopicsResponse_v5();
     case 6:
-    return a_DeleteTopicsResponse_v6();
+      return a_DeleteTopicsResponse_v6();
     default:
-    throw new Error(`DeleteTopicsResponse has no version ${version}`);
+      throw new Error(`DeleteTopicsResponse has no version ${version}`);
   }
 }
 
@@ -3971,13 +3971,13 @@ function a_DescribeAclsRequest_v2(): fc.Arbitrary<DescribeAclsRequest> {
 export function arbitraryDescribeAclsRequest(version: number): fc.Arbitrary<DescribeAclsRequest> {
   switch (version) {
     case 1:
-    return a_DescribeAclsRequest_v1();
+      return a_DescribeAclsRequest_v1();
     case 2:
-    return a_DescribeAclsRequest_v2();
+      return a_DescribeAclsRequest_v2();
     case 3:
-    return a_DescribeAclsRequest_v2();
+      return a_DescribeAclsRequest_v2();
     default:
-    throw new Error(`DescribeAclsRequest has no version ${version}`);
+      throw new Error(`DescribeAclsRequest has no version ${version}`);
   }
 }
 
@@ -4039,13 +4039,13 @@ function a_DescribeAclsResponseAclDescription_v2(): fc.Arbitrary<DescribeAclsRes
 export function arbitraryDescribeAclsResponse(version: number): fc.Arbitrary<DescribeAclsResponse> {
   switch (version) {
     case 1:
-    return a_DescribeAclsResponse_v1();
+      return a_DescribeAclsResponse_v1();
     case 2:
-    return a_DescribeAclsResponse_v2();
+      return a_DescribeAclsResponse_v2();
     case 3:
-    return a_DescribeAclsResponse_v2();
+      return a_DescribeAclsResponse_v2();
     default:
-    throw new Error(`DescribeAclsResponse has no version ${version}`);
+      throw new Error(`DescribeAclsResponse has no version ${version}`);
   }
 }
 
@@ -4083,11 +4083,11 @@ function a_DescribeClientQuotasRequestComponentData_v1(): fc.Arbitrary<DescribeC
 export function arbitraryDescribeClientQuotasRequest(version: number): fc.Arbitrary<DescribeClientQuotasRequest> {
   switch (version) {
     case 0:
-    return a_DescribeClientQuotasRequest_v0();
+      return a_DescribeClientQuotasRequest_v0();
     case 1:
-    return a_DescribeClientQuotasRequest_v1();
+      return a_DescribeClientQuotasRequest_v1();
     default:
-    throw new Error(`DescribeClientQuotasRequest has no version ${version}`);
+      throw new Error(`DescribeClientQuotasRequest has no version ${version}`);
   }
 }
 
@@ -4155,11 +4155,11 @@ function a_DescribeClientQuotasResponseValueData_v1(): fc.Arbitrary<DescribeClie
 export function arbitraryDescribeClientQuotasResponse(version: number): fc.Arbitrary<DescribeClientQuotasResponse> {
   switch (version) {
     case 0:
-    return a_DescribeClientQuotasResponse_v0();
+      return a_DescribeClientQuotasResponse_v0();
     case 1:
-    return a_DescribeClientQuotasResponse_v1();
+      return a_DescribeClientQuotasResponse_v1();
     default:
-    throw new Error(`DescribeClientQuotasResponse has no version ${version}`);
+      throw new Error(`DescribeClientQuotasResponse has no version ${version}`);
   }
 }
 
@@ -4191,13 +4191,13 @@ function a_DescribeClusterRequest_v2(): fc.Arbitrary<DescribeClusterRequest> {
 export function arbitraryDescribeClusterRequest(version: number): fc.Arbitrary<DescribeClusterRequest> {
   switch (version) {
     case 0:
-    return a_DescribeClusterRequest_v0();
+      return a_DescribeClusterRequest_v0();
     case 1:
-    return a_DescribeClusterRequest_v1();
+      return a_DescribeClusterRequest_v1();
     case 2:
-    return a_DescribeClusterRequest_v2();
+      return a_DescribeClusterRequest_v2();
     default:
-    throw new Error(`DescribeClusterRequest has no version ${version}`);
+      throw new Error(`DescribeClusterRequest has no version ${version}`);
   }
 }
 
@@ -4264,13 +4264,13 @@ function a_DescribeClusterResponseBroker_v2(): fc.Arbitrary<DescribeClusterRespo
 export function arbitraryDescribeClusterResponse(version: number): fc.Arbitrary<DescribeClusterResponse> {
   switch (version) {
     case 0:
-    return a_DescribeClusterResponse_v0();
+      return a_DescribeClusterResponse_v0();
     case 1:
-    return a_DescribeClusterResponse_v1();
+      return a_DescribeClusterResponse_v1();
     case 2:
-    return a_DescribeClusterResponse_v2();
+      return a_DescribeClusterResponse_v2();
     default:
-    throw new Error(`DescribeClusterResponse has no version ${version}`);
+      throw new Error(`DescribeClusterResponse has no version ${version}`);
   }
 }
 
@@ -4318,15 +4318,15 @@ function a_DescribeConfigsRequestResource_v4(): fc.Arbitrary<DescribeConfigsRequ
 export function arbitraryDescribeConfigsRequest(version: number): fc.Arbitrary<DescribeConfigsRequest> {
   switch (version) {
     case 1:
-    return a_DescribeConfigsRequest_v1();
+      return a_DescribeConfigsRequest_v1();
     case 2:
-    return a_DescribeConfigsRequest_v1();
+      return a_DescribeConfigsRequest_v1();
     case 3:
-    return a_DescribeConfigsRequest_v3();
+      return a_DescribeConfigsRequest_v3();
     case 4:
-    return a_DescribeConfigsRequest_v4();
+      return a_DescribeConfigsRequest_v4();
     default:
-    throw new Error(`DescribeConfigsRequest has no version ${version}`);
+      throw new Error(`DescribeConfigsRequest has no version ${version}`);
   }
 }
 
@@ -4440,15 +4440,15 @@ function a_DescribeConfigsResponseSynonym_v4(): fc.Arbitrary<DescribeConfigsResp
 export function arbitraryDescribeConfigsResponse(version: number): fc.Arbitrary<DescribeConfigsResponse> {
   switch (version) {
     case 1:
-    return a_DescribeConfigsResponse_v1();
+      return a_DescribeConfigsResponse_v1();
     case 2:
-    return a_DescribeConfigsResponse_v1();
+      return a_DescribeConfigsResponse_v1();
     case 3:
-    return a_DescribeConfigsResponse_v3();
+      return a_DescribeConfigsResponse_v3();
     case 4:
-    return a_DescribeConfigsResponse_v4();
+      return a_DescribeConfigsResponse_v4();
     default:
-    throw new Error(`DescribeConfigsResponse has no version ${version}`);
+      throw new Error(`DescribeConfigsResponse has no version ${version}`);
   }
 }
 
@@ -4482,13 +4482,13 @@ function a_DescribeDelegationTokenRequestOwner_v2(): fc.Arbitrary<DescribeDelega
 export function arbitraryDescribeDelegationTokenRequest(version: number): fc.Arbitrary<DescribeDelegationTokenRequest> {
   switch (version) {
     case 1:
-    return a_DescribeDelegationTokenRequest_v1();
+      return a_DescribeDelegationTokenRequest_v1();
     case 2:
-    return a_DescribeDelegationTokenRequest_v2();
+      return a_DescribeDelegationTokenRequest_v2();
     case 3:
-    return a_DescribeDelegationTokenRequest_v2();
+      return a_DescribeDelegationTokenRequest_v2();
     default:
-    throw new Error(`DescribeDelegationTokenRequest has no version ${version}`);
+      throw new Error(`DescribeDelegationTokenRequest has no version ${version}`);
   }
 }
 
@@ -4579,13 +4579,13 @@ function a_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(): 
 export function arbitraryDescribeDelegationTokenResponse(version: number): fc.Arbitrary<DescribeDelegationTokenResponse> {
   switch (version) {
     case 1:
-    return a_DescribeDelegationTokenResponse_v1();
+      return a_DescribeDelegationTokenResponse_v1();
     case 2:
-    return a_DescribeDelegationTokenResponse_v2();
+      return a_DescribeDelegationTokenResponse_v2();
     case 3:
-    return a_DescribeDelegationTokenResponse_v3();
+      return a_DescribeDelegationTokenResponse_v3();
     default:
-    throw new Error(`DescribeDelegationTokenResponse has no version ${version}`);
+      throw new Error(`DescribeDelegationTokenResponse has no version ${version}`);
   }
 }
 
@@ -4614,21 +4614,21 @@ function a_DescribeGroupsRequest_v5(): fc.Arbitrary<DescribeGroupsRequest> {
 export function arbitraryDescribeGroupsRequest(version: number): fc.Arbitrary<DescribeGroupsRequest> {
   switch (version) {
     case 0:
-    return a_DescribeGroupsRequest_v0();
+      return a_DescribeGroupsRequest_v0();
     case 1:
-    return a_DescribeGroupsRequest_v0();
+      return a_DescribeGroupsRequest_v0();
     case 2:
-    return a_DescribeGroupsRequest_v0();
+      return a_DescribeGroupsRequest_v0();
     case 3:
-    return a_DescribeGroupsRequest_v3();
+      return a_DescribeGroupsRequest_v3();
     case 4:
-    return a_DescribeGroupsRequest_v3();
+      return a_DescribeGroupsRequest_v3();
     case 5:
-    return a_DescribeGroupsRequest_v5();
+      return a_DescribeGroupsRequest_v5();
     case 6:
-    return a_DescribeGroupsRequest_v5();
+      return a_DescribeGroupsRequest_v5();
     default:
-    throw new Error(`DescribeGroupsRequest has no version ${version}`);
+      throw new Error(`DescribeGroupsRequest has no version ${version}`);
   }
 }
 
@@ -4776,21 +4776,21 @@ function a_DescribeGroupsResponseDescribedGroupMember_v5(): fc.Arbitrary<Describ
 export function arbitraryDescribeGroupsResponse(version: number): fc.Arbitrary<DescribeGroupsResponse> {
   switch (version) {
     case 0:
-    return a_DescribeGroupsResponse_v0();
+      return a_DescribeGroupsResponse_v0();
     case 1:
-    return a_DescribeGroupsResponse_v1();
+      return a_DescribeGroupsResponse_v1();
     case 2:
-    return a_DescribeGroupsResponse_v1();
+      return a_DescribeGroupsResponse_v1();
     case 3:
-    return a_DescribeGroupsResponse_v3();
+      return a_DescribeGroupsResponse_v3();
     case 4:
-    return a_DescribeGroupsResponse_v4();
+      return a_DescribeGroupsResponse_v4();
     case 5:
-    return a_DescribeGroupsResponse_v5();
+      return a_DescribeGroupsResponse_v5();
     case 6:
-    return a_DescribeGroupsResponse_v6();
+      return a_DescribeGroupsResponse_v6();
     default:
-    throw new Error(`DescribeGroupsResponse has no version ${version}`);
+      throw new Error(`DescribeGroupsResponse has no version ${version}`);
   }
 }
 
@@ -4824,17 +4824,17 @@ function a_DescribeLogDirsRequestDescribableLogDirTopic_v2(): fc.Arbitrary<Descr
 export function arbitraryDescribeLogDirsRequest(version: number): fc.Arbitrary<DescribeLogDirsRequest> {
   switch (version) {
     case 1:
-    return a_DescribeLogDirsRequest_v1();
+      return a_DescribeLogDirsRequest_v1();
     case 2:
-    return a_DescribeLogDirsRequest_v2();
+      return a_DescribeLogDirsRequest_v2();
     case 3:
-    return a_DescribeLogDirsRequest_v2();
+      return a_DescribeLogDirsRequest_v2();
     case 4:
-    return a_DescribeLogDirsRequest_v2();
+      return a_DescribeLogDirsRequest_v2();
     case 5:
-    return a_DescribeLogDirsRequest_v2();
+      return a_DescribeLogDirsRequest_v2();
     default:
-    throw new Error(`DescribeLogDirsRequest has no version ${version}`);
+      throw new Error(`DescribeLogDirsRequest has no version ${version}`);
   }
 }
 
@@ -4958,17 +4958,17 @@ function a_DescribeLogDirsResponsePartition_v2(): fc.Arbitrary<DescribeLogDirsRe
 export function arbitraryDescribeLogDirsResponse(version: number): fc.Arbitrary<DescribeLogDirsResponse> {
   switch (version) {
     case 1:
-    return a_DescribeLogDirsResponse_v1();
+      return a_DescribeLogDirsResponse_v1();
     case 2:
-    return a_DescribeLogDirsResponse_v2();
+      return a_DescribeLogDirsResponse_v2();
     case 3:
-    return a_DescribeLogDirsResponse_v3();
+      return a_DescribeLogDirsResponse_v3();
     case 4:
-    return a_DescribeLogDirsResponse_v4();
+      return a_DescribeLogDirsResponse_v4();
     case 5:
-    return a_DescribeLogDirsResponse_v5();
+      return a_DescribeLogDirsResponse_v5();
     default:
-    throw new Error(`DescribeLogDirsResponse has no version ${version}`);
+      throw new Error(`DescribeLogDirsResponse has no version ${version}`);
   }
 }
 
@@ -4989,9 +4989,9 @@ function a_DescribeProducersRequestTopicRequest_v0(): fc.Arbitrary<DescribeProdu
 export function arbitraryDescribeProducersRequest(version: number): fc.Arbitrary<DescribeProducersRequest> {
   switch (version) {
     case 0:
-    return a_DescribeProducersRequest_v0();
+      return a_DescribeProducersRequest_v0();
     default:
-    throw new Error(`DescribeProducersRequest has no version ${version}`);
+      throw new Error(`DescribeProducersRequest has no version ${version}`);
   }
 }
 
@@ -5033,9 +5033,9 @@ function a_DescribeProducersResponseProducerState_v0(): fc.Arbitrary<DescribePro
 export function arbitraryDescribeProducersResponse(version: number): fc.Arbitrary<DescribeProducersResponse> {
   switch (version) {
     case 0:
-    return a_DescribeProducersResponse_v0();
+      return a_DescribeProducersResponse_v0();
     default:
-    throw new Error(`DescribeProducersResponse has no version ${version}`);
+      throw new Error(`DescribeProducersResponse has no version ${version}`);
   }
 }
 
@@ -5062,13 +5062,13 @@ function a_DescribeQuorumRequestPartitionData_v0(): fc.Arbitrary<DescribeQuorumR
 export function arbitraryDescribeQuorumRequest(version: number): fc.Arbitrary<DescribeQuorumRequest> {
   switch (version) {
     case 0:
-    return a_DescribeQuorumRequest_v0();
+      return a_DescribeQuorumRequest_v0();
     case 1:
-    return a_DescribeQuorumRequest_v0();
+      return a_DescribeQuorumRequest_v0();
     case 2:
-    return a_DescribeQuorumRequest_v0();
+      return a_DescribeQuorumRequest_v0();
     default:
-    throw new Error(`DescribeQuorumRequest has no version ${version}`);
+      throw new Error(`DescribeQuorumRequest has no version ${version}`);
   }
 }
 
@@ -5208,13 +5208,13 @@ function a_DescribeQuorumResponseListener_v2(): fc.Arbitrary<DescribeQuorumRespo
 export function arbitraryDescribeQuorumResponse(version: number): fc.Arbitrary<DescribeQuorumResponse> {
   switch (version) {
     case 0:
-    return a_DescribeQuorumResponse_v0();
+      return a_DescribeQuorumResponse_v0();
     case 1:
-    return a_DescribeQuorumResponse_v1();
+      return a_DescribeQuorumResponse_v1();
     case 2:
-    return a_DescribeQuorumResponse_v2();
+      return a_DescribeQuorumResponse_v2();
     default:
-    throw new Error(`DescribeQuorumResponse has no version ${version}`);
+      throw new Error(`DescribeQuorumResponse has no version ${version}`);
   }
 }
 
@@ -5242,11 +5242,11 @@ function a_DescribeShareGroupOffsetsRequestTopic_v0(): fc.Arbitrary<DescribeShar
 export function arbitraryDescribeShareGroupOffsetsRequest(version: number): fc.Arbitrary<DescribeShareGroupOffsetsRequest> {
   switch (version) {
     case 0:
-    return a_DescribeShareGroupOffsetsRequest_v0();
+      return a_DescribeShareGroupOffsetsRequest_v0();
     case 1:
-    return a_DescribeShareGroupOffsetsRequest_v0();
+      return a_DescribeShareGroupOffsetsRequest_v0();
     default:
-    throw new Error(`DescribeShareGroupOffsetsRequest has no version ${version}`);
+      throw new Error(`DescribeShareGroupOffsetsRequest has no version ${version}`);
   }
 }
 
@@ -5324,11 +5324,11 @@ function a_DescribeShareGroupOffsetsResponsePartition_v1(): fc.Arbitrary<Describ
 export function arbitraryDescribeShareGroupOffsetsResponse(version: number): fc.Arbitrary<DescribeShareGroupOffsetsResponse> {
   switch (version) {
     case 0:
-    return a_DescribeShareGroupOffsetsResponse_v0();
+      return a_DescribeShareGroupOffsetsResponse_v0();
     case 1:
-    return a_DescribeShareGroupOffsetsResponse_v1();
+      return a_DescribeShareGroupOffsetsResponse_v1();
     default:
-    throw new Error(`DescribeShareGroupOffsetsResponse has no version ${version}`);
+      throw new Error(`DescribeShareGroupOffsetsResponse has no version ${version}`);
   }
 }
 
@@ -5357,9 +5357,9 @@ function a_DescribeTopicPartitionsRequestCursor_v0(): fc.Arbitrary<DescribeTopic
 export function arbitraryDescribeTopicPartitionsRequest(version: number): fc.Arbitrary<DescribeTopicPartitionsRequest> {
   switch (version) {
     case 0:
-    return a_DescribeTopicPartitionsRequest_v0();
+      return a_DescribeTopicPartitionsRequest_v0();
     default:
-    throw new Error(`DescribeTopicPartitionsRequest has no version ${version}`);
+      throw new Error(`DescribeTopicPartitionsRequest has no version ${version}`);
   }
 }
 
@@ -5407,9 +5407,9 @@ function a_DescribeTopicPartitionsResponseCursor_v0(): fc.Arbitrary<DescribeTopi
 export function arbitraryDescribeTopicPartitionsResponse(version: number): fc.Arbitrary<DescribeTopicPartitionsResponse> {
   switch (version) {
     case 0:
-    return a_DescribeTopicPartitionsResponse_v0();
+      return a_DescribeTopicPartitionsResponse_v0();
     default:
-    throw new Error(`DescribeTopicPartitionsResponse has no version ${version}`);
+      throw new Error(`DescribeTopicPartitionsResponse has no version ${version}`);
   }
 }
 
@@ -5423,9 +5423,9 @@ function a_DescribeTransactionsRequest_v0(): fc.Arbitrary<DescribeTransactionsRe
 export function arbitraryDescribeTransactionsRequest(version: number): fc.Arbitrary<DescribeTransactionsRequest> {
   switch (version) {
     case 0:
-    return a_DescribeTransactionsRequest_v0();
+      return a_DescribeTransactionsRequest_v0();
     default:
-    throw new Error(`DescribeTransactionsRequest has no version ${version}`);
+      throw new Error(`DescribeTransactionsRequest has no version ${version}`);
   }
 }
 
@@ -5460,9 +5460,9 @@ function a_DescribeTransactionsResponseTopicData_v0(): fc.Arbitrary<DescribeTran
 export function arbitraryDescribeTransactionsResponse(version: number): fc.Arbitrary<DescribeTransactionsResponse> {
   switch (version) {
     case 0:
-    return a_DescribeTransactionsResponse_v0();
+      return a_DescribeTransactionsResponse_v0();
     default:
-    throw new Error(`DescribeTransactionsResponse has no version ${version}`);
+      throw new Error(`DescribeTransactionsResponse has no version ${version}`);
   }
 }
 
@@ -5482,9 +5482,9 @@ function a_DescribeUserScramCredentialsRequestUserName_v0(): fc.Arbitrary<Descri
 export function arbitraryDescribeUserScramCredentialsRequest(version: number): fc.Arbitrary<DescribeUserScramCredentialsRequest> {
   switch (version) {
     case 0:
-    return a_DescribeUserScramCredentialsRequest_v0();
+      return a_DescribeUserScramCredentialsRequest_v0();
     default:
-    throw new Error(`DescribeUserScramCredentialsRequest has no version ${version}`);
+      throw new Error(`DescribeUserScramCredentialsRequest has no version ${version}`);
   }
 }
 
@@ -5517,9 +5517,9 @@ function a_DescribeUserScramCredentialsResponseCredentialInfo_v0(): fc.Arbitrary
 export function arbitraryDescribeUserScramCredentialsResponse(version: number): fc.Arbitrary<DescribeUserScramCredentialsResponse> {
   switch (version) {
     case 0:
-    return a_DescribeUserScramCredentialsResponse_v0();
+      return a_DescribeUserScramCredentialsResponse_v0();
     default:
-    throw new Error(`DescribeUserScramCredentialsResponse has no version ${version}`);
+      throw new Error(`DescribeUserScramCredentialsResponse has no version ${version}`);
   }
 }
 
@@ -5565,13 +5565,13 @@ function a_ElectLeadersRequestTopicPartitions_v2(): fc.Arbitrary<ElectLeadersReq
 export function arbitraryElectLeadersRequest(version: number): fc.Arbitrary<ElectLeadersRequest> {
   switch (version) {
     case 0:
-    return a_ElectLeadersRequest_v0();
+      return a_ElectLeadersRequest_v0();
     case 1:
-    return a_ElectLeadersRequest_v1();
+      return a_ElectLeadersRequest_v1();
     case 2:
-    return a_ElectLeadersRequest_v2();
+      return a_ElectLeadersRequest_v2();
     default:
-    throw new Error(`ElectLeadersRequest has no version ${version}`);
+      throw new Error(`ElectLeadersRequest has no version ${version}`);
   }
 }
 
@@ -5633,13 +5633,13 @@ function a_ElectLeadersResponsePartitionResult_v2(): fc.Arbitrary<ElectLeadersRe
 export function arbitraryElectLeadersResponse(version: number): fc.Arbitrary<ElectLeadersResponse> {
   switch (version) {
     case 0:
-    return a_ElectLeadersResponse_v0();
+      return a_ElectLeadersResponse_v0();
     case 1:
-    return a_ElectLeadersResponse_v1();
+      return a_ElectLeadersResponse_v1();
     case 2:
-    return a_ElectLeadersResponse_v2();
+      return a_ElectLeadersResponse_v2();
     default:
-    throw new Error(`ElectLeadersResponse has no version ${version}`);
+      throw new Error(`ElectLeadersResponse has no version ${version}`);
   }
 }
 
@@ -5712,11 +5712,11 @@ function a_EndQuorumEpochRequestLeaderEndpoint_v1(): fc.Arbitrary<EndQuorumEpoch
 export function arbitraryEndQuorumEpochRequest(version: number): fc.Arbitrary<EndQuorumEpochRequest> {
   switch (version) {
     case 0:
-    return a_EndQuorumEpochRequest_v0();
+      return a_EndQuorumEpochRequest_v0();
     case 1:
-    return a_EndQuorumEpochRequest_v1();
+      return a_EndQuorumEpochRequest_v1();
     default:
-    throw new Error(`EndQuorumEpochRequest has no version ${version}`);
+      throw new Error(`EndQuorumEpochRequest has no version ${version}`);
   }
 }
 
@@ -5780,11 +5780,11 @@ function a_EndQuorumEpochResponseNodeEndpoint_v1(): fc.Arbitrary<EndQuorumEpochR
 export function arbitraryEndQuorumEpochResponse(version: number): fc.Arbitrary<EndQuorumEpochResponse> {
   switch (version) {
     case 0:
-    return a_EndQuorumEpochResponse_v0();
+      return a_EndQuorumEpochResponse_v0();
     case 1:
-    return a_EndQuorumEpochResponse_v1();
+      return a_EndQuorumEpochResponse_v1();
     default:
-    throw new Error(`EndQuorumEpochResponse has no version ${version}`);
+      throw new Error(`EndQuorumEpochResponse has no version ${version}`);
   }
 }
 
@@ -5798,9 +5798,9 @@ function a_EndTxnMarker_v0(): fc.Arbitrary<EndTxnMarker> {
 export function arbitraryEndTxnMarker(version: number): fc.Arbitrary<EndTxnMarker> {
   switch (version) {
     case 0:
-    return a_EndTxnMarker_v0();
+      return a_EndTxnMarker_v0();
     default:
-    throw new Error(`EndTxnMarker has no version ${version}`);
+      throw new Error(`EndTxnMarker has no version ${version}`);
   }
 }
 
@@ -5826,19 +5826,19 @@ function a_EndTxnRequest_v3(): fc.Arbitrary<EndTxnRequest> {
 export function arbitraryEndTxnRequest(version: number): fc.Arbitrary<EndTxnRequest> {
   switch (version) {
     case 0:
-    return a_EndTxnRequest_v0();
+      return a_EndTxnRequest_v0();
     case 1:
-    return a_EndTxnRequest_v0();
+      return a_EndTxnRequest_v0();
     case 2:
-    return a_EndTxnRequest_v0();
+      return a_EndTxnRequest_v0();
     case 3:
-    return a_EndTxnRequest_v3();
+      return a_EndTxnRequest_v3();
     case 4:
-    return a_EndTxnRequest_v3();
+      return a_EndTxnRequest_v3();
     case 5:
-    return a_EndTxnRequest_v3();
+      return a_EndTxnRequest_v3();
     default:
-    throw new Error(`EndTxnRequest has no version ${version}`);
+      throw new Error(`EndTxnRequest has no version ${version}`);
   }
 }
 
@@ -5873,19 +5873,19 @@ function a_EndTxnResponse_v5(): fc.Arbitrary<EndTxnResponse> {
 export function arbitraryEndTxnResponse(version: number): fc.Arbitrary<EndTxnResponse> {
   switch (version) {
     case 0:
-    return a_EndTxnResponse_v0();
+      return a_EndTxnResponse_v0();
     case 1:
-    return a_EndTxnResponse_v0();
+      return a_EndTxnResponse_v0();
     case 2:
-    return a_EndTxnResponse_v0();
+      return a_EndTxnResponse_v0();
     case 3:
-    return a_EndTxnResponse_v3();
+      return a_EndTxnResponse_v3();
     case 4:
-    return a_EndTxnResponse_v3();
+      return a_EndTxnResponse_v3();
     case 5:
-    return a_EndTxnResponse_v5();
+      return a_EndTxnResponse_v5();
     default:
-    throw new Error(`EndTxnResponse has no version ${version}`);
+      throw new Error(`EndTxnResponse has no version ${version}`);
   }
 }
 
@@ -5901,9 +5901,9 @@ function a_EnvelopeRequest_v0(): fc.Arbitrary<EnvelopeRequest> {
 export function arbitraryEnvelopeRequest(version: number): fc.Arbitrary<EnvelopeRequest> {
   switch (version) {
     case 0:
-    return a_EnvelopeRequest_v0();
+      return a_EnvelopeRequest_v0();
     default:
-    throw new Error(`EnvelopeRequest has no version ${version}`);
+      throw new Error(`EnvelopeRequest has no version ${version}`);
   }
 }
 
@@ -5918,9 +5918,9 @@ function a_EnvelopeResponse_v0(): fc.Arbitrary<EnvelopeResponse> {
 export function arbitraryEnvelopeResponse(version: number): fc.Arbitrary<EnvelopeResponse> {
   switch (version) {
     case 0:
-    return a_EnvelopeResponse_v0();
+      return a_EnvelopeResponse_v0();
     default:
-    throw new Error(`EnvelopeResponse has no version ${version}`);
+      throw new Error(`EnvelopeResponse has no version ${version}`);
   }
 }
 
@@ -5942,11 +5942,11 @@ function a_ExpireDelegationTokenRequest_v2(): fc.Arbitrary<ExpireDelegationToken
 export function arbitraryExpireDelegationTokenRequest(version: number): fc.Arbitrary<ExpireDelegationTokenRequest> {
   switch (version) {
     case 1:
-    return a_ExpireDelegationTokenRequest_v1();
+      return a_ExpireDelegationTokenRequest_v1();
     case 2:
-    return a_ExpireDelegationTokenRequest_v2();
+      return a_ExpireDelegationTokenRequest_v2();
     default:
-    throw new Error(`ExpireDelegationTokenRequest has no version ${version}`);
+      throw new Error(`ExpireDelegationTokenRequest has no version ${version}`);
   }
 }
 
@@ -5970,11 +5970,11 @@ function a_ExpireDelegationTokenResponse_v2(): fc.Arbitrary<ExpireDelegationToke
 export function arbitraryExpireDelegationTokenResponse(version: number): fc.Arbitrary<ExpireDelegationTokenResponse> {
   switch (version) {
     case 1:
-    return a_ExpireDelegationTokenResponse_v1();
+      return a_ExpireDelegationTokenResponse_v1();
     case 2:
-    return a_ExpireDelegationTokenResponse_v2();
+      return a_ExpireDelegationTokenResponse_v2();
     default:
-    throw new Error(`ExpireDelegationTokenResponse has no version ${version}`);
+      throw new Error(`ExpireDelegationTokenResponse has no version ${version}`);
   }
 }
 
@@ -6317,37 +6317,37 @@ function a_FetchRequestForgottenTopic_v13(): fc.Arbitrary<FetchRequestForgottenT
 export function arbitraryFetchRequest(version: number): fc.Arbitrary<FetchRequest> {
   switch (version) {
     case 4:
-    return a_FetchRequest_v4();
+      return a_FetchRequest_v4();
     case 5:
-    return a_FetchRequest_v5();
+      return a_FetchRequest_v5();
     case 6:
-    return a_FetchRequest_v5();
+      return a_FetchRequest_v5();
     case 7:
-    return a_FetchRequest_v7();
+      return a_FetchRequest_v7();
     case 8:
-    return a_FetchRequest_v7();
+      return a_FetchRequest_v7();
     case 9:
-    return a_FetchRequest_v9();
+      return a_FetchRequest_v9();
     case 10:
-    return a_FetchRequest_v9();
+      return a_FetchRequest_v9();
     case 11:
-    return a_FetchRequest_v11();
+      return a_FetchRequest_v11();
     case 12:
-    return a_FetchRequest_v12();
+      return a_FetchRequest_v12();
     case 13:
-    return a_FetchRequest_v13();
+      return a_FetchRequest_v13();
     case 14:
-    return a_FetchRequest_v13();
+      return a_FetchRequest_v13();
     case 15:
-    return a_FetchRequest_v15();
+      return a_FetchRequest_v15();
     case 16:
-    return a_FetchRequest_v15();
+      return a_FetchRequest_v15();
     case 17:
-    return a_FetchRequest_v17();
+      return a_FetchRequest_v17();
     case 18:
-    return a_FetchRequest_v18();
+      return a_FetchRequest_v18();
     default:
-    throw new Error(`FetchRequest has no version ${version}`);
+      throw new Error(`FetchRequest has no version ${version}`);
   }
 }
 
@@ -6573,37 +6573,37 @@ function a_FetchResponseNodeEndpoint_v16(): fc.Arbitrary<FetchResponseNodeEndpoi
 export function arbitraryFetchResponse(version: number): fc.Arbitrary<FetchResponse> {
   switch (version) {
     case 4:
-    return a_FetchResponse_v4();
+      return a_FetchResponse_v4();
     case 5:
-    return a_FetchResponse_v5();
+      return a_FetchResponse_v5();
     case 6:
-    return a_FetchResponse_v5();
+      return a_FetchResponse_v5();
     case 7:
-    return a_FetchResponse_v7();
+      return a_FetchResponse_v7();
     case 8:
-    return a_FetchResponse_v7();
+      return a_FetchResponse_v7();
     case 9:
-    return a_FetchResponse_v7();
+      return a_FetchResponse_v7();
     case 10:
-    return a_FetchResponse_v7();
+      return a_FetchResponse_v7();
     case 11:
-    return a_FetchResponse_v11();
+      return a_FetchResponse_v11();
     case 12:
-    return a_FetchResponse_v12();
+      return a_FetchResponse_v12();
     case 13:
-    return a_FetchResponse_v13();
+      return a_FetchResponse_v13();
     case 14:
-    return a_FetchResponse_v13();
+      return a_FetchResponse_v13();
     case 15:
-    return a_FetchResponse_v13();
+      return a_FetchResponse_v13();
     case 16:
-    return a_FetchResponse_v16();
+      return a_FetchResponse_v16();
     case 17:
-    return a_FetchResponse_v16();
+      return a_FetchResponse_v16();
     case 18:
-    return a_FetchResponse_v16();
+      return a_FetchResponse_v16();
     default:
-    throw new Error(`FetchResponse has no version ${version}`);
+      throw new Error(`FetchResponse has no version ${version}`);
   }
 }
 
@@ -6670,11 +6670,11 @@ function a_FetchSnapshotRequestSnapshotId_v0(): fc.Arbitrary<FetchSnapshotReques
 export function arbitraryFetchSnapshotRequest(version: number): fc.Arbitrary<FetchSnapshotRequest> {
   switch (version) {
     case 0:
-    return a_FetchSnapshotRequest_v0();
+      return a_FetchSnapshotRequest_v0();
     case 1:
-    return a_FetchSnapshotRequest_v1();
+      return a_FetchSnapshotRequest_v1();
     default:
-    throw new Error(`FetchSnapshotRequest has no version ${version}`);
+      throw new Error(`FetchSnapshotRequest has no version ${version}`);
   }
 }
 
@@ -6741,11 +6741,11 @@ function a_FetchSnapshotResponseNodeEndpoint_v1(): fc.Arbitrary<FetchSnapshotRes
 export function arbitraryFetchSnapshotResponse(version: number): fc.Arbitrary<FetchSnapshotResponse> {
   switch (version) {
     case 0:
-    return a_FetchSnapshotResponse_v0();
+      return a_FetchSnapshotResponse_v0();
     case 1:
-    return a_FetchSnapshotResponse_v1();
+      return a_FetchSnapshotResponse_v1();
     default:
-    throw new Error(`FetchSnapshotResponse has no version ${version}`);
+      throw new Error(`FetchSnapshotResponse has no version ${version}`);
   }
 }
 
@@ -6785,21 +6785,21 @@ function a_FindCoordinatorRequest_v4(): fc.Arbitrary<FindCoordinatorRequest> {
 export function arbitraryFindCoordinatorRequest(version: number): fc.Arbitrary<FindCoordinatorRequest> {
   switch (version) {
     case 0:
-    return a_FindCoordinatorRequest_v0();
+      return a_FindCoordinatorRequest_v0();
     case 1:
-    return a_FindCoordinatorRequest_v1();
+      return a_FindCoordinatorRequest_v1();
     case 2:
-    return a_FindCoordinatorRequest_v1();
+      return a_FindCoordinatorRequest_v1();
     case 3:
-    return a_FindCoordinatorRequest_v3();
+      return a_FindCoordinatorRequest_v3();
     case 4:
-    return a_FindCoordinatorRequest_v4();
+      return a_FindCoordinatorRequest_v4();
     case 5:
-    return a_FindCoordinatorRequest_v4();
+      return a_FindCoordinatorRequest_v4();
     case 6:
-    return a_FindCoordinatorRequest_v4();
+      return a_FindCoordinatorRequest_v4();
     default:
-    throw new Error(`FindCoordinatorRequest has no version ${version}`);
+      throw new Error(`FindCoordinatorRequest has no version ${version}`);
   }
 }
 
@@ -6866,21 +6866,21 @@ function a_FindCoordinatorResponseCoordinator_v4(): fc.Arbitrary<FindCoordinator
 export function arbitraryFindCoordinatorResponse(version: number): fc.Arbitrary<FindCoordinatorResponse> {
   switch (version) {
     case 0:
-    return a_FindCoordinatorResponse_v0();
+      return a_FindCoordinatorResponse_v0();
     case 1:
-    return a_FindCoordinatorResponse_v1();
+      return a_FindCoordinatorResponse_v1();
     case 2:
-    return a_FindCoordinatorResponse_v1();
+      return a_FindCoordinatorResponse_v1();
     case 3:
-    return a_FindCoordinatorResponse_v3();
+      return a_FindCoordinatorResponse_v3();
     case 4:
-    return a_FindCoordinatorResponse_v4();
+      return a_FindCoordinatorResponse_v4();
     case 5:
-    return a_FindCoordinatorResponse_v4();
+      return a_FindCoordinatorResponse_v4();
     case 6:
-    return a_FindCoordinatorResponse_v4();
+      return a_FindCoordinatorResponse_v4();
     default:
-    throw new Error(`FindCoordinatorResponse has no version ${version}`);
+      throw new Error(`FindCoordinatorResponse has no version ${version}`);
   }
 }
 
@@ -6894,9 +6894,9 @@ function a_GetTelemetrySubscriptionsRequest_v0(): fc.Arbitrary<GetTelemetrySubsc
 export function arbitraryGetTelemetrySubscriptionsRequest(version: number): fc.Arbitrary<GetTelemetrySubscriptionsRequest> {
   switch (version) {
     case 0:
-    return a_GetTelemetrySubscriptionsRequest_v0();
+      return a_GetTelemetrySubscriptionsRequest_v0();
     default:
-    throw new Error(`GetTelemetrySubscriptionsRequest has no version ${version}`);
+      throw new Error(`GetTelemetrySubscriptionsRequest has no version ${version}`);
   }
 }
 
@@ -6918,9 +6918,9 @@ function a_GetTelemetrySubscriptionsResponse_v0(): fc.Arbitrary<GetTelemetrySubs
 export function arbitraryGetTelemetrySubscriptionsResponse(version: number): fc.Arbitrary<GetTelemetrySubscriptionsResponse> {
   switch (version) {
     case 0:
-    return a_GetTelemetrySubscriptionsResponse_v0();
+      return a_GetTelemetrySubscriptionsResponse_v0();
     default:
-    throw new Error(`GetTelemetrySubscriptionsResponse has no version ${version}`);
+      throw new Error(`GetTelemetrySubscriptionsResponse has no version ${version}`);
   }
 }
 
@@ -6955,17 +6955,17 @@ function a_HeartbeatRequest_v4(): fc.Arbitrary<HeartbeatRequest> {
 export function arbitraryHeartbeatRequest(version: number): fc.Arbitrary<HeartbeatRequest> {
   switch (version) {
     case 0:
-    return a_HeartbeatRequest_v0();
+      return a_HeartbeatRequest_v0();
     case 1:
-    return a_HeartbeatRequest_v0();
+      return a_HeartbeatRequest_v0();
     case 2:
-    return a_HeartbeatRequest_v0();
+      return a_HeartbeatRequest_v0();
     case 3:
-    return a_HeartbeatRequest_v3();
+      return a_HeartbeatRequest_v3();
     case 4:
-    return a_HeartbeatRequest_v4();
+      return a_HeartbeatRequest_v4();
     default:
-    throw new Error(`HeartbeatRequest has no version ${version}`);
+      throw new Error(`HeartbeatRequest has no version ${version}`);
   }
 }
 
@@ -6994,17 +6994,17 @@ function a_HeartbeatResponse_v4(): fc.Arbitrary<HeartbeatResponse> {
 export function arbitraryHeartbeatResponse(version: number): fc.Arbitrary<HeartbeatResponse> {
   switch (version) {
     case 0:
-    return a_HeartbeatResponse_v0();
+      return a_HeartbeatResponse_v0();
     case 1:
-    return a_HeartbeatResponse_v1();
+      return a_HeartbeatResponse_v1();
     case 2:
-    return a_HeartbeatResponse_v1();
+      return a_HeartbeatResponse_v1();
     case 3:
-    return a_HeartbeatResponse_v1();
+      return a_HeartbeatResponse_v1();
     case 4:
-    return a_HeartbeatResponse_v4();
+      return a_HeartbeatResponse_v4();
     default:
-    throw new Error(`HeartbeatResponse has no version ${version}`);
+      throw new Error(`HeartbeatResponse has no version ${version}`);
   }
 }
 
@@ -7058,11 +7058,11 @@ function a_IncrementalAlterConfigsRequestAlterableConfig_v1(): fc.Arbitrary<Incr
 export function arbitraryIncrementalAlterConfigsRequest(version: number): fc.Arbitrary<IncrementalAlterConfigsRequest> {
   switch (version) {
     case 0:
-    return a_IncrementalAlterConfigsRequest_v0();
+      return a_IncrementalAlterConfigsRequest_v0();
     case 1:
-    return a_IncrementalAlterConfigsRequest_v1();
+      return a_IncrementalAlterConfigsRequest_v1();
     default:
-    throw new Error(`IncrementalAlterConfigsRequest has no version ${version}`);
+      throw new Error(`IncrementalAlterConfigsRequest has no version ${version}`);
   }
 }
 
@@ -7102,11 +7102,11 @@ function a_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v1(): fc.
 export function arbitraryIncrementalAlterConfigsResponse(version: number): fc.Arbitrary<IncrementalAlterConfigsResponse> {
   switch (version) {
     case 0:
-    return a_IncrementalAlterConfigsResponse_v0();
+      return a_IncrementalAlterConfigsResponse_v0();
     case 1:
-    return a_IncrementalAlterConfigsResponse_v1();
+      return a_IncrementalAlterConfigsResponse_v1();
     default:
-    throw new Error(`IncrementalAlterConfigsResponse has no version ${version}`);
+      throw new Error(`IncrementalAlterConfigsResponse has no version ${version}`);
   }
 }
 
@@ -7158,21 +7158,21 @@ function a_InitProducerIdRequest_v6(): fc.Arbitrary<InitProducerIdRequest> {
 export function arbitraryInitProducerIdRequest(version: number): fc.Arbitrary<InitProducerIdRequest> {
   switch (version) {
     case 0:
-    return a_InitProducerIdRequest_v0();
+      return a_InitProducerIdRequest_v0();
     case 1:
-    return a_InitProducerIdRequest_v0();
+      return a_InitProducerIdRequest_v0();
     case 2:
-    return a_InitProducerIdRequest_v2();
+      return a_InitProducerIdRequest_v2();
     case 3:
-    return a_InitProducerIdRequest_v3();
+      return a_InitProducerIdRequest_v3();
     case 4:
-    return a_InitProducerIdRequest_v3();
+      return a_InitProducerIdRequest_v3();
     case 5:
-    return a_InitProducerIdRequest_v3();
+      return a_InitProducerIdRequest_v3();
     case 6:
-    return a_InitProducerIdRequest_v6();
+      return a_InitProducerIdRequest_v6();
     default:
-    throw new Error(`InitProducerIdRequest has no version ${version}`);
+      throw new Error(`InitProducerIdRequest has no version ${version}`);
   }
 }
 
@@ -7213,21 +7213,21 @@ function a_InitProducerIdResponse_v6(): fc.Arbitrary<InitProducerIdResponse> {
 export function arbitraryInitProducerIdResponse(version: number): fc.Arbitrary<InitProducerIdResponse> {
   switch (version) {
     case 0:
-    return a_InitProducerIdResponse_v0();
+      return a_InitProducerIdResponse_v0();
     case 1:
-    return a_InitProducerIdResponse_v0();
+      return a_InitProducerIdResponse_v0();
     case 2:
-    return a_InitProducerIdResponse_v2();
+      return a_InitProducerIdResponse_v2();
     case 3:
-    return a_InitProducerIdResponse_v2();
+      return a_InitProducerIdResponse_v2();
     case 4:
-    return a_InitProducerIdResponse_v2();
+      return a_InitProducerIdResponse_v2();
     case 5:
-    return a_InitProducerIdResponse_v2();
+      return a_InitProducerIdResponse_v2();
     case 6:
-    return a_InitProducerIdResponse_v6();
+      return a_InitProducerIdResponse_v6();
     default:
-    throw new Error(`InitProducerIdResponse has no version ${version}`);
+      throw new Error(`InitProducerIdResponse has no version ${version}`);
   }
 }
 
@@ -7257,9 +7257,9 @@ function a_InitializeShareGroupStateRequestPartitionData_v0(): fc.Arbitrary<Init
 export function arbitraryInitializeShareGroupStateRequest(version: number): fc.Arbitrary<InitializeShareGroupStateRequest> {
   switch (version) {
     case 0:
-    return a_InitializeShareGroupStateRequest_v0();
+      return a_InitializeShareGroupStateRequest_v0();
     default:
-    throw new Error(`InitializeShareGroupStateRequest has no version ${version}`);
+      throw new Error(`InitializeShareGroupStateRequest has no version ${version}`);
   }
 }
 
@@ -7288,9 +7288,9 @@ function a_InitializeShareGroupStateResponsePartitionResult_v0(): fc.Arbitrary<I
 export function arbitraryInitializeShareGroupStateResponse(version: number): fc.Arbitrary<InitializeShareGroupStateResponse> {
   switch (version) {
     case 0:
-    return a_InitializeShareGroupStateResponse_v0();
+      return a_InitializeShareGroupStateResponse_v0();
     default:
-    throw new Error(`InitializeShareGroupStateResponse has no version ${version}`);
+      throw new Error(`InitializeShareGroupStateResponse has no version ${version}`);
   }
 }
 
@@ -7377,27 +7377,27 @@ function a_JoinGroupRequestProtocol_v6(): fc.Arbitrary<JoinGroupRequestProtocol>
 export function arbitraryJoinGroupRequest(version: number): fc.Arbitrary<JoinGroupRequest> {
   switch (version) {
     case 0:
-    return a_JoinGroupRequest_v0();
+      return a_JoinGroupRequest_v0();
     case 1:
-    return a_JoinGroupRequest_v1();
+      return a_JoinGroupRequest_v1();
     case 2:
-    return a_JoinGroupRequest_v1();
+      return a_JoinGroupRequest_v1();
     case 3:
-    return a_JoinGroupRequest_v1();
+      return a_JoinGroupRequest_v1();
     case 4:
-    return a_JoinGroupRequest_v1();
+      return a_JoinGroupRequest_v1();
     case 5:
-    return a_JoinGroupRequest_v5();
+      return a_JoinGroupRequest_v5();
     case 6:
-    return a_JoinGroupRequest_v6();
+      return a_JoinGroupRequest_v6();
     case 7:
-    return a_JoinGroupRequest_v6();
+      return a_JoinGroupRequest_v6();
     case 8:
-    return a_JoinGroupRequest_v8();
+      return a_JoinGroupRequest_v8();
     case 9:
-    return a_JoinGroupRequest_v8();
+      return a_JoinGroupRequest_v8();
     default:
-    throw new Error(`JoinGroupRequest has no version ${version}`);
+      throw new Error(`JoinGroupRequest has no version ${version}`);
   }
 }
 
@@ -7513,27 +7513,27 @@ function a_JoinGroupResponseMember_v6(): fc.Arbitrary<JoinGroupResponseMember> {
 export function arbitraryJoinGroupResponse(version: number): fc.Arbitrary<JoinGroupResponse> {
   switch (version) {
     case 0:
-    return a_JoinGroupResponse_v0();
+      return a_JoinGroupResponse_v0();
     case 1:
-    return a_JoinGroupResponse_v0();
+      return a_JoinGroupResponse_v0();
     case 2:
-    return a_JoinGroupResponse_v2();
+      return a_JoinGroupResponse_v2();
     case 3:
-    return a_JoinGroupResponse_v2();
+      return a_JoinGroupResponse_v2();
     case 4:
-    return a_JoinGroupResponse_v2();
+      return a_JoinGroupResponse_v2();
     case 5:
-    return a_JoinGroupResponse_v5();
+      return a_JoinGroupResponse_v5();
     case 6:
-    return a_JoinGroupResponse_v6();
+      return a_JoinGroupResponse_v6();
     case 7:
-    return a_JoinGroupResponse_v7();
+      return a_JoinGroupResponse_v7();
     case 8:
-    return a_JoinGroupResponse_v7();
+      return a_JoinGroupResponse_v7();
     case 9:
-    return a_JoinGroupResponse_v9();
+      return a_JoinGroupResponse_v9();
     default:
-    throw new Error(`JoinGroupResponse has no version ${version}`);
+      throw new Error(`JoinGroupResponse has no version ${version}`);
   }
 }
 
@@ -7548,9 +7548,9 @@ function a_KRaftVersionRecord_v0(): fc.Arbitrary<KRaftVersionRecord> {
 export function arbitraryKRaftVersionRecord(version: number): fc.Arbitrary<KRaftVersionRecord> {
   switch (version) {
     case 0:
-    return a_KRaftVersionRecord_v0();
+      return a_KRaftVersionRecord_v0();
     default:
-    throw new Error(`KRaftVersionRecord has no version ${version}`);
+      throw new Error(`KRaftVersionRecord has no version ${version}`);
   }
 }
 
@@ -7590,11 +7590,11 @@ function a_LeaderChangeMessageVoter_v1(): fc.Arbitrary<LeaderChangeMessageVoter>
 export function arbitraryLeaderChangeMessage(version: number): fc.Arbitrary<LeaderChangeMessage> {
   switch (version) {
     case 0:
-    return a_LeaderChangeMessage_v0();
+      return a_LeaderChangeMessage_v0();
     case 1:
-    return a_LeaderChangeMessage_v1();
+      return a_LeaderChangeMessage_v1();
     default:
-    throw new Error(`LeaderChangeMessage has no version ${version}`);
+      throw new Error(`LeaderChangeMessage has no version ${version}`);
   }
 }
 
@@ -7658,19 +7658,19 @@ function a_LeaveGroupRequestMemberIdentity_v5(): fc.Arbitrary<LeaveGroupRequestM
 export function arbitraryLeaveGroupRequest(version: number): fc.Arbitrary<LeaveGroupRequest> {
   switch (version) {
     case 0:
-    return a_LeaveGroupRequest_v0();
+      return a_LeaveGroupRequest_v0();
     case 1:
-    return a_LeaveGroupRequest_v0();
+      return a_LeaveGroupRequest_v0();
     case 2:
-    return a_LeaveGroupRequest_v0();
+      return a_LeaveGroupRequest_v0();
     case 3:
-    return a_LeaveGroupRequest_v3();
+      return a_LeaveGroupRequest_v3();
     case 4:
-    return a_LeaveGroupRequest_v4();
+      return a_LeaveGroupRequest_v4();
     case 5:
-    return a_LeaveGroupRequest_v5();
+      return a_LeaveGroupRequest_v5();
     default:
-    throw new Error(`LeaveGroupRequest has no version ${version}`);
+      throw new Error(`LeaveGroupRequest has no version ${version}`);
   }
 }
 
@@ -7726,19 +7726,19 @@ function a_LeaveGroupResponseMemberResponse_v4(): fc.Arbitrary<LeaveGroupRespons
 export function arbitraryLeaveGroupResponse(version: number): fc.Arbitrary<LeaveGroupResponse> {
   switch (version) {
     case 0:
-    return a_LeaveGroupResponse_v0();
+      return a_LeaveGroupResponse_v0();
     case 1:
-    return a_LeaveGroupResponse_v1();
+      return a_LeaveGroupResponse_v1();
     case 2:
-    return a_LeaveGroupResponse_v1();
+      return a_LeaveGroupResponse_v1();
     case 3:
-    return a_LeaveGroupResponse_v3();
+      return a_LeaveGroupResponse_v3();
     case 4:
-    return a_LeaveGroupResponse_v4();
+      return a_LeaveGroupResponse_v4();
     case 5:
-    return a_LeaveGroupResponse_v4();
+      return a_LeaveGroupResponse_v4();
     default:
-    throw new Error(`LeaveGroupResponse has no version ${version}`);
+      throw new Error(`LeaveGroupResponse has no version ${version}`);
   }
 }
 
@@ -7758,11 +7758,11 @@ function a_ListConfigResourcesRequest_v1(): fc.Arbitrary<ListConfigResourcesRequ
 export function arbitraryListConfigResourcesRequest(version: number): fc.Arbitrary<ListConfigResourcesRequest> {
   switch (version) {
     case 0:
-    return a_ListConfigResourcesRequest_v0();
+      return a_ListConfigResourcesRequest_v0();
     case 1:
-    return a_ListConfigResourcesRequest_v1();
+      return a_ListConfigResourcesRequest_v1();
     default:
-    throw new Error(`ListConfigResourcesRequest has no version ${version}`);
+      throw new Error(`ListConfigResourcesRequest has no version ${version}`);
   }
 }
 
@@ -7800,11 +7800,11 @@ function a_ListConfigResourcesResponseConfigResource_v1(): fc.Arbitrary<ListConf
 export function arbitraryListConfigResourcesResponse(version: number): fc.Arbitrary<ListConfigResourcesResponse> {
   switch (version) {
     case 0:
-    return a_ListConfigResourcesResponse_v0();
+      return a_ListConfigResourcesResponse_v0();
     case 1:
-    return a_ListConfigResourcesResponse_v1();
+      return a_ListConfigResourcesResponse_v1();
     default:
-    throw new Error(`ListConfigResourcesResponse has no version ${version}`);
+      throw new Error(`ListConfigResourcesResponse has no version ${version}`);
   }
 }
 
@@ -7840,19 +7840,19 @@ function a_ListGroupsRequest_v5(): fc.Arbitrary<ListGroupsRequest> {
 export function arbitraryListGroupsRequest(version: number): fc.Arbitrary<ListGroupsRequest> {
   switch (version) {
     case 0:
-    return a_ListGroupsRequest_v0();
+      return a_ListGroupsRequest_v0();
     case 1:
-    return a_ListGroupsRequest_v0();
+      return a_ListGroupsRequest_v0();
     case 2:
-    return a_ListGroupsRequest_v0();
+      return a_ListGroupsRequest_v0();
     case 3:
-    return a_ListGroupsRequest_v3();
+      return a_ListGroupsRequest_v3();
     case 4:
-    return a_ListGroupsRequest_v4();
+      return a_ListGroupsRequest_v4();
     case 5:
-    return a_ListGroupsRequest_v5();
+      return a_ListGroupsRequest_v5();
     default:
-    throw new Error(`ListGroupsRequest has no version ${version}`);
+      throw new Error(`ListGroupsRequest has no version ${version}`);
   }
 }
 
@@ -7936,19 +7936,19 @@ function a_ListGroupsResponseListedGroup_v5(): fc.Arbitrary<ListGroupsResponseLi
 export function arbitraryListGroupsResponse(version: number): fc.Arbitrary<ListGroupsResponse> {
   switch (version) {
     case 0:
-    return a_ListGroupsResponse_v0();
+      return a_ListGroupsResponse_v0();
     case 1:
-    return a_ListGroupsResponse_v1();
+      return a_ListGroupsResponse_v1();
     case 2:
-    return a_ListGroupsResponse_v1();
+      return a_ListGroupsResponse_v1();
     case 3:
-    return a_ListGroupsResponse_v3();
+      return a_ListGroupsResponse_v3();
     case 4:
-    return a_ListGroupsResponse_v4();
+      return a_ListGroupsResponse_v4();
     case 5:
-    return a_ListGroupsResponse_v5();
+      return a_ListGroupsResponse_v5();
     default:
-    throw new Error(`ListGroupsResponse has no version ${version}`);
+      throw new Error(`ListGroupsResponse has no version ${version}`);
   }
 }
 
@@ -8046,29 +8046,29 @@ function a_ListOffsetsRequestPartition_v6(): fc.Arbitrary<ListOffsetsRequestPart
 export function arbitraryListOffsetsRequest(version: number): fc.Arbitrary<ListOffsetsRequest> {
   switch (version) {
     case 1:
-    return a_ListOffsetsRequest_v1();
+      return a_ListOffsetsRequest_v1();
     case 2:
-    return a_ListOffsetsRequest_v2();
+      return a_ListOffsetsRequest_v2();
     case 3:
-    return a_ListOffsetsRequest_v2();
+      return a_ListOffsetsRequest_v2();
     case 4:
-    return a_ListOffsetsRequest_v4();
+      return a_ListOffsetsRequest_v4();
     case 5:
-    return a_ListOffsetsRequest_v4();
+      return a_ListOffsetsRequest_v4();
     case 6:
-    return a_ListOffsetsRequest_v6();
+      return a_ListOffsetsRequest_v6();
     case 7:
-    return a_ListOffsetsRequest_v6();
+      return a_ListOffsetsRequest_v6();
     case 8:
-    return a_ListOffsetsRequest_v6();
+      return a_ListOffsetsRequest_v6();
     case 9:
-    return a_ListOffsetsRequest_v6();
+      return a_ListOffsetsRequest_v6();
     case 10:
-    return a_ListOffsetsRequest_v10();
+      return a_ListOffsetsRequest_v10();
     case 11:
-    return a_ListOffsetsRequest_v10();
+      return a_ListOffsetsRequest_v10();
     default:
-    throw new Error(`ListOffsetsRequest has no version ${version}`);
+      throw new Error(`ListOffsetsRequest has no version ${version}`);
   }
 }
 
@@ -8155,29 +8155,29 @@ function a_ListOffsetsResponsePartitionResponse_v6(): fc.Arbitrary<ListOffsetsRe
 export function arbitraryListOffsetsResponse(version: number): fc.Arbitrary<ListOffsetsResponse> {
   switch (version) {
     case 1:
-    return a_ListOffsetsResponse_v1();
+      return a_ListOffsetsResponse_v1();
     case 2:
-    return a_ListOffsetsResponse_v2();
+      return a_ListOffsetsResponse_v2();
     case 3:
-    return a_ListOffsetsResponse_v2();
+      return a_ListOffsetsResponse_v2();
     case 4:
-    return a_ListOffsetsResponse_v4();
+      return a_ListOffsetsResponse_v4();
     case 5:
-    return a_ListOffsetsResponse_v4();
+      return a_ListOffsetsResponse_v4();
     case 6:
-    return a_ListOffsetsResponse_v6();
+      return a_ListOffsetsResponse_v6();
     case 7:
-    return a_ListOffsetsResponse_v6();
+      return a_ListOffsetsResponse_v6();
     case 8:
-    return a_ListOffsetsResponse_v6();
+      return a_ListOffsetsResponse_v6();
     case 9:
-    return a_ListOffsetsResponse_v6();
+      return a_ListOffsetsResponse_v6();
     case 10:
-    return a_ListOffsetsResponse_v6();
+      return a_ListOffsetsResponse_v6();
     case 11:
-    return a_ListOffsetsResponse_v6();
+      return a_ListOffsetsResponse_v6();
     default:
-    throw new Error(`ListOffsetsResponse has no version ${version}`);
+      throw new Error(`ListOffsetsResponse has no version ${version}`);
   }
 }
 
@@ -8199,9 +8199,9 @@ function a_ListPartitionReassignmentsRequestTopics_v0(): fc.Arbitrary<ListPartit
 export function arbitraryListPartitionReassignmentsRequest(version: number): fc.Arbitrary<ListPartitionReassignmentsRequest> {
   switch (version) {
     case 0:
-    return a_ListPartitionReassignmentsRequest_v0();
+      return a_ListPartitionReassignmentsRequest_v0();
     default:
-    throw new Error(`ListPartitionReassignmentsRequest has no version ${version}`);
+      throw new Error(`ListPartitionReassignmentsRequest has no version ${version}`);
   }
 }
 
@@ -8234,9 +8234,9 @@ function a_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(): 
 export function arbitraryListPartitionReassignmentsResponse(version: number): fc.Arbitrary<ListPartitionReassignmentsResponse> {
   switch (version) {
     case 0:
-    return a_ListPartitionReassignmentsResponse_v0();
+      return a_ListPartitionReassignmentsResponse_v0();
     default:
-    throw new Error(`ListPartitionReassignmentsResponse has no version ${version}`);
+      throw new Error(`ListPartitionReassignmentsResponse has no version ${version}`);
   }
 }
 
@@ -8271,13 +8271,13 @@ function a_ListTransactionsRequest_v2(): fc.Arbitrary<ListTransactionsRequest> {
 export function arbitraryListTransactionsRequest(version: number): fc.Arbitrary<ListTransactionsRequest> {
   switch (version) {
     case 0:
-    return a_ListTransactionsRequest_v0();
+      return a_ListTransactionsRequest_v0();
     case 1:
-    return a_ListTransactionsRequest_v1();
+      return a_ListTransactionsRequest_v1();
     case 2:
-    return a_ListTransactionsRequest_v2();
+      return a_ListTransactionsRequest_v2();
     default:
-    throw new Error(`ListTransactionsRequest has no version ${version}`);
+      throw new Error(`ListTransactionsRequest has no version ${version}`);
   }
 }
 
@@ -8302,13 +8302,13 @@ function a_ListTransactionsResponseTransactionState_v0(): fc.Arbitrary<ListTrans
 export function arbitraryListTransactionsResponse(version: number): fc.Arbitrary<ListTransactionsResponse> {
   switch (version) {
     case 0:
-    return a_ListTransactionsResponse_v0();
+      return a_ListTransactionsResponse_v0();
     case 1:
-    return a_ListTransactionsResponse_v0();
+      return a_ListTransactionsResponse_v0();
     case 2:
-    return a_ListTransactionsResponse_v0();
+      return a_ListTransactionsResponse_v0();
     default:
-    throw new Error(`ListTransactionsResponse has no version ${version}`);
+      throw new Error(`ListTransactionsResponse has no version ${version}`);
   }
 }
 
@@ -8400,35 +8400,35 @@ function a_MetadataRequestTopic_v10(): fc.Arbitrary<MetadataRequestTopic> {
 export function arbitraryMetadataRequest(version: number): fc.Arbitrary<MetadataRequest> {
   switch (version) {
     case 0:
-    return a_MetadataRequest_v0();
+      return a_MetadataRequest_v0();
     case 1:
-    return a_MetadataRequest_v1();
+      return a_MetadataRequest_v1();
     case 2:
-    return a_MetadataRequest_v1();
+      return a_MetadataRequest_v1();
     case 3:
-    return a_MetadataRequest_v1();
+      return a_MetadataRequest_v1();
     case 4:
-    return a_MetadataRequest_v4();
+      return a_MetadataRequest_v4();
     case 5:
-    return a_MetadataRequest_v4();
+      return a_MetadataRequest_v4();
     case 6:
-    return a_MetadataRequest_v4();
+      return a_MetadataRequest_v4();
     case 7:
-    return a_MetadataRequest_v4();
+      return a_MetadataRequest_v4();
     case 8:
-    return a_MetadataRequest_v8();
+      return a_MetadataRequest_v8();
     case 9:
-    return a_MetadataRequest_v9();
+      return a_MetadataRequest_v9();
     case 10:
-    return a_MetadataRequest_v10();
+      return a_MetadataRequest_v10();
     case 11:
-    return a_MetadataRequest_v11();
+      return a_MetadataRequest_v11();
     case 12:
-    return a_MetadataRequest_v11();
+      return a_MetadataRequest_v11();
     case 13:
-    return a_MetadataRequest_v11();
+      return a_MetadataRequest_v11();
     default:
-    throw new Error(`MetadataRequest has no version ${version}`);
+      throw new Error(`MetadataRequest has no version ${version}`);
   }
 }
 
@@ -8743,35 +8743,35 @@ function a_MetadataResponsePartition_v9(): fc.Arbitrary<MetadataResponsePartitio
 export function arbitraryMetadataResponse(version: number): fc.Arbitrary<MetadataResponse> {
   switch (version) {
     case 0:
-    return a_MetadataResponse_v0();
+      return a_MetadataResponse_v0();
     case 1:
-    return a_MetadataResponse_v1();
+      return a_MetadataResponse_v1();
     case 2:
-    return a_MetadataResponse_v2();
+      return a_MetadataResponse_v2();
     case 3:
-    return a_MetadataResponse_v3();
+      return a_MetadataResponse_v3();
     case 4:
-    return a_MetadataResponse_v3();
+      return a_MetadataResponse_v3();
     case 5:
-    return a_MetadataResponse_v5();
+      return a_MetadataResponse_v5();
     case 6:
-    return a_MetadataResponse_v5();
+      return a_MetadataResponse_v5();
     case 7:
-    return a_MetadataResponse_v7();
+      return a_MetadataResponse_v7();
     case 8:
-    return a_MetadataResponse_v8();
+      return a_MetadataResponse_v8();
     case 9:
-    return a_MetadataResponse_v9();
+      return a_MetadataResponse_v9();
     case 10:
-    return a_MetadataResponse_v10();
+      return a_MetadataResponse_v10();
     case 11:
-    return a_MetadataResponse_v11();
+      return a_MetadataResponse_v11();
     case 12:
-    return a_MetadataResponse_v12();
+      return a_MetadataResponse_v12();
     case 13:
-    return a_MetadataResponse_v13();
+      return a_MetadataResponse_v13();
     default:
-    throw new Error(`MetadataResponse has no version ${version}`);
+      throw new Error(`MetadataResponse has no version ${version}`);
   }
 }
 
@@ -8904,25 +8904,25 @@ function a_OffsetCommitRequestPartition_v8(): fc.Arbitrary<OffsetCommitRequestPa
 export function arbitraryOffsetCommitRequest(version: number): fc.Arbitrary<OffsetCommitRequest> {
   switch (version) {
     case 2:
-    return a_OffsetCommitRequest_v2();
+      return a_OffsetCommitRequest_v2();
     case 3:
-    return a_OffsetCommitRequest_v2();
+      return a_OffsetCommitRequest_v2();
     case 4:
-    return a_OffsetCommitRequest_v2();
+      return a_OffsetCommitRequest_v2();
     case 5:
-    return a_OffsetCommitRequest_v5();
+      return a_OffsetCommitRequest_v5();
     case 6:
-    return a_OffsetCommitRequest_v6();
+      return a_OffsetCommitRequest_v6();
     case 7:
-    return a_OffsetCommitRequest_v7();
+      return a_OffsetCommitRequest_v7();
     case 8:
-    return a_OffsetCommitRequest_v8();
+      return a_OffsetCommitRequest_v8();
     case 9:
-    return a_OffsetCommitRequest_v8();
+      return a_OffsetCommitRequest_v8();
     case 10:
-    return a_OffsetCommitRequest_v10();
+      return a_OffsetCommitRequest_v10();
     default:
-    throw new Error(`OffsetCommitRequest has no version ${version}`);
+      throw new Error(`OffsetCommitRequest has no version ${version}`);
   }
 }
 
@@ -8996,25 +8996,25 @@ function a_OffsetCommitResponsePartition_v8(): fc.Arbitrary<OffsetCommitResponse
 export function arbitraryOffsetCommitResponse(version: number): fc.Arbitrary<OffsetCommitResponse> {
   switch (version) {
     case 2:
-    return a_OffsetCommitResponse_v2();
+      return a_OffsetCommitResponse_v2();
     case 3:
-    return a_OffsetCommitResponse_v3();
+      return a_OffsetCommitResponse_v3();
     case 4:
-    return a_OffsetCommitResponse_v3();
+      return a_OffsetCommitResponse_v3();
     case 5:
-    return a_OffsetCommitResponse_v3();
+      return a_OffsetCommitResponse_v3();
     case 6:
-    return a_OffsetCommitResponse_v3();
+      return a_OffsetCommitResponse_v3();
     case 7:
-    return a_OffsetCommitResponse_v3();
+      return a_OffsetCommitResponse_v3();
     case 8:
-    return a_OffsetCommitResponse_v8();
+      return a_OffsetCommitResponse_v8();
     case 9:
-    return a_OffsetCommitResponse_v8();
+      return a_OffsetCommitResponse_v8();
     case 10:
-    return a_OffsetCommitResponse_v10();
+      return a_OffsetCommitResponse_v10();
     default:
-    throw new Error(`OffsetCommitResponse has no version ${version}`);
+      throw new Error(`OffsetCommitResponse has no version ${version}`);
   }
 }
 
@@ -9042,9 +9042,9 @@ function a_OffsetDeleteRequestPartition_v0(): fc.Arbitrary<OffsetDeleteRequestPa
 export function arbitraryOffsetDeleteRequest(version: number): fc.Arbitrary<OffsetDeleteRequest> {
   switch (version) {
     case 0:
-    return a_OffsetDeleteRequest_v0();
+      return a_OffsetDeleteRequest_v0();
     default:
-    throw new Error(`OffsetDeleteRequest has no version ${version}`);
+      throw new Error(`OffsetDeleteRequest has no version ${version}`);
   }
 }
 
@@ -9074,9 +9074,9 @@ function a_OffsetDeleteResponsePartition_v0(): fc.Arbitrary<OffsetDeleteResponse
 export function arbitraryOffsetDeleteResponse(version: number): fc.Arbitrary<OffsetDeleteResponse> {
   switch (version) {
     case 0:
-    return a_OffsetDeleteResponse_v0();
+      return a_OffsetDeleteResponse_v0();
     default:
-    throw new Error(`OffsetDeleteResponse has no version ${version}`);
+      throw new Error(`OffsetDeleteResponse has no version ${version}`);
   }
 }
 
@@ -9204,27 +9204,27 @@ function a_OffsetFetchRequestTopics_v10(): fc.Arbitrary<OffsetFetchRequestTopics
 export function arbitraryOffsetFetchRequest(version: number): fc.Arbitrary<OffsetFetchRequest> {
   switch (version) {
     case 1:
-    return a_OffsetFetchRequest_v1();
+      return a_OffsetFetchRequest_v1();
     case 2:
-    return a_OffsetFetchRequest_v2();
+      return a_OffsetFetchRequest_v2();
     case 3:
-    return a_OffsetFetchRequest_v2();
+      return a_OffsetFetchRequest_v2();
     case 4:
-    return a_OffsetFetchRequest_v2();
+      return a_OffsetFetchRequest_v2();
     case 5:
-    return a_OffsetFetchRequest_v2();
+      return a_OffsetFetchRequest_v2();
     case 6:
-    return a_OffsetFetchRequest_v6();
+      return a_OffsetFetchRequest_v6();
     case 7:
-    return a_OffsetFetchRequest_v7();
+      return a_OffsetFetchRequest_v7();
     case 8:
-    return a_OffsetFetchRequest_v8();
+      return a_OffsetFetchRequest_v8();
     case 9:
-    return a_OffsetFetchRequest_v9();
+      return a_OffsetFetchRequest_v9();
     case 10:
-    return a_OffsetFetchRequest_v10();
+      return a_OffsetFetchRequest_v10();
     default:
-    throw new Error(`OffsetFetchRequest has no version ${version}`);
+      throw new Error(`OffsetFetchRequest has no version ${version}`);
   }
 }
 
@@ -9388,27 +9388,27 @@ function a_OffsetFetchResponsePartitions_v8(): fc.Arbitrary<OffsetFetchResponseP
 export function arbitraryOffsetFetchResponse(version: number): fc.Arbitrary<OffsetFetchResponse> {
   switch (version) {
     case 1:
-    return a_OffsetFetchResponse_v1();
+      return a_OffsetFetchResponse_v1();
     case 2:
-    return a_OffsetFetchResponse_v2();
+      return a_OffsetFetchResponse_v2();
     case 3:
-    return a_OffsetFetchResponse_v3();
+      return a_OffsetFetchResponse_v3();
     case 4:
-    return a_OffsetFetchResponse_v3();
+      return a_OffsetFetchResponse_v3();
     case 5:
-    return a_OffsetFetchResponse_v5();
+      return a_OffsetFetchResponse_v5();
     case 6:
-    return a_OffsetFetchResponse_v6();
+      return a_OffsetFetchResponse_v6();
     case 7:
-    return a_OffsetFetchResponse_v6();
+      return a_OffsetFetchResponse_v6();
     case 8:
-    return a_OffsetFetchResponse_v8();
+      return a_OffsetFetchResponse_v8();
     case 9:
-    return a_OffsetFetchResponse_v8();
+      return a_OffsetFetchResponse_v8();
     case 10:
-    return a_OffsetFetchResponse_v10();
+      return a_OffsetFetchResponse_v10();
     default:
-    throw new Error(`OffsetFetchResponse has no version ${version}`);
+      throw new Error(`OffsetFetchResponse has no version ${version}`);
   }
 }
 
@@ -9467,13 +9467,13 @@ function a_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v4(): fc.Arbitrar
 export function arbitraryOffsetForLeaderEpochRequest(version: number): fc.Arbitrary<OffsetForLeaderEpochRequest> {
   switch (version) {
     case 2:
-    return a_OffsetForLeaderEpochRequest_v2();
+      return a_OffsetForLeaderEpochRequest_v2();
     case 3:
-    return a_OffsetForLeaderEpochRequest_v3();
+      return a_OffsetForLeaderEpochRequest_v3();
     case 4:
-    return a_OffsetForLeaderEpochRequest_v4();
+      return a_OffsetForLeaderEpochRequest_v4();
     default:
-    throw new Error(`OffsetForLeaderEpochRequest has no version ${version}`);
+      throw new Error(`OffsetForLeaderEpochRequest has no version ${version}`);
   }
 }
 
@@ -9527,13 +9527,13 @@ function a_OffsetForLeaderEpochResponseEpochEndOffset_v4(): fc.Arbitrary<OffsetF
 export function arbitraryOffsetForLeaderEpochResponse(version: number): fc.Arbitrary<OffsetForLeaderEpochResponse> {
   switch (version) {
     case 2:
-    return a_OffsetForLeaderEpochResponse_v2();
+      return a_OffsetForLeaderEpochResponse_v2();
     case 3:
-    return a_OffsetForLeaderEpochResponse_v2();
+      return a_OffsetForLeaderEpochResponse_v2();
     case 4:
-    return a_OffsetForLeaderEpochResponse_v4();
+      return a_OffsetForLeaderEpochResponse_v4();
     default:
-    throw new Error(`OffsetForLeaderEpochResponse has no version ${version}`);
+      throw new Error(`OffsetForLeaderEpochResponse has no version ${version}`);
   }
 }
 
@@ -9606,29 +9606,29 @@ function a_ProduceRequestPartitionProduceData_v9(): fc.Arbitrary<ProduceRequestP
 export function arbitraryProduceRequest(version: number): fc.Arbitrary<ProduceRequest> {
   switch (version) {
     case 3:
-    return a_ProduceRequest_v3();
+      return a_ProduceRequest_v3();
     case 4:
-    return a_ProduceRequest_v3();
+      return a_ProduceRequest_v3();
     case 5:
-    return a_ProduceRequest_v3();
+      return a_ProduceRequest_v3();
     case 6:
-    return a_ProduceRequest_v3();
+      return a_ProduceRequest_v3();
     case 7:
-    return a_ProduceRequest_v3();
+      return a_ProduceRequest_v3();
     case 8:
-    return a_ProduceRequest_v3();
+      return a_ProduceRequest_v3();
     case 9:
-    return a_ProduceRequest_v9();
+      return a_ProduceRequest_v9();
     case 10:
-    return a_ProduceRequest_v9();
+      return a_ProduceRequest_v9();
     case 11:
-    return a_ProduceRequest_v9();
+      return a_ProduceRequest_v9();
     case 12:
-    return a_ProduceRequest_v9();
+      return a_ProduceRequest_v9();
     case 13:
-    return a_ProduceRequest_v13();
+      return a_ProduceRequest_v13();
     default:
-    throw new Error(`ProduceRequest has no version ${version}`);
+      throw new Error(`ProduceRequest has no version ${version}`);
   }
 }
 
@@ -9827,29 +9827,29 @@ function a_ProduceResponseNodeEndpoint_v10(): fc.Arbitrary<ProduceResponseNodeEn
 export function arbitraryProduceResponse(version: number): fc.Arbitrary<ProduceResponse> {
   switch (version) {
     case 3:
-    return a_ProduceResponse_v3();
+      return a_ProduceResponse_v3();
     case 4:
-    return a_ProduceResponse_v3();
+      return a_ProduceResponse_v3();
     case 5:
-    return a_ProduceResponse_v5();
+      return a_ProduceResponse_v5();
     case 6:
-    return a_ProduceResponse_v5();
+      return a_ProduceResponse_v5();
     case 7:
-    return a_ProduceResponse_v5();
+      return a_ProduceResponse_v5();
     case 8:
-    return a_ProduceResponse_v8();
+      return a_ProduceResponse_v8();
     case 9:
-    return a_ProduceResponse_v9();
+      return a_ProduceResponse_v9();
     case 10:
-    return a_ProduceResponse_v10();
+      return a_ProduceResponse_v10();
     case 11:
-    return a_ProduceResponse_v10();
+      return a_ProduceResponse_v10();
     case 12:
-    return a_ProduceResponse_v10();
+      return a_ProduceResponse_v10();
     case 13:
-    return a_ProduceResponse_v13();
+      return a_ProduceResponse_v13();
     default:
-    throw new Error(`ProduceResponse has no version ${version}`);
+      throw new Error(`ProduceResponse has no version ${version}`);
   }
 }
 
@@ -9877,9 +9877,9 @@ function a_ProducerSnapshotProducerEntry_v1(): fc.Arbitrary<ProducerSnapshotProd
 export function arbitraryProducerSnapshot(version: number): fc.Arbitrary<ProducerSnapshot> {
   switch (version) {
     case 1:
-    return a_ProducerSnapshot_v1();
+      return a_ProducerSnapshot_v1();
     default:
-    throw new Error(`ProducerSnapshot has no version ${version}`);
+      throw new Error(`ProducerSnapshot has no version ${version}`);
   }
 }
 
@@ -9897,9 +9897,9 @@ function a_PushTelemetryRequest_v0(): fc.Arbitrary<PushTelemetryRequest> {
 export function arbitraryPushTelemetryRequest(version: number): fc.Arbitrary<PushTelemetryRequest> {
   switch (version) {
     case 0:
-    return a_PushTelemetryRequest_v0();
+      return a_PushTelemetryRequest_v0();
     default:
-    throw new Error(`PushTelemetryRequest has no version ${version}`);
+      throw new Error(`PushTelemetryRequest has no version ${version}`);
   }
 }
 
@@ -9914,9 +9914,9 @@ function a_PushTelemetryResponse_v0(): fc.Arbitrary<PushTelemetryResponse> {
 export function arbitraryPushTelemetryResponse(version: number): fc.Arbitrary<PushTelemetryResponse> {
   switch (version) {
     case 0:
-    return a_PushTelemetryResponse_v0();
+      return a_PushTelemetryResponse_v0();
     default:
-    throw new Error(`PushTelemetryResponse has no version ${version}`);
+      throw new Error(`PushTelemetryResponse has no version ${version}`);
   }
 }
 
@@ -9945,9 +9945,9 @@ function a_ReadShareGroupStateRequestPartitionData_v0(): fc.Arbitrary<ReadShareG
 export function arbitraryReadShareGroupStateRequest(version: number): fc.Arbitrary<ReadShareGroupStateRequest> {
   switch (version) {
     case 0:
-    return a_ReadShareGroupStateRequest_v0();
+      return a_ReadShareGroupStateRequest_v0();
     default:
-    throw new Error(`ReadShareGroupStateRequest has no version ${version}`);
+      throw new Error(`ReadShareGroupStateRequest has no version ${version}`);
   }
 }
 
@@ -9988,9 +9988,9 @@ function a_ReadShareGroupStateResponseStateBatch_v0(): fc.Arbitrary<ReadShareGro
 export function arbitraryReadShareGroupStateResponse(version: number): fc.Arbitrary<ReadShareGroupStateResponse> {
   switch (version) {
     case 0:
-    return a_ReadShareGroupStateResponse_v0();
+      return a_ReadShareGroupStateResponse_v0();
     default:
-    throw new Error(`ReadShareGroupStateResponse has no version ${version}`);
+      throw new Error(`ReadShareGroupStateResponse has no version ${version}`);
   }
 }
 
@@ -10019,11 +10019,11 @@ function a_ReadShareGroupStateSummaryRequestPartitionData_v0(): fc.Arbitrary<Rea
 export function arbitraryReadShareGroupStateSummaryRequest(version: number): fc.Arbitrary<ReadShareGroupStateSummaryRequest> {
   switch (version) {
     case 0:
-    return a_ReadShareGroupStateSummaryRequest_v0();
+      return a_ReadShareGroupStateSummaryRequest_v0();
     case 1:
-    return a_ReadShareGroupStateSummaryRequest_v0();
+      return a_ReadShareGroupStateSummaryRequest_v0();
     default:
-    throw new Error(`ReadShareGroupStateSummaryRequest has no version ${version}`);
+      throw new Error(`ReadShareGroupStateSummaryRequest has no version ${version}`);
   }
 }
 
@@ -10081,11 +10081,11 @@ function a_ReadShareGroupStateSummaryResponsePartitionResult_v1(): fc.Arbitrary<
 export function arbitraryReadShareGroupStateSummaryResponse(version: number): fc.Arbitrary<ReadShareGroupStateSummaryResponse> {
   switch (version) {
     case 0:
-    return a_ReadShareGroupStateSummaryResponse_v0();
+      return a_ReadShareGroupStateSummaryResponse_v0();
     case 1:
-    return a_ReadShareGroupStateSummaryResponse_v1();
+      return a_ReadShareGroupStateSummaryResponse_v1();
     default:
-    throw new Error(`ReadShareGroupStateSummaryResponse has no version ${version}`);
+      throw new Error(`ReadShareGroupStateSummaryResponse has no version ${version}`);
   }
 }
 
@@ -10131,9 +10131,9 @@ function a_RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry_v0(): fc.Arbitr
 export function arbitraryRemoteLogSegmentMetadataRecord(version: number): fc.Arbitrary<RemoteLogSegmentMetadataRecord> {
   switch (version) {
     case 0:
-    return a_RemoteLogSegmentMetadataRecord_v0();
+      return a_RemoteLogSegmentMetadataRecord_v0();
     default:
-    throw new Error(`RemoteLogSegmentMetadataRecord has no version ${version}`);
+      throw new Error(`RemoteLogSegmentMetadataRecord has no version ${version}`);
   }
 }
 
@@ -10164,9 +10164,9 @@ function a_RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry_v0(): f
 export function arbitraryRemoteLogSegmentMetadataSnapshotRecord(version: number): fc.Arbitrary<RemoteLogSegmentMetadataSnapshotRecord> {
   switch (version) {
     case 0:
-    return a_RemoteLogSegmentMetadataSnapshotRecord_v0();
+      return a_RemoteLogSegmentMetadataSnapshotRecord_v0();
     default:
-    throw new Error(`RemoteLogSegmentMetadataSnapshotRecord has no version ${version}`);
+      throw new Error(`RemoteLogSegmentMetadataSnapshotRecord has no version ${version}`);
   }
 }
 
@@ -10199,9 +10199,9 @@ function a_RemoteLogSegmentMetadataUpdateRecordTopicIdPartitionEntry_v0(): fc.Ar
 export function arbitraryRemoteLogSegmentMetadataUpdateRecord(version: number): fc.Arbitrary<RemoteLogSegmentMetadataUpdateRecord> {
   switch (version) {
     case 0:
-    return a_RemoteLogSegmentMetadataUpdateRecord_v0();
+      return a_RemoteLogSegmentMetadataUpdateRecord_v0();
     default:
-    throw new Error(`RemoteLogSegmentMetadataUpdateRecord has no version ${version}`);
+      throw new Error(`RemoteLogSegmentMetadataUpdateRecord has no version ${version}`);
   }
 }
 
@@ -10226,9 +10226,9 @@ function a_RemotePartitionDeleteMetadataRecordTopicIdPartitionEntry_v0(): fc.Arb
 export function arbitraryRemotePartitionDeleteMetadataRecord(version: number): fc.Arbitrary<RemotePartitionDeleteMetadataRecord> {
   switch (version) {
     case 0:
-    return a_RemotePartitionDeleteMetadataRecord_v0();
+      return a_RemotePartitionDeleteMetadataRecord_v0();
     default:
-    throw new Error(`RemotePartitionDeleteMetadataRecord has no version ${version}`);
+      throw new Error(`RemotePartitionDeleteMetadataRecord has no version ${version}`);
   }
 }
 
@@ -10244,9 +10244,9 @@ function a_RemoveRaftVoterRequest_v0(): fc.Arbitrary<RemoveRaftVoterRequest> {
 export function arbitraryRemoveRaftVoterRequest(version: number): fc.Arbitrary<RemoveRaftVoterRequest> {
   switch (version) {
     case 0:
-    return a_RemoveRaftVoterRequest_v0();
+      return a_RemoveRaftVoterRequest_v0();
     default:
-    throw new Error(`RemoveRaftVoterRequest has no version ${version}`);
+      throw new Error(`RemoveRaftVoterRequest has no version ${version}`);
   }
 }
 
@@ -10262,9 +10262,9 @@ function a_RemoveRaftVoterResponse_v0(): fc.Arbitrary<RemoveRaftVoterResponse> {
 export function arbitraryRemoveRaftVoterResponse(version: number): fc.Arbitrary<RemoveRaftVoterResponse> {
   switch (version) {
     case 0:
-    return a_RemoveRaftVoterResponse_v0();
+      return a_RemoveRaftVoterResponse_v0();
     default:
-    throw new Error(`RemoveRaftVoterResponse has no version ${version}`);
+      throw new Error(`RemoveRaftVoterResponse has no version ${version}`);
   }
 }
 
@@ -10286,11 +10286,11 @@ function a_RenewDelegationTokenRequest_v2(): fc.Arbitrary<RenewDelegationTokenRe
 export function arbitraryRenewDelegationTokenRequest(version: number): fc.Arbitrary<RenewDelegationTokenRequest> {
   switch (version) {
     case 1:
-    return a_RenewDelegationTokenRequest_v1();
+      return a_RenewDelegationTokenRequest_v1();
     case 2:
-    return a_RenewDelegationTokenRequest_v2();
+      return a_RenewDelegationTokenRequest_v2();
     default:
-    throw new Error(`RenewDelegationTokenRequest has no version ${version}`);
+      throw new Error(`RenewDelegationTokenRequest has no version ${version}`);
   }
 }
 
@@ -10314,11 +10314,11 @@ function a_RenewDelegationTokenResponse_v2(): fc.Arbitrary<RenewDelegationTokenR
 export function arbitraryRenewDelegationTokenResponse(version: number): fc.Arbitrary<RenewDelegationTokenResponse> {
   switch (version) {
     case 1:
-    return a_RenewDelegationTokenResponse_v1();
+      return a_RenewDelegationTokenResponse_v1();
     case 2:
-    return a_RenewDelegationTokenResponse_v2();
+      return a_RenewDelegationTokenResponse_v2();
     default:
-    throw new Error(`RenewDelegationTokenResponse has no version ${version}`);
+      throw new Error(`RenewDelegationTokenResponse has no version ${version}`);
   }
 }
 
@@ -10344,11 +10344,11 @@ function a_RequestHeader_v2(): fc.Arbitrary<RequestHeader> {
 export function arbitraryRequestHeader(version: number): fc.Arbitrary<RequestHeader> {
   switch (version) {
     case 1:
-    return a_RequestHeader_v1();
+      return a_RequestHeader_v1();
     case 2:
-    return a_RequestHeader_v2();
+      return a_RequestHeader_v2();
     default:
-    throw new Error(`RequestHeader has no version ${version}`);
+      throw new Error(`RequestHeader has no version ${version}`);
   }
 }
 
@@ -10368,11 +10368,11 @@ function a_ResponseHeader_v1(): fc.Arbitrary<ResponseHeader> {
 export function arbitraryResponseHeader(version: number): fc.Arbitrary<ResponseHeader> {
   switch (version) {
     case 0:
-    return a_ResponseHeader_v0();
+      return a_ResponseHeader_v0();
     case 1:
-    return a_ResponseHeader_v1();
+      return a_ResponseHeader_v1();
     default:
-    throw new Error(`ResponseHeader has no version ${version}`);
+      throw new Error(`ResponseHeader has no version ${version}`);
   }
 }
 
@@ -10392,13 +10392,13 @@ function a_SaslAuthenticateRequest_v2(): fc.Arbitrary<SaslAuthenticateRequest> {
 export function arbitrarySaslAuthenticateRequest(version: number): fc.Arbitrary<SaslAuthenticateRequest> {
   switch (version) {
     case 0:
-    return a_SaslAuthenticateRequest_v0();
+      return a_SaslAuthenticateRequest_v0();
     case 1:
-    return a_SaslAuthenticateRequest_v0();
+      return a_SaslAuthenticateRequest_v0();
     case 2:
-    return a_SaslAuthenticateRequest_v2();
+      return a_SaslAuthenticateRequest_v2();
     default:
-    throw new Error(`SaslAuthenticateRequest has no version ${version}`);
+      throw new Error(`SaslAuthenticateRequest has no version ${version}`);
   }
 }
 
@@ -10433,13 +10433,13 @@ function a_SaslAuthenticateResponse_v2(): fc.Arbitrary<SaslAuthenticateResponse>
 export function arbitrarySaslAuthenticateResponse(version: number): fc.Arbitrary<SaslAuthenticateResponse> {
   switch (version) {
     case 0:
-    return a_SaslAuthenticateResponse_v0();
+      return a_SaslAuthenticateResponse_v0();
     case 1:
-    return a_SaslAuthenticateResponse_v1();
+      return a_SaslAuthenticateResponse_v1();
     case 2:
-    return a_SaslAuthenticateResponse_v2();
+      return a_SaslAuthenticateResponse_v2();
     default:
-    throw new Error(`SaslAuthenticateResponse has no version ${version}`);
+      throw new Error(`SaslAuthenticateResponse has no version ${version}`);
   }
 }
 
@@ -10453,11 +10453,11 @@ function a_SaslHandshakeRequest_v0(): fc.Arbitrary<SaslHandshakeRequest> {
 export function arbitrarySaslHandshakeRequest(version: number): fc.Arbitrary<SaslHandshakeRequest> {
   switch (version) {
     case 0:
-    return a_SaslHandshakeRequest_v0();
+      return a_SaslHandshakeRequest_v0();
     case 1:
-    return a_SaslHandshakeRequest_v0();
+      return a_SaslHandshakeRequest_v0();
     default:
-    throw new Error(`SaslHandshakeRequest has no version ${version}`);
+      throw new Error(`SaslHandshakeRequest has no version ${version}`);
   }
 }
 
@@ -10472,11 +10472,11 @@ function a_SaslHandshakeResponse_v0(): fc.Arbitrary<SaslHandshakeResponse> {
 export function arbitrarySaslHandshakeResponse(version: number): fc.Arbitrary<SaslHandshakeResponse> {
   switch (version) {
     case 0:
-    return a_SaslHandshakeResponse_v0();
+      return a_SaslHandshakeResponse_v0();
     case 1:
-    return a_SaslHandshakeResponse_v0();
+      return a_SaslHandshakeResponse_v0();
     default:
-    throw new Error(`SaslHandshakeResponse has no version ${version}`);
+      throw new Error(`SaslHandshakeResponse has no version ${version}`);
   }
 }
 
@@ -10526,11 +10526,11 @@ function a_ShareAcknowledgeRequestAcknowledgementBatch_v1(): fc.Arbitrary<ShareA
 export function arbitraryShareAcknowledgeRequest(version: number): fc.Arbitrary<ShareAcknowledgeRequest> {
   switch (version) {
     case 1:
-    return a_ShareAcknowledgeRequest_v1();
+      return a_ShareAcknowledgeRequest_v1();
     case 2:
-    return a_ShareAcknowledgeRequest_v2();
+      return a_ShareAcknowledgeRequest_v2();
     default:
-    throw new Error(`ShareAcknowledgeRequest has no version ${version}`);
+      throw new Error(`ShareAcknowledgeRequest has no version ${version}`);
   }
 }
 
@@ -10592,11 +10592,11 @@ function a_ShareAcknowledgeResponseNodeEndpoint_v1(): fc.Arbitrary<ShareAcknowle
 export function arbitraryShareAcknowledgeResponse(version: number): fc.Arbitrary<ShareAcknowledgeResponse> {
   switch (version) {
     case 1:
-    return a_ShareAcknowledgeResponse_v1();
+      return a_ShareAcknowledgeResponse_v1();
     case 2:
-    return a_ShareAcknowledgeResponse_v2();
+      return a_ShareAcknowledgeResponse_v2();
     default:
-    throw new Error(`ShareAcknowledgeResponse has no version ${version}`);
+      throw new Error(`ShareAcknowledgeResponse has no version ${version}`);
   }
 }
 
@@ -10668,11 +10668,11 @@ function a_ShareFetchRequestForgottenTopic_v1(): fc.Arbitrary<ShareFetchRequestF
 export function arbitraryShareFetchRequest(version: number): fc.Arbitrary<ShareFetchRequest> {
   switch (version) {
     case 1:
-    return a_ShareFetchRequest_v1();
+      return a_ShareFetchRequest_v1();
     case 2:
-    return a_ShareFetchRequest_v2();
+      return a_ShareFetchRequest_v2();
     default:
-    throw new Error(`ShareFetchRequest has no version ${version}`);
+      throw new Error(`ShareFetchRequest has no version ${version}`);
   }
 }
 
@@ -10735,11 +10735,11 @@ function a_ShareFetchResponseNodeEndpoint_v1(): fc.Arbitrary<ShareFetchResponseN
 export function arbitraryShareFetchResponse(version: number): fc.Arbitrary<ShareFetchResponse> {
   switch (version) {
     case 1:
-    return a_ShareFetchResponse_v1();
+      return a_ShareFetchResponse_v1();
     case 2:
-    return a_ShareFetchResponse_v1();
+      return a_ShareFetchResponse_v1();
     default:
-    throw new Error(`ShareFetchResponse has no version ${version}`);
+      throw new Error(`ShareFetchResponse has no version ${version}`);
   }
 }
 
@@ -10754,9 +10754,9 @@ function a_ShareGroupDescribeRequest_v1(): fc.Arbitrary<ShareGroupDescribeReques
 export function arbitraryShareGroupDescribeRequest(version: number): fc.Arbitrary<ShareGroupDescribeRequest> {
   switch (version) {
     case 1:
-    return a_ShareGroupDescribeRequest_v1();
+      return a_ShareGroupDescribeRequest_v1();
     default:
-    throw new Error(`ShareGroupDescribeRequest has no version ${version}`);
+      throw new Error(`ShareGroupDescribeRequest has no version ${version}`);
   }
 }
 
@@ -10811,9 +10811,9 @@ function a_ShareGroupDescribeResponseTopicPartitions_v1(): fc.Arbitrary<ShareGro
 export function arbitraryShareGroupDescribeResponse(version: number): fc.Arbitrary<ShareGroupDescribeResponse> {
   switch (version) {
     case 1:
-    return a_ShareGroupDescribeResponse_v1();
+      return a_ShareGroupDescribeResponse_v1();
     default:
-    throw new Error(`ShareGroupDescribeResponse has no version ${version}`);
+      throw new Error(`ShareGroupDescribeResponse has no version ${version}`);
   }
 }
 
@@ -10831,9 +10831,9 @@ function a_ShareGroupHeartbeatRequest_v1(): fc.Arbitrary<ShareGroupHeartbeatRequ
 export function arbitraryShareGroupHeartbeatRequest(version: number): fc.Arbitrary<ShareGroupHeartbeatRequest> {
   switch (version) {
     case 1:
-    return a_ShareGroupHeartbeatRequest_v1();
+      return a_ShareGroupHeartbeatRequest_v1();
     default:
-    throw new Error(`ShareGroupHeartbeatRequest has no version ${version}`);
+      throw new Error(`ShareGroupHeartbeatRequest has no version ${version}`);
   }
 }
 
@@ -10866,9 +10866,9 @@ function a_ShareGroupHeartbeatResponseTopicPartitions_v1(): fc.Arbitrary<ShareGr
 export function arbitraryShareGroupHeartbeatResponse(version: number): fc.Arbitrary<ShareGroupHeartbeatResponse> {
   switch (version) {
     case 1:
-    return a_ShareGroupHeartbeatResponse_v1();
+      return a_ShareGroupHeartbeatResponse_v1();
     default:
-    throw new Error(`ShareGroupHeartbeatResponse has no version ${version}`);
+      throw new Error(`ShareGroupHeartbeatResponse has no version ${version}`);
   }
 }
 
@@ -10882,9 +10882,9 @@ function a_SnapshotFooterRecord_v0(): fc.Arbitrary<SnapshotFooterRecord> {
 export function arbitrarySnapshotFooterRecord(version: number): fc.Arbitrary<SnapshotFooterRecord> {
   switch (version) {
     case 0:
-    return a_SnapshotFooterRecord_v0();
+      return a_SnapshotFooterRecord_v0();
     default:
-    throw new Error(`SnapshotFooterRecord has no version ${version}`);
+      throw new Error(`SnapshotFooterRecord has no version ${version}`);
   }
 }
 
@@ -10899,9 +10899,9 @@ function a_SnapshotHeaderRecord_v0(): fc.Arbitrary<SnapshotHeaderRecord> {
 export function arbitrarySnapshotHeaderRecord(version: number): fc.Arbitrary<SnapshotHeaderRecord> {
   switch (version) {
     case 0:
-    return a_SnapshotHeaderRecord_v0();
+      return a_SnapshotHeaderRecord_v0();
     default:
-    throw new Error(`SnapshotHeaderRecord has no version ${version}`);
+      throw new Error(`SnapshotHeaderRecord has no version ${version}`);
   }
 }
 
@@ -10925,11 +10925,11 @@ function a_StreamsGroupDescribeRequest_v1(): fc.Arbitrary<StreamsGroupDescribeRe
 export function arbitraryStreamsGroupDescribeRequest(version: number): fc.Arbitrary<StreamsGroupDescribeRequest> {
   switch (version) {
     case 0:
-    return a_StreamsGroupDescribeRequest_v0();
+      return a_StreamsGroupDescribeRequest_v0();
     case 1:
-    return a_StreamsGroupDescribeRequest_v1();
+      return a_StreamsGroupDescribeRequest_v1();
     default:
-    throw new Error(`StreamsGroupDescribeRequest has no version ${version}`);
+      throw new Error(`StreamsGroupDescribeRequest has no version ${version}`);
   }
 }
 
@@ -11100,11 +11100,11 @@ function a_StreamsGroupDescribeResponseTopologyDescriptionGlobalStore_v1(): fc.A
 export function arbitraryStreamsGroupDescribeResponse(version: number): fc.Arbitrary<StreamsGroupDescribeResponse> {
   switch (version) {
     case 0:
-    return a_StreamsGroupDescribeResponse_v0();
+      return a_StreamsGroupDescribeResponse_v0();
     case 1:
-    return a_StreamsGroupDescribeResponse_v1();
+      return a_StreamsGroupDescribeResponse_v1();
     default:
-    throw new Error(`StreamsGroupDescribeResponse has no version ${version}`);
+      throw new Error(`StreamsGroupDescribeResponse has no version ${version}`);
   }
 }
 
@@ -11199,11 +11199,11 @@ function a_StreamsGroupHeartbeatRequestTaskOffset_v0(): fc.Arbitrary<StreamsGrou
 export function arbitraryStreamsGroupHeartbeatRequest(version: number): fc.Arbitrary<StreamsGroupHeartbeatRequest> {
   switch (version) {
     case 0:
-    return a_StreamsGroupHeartbeatRequest_v0();
+      return a_StreamsGroupHeartbeatRequest_v0();
     case 1:
-    return a_StreamsGroupHeartbeatRequest_v0();
+      return a_StreamsGroupHeartbeatRequest_v0();
     default:
-    throw new Error(`StreamsGroupHeartbeatRequest has no version ${version}`);
+      throw new Error(`StreamsGroupHeartbeatRequest has no version ${version}`);
   }
 }
 
@@ -11289,11 +11289,11 @@ function a_StreamsGroupHeartbeatResponseTopicPartition_v0(): fc.Arbitrary<Stream
 export function arbitraryStreamsGroupHeartbeatResponse(version: number): fc.Arbitrary<StreamsGroupHeartbeatResponse> {
   switch (version) {
     case 0:
-    return a_StreamsGroupHeartbeatResponse_v0();
+      return a_StreamsGroupHeartbeatResponse_v0();
     case 1:
-    return a_StreamsGroupHeartbeatResponse_v1();
+      return a_StreamsGroupHeartbeatResponse_v1();
     default:
-    throw new Error(`StreamsGroupHeartbeatResponse has no version ${version}`);
+      throw new Error(`StreamsGroupHeartbeatResponse has no version ${version}`);
   }
 }
 
@@ -11342,9 +11342,9 @@ function a_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobal
 export function arbitraryStreamsGroupTopologyDescriptionUpdateRequest(version: number): fc.Arbitrary<StreamsGroupTopologyDescriptionUpdateRequest> {
   switch (version) {
     case 0:
-    return a_StreamsGroupTopologyDescriptionUpdateRequest_v0();
+      return a_StreamsGroupTopologyDescriptionUpdateRequest_v0();
     default:
-    throw new Error(`StreamsGroupTopologyDescriptionUpdateRequest has no version ${version}`);
+      throw new Error(`StreamsGroupTopologyDescriptionUpdateRequest has no version ${version}`);
   }
 }
 
@@ -11360,9 +11360,9 @@ function a_StreamsGroupTopologyDescriptionUpdateResponse_v0(): fc.Arbitrary<Stre
 export function arbitraryStreamsGroupTopologyDescriptionUpdateResponse(version: number): fc.Arbitrary<StreamsGroupTopologyDescriptionUpdateResponse> {
   switch (version) {
     case 0:
-    return a_StreamsGroupTopologyDescriptionUpdateResponse_v0();
+      return a_StreamsGroupTopologyDescriptionUpdateResponse_v0();
     default:
-    throw new Error(`StreamsGroupTopologyDescriptionUpdateResponse has no version ${version}`);
+      throw new Error(`StreamsGroupTopologyDescriptionUpdateResponse has no version ${version}`);
   }
 }
 
@@ -11432,19 +11432,19 @@ function a_SyncGroupRequestAssignment_v4(): fc.Arbitrary<SyncGroupRequestAssignm
 export function arbitrarySyncGroupRequest(version: number): fc.Arbitrary<SyncGroupRequest> {
   switch (version) {
     case 0:
-    return a_SyncGroupRequest_v0();
+      return a_SyncGroupRequest_v0();
     case 1:
-    return a_SyncGroupRequest_v0();
+      return a_SyncGroupRequest_v0();
     case 2:
-    return a_SyncGroupRequest_v0();
+      return a_SyncGroupRequest_v0();
     case 3:
-    return a_SyncGroupRequest_v3();
+      return a_SyncGroupRequest_v3();
     case 4:
-    return a_SyncGroupRequest_v4();
+      return a_SyncGroupRequest_v4();
     case 5:
-    return a_SyncGroupRequest_v5();
+      return a_SyncGroupRequest_v5();
     default:
-    throw new Error(`SyncGroupRequest has no version ${version}`);
+      throw new Error(`SyncGroupRequest has no version ${version}`);
   }
 }
 
@@ -11492,19 +11492,19 @@ function a_SyncGroupResponse_v5(): fc.Arbitrary<SyncGroupResponse> {
 export function arbitrarySyncGroupResponse(version: number): fc.Arbitrary<SyncGroupResponse> {
   switch (version) {
     case 0:
-    return a_SyncGroupResponse_v0();
+      return a_SyncGroupResponse_v0();
     case 1:
-    return a_SyncGroupResponse_v1();
+      return a_SyncGroupResponse_v1();
     case 2:
-    return a_SyncGroupResponse_v1();
+      return a_SyncGroupResponse_v1();
     case 3:
-    return a_SyncGroupResponse_v1();
+      return a_SyncGroupResponse_v1();
     case 4:
-    return a_SyncGroupResponse_v4();
+      return a_SyncGroupResponse_v4();
     case 5:
-    return a_SyncGroupResponse_v5();
+      return a_SyncGroupResponse_v5();
     default:
-    throw new Error(`SyncGroupResponse has no version ${version}`);
+      throw new Error(`SyncGroupResponse has no version ${version}`);
   }
 }
 
@@ -11623,21 +11623,21 @@ function a_TxnOffsetCommitRequestPartition_v3(): fc.Arbitrary<TxnOffsetCommitReq
 export function arbitraryTxnOffsetCommitRequest(version: number): fc.Arbitrary<TxnOffsetCommitRequest> {
   switch (version) {
     case 0:
-    return a_TxnOffsetCommitRequest_v0();
+      return a_TxnOffsetCommitRequest_v0();
     case 1:
-    return a_TxnOffsetCommitRequest_v0();
+      return a_TxnOffsetCommitRequest_v0();
     case 2:
-    return a_TxnOffsetCommitRequest_v2();
+      return a_TxnOffsetCommitRequest_v2();
     case 3:
-    return a_TxnOffsetCommitRequest_v3();
+      return a_TxnOffsetCommitRequest_v3();
     case 4:
-    return a_TxnOffsetCommitRequest_v3();
+      return a_TxnOffsetCommitRequest_v3();
     case 5:
-    return a_TxnOffsetCommitRequest_v3();
+      return a_TxnOffsetCommitRequest_v3();
     case 6:
-    return a_TxnOffsetCommitRequest_v6();
+      return a_TxnOffsetCommitRequest_v6();
     default:
-    throw new Error(`TxnOffsetCommitRequest has no version ${version}`);
+      throw new Error(`TxnOffsetCommitRequest has no version ${version}`);
   }
 }
 
@@ -11704,21 +11704,21 @@ function a_TxnOffsetCommitResponsePartition_v3(): fc.Arbitrary<TxnOffsetCommitRe
 export function arbitraryTxnOffsetCommitResponse(version: number): fc.Arbitrary<TxnOffsetCommitResponse> {
   switch (version) {
     case 0:
-    return a_TxnOffsetCommitResponse_v0();
+      return a_TxnOffsetCommitResponse_v0();
     case 1:
-    return a_TxnOffsetCommitResponse_v0();
+      return a_TxnOffsetCommitResponse_v0();
     case 2:
-    return a_TxnOffsetCommitResponse_v0();
+      return a_TxnOffsetCommitResponse_v0();
     case 3:
-    return a_TxnOffsetCommitResponse_v3();
+      return a_TxnOffsetCommitResponse_v3();
     case 4:
-    return a_TxnOffsetCommitResponse_v3();
+      return a_TxnOffsetCommitResponse_v3();
     case 5:
-    return a_TxnOffsetCommitResponse_v3();
+      return a_TxnOffsetCommitResponse_v3();
     case 6:
-    return a_TxnOffsetCommitResponse_v6();
+      return a_TxnOffsetCommitResponse_v6();
     default:
-    throw new Error(`TxnOffsetCommitResponse has no version ${version}`);
+      throw new Error(`TxnOffsetCommitResponse has no version ${version}`);
   }
 }
 
@@ -11732,9 +11732,9 @@ function a_UnregisterBrokerRequest_v0(): fc.Arbitrary<UnregisterBrokerRequest> {
 export function arbitraryUnregisterBrokerRequest(version: number): fc.Arbitrary<UnregisterBrokerRequest> {
   switch (version) {
     case 0:
-    return a_UnregisterBrokerRequest_v0();
+      return a_UnregisterBrokerRequest_v0();
     default:
-    throw new Error(`UnregisterBrokerRequest has no version ${version}`);
+      throw new Error(`UnregisterBrokerRequest has no version ${version}`);
   }
 }
 
@@ -11750,9 +11750,9 @@ function a_UnregisterBrokerResponse_v0(): fc.Arbitrary<UnregisterBrokerResponse>
 export function arbitraryUnregisterBrokerResponse(version: number): fc.Arbitrary<UnregisterBrokerResponse> {
   switch (version) {
     case 0:
-    return a_UnregisterBrokerResponse_v0();
+      return a_UnregisterBrokerResponse_v0();
     default:
-    throw new Error(`UnregisterBrokerResponse has no version ${version}`);
+      throw new Error(`UnregisterBrokerResponse has no version ${version}`);
   }
 }
 
@@ -11766,9 +11766,9 @@ function a_UnregisterControllerRequest_v0(): fc.Arbitrary<UnregisterControllerRe
 export function arbitraryUnregisterControllerRequest(version: number): fc.Arbitrary<UnregisterControllerRequest> {
   switch (version) {
     case 0:
-    return a_UnregisterControllerRequest_v0();
+      return a_UnregisterControllerRequest_v0();
     default:
-    throw new Error(`UnregisterControllerRequest has no version ${version}`);
+      throw new Error(`UnregisterControllerRequest has no version ${version}`);
   }
 }
 
@@ -11784,9 +11784,9 @@ function a_UnregisterControllerResponse_v0(): fc.Arbitrary<UnregisterControllerR
 export function arbitraryUnregisterControllerResponse(version: number): fc.Arbitrary<UnregisterControllerResponse> {
   switch (version) {
     case 0:
-    return a_UnregisterControllerResponse_v0();
+      return a_UnregisterControllerResponse_v0();
     default:
-    throw new Error(`UnregisterControllerResponse has no version ${version}`);
+      throw new Error(`UnregisterControllerResponse has no version ${version}`);
   }
 }
 
@@ -11828,13 +11828,13 @@ function a_UpdateFeaturesRequestFeatureUpdateKey_v1(): fc.Arbitrary<UpdateFeatur
 export function arbitraryUpdateFeaturesRequest(version: number): fc.Arbitrary<UpdateFeaturesRequest> {
   switch (version) {
     case 0:
-    return a_UpdateFeaturesRequest_v0();
+      return a_UpdateFeaturesRequest_v0();
     case 1:
-    return a_UpdateFeaturesRequest_v1();
+      return a_UpdateFeaturesRequest_v1();
     case 2:
-    return a_UpdateFeaturesRequest_v1();
+      return a_UpdateFeaturesRequest_v1();
     default:
-    throw new Error(`UpdateFeaturesRequest has no version ${version}`);
+      throw new Error(`UpdateFeaturesRequest has no version ${version}`);
   }
 }
 
@@ -11868,13 +11868,13 @@ function a_UpdateFeaturesResponseUpdatableFeatureResult_v0(): fc.Arbitrary<Updat
 export function arbitraryUpdateFeaturesResponse(version: number): fc.Arbitrary<UpdateFeaturesResponse> {
   switch (version) {
     case 0:
-    return a_UpdateFeaturesResponse_v0();
+      return a_UpdateFeaturesResponse_v0();
     case 1:
-    return a_UpdateFeaturesResponse_v0();
+      return a_UpdateFeaturesResponse_v0();
     case 2:
-    return a_UpdateFeaturesResponse_v2();
+      return a_UpdateFeaturesResponse_v2();
     default:
-    throw new Error(`UpdateFeaturesResponse has no version ${version}`);
+      throw new Error(`UpdateFeaturesResponse has no version ${version}`);
   }
 }
 
@@ -11908,9 +11908,9 @@ function a_UpdateRaftVoterRequestKRaftVersionFeature_v0(): fc.Arbitrary<UpdateRa
 export function arbitraryUpdateRaftVoterRequest(version: number): fc.Arbitrary<UpdateRaftVoterRequest> {
   switch (version) {
     case 0:
-    return a_UpdateRaftVoterRequest_v0();
+      return a_UpdateRaftVoterRequest_v0();
     default:
-    throw new Error(`UpdateRaftVoterRequest has no version ${version}`);
+      throw new Error(`UpdateRaftVoterRequest has no version ${version}`);
   }
 }
 
@@ -11935,9 +11935,9 @@ function a_UpdateRaftVoterResponseCurrentLeader_v0(): fc.Arbitrary<UpdateRaftVot
 export function arbitraryUpdateRaftVoterResponse(version: number): fc.Arbitrary<UpdateRaftVoterResponse> {
   switch (version) {
     case 0:
-    return a_UpdateRaftVoterResponse_v0();
+      return a_UpdateRaftVoterResponse_v0();
     default:
-    throw new Error(`UpdateRaftVoterResponse has no version ${version}`);
+      throw new Error(`UpdateRaftVoterResponse has no version ${version}`);
   }
 }
 
@@ -12029,13 +12029,13 @@ function a_VoteRequestPartitionData_v2(): fc.Arbitrary<VoteRequestPartitionData>
 export function arbitraryVoteRequest(version: number): fc.Arbitrary<VoteRequest> {
   switch (version) {
     case 0:
-    return a_VoteRequest_v0();
+      return a_VoteRequest_v0();
     case 1:
-    return a_VoteRequest_v1();
+      return a_VoteRequest_v1();
     case 2:
-    return a_VoteRequest_v2();
+      return a_VoteRequest_v2();
     default:
-    throw new Error(`VoteRequest has no version ${version}`);
+      throw new Error(`VoteRequest has no version ${version}`);
   }
 }
 
@@ -12084,13 +12084,13 @@ function a_VoteResponseNodeEndpoint_v1(): fc.Arbitrary<VoteResponseNodeEndpoint>
 export function arbitraryVoteResponse(version: number): fc.Arbitrary<VoteResponse> {
   switch (version) {
     case 0:
-    return a_VoteResponse_v0();
+      return a_VoteResponse_v0();
     case 1:
-    return a_VoteResponse_v1();
+      return a_VoteResponse_v1();
     case 2:
-    return a_VoteResponse_v1();
+      return a_VoteResponse_v1();
     default:
-    throw new Error(`VoteResponse has no version ${version}`);
+      throw new Error(`VoteResponse has no version ${version}`);
   }
 }
 
@@ -12129,9 +12129,9 @@ function a_VotersRecordKRaftVersionFeature_v0(): fc.Arbitrary<VotersRecordKRaftV
 export function arbitraryVotersRecord(version: number): fc.Arbitrary<VotersRecord> {
   switch (version) {
     case 0:
-    return a_VotersRecord_v0();
+      return a_VotersRecord_v0();
     default:
-    throw new Error(`VotersRecord has no version ${version}`);
+      throw new Error(`VotersRecord has no version ${version}`);
   }
 }
 
@@ -12198,11 +12198,11 @@ function a_WriteShareGroupStateRequestStateBatch_v0(): fc.Arbitrary<WriteShareGr
 export function arbitraryWriteShareGroupStateRequest(version: number): fc.Arbitrary<WriteShareGroupStateRequest> {
   switch (version) {
     case 0:
-    return a_WriteShareGroupStateRequest_v0();
+      return a_WriteShareGroupStateRequest_v0();
     case 1:
-    return a_WriteShareGroupStateRequest_v1();
+      return a_WriteShareGroupStateRequest_v1();
     default:
-    throw new Error(`WriteShareGroupStateRequest has no version ${version}`);
+      throw new Error(`WriteShareGroupStateRequest has no version ${version}`);
   }
 }
 
@@ -12231,11 +12231,11 @@ function a_WriteShareGroupStateResponsePartitionResult_v0(): fc.Arbitrary<WriteS
 export function arbitraryWriteShareGroupStateResponse(version: number): fc.Arbitrary<WriteShareGroupStateResponse> {
   switch (version) {
     case 0:
-    return a_WriteShareGroupStateResponse_v0();
+      return a_WriteShareGroupStateResponse_v0();
     case 1:
-    return a_WriteShareGroupStateResponse_v0();
+      return a_WriteShareGroupStateResponse_v0();
     default:
-    throw new Error(`WriteShareGroupStateResponse has no version ${version}`);
+      throw new Error(`WriteShareGroupStateResponse has no version ${version}`);
   }
 }
 
@@ -12284,11 +12284,11 @@ function a_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(): fc.Arbitrary<Write
 export function arbitraryWriteTxnMarkersRequest(version: number): fc.Arbitrary<WriteTxnMarkersRequest> {
   switch (version) {
     case 1:
-    return a_WriteTxnMarkersRequest_v1();
+      return a_WriteTxnMarkersRequest_v1();
     case 2:
-    return a_WriteTxnMarkersRequest_v2();
+      return a_WriteTxnMarkersRequest_v2();
     default:
-    throw new Error(`WriteTxnMarkersRequest has no version ${version}`);
+      throw new Error(`WriteTxnMarkersRequest has no version ${version}`);
   }
 }
 
@@ -12323,11 +12323,11 @@ function a_WriteTxnMarkersResponseWritableTxnMarkerPartitionResult_v1(): fc.Arbi
 export function arbitraryWriteTxnMarkersResponse(version: number): fc.Arbitrary<WriteTxnMarkersResponse> {
   switch (version) {
     case 1:
-    return a_WriteTxnMarkersResponse_v1();
+      return a_WriteTxnMarkersResponse_v1();
     case 2:
-    return a_WriteTxnMarkersResponse_v1();
+      return a_WriteTxnMarkersResponse_v1();
     default:
-    throw new Error(`WriteTxnMarkersResponse has no version ${version}`);
+      throw new Error(`WriteTxnMarkersResponse has no version ${version}`);
   }
 }
 

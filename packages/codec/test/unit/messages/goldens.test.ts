@@ -10,17 +10,17 @@ import {
   createMetadataRequest,
   createMetadataRequestTopic,
   createMetadataResponse,
-  decodeMetadataRecordValue,
+  decodeRemoteLogMetadataValue,
   decodeRequestHeader,
   decodeResponseFrame,
   encodeApiVersionsResponse,
-  encodeMetadataRecordValue,
   encodeMetadataResponse,
+  encodeRemoteLogMetadataValue,
   encodeRequestFrame,
   encodeResponseHeader,
   MetadataApi,
-  type MetadataRecord,
   Reader,
+  type RemoteLogMetadataRecord,
   readResponseCorrelationId,
   Writer,
   writeRequestFrame,
@@ -135,7 +135,7 @@ describe('tiered-storage metadata record goldens (RemoteLogMetadataSerde)', () =
     { leaderEpoch: 0, offset: 0n },
     { leaderEpoch: 1, offset: 20n },
   ];
-  const cases: [string, MetadataRecord, string][] = [
+  const cases: [string, RemoteLogMetadataRecord, string][] = [
     [
       'RemoteLogSegmentMetadataRecord',
       {
@@ -231,21 +231,21 @@ describe('tiered-storage metadata record goldens (RemoteLogMetadataSerde)', () =
   ];
   for (const [name, value, golden] of cases) {
     it(`${name} encodes and decodes byte for byte`, () => {
-      expect(encodeMetadataRecordValue(value).toString('hex')).toBe(golden);
-      expect(decodeMetadataRecordValue(Buffer.from(golden, 'hex'))).toEqual(value);
+      expect(encodeRemoteLogMetadataValue(value).toString('hex')).toBe(golden);
+      expect(decodeRemoteLogMetadataValue(Buffer.from(golden, 'hex'))).toEqual(value);
     });
   }
 
   it('rejects frame version 0, a trailing byte and an unknown version', () => {
     const golden = cases[0]![2];
-    expect(() => decodeMetadataRecordValue(Buffer.from(`00${golden.slice(2)}`, 'hex'))).toThrow(
+    expect(() => decodeRemoteLogMetadataValue(Buffer.from(`00${golden.slice(2)}`, 'hex'))).toThrow(
       expect.objectContaining({ code: 'ERR_KAFKA_CODEC_UNSUPPORTED' }),
     );
-    expect(() => decodeMetadataRecordValue(Buffer.from(`${golden}00`, 'hex'))).toThrow(
+    expect(() => decodeRemoteLogMetadataValue(Buffer.from(`${golden}00`, 'hex'))).toThrow(
       expect.objectContaining({ code: 'ERR_KAFKA_CODEC_TRAILING_BYTES' }),
     );
     expect(() =>
-      decodeMetadataRecordValue(Buffer.from(`0100${'01'}${golden.slice(6)}`, 'hex')),
+      decodeRemoteLogMetadataValue(Buffer.from(`0100${'01'}${golden.slice(6)}`, 'hex')),
     ).toThrow(expect.objectContaining({ code: 'ERR_KAFKA_CODEC_UNSUPPORTED_VERSION' }));
   });
 });

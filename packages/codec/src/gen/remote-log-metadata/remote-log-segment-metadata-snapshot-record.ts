@@ -97,11 +97,9 @@ function e_RemoteLogSegmentMetadataSnapshotRecord_v0(w: Writer, m: RemoteLogSegm
     f = 6;
     const a6 = m.segmentLeaderEpochs;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry_v0(w, a6[ix]!);
+    ix = -1;
     f = 7;
     w.writeInt32(m.segmentSizeInBytes);
     f = 8;
@@ -147,10 +145,9 @@ function d_RemoteLogSegmentMetadataSnapshotRecord_v0(r: Reader): RemoteLogSegmen
     const x5 = r.readInt64();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry_v0(r));
+    const x6: RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry_v0(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readInt32();
     f = 8;
@@ -174,7 +171,6 @@ function d_RemoteLogSegmentMetadataSnapshotRecord_v0(r: Reader): RemoteLogSegmen
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: RemoteLogSegmentMetadataSnapshotRecord = {
       segmentId: x0,
       startOffset: x1,
@@ -220,7 +216,6 @@ function d_RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry_v0(r: R
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry = {
       leaderEpoch: x0,
       offset: x1,
@@ -241,10 +236,10 @@ export function encodeRemoteLogSegmentMetadataSnapshotRecord(w: Writer, m: Remot
   try {
     switch (version) {
       case 0:
-      e_RemoteLogSegmentMetadataSnapshotRecord_v0(w, m);
-      return;
+        e_RemoteLogSegmentMetadataSnapshotRecord_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('RemoteLogSegmentMetadataSnapshotRecord', version, '0');
+        throw unsupportedVersion('RemoteLogSegmentMetadataSnapshotRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemoteLogSegmentMetadataSnapshotRecord', version);
@@ -260,9 +255,9 @@ export function decodeRemoteLogSegmentMetadataSnapshotRecord(r: Reader, version:
   try {
     switch (version) {
       case 0:
-      return d_RemoteLogSegmentMetadataSnapshotRecord_v0(r);
+        return d_RemoteLogSegmentMetadataSnapshotRecord_v0(r);
       default:
-      throw unsupportedVersion('RemoteLogSegmentMetadataSnapshotRecord', version, '0');
+        throw unsupportedVersion('RemoteLogSegmentMetadataSnapshotRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemoteLogSegmentMetadataSnapshotRecord', version);

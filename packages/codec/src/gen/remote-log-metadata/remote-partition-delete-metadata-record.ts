@@ -94,7 +94,6 @@ function d_RemotePartitionDeleteMetadataRecord_v0(r: Reader): RemotePartitionDel
     const x3 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemotePartitionDeleteMetadataRecord = {
       topicIdPartition: x0,
       brokerId: x1,
@@ -139,7 +138,6 @@ function d_RemotePartitionDeleteMetadataRecordTopicIdPartitionEntry_v0(r: Reader
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemotePartitionDeleteMetadataRecordTopicIdPartitionEntry = {
       name: x0,
       id: x1,
@@ -161,10 +159,10 @@ export function encodeRemotePartitionDeleteMetadataRecord(w: Writer, m: RemotePa
   try {
     switch (version) {
       case 0:
-      e_RemotePartitionDeleteMetadataRecord_v0(w, m);
-      return;
+        e_RemotePartitionDeleteMetadataRecord_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('RemotePartitionDeleteMetadataRecord', version, '0');
+        throw unsupportedVersion('RemotePartitionDeleteMetadataRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemotePartitionDeleteMetadataRecord', version);
@@ -180,9 +178,9 @@ export function decodeRemotePartitionDeleteMetadataRecord(r: Reader, version: nu
   try {
     switch (version) {
       case 0:
-      return d_RemotePartitionDeleteMetadataRecord_v0(r);
+        return d_RemotePartitionDeleteMetadataRecord_v0(r);
       default:
-      throw unsupportedVersion('RemotePartitionDeleteMetadataRecord', version, '0');
+        throw unsupportedVersion('RemotePartitionDeleteMetadataRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemotePartitionDeleteMetadataRecord', version);

@@ -146,11 +146,9 @@ function e_RemoteLogSegmentMetadataRecord_v0(w: Writer, m: RemoteLogSegmentMetad
     f = 6;
     const a6 = m.segmentLeaderEpochs;
     if (a6 === null) throw nullNotAllowed();
-    else {
-      w.writeCompactArrayLength(a6.length);
-      for (ix = 0; ix < a6.length; ix++) e_RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry_v0(w, a6[ix]!);
-      ix = -1;
-    }
+    w.writeCompactArrayLength(a6.length);
+    for (ix = 0; ix < a6.length; ix++) e_RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry_v0(w, a6[ix]!);
+    ix = -1;
     f = 7;
     w.writeInt32(m.segmentSizeInBytes);
     f = 8;
@@ -196,10 +194,9 @@ function d_RemoteLogSegmentMetadataRecord_v0(r: Reader): RemoteLogSegmentMetadat
     const x5 = r.readInt64();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const b6: RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry[] = [];
-    for (ix = 0; ix < n6; ix++) b6.push(d_RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry_v0(r));
+    const x6: RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry[] = [];
+    for (ix = 0; ix < n6; ix++) x6.push(d_RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry_v0(r));
     ix = -1;
-    const x6 = b6;
     f = 7;
     const x7 = r.readInt32();
     f = 8;
@@ -223,7 +220,6 @@ function d_RemoteLogSegmentMetadataRecord_v0(r: Reader): RemoteLogSegmentMetadat
         uk.push({ tag, data: r.readRaw(end - r.pos) });
       }
     }
-    f = -1;
     const o: RemoteLogSegmentMetadataRecord = {
       remoteLogSegmentId: x0,
       startOffset: x1,
@@ -271,7 +267,6 @@ function d_RemoteLogSegmentMetadataRecordRemoteLogSegmentIdEntry_v0(r: Reader): 
     const x1 = r.readUuid();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemoteLogSegmentMetadataRecordRemoteLogSegmentIdEntry = {
       topicIdPartition: x0,
       id: x1,
@@ -314,7 +309,6 @@ function d_RemoteLogSegmentMetadataRecordTopicIdPartitionEntry_v0(r: Reader): Re
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemoteLogSegmentMetadataRecordTopicIdPartitionEntry = {
       name: x0,
       id: x1,
@@ -352,7 +346,6 @@ function d_RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry_v0(r: Reader): 
     const x1 = r.readInt64();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry = {
       leaderEpoch: x0,
       offset: x1,
@@ -373,10 +366,10 @@ export function encodeRemoteLogSegmentMetadataRecord(w: Writer, m: RemoteLogSegm
   try {
     switch (version) {
       case 0:
-      e_RemoteLogSegmentMetadataRecord_v0(w, m);
-      return;
+        e_RemoteLogSegmentMetadataRecord_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('RemoteLogSegmentMetadataRecord', version, '0');
+        throw unsupportedVersion('RemoteLogSegmentMetadataRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemoteLogSegmentMetadataRecord', version);
@@ -392,9 +385,9 @@ export function decodeRemoteLogSegmentMetadataRecord(r: Reader, version: number)
   try {
     switch (version) {
       case 0:
-      return d_RemoteLogSegmentMetadataRecord_v0(r);
+        return d_RemoteLogSegmentMetadataRecord_v0(r);
       default:
-      throw unsupportedVersion('RemoteLogSegmentMetadataRecord', version, '0');
+        throw unsupportedVersion('RemoteLogSegmentMetadataRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemoteLogSegmentMetadataRecord', version);

@@ -123,7 +123,6 @@ function d_RemoteLogSegmentMetadataUpdateRecord_v0(r: Reader): RemoteLogSegmentM
     const x4 = r.readInt8();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemoteLogSegmentMetadataUpdateRecord = {
       remoteLogSegmentId: x0,
       brokerId: x1,
@@ -165,7 +164,6 @@ function d_RemoteLogSegmentMetadataUpdateRecordRemoteLogSegmentIdEntry_v0(r: Rea
     const x1 = r.readUuid();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemoteLogSegmentMetadataUpdateRecordRemoteLogSegmentIdEntry = {
       topicIdPartition: x0,
       id: x1,
@@ -208,7 +206,6 @@ function d_RemoteLogSegmentMetadataUpdateRecordTopicIdPartitionEntry_v0(r: Reade
     const x2 = r.readInt32();
     f = -1;
     const uk = readUnknownTaggedOnly(r);
-    f = -1;
     const o: RemoteLogSegmentMetadataUpdateRecordTopicIdPartitionEntry = {
       name: x0,
       id: x1,
@@ -230,10 +227,10 @@ export function encodeRemoteLogSegmentMetadataUpdateRecord(w: Writer, m: RemoteL
   try {
     switch (version) {
       case 0:
-      e_RemoteLogSegmentMetadataUpdateRecord_v0(w, m);
-      return;
+        e_RemoteLogSegmentMetadataUpdateRecord_v0(w, m);
+        return;
       default:
-      throw unsupportedVersion('RemoteLogSegmentMetadataUpdateRecord', version, '0');
+        throw unsupportedVersion('RemoteLogSegmentMetadataUpdateRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemoteLogSegmentMetadataUpdateRecord', version);
@@ -249,9 +246,9 @@ export function decodeRemoteLogSegmentMetadataUpdateRecord(r: Reader, version: n
   try {
     switch (version) {
       case 0:
-      return d_RemoteLogSegmentMetadataUpdateRecord_v0(r);
+        return d_RemoteLogSegmentMetadataUpdateRecord_v0(r);
       default:
-      throw unsupportedVersion('RemoteLogSegmentMetadataUpdateRecord', version, '0');
+        throw unsupportedVersion('RemoteLogSegmentMetadataUpdateRecord', version, '0');
     }
   } catch (e) {
     throw atTop(e, 'RemoteLogSegmentMetadataUpdateRecord', version);
