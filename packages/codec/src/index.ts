@@ -1,3 +1,4 @@
+export * from './description.js';
 export type { CodecErrorReason } from './errors.js';
 export { CodecError, KafkaError } from './errors.js';
 export {
@@ -6,6 +7,7 @@ export {
   readResponseCorrelationId,
   writeRequestFrame,
 } from './frame.js';
+export * from './gen/descriptions/index.js';
 export type { BrokerErrorInfo, ErrorName } from './gen/errors.js';
 export { BROKER_ERRORS, BROKER_ERRORS_SOURCE, ErrorCode } from './gen/errors.js';
 export type {
@@ -1542,6 +1544,7 @@ export {
   WriteShareGroupStateApi,
   WriteTxnMarkersApi,
 } from './gen/index.js';
+export { fromKafkaJson, toKafkaJson } from './kafka-json.js';
 export type { ApiDescriptor, ResponseErrorEntry, UnknownTaggedField } from './protocol.js';
 export {
   brokerErrorInfo,
