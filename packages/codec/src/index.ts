@@ -6,6 +6,7 @@
  * keeps only the messages a program uses.
  */
 export { decodeExact, TrailingBytesError } from './decode-exact.js';
+export * from './description.js';
 export type { CodecErrorReason } from './errors.js';
 export { CodecError, KafkaError } from './errors.js';
 export {
@@ -14,9 +15,11 @@ export {
   readResponseCorrelationId,
   writeRequestFrame,
 } from './frame.js';
+export * from './gen/descriptions/index.js';
 export type { BrokerErrorInfo, ErrorName } from './gen/errors.js';
 export { BROKER_ERRORS, BROKER_ERRORS_SOURCE, ErrorCode } from './gen/errors.js';
 export * from './gen/index.js';
+export { fromKafkaJson, toKafkaJson } from './kafka-json.js';
 export type { ApiDescriptor, ResponseErrorEntry, UnknownTaggedField } from './protocol.js';
 export {
   brokerErrorInfo,

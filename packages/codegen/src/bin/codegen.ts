@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generateDescriptions } from '../schema/emit-descriptions.js';
 import { generate } from '../schema/emit-files.js';
 import { loadSchemas } from '../schema/load.js';
 
@@ -15,6 +16,7 @@ const schemas = join(root, 'fixtures', 'schemas');
 
 /** Directories and files the generator owns (src/gen/errors.ts belongs to gen:errors). */
 const OWNED_DIRS = [
+  'src/gen/descriptions',
   'src/gen/messages',
   'src/gen/data',
   'src/gen/remote-log-metadata',
@@ -47,7 +49,9 @@ function main(): void {
   const { release, specs } = loadSchemas(schemas, pinned);
   const g = generate(specs, release);
   const problems: string[] = [];
-  const wanted = new Map(g.files.map((f) => [f.path, f.content]));
+  const wanted = new Map(
+    [...g.files, ...generateDescriptions(specs, release)].map((f) => [f.path, f.content]),
+  );
   if (check) {
     for (const [path, content] of wanted) {
       const abs = join(codec, path);
