@@ -2,8 +2,8 @@
 // the group consumer. Launched by packages/testkit/src/java-consumer.ts as
 //   java -cp '<classes>:<kafka libs>/*' GroupConsumer '<config as JSON>'
 // with config {"bootstrap", "groupId", "topics": [...], "groupProtocol": "consumer"|"classic",
-// "autoOffsetReset", "isolationLevel"}. Auto-commit is on, so positions are committed on
-// revocation and on close, as an application relying on Java's defaults gets it.
+// "autoOffsetReset", "isolationLevel"}. Auto-commit is on, and the rebalance listener commits
+// what was consumed before partitions are revoked, so every revocation and the close commit.
 //
 // stdout, one JSON object per line:
 //   {"t":"assigned","partitions":["topic-0",...]}   {"t":"revoked",...}   {"t":"lost",...}
@@ -81,7 +81,20 @@ public class GroupConsumer {
     stdin.start();
 
     consumer.subscribe(topics, new ConsumerRebalanceListener() {
-      @Override public void onPartitionsRevoked(Collection<TopicPartition> ps) { partitions("revoked", ps); }
+      @Override public void onPartitionsRevoked(Collection<TopicPartition> ps) {
+        // Auto-commit alone leaves a gap under the classic cooperative protocol: it commits before
+        // the JoinGroup, records keep flowing while the rebalance runs, and the partitions revoked
+        // at its end go to their next owner without those. Committing what was consumed here is
+        // the commit on revocation an application wants (the KIP-848 consumer already does it).
+        if (!ps.isEmpty()) {
+          try {
+            consumer.commitSync();
+          } catch (RuntimeException e) {
+            System.err.println("commit on revocation failed: " + e);
+          }
+        }
+        partitions("revoked", ps);
+      }
       @Override public void onPartitionsAssigned(Collection<TopicPartition> ps) { partitions("assigned", ps); }
       @Override public void onPartitionsLost(Collection<TopicPartition> ps) { partitions("lost", ps); }
     });
