@@ -6,9 +6,8 @@
 import { Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Consumer, type PartitionBatch, Producer } from '../../src/index.js';
 import { unique } from './admin-support.js';
-import { Member, produceNumbered, Tally, waitFor } from './consumer-support.js';
+import { Member, Pipeline, produceNumbered, Tally, waitFor } from './consumer-support.js';
 
 const kafka = sharedCluster();
 let cluster: Cluster;
@@ -21,77 +20,6 @@ afterAll(async () => {
 });
 
 const TOTAL = 3000;
-
-/** One pipeline member: consume `input`, write "out-<value>" to `output`, offsets in the transaction. */
-class Pipeline {
-  readonly consumer: Consumer;
-  readonly producer: Producer;
-  readonly running: Promise<void>;
-  transactions = 0;
-  error: unknown;
-
-  constructor(
-    groupId: string,
-    input: string,
-    output: string,
-    groupProtocol: 'consumer' | 'classic',
-  ) {
-    const consumer = new Consumer(cluster, {
-      groupId,
-      groupProtocol,
-      topics: [input],
-      isolationLevel: 'read_committed',
-      enableAutoCommit: false,
-      autoOffsetReset: 'earliest',
-    });
-    const producer = new Producer(cluster, { transactionalId: unique('txn') });
-    this.consumer = consumer;
-    this.producer = producer;
-    this.running = (async () => {
-      await producer.initTransactions();
-      await consumer.run({ eachBatch: (batch) => this.#transform(batch, output) });
-    })().catch((error: unknown) => {
-      this.error = error;
-    });
-  }
-
-  async #transform(batch: PartitionBatch, output: string): Promise<void> {
-    this.producer.beginTransaction();
-    let sends: Promise<unknown>[] = [];
-    try {
-      sends = batch.records.map((r) =>
-        this.producer.send({
-          topic: output,
-          value: `out-${Buffer.from(r.value ?? Buffer.alloc(0)).toString('utf8')}`,
-        }),
-      );
-      await this.producer.sendOffsetsToTransaction(
-        [
-          {
-            topic: batch.topic,
-            partition: batch.partition,
-            offset: batch.nextOffset,
-            leaderEpoch: batch.leaderEpoch,
-          },
-        ],
-        this.consumer.groupMetadata(),
-      );
-      await this.producer.commitTransaction();
-      await Promise.all(sends);
-      this.transactions++;
-    } catch (error) {
-      await this.producer.abortTransaction().catch(() => undefined);
-      await Promise.allSettled(sends);
-      throw error;
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.consumer.close();
-    await this.running;
-    await this.producer.close();
-  }
-}
 
 /** True while no pipeline failed; a failed one ends the wait at once with its error. */
 function healthy(pipelines: readonly Pipeline[]): true {
@@ -115,7 +43,7 @@ for (const groupProtocol of ['consumer', 'classic'] as const) {
         { groupId: unique('g-verify'), topics: [output], isolationLevel: 'read_committed' },
         outputs,
       );
-      const first = new Pipeline(groupId, input, output, groupProtocol);
+      const first = new Pipeline(cluster, groupId, input, output, groupProtocol);
       const pipelines = [first];
       try {
         await waitFor(
@@ -123,7 +51,7 @@ for (const groupProtocol of ['consumer', 'classic'] as const) {
           60_000,
           'the first member to commit a transaction',
         );
-        const second = new Pipeline(groupId, input, output, groupProtocol);
+        const second = new Pipeline(cluster, groupId, input, output, groupProtocol);
         pipelines.push(second);
         await waitFor(
           () => healthy(pipelines) && second.consumer.assignment().length > 0,

@@ -1,13 +1,15 @@
 // The group coordinator's broker is killed (SIGKILL) mid-run on a private 3-node cluster: the
 // KIP-848 members find the new coordinator, keep or regain their partitions, and go on from the
 // offsets committed before the kill. No record is lost; a record is processed again only when
-// it lies at or after its partition's last committed offset from before the kill.
+// it lies at or after its partition's last committed offset from before the kill. Then an
+// exactly-once pipeline (KIP-98, KIP-447) loses a broker mid-run, with each group protocol:
+// the read_committed output holds every input record exactly once.
 import { Cluster } from '@kafkats/meta';
 import { type KafkaCluster, startCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Consumer, type ConsumerOptions } from '../../src/index.js';
 import { unique } from './admin-support.js';
-import { produceNumbered, waitFor } from './consumer-support.js';
+import { Member, Pipeline, produceNumbered, Tally, waitFor } from './consumer-support.js';
 
 const TOTAL = 3000;
 const PARTITIONS = 3;
@@ -105,4 +107,70 @@ describe('group coordinator failover', () => {
       if (coordinator >= 0) await kafka.startNode(coordinator).catch(() => undefined);
     }
   });
+});
+
+describe('exactly-once pipeline across a broker failure', () => {
+  for (const groupProtocol of ['consumer', 'classic'] as const) {
+    it(`groupProtocol '${groupProtocol}': a broker dies mid-run; the read_committed output holds each of ${TOTAL} inputs exactly once`, async () => {
+      const input = unique(`eos-kill-in-${groupProtocol}`);
+      const output = unique(`eos-kill-out-${groupProtocol}`);
+      await kafka.admin.createTopic(input, { partitions: 4, replicationFactor: 3 });
+      await kafka.admin.createTopic(output, { partitions: 2, replicationFactor: 3 });
+      await cluster.refreshTopics([input, output]);
+      const groupId = unique('g-eos-kill');
+      const production = produceNumbered(cluster, input, TOTAL, 4, { perRound: 100, pauseMs: 200 });
+      const outputs = new Tally();
+      const reader = new Member(
+        cluster,
+        {
+          groupId: unique('g-eos-kill-verify'),
+          topics: [output],
+          isolationLevel: 'read_committed',
+        },
+        outputs,
+      );
+      const pipelines = [
+        new Pipeline(cluster, groupId, input, output, groupProtocol, { retryAborted: true }),
+        new Pipeline(cluster, groupId, input, output, groupProtocol, { retryAborted: true }),
+      ];
+      const healthy = () => {
+        for (const p of pipelines) if (p.error !== undefined) throw p.error;
+        return true;
+      };
+      let killed = -1;
+      try {
+        await waitFor(
+          () => healthy() && pipelines.every((p) => p.transactions > 0),
+          90_000,
+          'a committed transaction from each member',
+        );
+        await waitFor(
+          () => healthy() && production.sent() >= TOTAL / 3,
+          60_000,
+          'a third of the input',
+        );
+        // The group coordinator's broker: it also leads some partitions of both topics and
+        // may coordinate transactions.
+        killed = await cluster.coordinator('group', groupId);
+        await kafka.stopNode(killed, { signal: 'SIGKILL' });
+        await production.done;
+        await waitFor(
+          () => healthy() && outputs.counts.size >= TOTAL,
+          180_000,
+          'every output record',
+        );
+        for (const p of pipelines) expect(p.error).toBeUndefined();
+      } finally {
+        production.stop();
+        for (const p of pipelines) await p.close();
+        await reader.close();
+        if (killed >= 0) await kafka.startNode(killed).catch(() => undefined);
+      }
+      const missing: string[] = [];
+      for (let i = 0; i < TOTAL; i++) if (!outputs.counts.has(`out-${i}`)) missing.push(`out-${i}`);
+      expect(missing).toEqual([]);
+      expect(outputs.duplicates()).toEqual([]);
+      expect(outputs.counts.size).toBe(TOTAL);
+    }, 330_000);
+  }
 });

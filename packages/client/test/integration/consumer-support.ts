@@ -1,9 +1,17 @@
 // Shared pieces of the group consumer's integration tests: a background producer of numbered
 // records, a kafkats group member that records what it processed, the broker's view of a
 // KIP-848 group (ConsumerGroupDescribe), and a wait with a generous deadline.
+
+import { randomUUID } from 'node:crypto';
 import { ConsumerGroupDescribeApi, createConsumerGroupDescribeRequest } from '@kafkats/codec';
 import type { Cluster } from '@kafkats/meta';
-import { Consumer, type ConsumerOptions, Producer } from '../../src/index.js';
+import {
+  Consumer,
+  type ConsumerOptions,
+  type PartitionBatch,
+  Producer,
+  ProducerFatalError,
+} from '../../src/index.js';
 
 /** Waits until `done()`; throws, naming `what`, when `timeoutMs` passes first. */
 export async function waitFor(
@@ -141,3 +149,95 @@ export async function describeConsumerGroup(
 
 export const labels = (ps: readonly { topic: string; partition: number }[]) =>
   ps.map((p) => `${p.topic}-${p.partition}`).sort();
+
+/**
+ * One exactly-once pipeline member: consumes `input` with read_committed and no auto-commit,
+ * writes "out-<value>" to `output`, and puts the consumed offsets into the same transaction
+ * (sendOffsetsToTransaction with the consumer's groupMetadata()). With `retryAborted`, a failed
+ * transaction is aborted and reading goes on from the last committed batch, as an application
+ * does when a broker dies under it; without, the first failure ends the member.
+ */
+export class Pipeline {
+  readonly consumer: Consumer;
+  readonly producer: Producer;
+  readonly running: Promise<void>;
+  transactions = 0;
+  aborted = 0;
+  error: unknown;
+
+  constructor(
+    cluster: Cluster,
+    groupId: string,
+    input: string,
+    output: string,
+    groupProtocol: 'consumer' | 'classic',
+    options: { retryAborted?: boolean } = {},
+  ) {
+    const consumer = new Consumer(cluster, {
+      groupId,
+      groupProtocol,
+      topics: [input],
+      isolationLevel: 'read_committed',
+      enableAutoCommit: false,
+      autoOffsetReset: 'earliest',
+    });
+    const producer = new Producer(cluster, {
+      transactionalId: `txn-${randomUUID().slice(0, 8)}`,
+    });
+    this.consumer = consumer;
+    this.producer = producer;
+    this.running = (async () => {
+      await producer.initTransactions();
+      for (;;) {
+        try {
+          await consumer.run({ eachBatch: (batch) => this.#transform(batch, output) });
+          return;
+        } catch (error) {
+          // A fenced or fatal producer cannot go on; neither does a member without retries.
+          if (!options.retryAborted || error instanceof ProducerFatalError || this.aborted > 50)
+            throw error;
+        }
+      }
+    })().catch((error: unknown) => {
+      this.error = error;
+    });
+  }
+
+  async #transform(batch: PartitionBatch, output: string): Promise<void> {
+    this.producer.beginTransaction();
+    let sends: Promise<unknown>[] = [];
+    try {
+      sends = batch.records.map((r) =>
+        this.producer.send({
+          topic: output,
+          value: `out-${Buffer.from(r.value ?? Buffer.alloc(0)).toString('utf8')}`,
+        }),
+      );
+      await this.producer.sendOffsetsToTransaction(
+        [
+          {
+            topic: batch.topic,
+            partition: batch.partition,
+            offset: batch.nextOffset,
+            leaderEpoch: batch.leaderEpoch,
+          },
+        ],
+        this.consumer.groupMetadata(),
+      );
+      await this.producer.commitTransaction();
+      await Promise.all(sends);
+      this.transactions++;
+    } catch (error) {
+      await this.producer.abortTransaction().catch(() => undefined);
+      await Promise.allSettled(sends);
+      this.aborted++;
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.consumer.close();
+    await this.running;
+    await this.producer.close();
+  }
+}
