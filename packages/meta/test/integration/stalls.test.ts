@@ -22,7 +22,12 @@ import {
 import { type KafkaCluster, startCluster, startFaultProxy } from '@kafkats/testkit';
 import { BackpressureError, RequestTimeoutError } from '@kafkats/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildMetadataRequest, Cluster, OperationTimeoutError } from '../../src/index.js';
+import {
+  buildMetadataRequest,
+  Cluster,
+  type MetadataSnapshotAnswer,
+  OperationTimeoutError,
+} from '../../src/index.js';
 import { connectsTo, spyFactory } from './spy-factory.js';
 
 const metadata = (v: number) => buildMetadataRequest(null, v);
@@ -366,8 +371,14 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
         const answer = sent
           .slice(sentBefore)
           .find((s) => s.apiKey === MetadataApi.apiKey && s.outcome === 'ok');
-        const answered = (answer?.response as MetadataResponse | undefined)?.topics[0]
-          ?.partitions[0];
+        // Refreshes decode the answer straight into a snapshot (MetadataSnapshotApi); a plain
+        // MetadataResponse is read the same way.
+        const response = answer?.response as MetadataSnapshotAnswer | MetadataResponse | undefined;
+        let answered: { leaderId: number; leaderEpoch: number } | undefined;
+        if (response !== undefined && 'snapshot' in response) {
+          const p = response.snapshot.partition(topic, 0);
+          if (p !== undefined) answered = { leaderId: p.leader ?? -1, leaderEpoch: p.leaderEpoch };
+        } else answered = response?.topics[0]?.partitions[0];
         expect(answer?.nodeId ?? lagging.nodeId).toBe(lagging.nodeId);
         if (answered !== undefined && answered.leaderEpoch < learnt.epoch) {
           staleAnswers++;
