@@ -29,15 +29,15 @@ export type CodecErrorReason =
   /** Fewer bytes left than the field needs. */
   | 'TRUNCATED'
   /** A length, count or varint outside what the protocol allows. */
-  | 'INVALID_LENGTH'
+  | 'LENGTH_INVALID'
   /** Null where the version does not allow null. */
   | 'NULL_NOT_ALLOWED'
   /** A field set to a non-default value at a version that lacks it. */
   | 'FIELD_NOT_IN_VERSION'
   /** A version the message does not have. */
-  | 'UNSUPPORTED_VERSION'
+  | 'VERSION_UNSUPPORTED'
   /** A value out of range for its type (int32 overflow, bad uuid text, ...). */
-  | 'INVALID_VALUE'
+  | 'VALUE_INVALID'
   /** A checksum did not match. */
   | 'CORRUPT'
   /** Bytes left over after a complete message. */

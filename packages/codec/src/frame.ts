@@ -10,7 +10,7 @@ import { Writer } from './writer.js';
  *
  * @param clientId the header's ClientId (null is sent as a null string; header v0 has none)
  * @returns a view of exactly the frame's bytes
- * @throws CodecError UNSUPPORTED_VERSION or any error the request's encoder throws
+ * @throws CodecError VERSION_UNSUPPORTED or any error the request's encoder throws
  */
 export function encodeRequestFrame<Req>(
   api: ApiDescriptor<Req, unknown>,
@@ -30,7 +30,7 @@ export function encodeRequestFrame<Req>(
  * writer is left where it was before the call.
  *
  * @returns the frame's offset in `w`'s buffer
- * @throws CodecError UNSUPPORTED_VERSION or any error the request's encoder throws
+ * @throws CodecError VERSION_UNSUPPORTED or any error the request's encoder throws
  */
 export function writeRequestFrame<Req>(
   w: Writer,

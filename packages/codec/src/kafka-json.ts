@@ -26,7 +26,7 @@ const INT_RANGES: Record<string, readonly [number, number]> = {
 function versionCheck(d: MessageDescription, version: number): void {
   if (!Number.isInteger(version) || !inVersions(d.validVersions, version)) {
     throw new CodecError(
-      'UNSUPPORTED_VERSION',
+      'VERSION_UNSUPPORTED',
       `${d.name} v${version}`,
       `versions ${d.validVersions === null ? 'none' : d.validVersions.join('-')} exist`,
     );
@@ -43,9 +43,9 @@ function versionCheck(d: MessageDescription, version: number): void {
  * has no place for them).
  *
  * @returns JSON text
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
  *   the version lacks that is not ignorable, as Kafka refuses it), NULL_NOT_ALLOWED,
- *   INVALID_VALUE (a value outside its type)
+ *   VALUE_INVALID (a value outside its type)
  */
 export function toKafkaJson(d: MessageDescription, message: object, version: number): string {
   versionCheck(d, version);
@@ -86,7 +86,7 @@ function valueToJson(f: FieldDescription, value: unknown, v: number, where: stri
     return 'null';
   }
   if (f.array) {
-    if (!Array.isArray(value)) throw new CodecError('INVALID_VALUE', where, 'expected an array');
+    if (!Array.isArray(value)) throw new CodecError('VALUE_INVALID', where, 'expected an array');
     return `[${value.map((x, i) => elementToJson(f, x, v, `${where}[${i}]`)).join(',')}]`;
   }
   return elementToJson(f, value, v, where);
@@ -95,30 +95,30 @@ function valueToJson(f: FieldDescription, value: unknown, v: number, where: stri
 function elementToJson(f: FieldDescription, x: unknown, v: number, where: string): string {
   if (f.struct !== null) {
     if (x === null || typeof x !== 'object')
-      throw new CodecError('INVALID_VALUE', where, 'expected an object');
+      throw new CodecError('VALUE_INVALID', where, 'expected an object');
     return structToJson(f.struct, x as Obj, v, where);
   }
   switch (f.primitive) {
     case 'bool':
       if (typeof x !== 'boolean')
-        throw new CodecError('INVALID_VALUE', where, 'expected a boolean');
+        throw new CodecError('VALUE_INVALID', where, 'expected a boolean');
       return x ? 'true' : 'false';
     case 'int64':
-      if (typeof x !== 'bigint') throw new CodecError('INVALID_VALUE', where, 'expected a bigint');
+      if (typeof x !== 'bigint') throw new CodecError('VALUE_INVALID', where, 'expected a bigint');
       return x.toString();
     case 'float64':
-      if (typeof x !== 'number') throw new CodecError('INVALID_VALUE', where, 'expected a number');
+      if (typeof x !== 'number') throw new CodecError('VALUE_INVALID', where, 'expected a number');
       if (Number.isNaN(x)) return '"NaN"';
       if (!Number.isFinite(x)) return x > 0 ? '"Infinity"' : '"-Infinity"';
       return Object.is(x, -0) ? '-0.0' : String(x);
     case 'string':
     case 'uuid':
-      if (typeof x !== 'string') throw new CodecError('INVALID_VALUE', where, 'expected a string');
+      if (typeof x !== 'string') throw new CodecError('VALUE_INVALID', where, 'expected a string');
       return JSON.stringify(x);
     case 'bytes':
     case 'records':
       if (!(x instanceof Uint8Array))
-        throw new CodecError('INVALID_VALUE', where, 'expected bytes');
+        throw new CodecError('VALUE_INVALID', where, 'expected bytes');
       return `"${Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64')}"`;
     default: {
       const r = INT_RANGES[f.primitive ?? ''];
@@ -129,7 +129,7 @@ function elementToJson(f: FieldDescription, x: unknown, v: number, where: string
         x < r[0] ||
         x > r[1]
       ) {
-        throw new CodecError('INVALID_VALUE', where, `expected an ${f.primitive}`);
+        throw new CodecError('VALUE_INVALID', where, `expected an ${f.primitive}`);
       }
       return String(x);
     }
@@ -173,8 +173,8 @@ function isDefault(f: FieldDescription, value: unknown): boolean {
  * Bytes and records are base64; `"NaN"`, `"Infinity"` and `"-Infinity"` are read for float64.
  *
  * @returns the message, as `createX` would build it (bytes and records are new Buffers)
- * @throws CodecError INVALID_VALUE (not JSON, a wrong type, a value out of range, a missing
- *   field, with its path), NULL_NOT_ALLOWED, UNSUPPORTED_VERSION
+ * @throws CodecError VALUE_INVALID (not JSON, a wrong type, a value out of range, a missing
+ *   field, with its path), NULL_NOT_ALLOWED, VERSION_UNSUPPORTED
  */
 export function fromKafkaJson<T = Obj>(d: MessageDescription, json: string, version: number): T {
   versionCheck(d, version);
@@ -190,7 +190,7 @@ function structFromJson(s: StructDescription, node: unknown, v: number, path: st
     Array.isArray(node) ||
     node instanceof JsonNumber
   ) {
-    throw new CodecError('INVALID_VALUE', path, 'expected a JSON object');
+    throw new CodecError('VALUE_INVALID', path, 'expected a JSON object');
   }
   const o = node as Obj;
   const out: Obj = {};
@@ -203,7 +203,7 @@ function structFromJson(s: StructDescription, node: unknown, v: number, path: st
     if (!Object.hasOwn(o, f.property)) {
       if (!inVersions(f.taggedVersions, v)) {
         throw new CodecError(
-          'INVALID_VALUE',
+          'VALUE_INVALID',
           where,
           `missing, and the field is mandatory in version ${v}`,
         );
@@ -224,7 +224,7 @@ function valueFromJson(f: FieldDescription, x: unknown, v: number, where: string
     return null;
   }
   if (f.array) {
-    if (!Array.isArray(x)) throw new CodecError('INVALID_VALUE', where, 'expected a JSON array');
+    if (!Array.isArray(x)) throw new CodecError('VALUE_INVALID', where, 'expected a JSON array');
     return x.map((e, i) => elementFromJson(f, e, v, `${where}[${i}]`));
   }
   return elementFromJson(f, x, v, where);
@@ -233,7 +233,7 @@ function valueFromJson(f: FieldDescription, x: unknown, v: number, where: string
 function elementFromJson(f: FieldDescription, x: unknown, v: number, where: string): unknown {
   if (f.struct !== null) return structFromJson(f.struct, x, v, where);
   const bad = (what: string): never => {
-    throw new CodecError('INVALID_VALUE', where, `expected ${what}`);
+    throw new CodecError('VALUE_INVALID', where, `expected ${what}`);
   };
   switch (f.primitive) {
     case 'bool':
@@ -311,7 +311,7 @@ class JsonParser {
 
   private fail(what: string): never {
     throw new CodecError(
-      'INVALID_VALUE',
+      'VALUE_INVALID',
       this.path.trimEnd(),
       `invalid JSON at offset ${this.pos}: ${what}`,
     );

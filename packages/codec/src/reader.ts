@@ -10,7 +10,7 @@ import { readUvarint, readVarint, readVarlongBig } from './varint.js';
  * by U+FFFD, as Java's `new String(bytes, UTF_8)` does.
  *
  * Every read checks the bytes left first and throws `CodecError` (`TRUNCATED`,
- * `INVALID_LENGTH`, `NULL_NOT_ALLOWED`) with an empty path; generated decoders add the path.
+ * `LENGTH_INVALID`, `NULL_NOT_ALLOWED`) with an empty path; generated decoders add the path.
  */
 export class Reader {
   readonly buf: Buffer;
@@ -155,7 +155,7 @@ export class Reader {
     const n = this.readInt16();
     if (n < 0) {
       if (n === -1) return null;
-      throw new CodecError('INVALID_LENGTH', '', `string length ${n}`);
+      throw new CodecError('LENGTH_INVALID', '', `string length ${n}`);
     }
     return this.utf8(n);
   }
@@ -172,7 +172,7 @@ export class Reader {
     const n = this.readUvarint();
     if (n === 0) return null;
     // Java caps strings at int16 even in compact form.
-    if (n - 1 > 0x7fff) throw new CodecError('INVALID_LENGTH', '', `string length ${n - 1}`);
+    if (n - 1 > 0x7fff) throw new CodecError('LENGTH_INVALID', '', `string length ${n - 1}`);
     return this.utf8(n - 1);
   }
 
@@ -188,7 +188,7 @@ export class Reader {
     const n = this.readInt32();
     if (n < 0) {
       if (n === -1) return null;
-      throw new CodecError('INVALID_LENGTH', '', `bytes length ${n}`);
+      throw new CodecError('LENGTH_INVALID', '', `bytes length ${n}`);
     }
     return this.readRaw(n);
   }
@@ -222,11 +222,11 @@ export class Reader {
     const n = this.readInt32();
     if (n < 0) {
       if (n === -1) return -1;
-      throw new CodecError('INVALID_LENGTH', '', `array count ${n}`);
+      throw new CodecError('LENGTH_INVALID', '', `array count ${n}`);
     }
     if (n > this.end - this.pos) {
       throw new CodecError(
-        'INVALID_LENGTH',
+        'LENGTH_INVALID',
         '',
         `array count ${n} exceeds ${this.end - this.pos} bytes left`,
       );
@@ -246,7 +246,7 @@ export class Reader {
     const n = this.readUvarint() - 1;
     if (n > this.end - this.pos) {
       throw new CodecError(
-        'INVALID_LENGTH',
+        'LENGTH_INVALID',
         '',
         `array count ${n} exceeds ${this.end - this.pos} bytes left`,
       );
@@ -266,7 +266,7 @@ export class Reader {
     const n = this.readUvarint();
     if (n > this.end - this.pos) {
       throw new CodecError(
-        'INVALID_LENGTH',
+        'LENGTH_INVALID',
         '',
         `tagged field of ${n} bytes exceeds ${this.end - this.pos} bytes left`,
       );
@@ -278,7 +278,7 @@ export class Reader {
   expectAt(end: number): void {
     if (this.pos !== end) {
       throw new CodecError(
-        'INVALID_LENGTH',
+        'LENGTH_INVALID',
         '',
         `tagged field size mismatch (${this.pos - end} bytes)`,
       );

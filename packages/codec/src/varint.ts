@@ -14,7 +14,7 @@
  *
  * Readers take a {@link VarintSource} (the `Reader` and the record `Cursor` are ones), read
  * at `pos` without passing `end`, advance `pos` and throw `CodecError` (`TRUNCATED`,
- * `INVALID_LENGTH`) with an empty path; callers add the path or wrap the error.
+ * `LENGTH_INVALID`) with an empty path; callers add the path or wrap the error.
  */
 import { CodecError } from './errors.js';
 
@@ -36,7 +36,7 @@ function truncated(what: string, at: number): CodecError {
 
 /**
  * Reads an unsigned varint (at most 5 bytes, value 0..2^32-1).
- * @throws CodecError TRUNCATED; INVALID_LENGTH longer than 5 bytes or above 32 bits
+ * @throws CodecError TRUNCATED; LENGTH_INVALID longer than 5 bytes or above 32 bits
  */
 export function readUvarint(src: VarintSource): number {
   const buf = src.buf;
@@ -63,7 +63,7 @@ export function readUvarint(src: VarintSource): number {
   const b = buf[p++]!;
   if (b > 0x0f) {
     throw new CodecError(
-      'INVALID_LENGTH',
+      'LENGTH_INVALID',
       '',
       b >= 0x80
         ? `varint longer than 5 bytes at byte ${p - 5}`
@@ -85,7 +85,7 @@ export function readVarint(src: VarintSource): number {
 
 /**
  * Reads a zig-zag varlong (int64, at most 10 bytes) as a bigint.
- * @throws CodecError TRUNCATED; INVALID_LENGTH longer than 10 bytes or above 64 bits
+ * @throws CodecError TRUNCATED; LENGTH_INVALID longer than 10 bytes or above 64 bits
  */
 export function readVarlongBig(src: VarintSource): bigint {
   const buf = src.buf;
@@ -167,7 +167,7 @@ function readUnsignedLong(src: VarintSource): number | bigint {
     const b = buf[p++]!;
     if (i === 9 && b > 0x01) {
       throw new CodecError(
-        'INVALID_LENGTH',
+        'LENGTH_INVALID',
         '',
         b >= 0x80
           ? `varlong longer than 10 bytes at byte ${start}`
@@ -181,7 +181,7 @@ function readUnsignedLong(src: VarintSource): number | bigint {
     }
   }
   /* c8 ignore next: the 10th byte's check above ends the loop */
-  throw new CodecError('INVALID_LENGTH', '', `varlong longer than 10 bytes at byte ${start}`);
+  throw new CodecError('LENGTH_INVALID', '', `varlong longer than 10 bytes at byte ${start}`);
 }
 
 /** Bytes an unsigned varint of `v` (0..2^32-1) takes. */

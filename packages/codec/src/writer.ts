@@ -14,7 +14,7 @@ const UUID_TEXT = /^[A-Za-z0-9_-]{21}[AQgw]$/;
  * moved once. `finish()` returns a view of the written bytes, valid until the writer is used
  * again.
  *
- * Every method throws `CodecError` (`INVALID_VALUE`) for a value its type cannot hold, so a
+ * Every method throws `CodecError` (`VALUE_INVALID`) for a value its type cannot hold, so a
  * caller never sees a `RangeError` from inside Buffer.
  */
 export class Writer {
@@ -50,21 +50,21 @@ export class Writer {
     this.pos = 0;
   }
 
-  /** Writes int8 (-128..127). @throws CodecError INVALID_VALUE when out of range */
+  /** Writes int8 (-128..127). @throws CodecError VALUE_INVALID when out of range */
   writeInt8(v: number): void {
     if (!(v >= -128 && v <= 127 && Number.isInteger(v))) throw badValue('int8', v);
     this.ensure(1);
     this.buf[this.pos++] = v & 0xff;
   }
 
-  /** Writes bool as one byte, 1 or 0. @throws CodecError INVALID_VALUE when out of range */
+  /** Writes bool as one byte, 1 or 0. @throws CodecError VALUE_INVALID when out of range */
   writeBool(v: boolean): void {
     if (typeof v !== 'boolean') throw badValue('bool', v);
     this.ensure(1);
     this.buf[this.pos++] = v ? 1 : 0;
   }
 
-  /** Writes int16, big-endian. @throws CodecError INVALID_VALUE when out of range */
+  /** Writes int16, big-endian. @throws CodecError VALUE_INVALID when out of range */
   writeInt16(v: number): void {
     if (!(v >= -32768 && v <= 32767 && Number.isInteger(v))) throw badValue('int16', v);
     this.ensure(2);
@@ -75,7 +75,7 @@ export class Writer {
     this.pos = p + 2;
   }
 
-  /** Writes uint16 (0..65535), big-endian. @throws CodecError INVALID_VALUE when out of range */
+  /** Writes uint16 (0..65535), big-endian. @throws CodecError VALUE_INVALID when out of range */
   writeUint16(v: number): void {
     if (!(v >= 0 && v <= 0xffff && Number.isInteger(v))) throw badValue('uint16', v);
     this.ensure(2);
@@ -86,7 +86,7 @@ export class Writer {
     this.pos = p + 2;
   }
 
-  /** Writes int32, big-endian. @throws CodecError INVALID_VALUE when out of range */
+  /** Writes int32, big-endian. @throws CodecError VALUE_INVALID when out of range */
   writeInt32(v: number): void {
     if (!(v >= -2147483648 && v <= 2147483647 && Number.isInteger(v))) throw badValue('int32', v);
     this.ensure(4);
@@ -99,7 +99,7 @@ export class Writer {
     this.pos = p + 4;
   }
 
-  /** Writes uint32 (0..2^32-1), big-endian. @throws CodecError INVALID_VALUE when out of range */
+  /** Writes uint32 (0..2^32-1), big-endian. @throws CodecError VALUE_INVALID when out of range */
   writeUint32(v: number): void {
     if (!(v >= 0 && v <= 0xffffffff && Number.isInteger(v))) throw badValue('uint32', v);
     this.ensure(4);
@@ -112,7 +112,7 @@ export class Writer {
     this.pos = p + 4;
   }
 
-  /** Writes int64 from a bigint, big-endian. @throws CodecError INVALID_VALUE when out of range */
+  /** Writes int64 from a bigint, big-endian. @throws CodecError VALUE_INVALID when out of range */
   writeInt64(v: bigint): void {
     if (typeof v !== 'bigint' || v < -0x8000000000000000n || v > 0x7fffffffffffffffn) {
       throw badValue('int64', v);
@@ -122,7 +122,7 @@ export class Writer {
     this.pos += 8;
   }
 
-  /** Writes IEEE-754 double, big-endian. @throws CodecError INVALID_VALUE when out of range */
+  /** Writes IEEE-754 double, big-endian. @throws CodecError VALUE_INVALID when out of range */
   writeFloat64(v: number): void {
     if (typeof v !== 'number') throw badValue('float64', v);
     this.ensure(8);
@@ -264,11 +264,11 @@ export class Writer {
 
 function badValue(type: string, v: unknown): CodecError {
   const shown = typeof v === 'string' ? JSON.stringify(v.slice(0, 40)) : String(v);
-  return new CodecError('INVALID_VALUE', '', `${shown} is not a valid ${type}`);
+  return new CodecError('VALUE_INVALID', '', `${shown} is not a valid ${type}`);
 }
 
 function tooLong(type: string, n: number, max: number): CodecError {
-  return new CodecError('INVALID_LENGTH', '', `${type} of ${n} bytes exceeds ${max}`);
+  return new CodecError('LENGTH_INVALID', '', `${type} of ${n} bytes exceeds ${max}`);
 }
 
 /** A shared empty Buffer (never written to). */

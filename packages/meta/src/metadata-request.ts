@@ -112,8 +112,8 @@ export function snapshotFromMetadata(
  * snapshot {@link snapshotFromMetadata} makes of the same response.
  *
  * @param fetchedAtMs when the response arrived (epoch ms)
- * @throws CodecError as `decodeMetadataResponse` does (TRUNCATED, INVALID_LENGTH,
- *   NULL_NOT_ALLOWED, UNSUPPORTED_VERSION), and TRAILING_BYTES when bytes are left over
+ * @throws CodecError as `decodeMetadataResponse` does (TRUNCATED, LENGTH_INVALID,
+ *   NULL_NOT_ALLOWED, VERSION_UNSUPPORTED), and TRAILING_BYTES when bytes are left over
  */
 export function decodeMetadataSnapshot(
   body: Buffer,

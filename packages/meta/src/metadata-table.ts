@@ -118,14 +118,14 @@ function atPath(e: unknown, path: string): unknown {
  * `decodeMetadataResponse` does (same `CodecError` reasons) without making an object per
  * partition. Leaves `r.pos` after the body.
  *
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH, NULL_NOT_ALLOWED
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID, NULL_NOT_ALLOWED
  */
 export function readMetadataTable(
   r: Reader,
   version: number,
 ): { head: MetadataHead; table: MetadataTable } {
   if (!(version >= 0 && version <= 13) || !Number.isInteger(version)) {
-    throw new CodecError('UNSUPPORTED_VERSION', 'MetadataResponse', `version ${version} (0-13)`);
+    throw new CodecError('VERSION_UNSUPPORTED', 'MetadataResponse', `version ${version} (0-13)`);
   }
   const flexible = version >= 9;
   const arrayLength = flexible ? () => r.readCompactArrayLength() : () => r.readArrayLength();

@@ -46,7 +46,7 @@ export interface ReadRecordsResult {
  *
  * Records are views into `bytes` (or a batch's decompressed copy).
  *
- * @throws RecordBatchError `CORRUPT` on a CRC mismatch, `INVALID_LENGTH` / `UNSUPPORTED`
+ * @throws RecordBatchError `CORRUPT` on a CRC mismatch, `LENGTH_INVALID` / `UNSUPPORTED`
  *   on malformed or unknown batches
  */
 export function readFetchedRecords(

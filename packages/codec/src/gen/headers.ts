@@ -124,8 +124,8 @@ function d_RequestHeader_v2(r: Reader): RequestHeader {
 
 /**
  * Writes `RequestHeader` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeRequestHeader(w: Writer, m: RequestHeader, version: number): void {
   try {
@@ -147,7 +147,7 @@ export function encodeRequestHeader(w: Writer, m: RequestHeader, version: number
 /**
  * Reads `RequestHeader` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeRequestHeader(r: Reader, version: number): RequestHeader {
   try {
@@ -243,8 +243,8 @@ function d_ResponseHeader_v1(r: Reader): ResponseHeader {
 
 /**
  * Writes `ResponseHeader` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeResponseHeader(w: Writer, m: ResponseHeader, version: number): void {
   try {
@@ -266,7 +266,7 @@ export function encodeResponseHeader(w: Writer, m: ResponseHeader, version: numb
 /**
  * Reads `ResponseHeader` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeResponseHeader(r: Reader, version: number): ResponseHeader {
   try {

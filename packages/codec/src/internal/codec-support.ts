@@ -9,7 +9,7 @@ const NO_UNKNOWN: readonly UnknownTaggedField[] = [];
 /**
  * Prepends one path segment (`.field` or `.field[i]`) to a codec error on its way out.
  * Paths are built only here, when something already failed, so the hot path pays nothing but
- * a field counter. A non-CodecError (a bad value type reaching Buffer) becomes INVALID_VALUE.
+ * a field counter. A non-CodecError (a bad value type reaching Buffer) becomes VALUE_INVALID.
  */
 export function atField(e: unknown, names: readonly string[], f: number, ix: number): CodecError {
   const seg = f < 0 ? '' : ix >= 0 ? `.${names[f]}[${ix}]` : `.${names[f]}`;
@@ -28,14 +28,14 @@ function prepend(e: unknown, seg: string): CodecError {
     return new CodecError(e.reason, path, detail, e.cause === undefined ? {} : { cause: e.cause });
   }
   const detail = e instanceof Error ? e.message : String(e);
-  return new CodecError('INVALID_VALUE', seg.trimEnd(), detail, { cause: e });
+  return new CodecError('VALUE_INVALID', seg.trimEnd(), detail, { cause: e });
 }
 
 /** The error for a version outside the message's valid range. */
 export function unsupportedVersion(_name: string, _version: number, valid: string): CodecError {
   // atTop adds `<Message> v<version>` as the path on the way out.
   return new CodecError(
-    'UNSUPPORTED_VERSION',
+    'VERSION_UNSUPPORTED',
     '',
     `not a version of this message (valid ${valid})`,
   );
@@ -139,7 +139,7 @@ const MAX_TAG = 0x7fffffff;
 
 function badUnknownTag(tag: number): CodecError {
   return new CodecError(
-    'INVALID_VALUE',
+    'VALUE_INVALID',
     '',
     `unknown tagged field ${tag} repeats a tag, collides with a defined tag or uses the reserved tag 2147483647`,
   );

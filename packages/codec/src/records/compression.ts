@@ -281,7 +281,7 @@ export function compressionSupport(
 
 function tooLarge(codec: CompressionCodec, maxBytes: number, cause?: unknown): never {
   throw new CodecError(
-    'INVALID_LENGTH',
+    'LENGTH_INVALID',
     codec,
     `inflates past maxUncompressedBytes (${maxBytes} bytes)`,
     cause === undefined ? {} : { cause },
@@ -544,7 +544,7 @@ function levelFor(codec: CompressionCodec, level: number | undefined): number | 
     ((codec === 'gzip' && level >= 1 && level <= 9) ||
       (codec === 'zstd' && level >= -131072 && level <= 22));
   if (!ok)
-    throw new CodecError('INVALID_VALUE', codec, `compression level ${level} is not supported`);
+    throw new CodecError('VALUE_INVALID', codec, `compression level ${level} is not supported`);
   return level;
 }
 
@@ -555,7 +555,7 @@ function levelFor(codec: CompressionCodec, level: number | undefined): number | 
  * @throws CompressionUnavailableError `ERR_KAFKA_CODEC_UNAVAILABLE` when no implementation of
  *   the codec can load (it names the package to add)
  * @throws CodecError `UNSUPPORTED` for zstd (its compressor is async only: use
- *   {@link compress}); `INVALID_VALUE` for a level the codec does not take
+ *   {@link compress}); `VALUE_INVALID` for a level the codec does not take
  */
 export function compressSync(
   codec: CompressionCodec,
@@ -585,7 +585,7 @@ export function compressSync(
  *   refuse one; `backend`
  * @throws CompressionUnavailableError `ERR_KAFKA_CODEC_UNAVAILABLE` when no implementation of
  *   the codec can load (it names the package to add)
- * @throws CodecError `INVALID_VALUE` for a level the codec does not take
+ * @throws CodecError `VALUE_INVALID` for a level the codec does not take
  */
 export async function compress(
   codec: CompressionCodec,
@@ -622,7 +622,7 @@ export async function compress(
  * @returns a new buffer (or `data` itself for `none`)
  * @throws CompressionUnavailableError `ERR_KAFKA_CODEC_UNAVAILABLE` when no implementation of
  *   the codec can load (it names the package to add)
- * @throws CodecError `INVALID_LENGTH` when the output would pass `maxBytes`, `CORRUPT` for
+ * @throws CodecError `LENGTH_INVALID` when the output would pass `maxBytes`, `CORRUPT` for
  *   malformed input
  */
 export function decompress(

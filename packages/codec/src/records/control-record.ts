@@ -39,13 +39,13 @@ const NAMES = Object.keys(ControlRecordType) as (keyof typeof ControlRecordType)
  * Reads a control record's key (and the marker value for COMMIT/ABORT).
  *
  * @param record a record of a batch whose `isControl` is true
- * @throws RecordBatchError `INVALID_LENGTH` when the key or marker value is too short
+ * @throws RecordBatchError `LENGTH_INVALID` when the key or marker value is too short
  */
 export function decodeControlRecord(record: KafkaRecord): ControlRecord {
   const key = record.key;
   if (key === null || key.length < 4) {
     throw new RecordBatchError(
-      'INVALID_LENGTH',
+      'LENGTH_INVALID',
       record.offset,
       'control record key shorter than 4 bytes',
     );
@@ -58,7 +58,7 @@ export function decodeControlRecord(record: KafkaRecord): ControlRecord {
   if (type === ControlRecordType.ABORT || type === ControlRecordType.COMMIT) {
     if (value === null || value.length < 6) {
       throw new RecordBatchError(
-        'INVALID_LENGTH',
+        'LENGTH_INVALID',
         record.offset,
         'transaction marker value shorter than 6 bytes',
       );

@@ -55,7 +55,7 @@ export class RecordBatchIterator implements IterableIterator<RecordBatch> {
     const size = buf.readInt32BE(start + 8);
     if (size < LEGACY_OVERHEAD_V0) {
       throw new RecordBatchError(
-        'INVALID_LENGTH',
+        'LENGTH_INVALID',
         buf.readBigInt64BE(start),
         `batch length ${size} is below the minimum ${LEGACY_OVERHEAD_V0}`,
       );
@@ -100,7 +100,7 @@ export class RecordBatchIterator implements IterableIterator<RecordBatch> {
  *
  * @param buf the `records` bytes of a Fetch partition or a log slice (not copied)
  * @throws RecordBatchError while iterating: `CORRUPT` (CRC mismatch, naming the batch's base
- *   offset and both CRCs), `INVALID_LENGTH` (a length or count that lies, or a batch that
+ *   offset and both CRCs), `LENGTH_INVALID` (a length or count that lies, or a batch that
  *   inflates past `maxUncompressedBytes`), `UNSUPPORTED` (unknown magic or compression)
  */
 export function decodeRecordBatches(

@@ -64,7 +64,7 @@ export interface RecordBatchInput {
   readonly compression?: CompressionCodec;
   /**
    * Codec level (KIP-390): gzip 1-9 (default 6), zstd -131072..22 (default 3). snappy and
-   * lz4 take none; a level for them is `INVALID_VALUE`.
+   * lz4 take none; a level for them is `VALUE_INVALID`.
    */
   readonly compressionLevel?: number;
   /**
@@ -92,7 +92,7 @@ export type TimestampType = 'CreateTime' | 'LogAppendTime';
 const EMPTY_HEADERS: readonly RecordHeaderInput[] = [];
 
 function bad(detail: string): never {
-  throw new CodecError('INVALID_VALUE', 'RecordBatch', detail);
+  throw new CodecError('VALUE_INVALID', 'RecordBatch', detail);
 }
 
 function toMs(t: bigint | number, what: string): number {
@@ -284,7 +284,7 @@ function writeHeader(
  * the header.
  *
  * @returns a new buffer holding exactly one batch
- * @throws CodecError `INVALID_VALUE` for an empty batch or an out-of-range field,
+ * @throws CodecError `VALUE_INVALID` for an empty batch or an out-of-range field,
  *   `UNSUPPORTED` for zstd (async only: use {@link encodeRecordBatch})
  */
 export function encodeRecordBatchSync(input: RecordBatchInput): Buffer {
@@ -306,7 +306,7 @@ export function encodeRecordBatchSync(input: RecordBatchInput): Buffer {
  * @returns a new buffer holding exactly one batch
  * @throws CompressionUnavailableError `ERR_KAFKA_CODEC_UNAVAILABLE` when no implementation of
  *   the codec can load (it names the package to add)
- * @throws CodecError `INVALID_VALUE` for an empty batch or an out-of-range field
+ * @throws CodecError `VALUE_INVALID` for an empty batch or an out-of-range field
  */
 export async function encodeRecordBatch(input: RecordBatchInput): Promise<Buffer> {
   const codec = input.compression ?? 'none';

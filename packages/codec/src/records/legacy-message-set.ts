@@ -34,7 +34,7 @@ interface LegacyMessage {
 }
 
 function fail(
-  reason: 'CORRUPT' | 'INVALID_LENGTH' | 'UNSUPPORTED',
+  reason: 'CORRUPT' | 'LENGTH_INVALID' | 'UNSUPPORTED',
   offset: bigint,
   detail: string,
 ): never {
@@ -47,7 +47,7 @@ function readMessage(buf: Buffer, start: number, size: number, verifyCrc: boolea
   const magic = buf[start + 16]!;
   const min = magic === 0 ? LEGACY_OVERHEAD_V0 : LEGACY_OVERHEAD_V1;
   if (size < min)
-    fail('INVALID_LENGTH', offset, `message size ${size} is below the v${magic} minimum ${min}`);
+    fail('LENGTH_INVALID', offset, `message size ${size} is below the v${magic} minimum ${min}`);
   const end = start + LOG_OVERHEAD + size;
   const crc = buf.readUInt32BE(start + 12);
   if (verifyCrc) {
@@ -70,16 +70,16 @@ function readMessage(buf: Buffer, start: number, size: number, verifyCrc: boolea
   }
   const keyLen = buf.readInt32BE(pos);
   pos += 4;
-  if (keyLen < -1 || keyLen > end - pos - 4) fail('INVALID_LENGTH', offset, `key length ${keyLen}`);
+  if (keyLen < -1 || keyLen > end - pos - 4) fail('LENGTH_INVALID', offset, `key length ${keyLen}`);
   const keyPos = pos;
   if (keyLen > 0) pos += keyLen;
   const valueLen = buf.readInt32BE(pos);
   pos += 4;
   if (valueLen < -1 || valueLen > end - pos)
-    fail('INVALID_LENGTH', offset, `value length ${valueLen}`);
+    fail('LENGTH_INVALID', offset, `value length ${valueLen}`);
   const valuePos = pos;
   if (valueLen > 0) pos += valueLen;
-  if (pos !== end) fail('INVALID_LENGTH', offset, `${end - pos} bytes left after the value`);
+  if (pos !== end) fail('LENGTH_INVALID', offset, `${end - pos} bytes left after the value`);
   return { offset, magic, attributes, crc, timestamp, keyPos, keyLen, valuePos, valueLen };
 }
 

@@ -161,7 +161,7 @@ export function decodeLz4Block(
  *
  * @param brokenHeaderChecksum accept Kafka's pre-0.10 header checksum (computed over the
  *   magic too, KAFKA-3160) as well as the correct one; only magic 0 messages need it.
- * @throws CodecError `CORRUPT` for a malformed frame, `INVALID_LENGTH` past `maxBytes`
+ * @throws CodecError `CORRUPT` for a malformed frame, `LENGTH_INVALID` past `maxBytes`
  */
 export function decodeLz4Frame(
   src: Buffer,
@@ -231,7 +231,7 @@ export function decodeLz4Frame(
 
 function tooLarge(maxBytes: number): never {
   throw new CodecError(
-    'INVALID_LENGTH',
+    'LENGTH_INVALID',
     'lz4 frame',
     `inflates past maxUncompressedBytes (${maxBytes} bytes)`,
   );

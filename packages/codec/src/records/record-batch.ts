@@ -81,7 +81,7 @@ export interface RecordBatch {
 /** Options for {@link decodeRecordBatches}. */
 export interface DecodeRecordBatchesOptions {
   /**
-   * Most bytes one batch may inflate to; more is `ERR_KAFKA_CODEC_INVALID_LENGTH`.
+   * Most bytes one batch may inflate to; more is `ERR_KAFKA_CODEC_LENGTH_INVALID`.
    * Default 64 MiB (above Kafka's default `message.max.bytes` of about 1 MiB).
    */
   readonly maxUncompressedBytes?: number;
@@ -144,7 +144,7 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
     this.baseOffset = baseOffset;
     if (size < RECORD_BATCH_OVERHEAD) {
       throw new RecordBatchError(
-        'INVALID_LENGTH',
+        'LENGTH_INVALID',
         baseOffset,
         `batch length ${size - LOG_OVERHEAD} is below the v2 minimum ${RECORD_BATCH_OVERHEAD - LOG_OVERHEAD}`,
       );
@@ -190,11 +190,11 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
     this.baseSequence = buf.readInt32BE(start + 53);
     const count = buf.readInt32BE(start + 57);
     if (count < 0) {
-      throw new RecordBatchError('INVALID_LENGTH', baseOffset, `negative record count ${count}`);
+      throw new RecordBatchError('LENGTH_INVALID', baseOffset, `negative record count ${count}`);
     }
     if (codec === 'none' && count > (size - RECORD_BATCH_OVERHEAD) / MIN_RECORD_BYTES) {
       throw new RecordBatchError(
-        'INVALID_LENGTH',
+        'LENGTH_INVALID',
         baseOffset,
         `record count ${count} cannot fit in ${size - RECORD_BATCH_OVERHEAD} bytes`,
       );
@@ -223,7 +223,7 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
       }
       if (this.recordCount > body.length / MIN_RECORD_BYTES) {
         throw new RecordBatchError(
-          'INVALID_LENGTH',
+          'LENGTH_INVALID',
           this.baseOffset,
           `record count ${this.recordCount} cannot fit in ${body.length} decompressed bytes`,
         );
@@ -265,7 +265,7 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
     if (this.left === 0) {
       if (c.pos !== c.buf.length) {
         this.fail(
-          'INVALID_LENGTH',
+          'LENGTH_INVALID',
           `${c.buf.length - c.pos} bytes left after the declared records`,
         );
       }
@@ -273,11 +273,11 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
     }
     const i = this.index;
     if (c.pos >= c.buf.length) {
-      this.fail('INVALID_LENGTH', `record count says ${i + this.left}, the bytes hold ${i}`);
+      this.fail('LENGTH_INVALID', `record count says ${i + this.left}, the bytes hold ${i}`);
     }
     const len = c.readVarint();
     if (len < MIN_RECORD_BYTES - 1 || len > c.buf.length - c.pos) {
-      this.fail('INVALID_LENGTH', `record ${i} claims ${len} bytes, ${c.buf.length - c.pos} left`);
+      this.fail('LENGTH_INVALID', `record ${i} claims ${len} bytes, ${c.buf.length - c.pos} left`);
     }
     const outerEnd = c.end;
     const recEnd = c.pos + len;
@@ -294,18 +294,18 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
     this.skipField(valueLen, i, 'value');
     const headerCount = c.readVarint();
     if (headerCount < 0 || headerCount > (recEnd - c.pos) / 2) {
-      this.fail('INVALID_LENGTH', `record ${i} claims ${headerCount} headers`);
+      this.fail('LENGTH_INVALID', `record ${i} claims ${headerCount} headers`);
     }
     const headersPos = c.pos;
     for (let h = 0; h < headerCount; h++) {
       const kl = c.readVarint();
-      if (kl < 0) this.fail('INVALID_LENGTH', `record ${i} header ${h} key length ${kl}`);
+      if (kl < 0) this.fail('LENGTH_INVALID', `record ${i} header ${h} key length ${kl}`);
       this.skipField(kl, i, 'header key');
       this.skipField(c.readVarint(), i, 'header value');
     }
     if (c.pos !== recEnd) {
       this.fail(
-        'INVALID_LENGTH',
+        'LENGTH_INVALID',
         `record ${i} is ${len} bytes but its fields take ${c.pos - recEnd + len}`,
       );
     }
@@ -332,12 +332,12 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
   private skipField(len: number, i: number, what: string): void {
     const c = this.c;
     if (len < -1 || len > c.end - c.pos) {
-      this.fail('INVALID_LENGTH', `record ${i} ${what} length ${len}, ${c.end - c.pos} bytes left`);
+      this.fail('LENGTH_INVALID', `record ${i} ${what} length ${len}, ${c.end - c.pos} bytes left`);
     }
     if (len > 0) c.pos += len;
   }
 
-  private fail(reason: 'INVALID_LENGTH' | 'TRUNCATED', detail: string): never {
+  private fail(reason: 'LENGTH_INVALID' | 'TRUNCATED', detail: string): never {
     throw new RecordBatchError(reason, this.batch.baseOffset, detail);
   }
 }

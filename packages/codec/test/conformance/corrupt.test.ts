@@ -3,7 +3,7 @@
 // read the same message and leave the same number of bytes unread. Three differences are known
 // (codec README, Conformance) and counted and printed rather than failed:
 // - deliberate: Kafka reads a non-flexible length below -1 in a nullable field as null, we
-//   refuse it (INVALID_LENGTH);
+//   refuse it (LENGTH_INVALID);
 // - deliberate: Kafka ignores the declared size of a known tagged field, we refuse a field
 //   whose content does not fill exactly its declared size;
 // - deliberate: an ill-formed UTF-8 sequence (e.g. an encoded surrogate, ED B3 AF) becomes one U+FFFD
@@ -144,9 +144,9 @@ async function checkDamaged(schema: MessageSchema, version: number): Promise<str
     }
     if (ours instanceof Error) {
       const reason = ours instanceof codec.CodecError ? ours.reason : '';
-      if (reason === 'INVALID_LENGTH' && / (length|count) -\d+$/.test(ours.message)) {
+      if (reason === 'LENGTH_INVALID' && / (length|count) -\d+$/.test(ours.message)) {
         counts.negativeLengthNull++;
-      } else if (reason === 'INVALID_LENGTH' && /tagged field size mismatch/.test(ours.message)) {
+      } else if (reason === 'LENGTH_INVALID' && /tagged field size mismatch/.test(ours.message)) {
         counts.taggedSizeMismatch++;
       } else {
         report(`we refuse (${ours.message}), Kafka reads it`);

@@ -404,7 +404,7 @@ return w.finish();
 /**
  * Parses a \`__remote_log_metadata\` record value; byte fields are views into \`value\`.
  * @throws CodecError UNSUPPORTED (frame version other than 1, unknown record type),
- *   UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH, or TRAILING_BYTES after the record
+ *   VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID, or TRAILING_BYTES after the record
  */
 export function decodeRemoteLogMetadataValue(value: Buffer): RemoteLogMetadataRecord {
 const r = new Reader(value);

@@ -509,8 +509,8 @@ function emitTop(model: MessageModel, imports: Imports): string {
   }
   return `/**
  * Writes \`${name}\` at \`version\` (${valid}).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encode${name}(w: Writer, m: ${name}, version: number): void {
 try {
@@ -527,7 +527,7 @@ throw atTop(e, '${name}', version);
 /**
  * Reads \`${name}\` at \`version\` (${valid}) from \`r\`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decode${name}(r: Reader, version: number): ${name} {
 try {

@@ -222,7 +222,7 @@ describe('decodeMetadataSnapshot (the refresh path) and the generic decoder', ()
       expect.objectContaining({ reason: 'TRAILING_BYTES' }),
     );
     expect(() => decodeMetadataSnapshot(bytes, 14, 0)).toThrow(
-      expect.objectContaining({ reason: 'UNSUPPORTED_VERSION' }),
+      expect.objectContaining({ reason: 'VERSION_UNSUPPORTED' }),
     );
   });
 

@@ -78,8 +78,8 @@ function d_AbortedTxn_v0(r: Reader): AbortedTxn {
 
 /**
  * Writes `AbortedTxn` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAbortedTxn(w: Writer, m: AbortedTxn, version: number): void {
   try {
@@ -98,7 +98,7 @@ export function encodeAbortedTxn(w: Writer, m: AbortedTxn, version: number): voi
 /**
  * Reads `AbortedTxn` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAbortedTxn(r: Reader, version: number): AbortedTxn {
   try {

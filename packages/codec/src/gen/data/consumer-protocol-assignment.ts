@@ -136,8 +136,8 @@ function d_ConsumerProtocolAssignmentTopicPartition_v0(r: Reader): ConsumerProto
 
 /**
  * Writes `ConsumerProtocolAssignment` at `version` (0-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeConsumerProtocolAssignment(w: Writer, m: ConsumerProtocolAssignment, version: number): void {
   try {
@@ -159,7 +159,7 @@ export function encodeConsumerProtocolAssignment(w: Writer, m: ConsumerProtocolA
 /**
  * Reads `ConsumerProtocolAssignment` at `version` (0-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeConsumerProtocolAssignment(r: Reader, version: number): ConsumerProtocolAssignment {
   try {

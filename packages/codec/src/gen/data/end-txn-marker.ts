@@ -54,8 +54,8 @@ function d_EndTxnMarker_v0(r: Reader): EndTxnMarker {
 
 /**
  * Writes `EndTxnMarker` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeEndTxnMarker(w: Writer, m: EndTxnMarker, version: number): void {
   try {
@@ -74,7 +74,7 @@ export function encodeEndTxnMarker(w: Writer, m: EndTxnMarker, version: number):
 /**
  * Reads `EndTxnMarker` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeEndTxnMarker(r: Reader, version: number): EndTxnMarker {
   try {

@@ -252,8 +252,8 @@ function d_LeaderChangeMessageVoter_v1(r: Reader): LeaderChangeMessageVoter {
 
 /**
  * Writes `LeaderChangeMessage` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeLeaderChangeMessage(w: Writer, m: LeaderChangeMessage, version: number): void {
   try {
@@ -275,7 +275,7 @@ export function encodeLeaderChangeMessage(w: Writer, m: LeaderChangeMessage, ver
 /**
  * Reads `LeaderChangeMessage` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeLeaderChangeMessage(r: Reader, version: number): LeaderChangeMessage {
   try {

@@ -173,8 +173,8 @@ function d_ProducerSnapshotProducerEntry_v1(r: Reader): ProducerSnapshotProducer
 
 /**
  * Writes `ProducerSnapshot` at `version` (1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeProducerSnapshot(w: Writer, m: ProducerSnapshot, version: number): void {
   try {
@@ -193,7 +193,7 @@ export function encodeProducerSnapshot(w: Writer, m: ProducerSnapshot, version: 
 /**
  * Reads `ProducerSnapshot` at `version` (1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeProducerSnapshot(r: Reader, version: number): ProducerSnapshot {
   try {

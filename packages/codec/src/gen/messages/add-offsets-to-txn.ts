@@ -132,8 +132,8 @@ function d_AddOffsetsToTxnRequest_v3(r: Reader): AddOffsetsToTxnRequest {
 
 /**
  * Writes `AddOffsetsToTxnRequest` at `version` (0-4).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAddOffsetsToTxnRequest(w: Writer, m: AddOffsetsToTxnRequest, version: number): void {
   try {
@@ -158,7 +158,7 @@ export function encodeAddOffsetsToTxnRequest(w: Writer, m: AddOffsetsToTxnReques
 /**
  * Reads `AddOffsetsToTxnRequest` at `version` (0-4) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAddOffsetsToTxnRequest(r: Reader, version: number): AddOffsetsToTxnRequest {
   try {
@@ -270,8 +270,8 @@ function d_AddOffsetsToTxnResponse_v3(r: Reader): AddOffsetsToTxnResponse {
 
 /**
  * Writes `AddOffsetsToTxnResponse` at `version` (0-4).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAddOffsetsToTxnResponse(w: Writer, m: AddOffsetsToTxnResponse, version: number): void {
   try {
@@ -296,7 +296,7 @@ export function encodeAddOffsetsToTxnResponse(w: Writer, m: AddOffsetsToTxnRespo
 /**
  * Reads `AddOffsetsToTxnResponse` at `version` (0-4) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAddOffsetsToTxnResponse(r: Reader, version: number): AddOffsetsToTxnResponse {
   try {

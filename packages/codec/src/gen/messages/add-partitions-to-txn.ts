@@ -415,8 +415,8 @@ function d_AddPartitionsToTxnRequestTopic_v3(r: Reader): AddPartitionsToTxnReque
 
 /**
  * Writes `AddPartitionsToTxnRequest` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAddPartitionsToTxnRequest(w: Writer, m: AddPartitionsToTxnRequest, version: number): void {
   try {
@@ -444,7 +444,7 @@ export function encodeAddPartitionsToTxnRequest(w: Writer, m: AddPartitionsToTxn
 /**
  * Reads `AddPartitionsToTxnRequest` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAddPartitionsToTxnRequest(r: Reader, version: number): AddPartitionsToTxnRequest {
   try {
@@ -917,8 +917,8 @@ function d_AddPartitionsToTxnResponsePartitionResult_v3(r: Reader): AddPartition
 
 /**
  * Writes `AddPartitionsToTxnResponse` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAddPartitionsToTxnResponse(w: Writer, m: AddPartitionsToTxnResponse, version: number): void {
   try {
@@ -946,7 +946,7 @@ export function encodeAddPartitionsToTxnResponse(w: Writer, m: AddPartitionsToTx
 /**
  * Reads `AddPartitionsToTxnResponse` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAddPartitionsToTxnResponse(r: Reader, version: number): AddPartitionsToTxnResponse {
   try {

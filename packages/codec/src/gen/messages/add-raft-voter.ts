@@ -240,8 +240,8 @@ function d_AddRaftVoterRequestListener_v0(r: Reader): AddRaftVoterRequestListene
 
 /**
  * Writes `AddRaftVoterRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAddRaftVoterRequest(w: Writer, m: AddRaftVoterRequest, version: number): void {
   try {
@@ -263,7 +263,7 @@ export function encodeAddRaftVoterRequest(w: Writer, m: AddRaftVoterRequest, ver
 /**
  * Reads `AddRaftVoterRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAddRaftVoterRequest(r: Reader, version: number): AddRaftVoterRequest {
   try {
@@ -348,8 +348,8 @@ function d_AddRaftVoterResponse_v0(r: Reader): AddRaftVoterResponse {
 
 /**
  * Writes `AddRaftVoterResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAddRaftVoterResponse(w: Writer, m: AddRaftVoterResponse, version: number): void {
   try {
@@ -369,7 +369,7 @@ export function encodeAddRaftVoterResponse(w: Writer, m: AddRaftVoterResponse, v
 /**
  * Reads `AddRaftVoterResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAddRaftVoterResponse(r: Reader, version: number): AddRaftVoterResponse {
   try {

@@ -66,8 +66,8 @@ function d_AllocateProducerIdsRequest_v0(r: Reader): AllocateProducerIdsRequest 
 
 /**
  * Writes `AllocateProducerIdsRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAllocateProducerIdsRequest(w: Writer, m: AllocateProducerIdsRequest, version: number): void {
   try {
@@ -86,7 +86,7 @@ export function encodeAllocateProducerIdsRequest(w: Writer, m: AllocateProducerI
 /**
  * Reads `AllocateProducerIdsRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAllocateProducerIdsRequest(r: Reader, version: number): AllocateProducerIdsRequest {
   try {
@@ -177,8 +177,8 @@ function d_AllocateProducerIdsResponse_v0(r: Reader): AllocateProducerIdsRespons
 
 /**
  * Writes `AllocateProducerIdsResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAllocateProducerIdsResponse(w: Writer, m: AllocateProducerIdsResponse, version: number): void {
   try {
@@ -197,7 +197,7 @@ export function encodeAllocateProducerIdsResponse(w: Writer, m: AllocateProducer
 /**
  * Reads `AllocateProducerIdsResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAllocateProducerIdsResponse(r: Reader, version: number): AllocateProducerIdsResponse {
   try {

@@ -439,8 +439,8 @@ function d_AlterClientQuotasRequestOpData_v1(r: Reader): AlterClientQuotasReques
 
 /**
  * Writes `AlterClientQuotasRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterClientQuotasRequest(w: Writer, m: AlterClientQuotasRequest, version: number): void {
   try {
@@ -462,7 +462,7 @@ export function encodeAlterClientQuotasRequest(w: Writer, m: AlterClientQuotasRe
 /**
  * Reads `AlterClientQuotasRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterClientQuotasRequest(r: Reader, version: number): AlterClientQuotasRequest {
   try {
@@ -804,8 +804,8 @@ function d_AlterClientQuotasResponseEntityData_v1(r: Reader): AlterClientQuotasR
 
 /**
  * Writes `AlterClientQuotasResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterClientQuotasResponse(w: Writer, m: AlterClientQuotasResponse, version: number): void {
   try {
@@ -827,7 +827,7 @@ export function encodeAlterClientQuotasResponse(w: Writer, m: AlterClientQuotasR
 /**
  * Reads `AlterClientQuotasResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterClientQuotasResponse(r: Reader, version: number): AlterClientQuotasResponse {
   try {

@@ -335,8 +335,8 @@ function d_AlterConfigsRequestAlterableConfig_v2(r: Reader): AlterConfigsRequest
 
 /**
  * Writes `AlterConfigsRequest` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterConfigsRequest(w: Writer, m: AlterConfigsRequest, version: number): void {
   try {
@@ -359,7 +359,7 @@ export function encodeAlterConfigsRequest(w: Writer, m: AlterConfigsRequest, ver
 /**
  * Reads `AlterConfigsRequest` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterConfigsRequest(r: Reader, version: number): AlterConfigsRequest {
   try {
@@ -607,8 +607,8 @@ function d_AlterConfigsResponseResourceResponse_v2(r: Reader): AlterConfigsRespo
 
 /**
  * Writes `AlterConfigsResponse` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterConfigsResponse(w: Writer, m: AlterConfigsResponse, version: number): void {
   try {
@@ -631,7 +631,7 @@ export function encodeAlterConfigsResponse(w: Writer, m: AlterConfigsResponse, v
 /**
  * Reads `AlterConfigsResponse` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterConfigsResponse(r: Reader, version: number): AlterConfigsResponse {
   try {

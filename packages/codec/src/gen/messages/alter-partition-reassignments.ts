@@ -272,8 +272,8 @@ function d_AlterPartitionReassignmentsRequestReassignablePartition_v0(r: Reader)
 
 /**
  * Writes `AlterPartitionReassignmentsRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterPartitionReassignmentsRequest(w: Writer, m: AlterPartitionReassignmentsRequest, version: number): void {
   try {
@@ -295,7 +295,7 @@ export function encodeAlterPartitionReassignmentsRequest(w: Writer, m: AlterPart
 /**
  * Reads `AlterPartitionReassignmentsRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterPartitionReassignmentsRequest(r: Reader, version: number): AlterPartitionReassignmentsRequest {
   try {
@@ -596,8 +596,8 @@ function d_AlterPartitionReassignmentsResponseReassignablePartitionResponse_v0(r
 
 /**
  * Writes `AlterPartitionReassignmentsResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterPartitionReassignmentsResponse(w: Writer, m: AlterPartitionReassignmentsResponse, version: number): void {
   try {
@@ -619,7 +619,7 @@ export function encodeAlterPartitionReassignmentsResponse(w: Writer, m: AlterPar
 /**
  * Reads `AlterPartitionReassignmentsResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterPartitionReassignmentsResponse(r: Reader, version: number): AlterPartitionReassignmentsResponse {
   try {

@@ -463,8 +463,8 @@ function d_AlterPartitionRequestBrokerState_v3(r: Reader): AlterPartitionRequest
 
 /**
  * Writes `AlterPartitionRequest` at `version` (2-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterPartitionRequest(w: Writer, m: AlterPartitionRequest, version: number): void {
   try {
@@ -486,7 +486,7 @@ export function encodeAlterPartitionRequest(w: Writer, m: AlterPartitionRequest,
 /**
  * Reads `AlterPartitionRequest` at `version` (2-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterPartitionRequest(r: Reader, version: number): AlterPartitionRequest {
   try {
@@ -754,8 +754,8 @@ function d_AlterPartitionResponsePartitionData_v2(r: Reader): AlterPartitionResp
 
 /**
  * Writes `AlterPartitionResponse` at `version` (2-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterPartitionResponse(w: Writer, m: AlterPartitionResponse, version: number): void {
   try {
@@ -775,7 +775,7 @@ export function encodeAlterPartitionResponse(w: Writer, m: AlterPartitionRespons
 /**
  * Reads `AlterPartitionResponse` at `version` (2-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterPartitionResponse(r: Reader, version: number): AlterPartitionResponse {
   try {

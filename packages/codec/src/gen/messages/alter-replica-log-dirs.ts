@@ -327,8 +327,8 @@ function d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(r: Reader): Alte
 
 /**
  * Writes `AlterReplicaLogDirsRequest` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterReplicaLogDirsRequest(w: Writer, m: AlterReplicaLogDirsRequest, version: number): void {
   try {
@@ -350,7 +350,7 @@ export function encodeAlterReplicaLogDirsRequest(w: Writer, m: AlterReplicaLogDi
 /**
  * Reads `AlterReplicaLogDirsRequest` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterReplicaLogDirsRequest(r: Reader, version: number): AlterReplicaLogDirsRequest {
   try {
@@ -679,8 +679,8 @@ function d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v2(r: Re
 
 /**
  * Writes `AlterReplicaLogDirsResponse` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterReplicaLogDirsResponse(w: Writer, m: AlterReplicaLogDirsResponse, version: number): void {
   try {
@@ -702,7 +702,7 @@ export function encodeAlterReplicaLogDirsResponse(w: Writer, m: AlterReplicaLogD
 /**
  * Reads `AlterReplicaLogDirsResponse` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterReplicaLogDirsResponse(r: Reader, version: number): AlterReplicaLogDirsResponse {
   try {

@@ -204,8 +204,8 @@ function d_AlterShareGroupOffsetsRequestPartition_v0(r: Reader): AlterShareGroup
 
 /**
  * Writes `AlterShareGroupOffsetsRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterShareGroupOffsetsRequest(w: Writer, m: AlterShareGroupOffsetsRequest, version: number): void {
   try {
@@ -224,7 +224,7 @@ export function encodeAlterShareGroupOffsetsRequest(w: Writer, m: AlterShareGrou
 /**
  * Reads `AlterShareGroupOffsetsRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterShareGroupOffsetsRequest(r: Reader, version: number): AlterShareGroupOffsetsRequest {
   try {
@@ -467,8 +467,8 @@ function d_AlterShareGroupOffsetsResponsePartition_v0(r: Reader): AlterShareGrou
 
 /**
  * Writes `AlterShareGroupOffsetsResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterShareGroupOffsetsResponse(w: Writer, m: AlterShareGroupOffsetsResponse, version: number): void {
   try {
@@ -487,7 +487,7 @@ export function encodeAlterShareGroupOffsetsResponse(w: Writer, m: AlterShareGro
 /**
  * Reads `AlterShareGroupOffsetsResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterShareGroupOffsetsResponse(r: Reader, version: number): AlterShareGroupOffsetsResponse {
   try {

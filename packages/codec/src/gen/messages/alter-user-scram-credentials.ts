@@ -230,8 +230,8 @@ function d_AlterUserScramCredentialsRequestScramCredentialUpsertion_v0(r: Reader
 
 /**
  * Writes `AlterUserScramCredentialsRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterUserScramCredentialsRequest(w: Writer, m: AlterUserScramCredentialsRequest, version: number): void {
   try {
@@ -250,7 +250,7 @@ export function encodeAlterUserScramCredentialsRequest(w: Writer, m: AlterUserSc
 /**
  * Reads `AlterUserScramCredentialsRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterUserScramCredentialsRequest(r: Reader, version: number): AlterUserScramCredentialsRequest {
   try {
@@ -402,8 +402,8 @@ function d_AlterUserScramCredentialsResponseResult_v0(r: Reader): AlterUserScram
 
 /**
  * Writes `AlterUserScramCredentialsResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAlterUserScramCredentialsResponse(w: Writer, m: AlterUserScramCredentialsResponse, version: number): void {
   try {
@@ -422,7 +422,7 @@ export function encodeAlterUserScramCredentialsResponse(w: Writer, m: AlterUserS
 /**
  * Reads `AlterUserScramCredentialsResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAlterUserScramCredentialsResponse(r: Reader, version: number): AlterUserScramCredentialsResponse {
   try {

@@ -148,8 +148,8 @@ function d_ApiVersionsRequest_v5(r: Reader): ApiVersionsRequest {
 
 /**
  * Writes `ApiVersionsRequest` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeApiVersionsRequest(w: Writer, m: ApiVersionsRequest, version: number): void {
   try {
@@ -177,7 +177,7 @@ export function encodeApiVersionsRequest(w: Writer, m: ApiVersionsRequest, versi
 /**
  * Reads `ApiVersionsRequest` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeApiVersionsRequest(r: Reader, version: number): ApiVersionsRequest {
   try {
@@ -714,8 +714,8 @@ function d_ApiVersionsResponseFinalizedFeatureKey_v3(r: Reader): ApiVersionsResp
 
 /**
  * Writes `ApiVersionsResponse` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeApiVersionsResponse(w: Writer, m: ApiVersionsResponse, version: number): void {
   try {
@@ -743,7 +743,7 @@ export function encodeApiVersionsResponse(w: Writer, m: ApiVersionsResponse, ver
 /**
  * Reads `ApiVersionsResponse` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeApiVersionsResponse(r: Reader, version: number): ApiVersionsResponse {
   try {

@@ -267,8 +267,8 @@ function d_AssignReplicasToDirsRequestPartitionData_v0(r: Reader): AssignReplica
 
 /**
  * Writes `AssignReplicasToDirsRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAssignReplicasToDirsRequest(w: Writer, m: AssignReplicasToDirsRequest, version: number): void {
   try {
@@ -287,7 +287,7 @@ export function encodeAssignReplicasToDirsRequest(w: Writer, m: AssignReplicasTo
 /**
  * Reads `AssignReplicasToDirsRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAssignReplicasToDirsRequest(r: Reader, version: number): AssignReplicasToDirsRequest {
   try {
@@ -571,8 +571,8 @@ function d_AssignReplicasToDirsResponsePartitionData_v0(r: Reader): AssignReplic
 
 /**
  * Writes `AssignReplicasToDirsResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeAssignReplicasToDirsResponse(w: Writer, m: AssignReplicasToDirsResponse, version: number): void {
   try {
@@ -591,7 +591,7 @@ export function encodeAssignReplicasToDirsResponse(w: Writer, m: AssignReplicasT
 /**
  * Reads `AssignReplicasToDirsResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeAssignReplicasToDirsResponse(r: Reader, version: number): AssignReplicasToDirsResponse {
   try {

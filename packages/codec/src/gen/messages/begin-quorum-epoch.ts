@@ -435,8 +435,8 @@ function d_BeginQuorumEpochRequestLeaderEndpoint_v1(r: Reader): BeginQuorumEpoch
 
 /**
  * Writes `BeginQuorumEpochRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeBeginQuorumEpochRequest(w: Writer, m: BeginQuorumEpochRequest, version: number): void {
   try {
@@ -458,7 +458,7 @@ export function encodeBeginQuorumEpochRequest(w: Writer, m: BeginQuorumEpochRequ
 /**
  * Reads `BeginQuorumEpochRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeBeginQuorumEpochRequest(r: Reader, version: number): BeginQuorumEpochRequest {
   try {
@@ -926,8 +926,8 @@ function d_BeginQuorumEpochResponseNodeEndpoint_v1(r: Reader): BeginQuorumEpochR
 
 /**
  * Writes `BeginQuorumEpochResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeBeginQuorumEpochResponse(w: Writer, m: BeginQuorumEpochResponse, version: number): void {
   try {
@@ -949,7 +949,7 @@ export function encodeBeginQuorumEpochResponse(w: Writer, m: BeginQuorumEpochRes
 /**
  * Reads `BeginQuorumEpochResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeBeginQuorumEpochResponse(r: Reader, version: number): BeginQuorumEpochResponse {
   try {

@@ -329,8 +329,8 @@ function d_BrokerHeartbeatRequest_v2(r: Reader): BrokerHeartbeatRequest {
 
 /**
  * Writes `BrokerHeartbeatRequest` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeBrokerHeartbeatRequest(w: Writer, m: BrokerHeartbeatRequest, version: number): void {
   try {
@@ -355,7 +355,7 @@ export function encodeBrokerHeartbeatRequest(w: Writer, m: BrokerHeartbeatReques
 /**
  * Reads `BrokerHeartbeatRequest` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeBrokerHeartbeatRequest(r: Reader, version: number): BrokerHeartbeatRequest {
   try {
@@ -458,8 +458,8 @@ function d_BrokerHeartbeatResponse_v0(r: Reader): BrokerHeartbeatResponse {
 
 /**
  * Writes `BrokerHeartbeatResponse` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeBrokerHeartbeatResponse(w: Writer, m: BrokerHeartbeatResponse, version: number): void {
   try {
@@ -480,7 +480,7 @@ export function encodeBrokerHeartbeatResponse(w: Writer, m: BrokerHeartbeatRespo
 /**
  * Reads `BrokerHeartbeatResponse` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeBrokerHeartbeatResponse(r: Reader, version: number): BrokerHeartbeatResponse {
   try {

@@ -545,8 +545,8 @@ function d_BrokerRegistrationRequestFeature_v0(r: Reader): BrokerRegistrationReq
 
 /**
  * Writes `BrokerRegistrationRequest` at `version` (0-4).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeBrokerRegistrationRequest(w: Writer, m: BrokerRegistrationRequest, version: number): void {
   try {
@@ -575,7 +575,7 @@ export function encodeBrokerRegistrationRequest(w: Writer, m: BrokerRegistration
 /**
  * Reads `BrokerRegistrationRequest` at `version` (0-4) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeBrokerRegistrationRequest(r: Reader, version: number): BrokerRegistrationRequest {
   try {
@@ -665,8 +665,8 @@ function d_BrokerRegistrationResponse_v0(r: Reader): BrokerRegistrationResponse 
 
 /**
  * Writes `BrokerRegistrationResponse` at `version` (0-4).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeBrokerRegistrationResponse(w: Writer, m: BrokerRegistrationResponse, version: number): void {
   try {
@@ -689,7 +689,7 @@ export function encodeBrokerRegistrationResponse(w: Writer, m: BrokerRegistratio
 /**
  * Reads `BrokerRegistrationResponse` at `version` (0-4) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeBrokerRegistrationResponse(r: Reader, version: number): BrokerRegistrationResponse {
   try {

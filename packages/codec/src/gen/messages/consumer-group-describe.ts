@@ -79,8 +79,8 @@ function d_ConsumerGroupDescribeRequest_v0(r: Reader): ConsumerGroupDescribeRequ
 
 /**
  * Writes `ConsumerGroupDescribeRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeConsumerGroupDescribeRequest(w: Writer, m: ConsumerGroupDescribeRequest, version: number): void {
   try {
@@ -100,7 +100,7 @@ export function encodeConsumerGroupDescribeRequest(w: Writer, m: ConsumerGroupDe
 /**
  * Reads `ConsumerGroupDescribeRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeConsumerGroupDescribeRequest(r: Reader, version: number): ConsumerGroupDescribeRequest {
   try {
@@ -834,8 +834,8 @@ function d_ConsumerGroupDescribeResponseTopicPartitions_v0(r: Reader): ConsumerG
 
 /**
  * Writes `ConsumerGroupDescribeResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeConsumerGroupDescribeResponse(w: Writer, m: ConsumerGroupDescribeResponse, version: number): void {
   try {
@@ -857,7 +857,7 @@ export function encodeConsumerGroupDescribeResponse(w: Writer, m: ConsumerGroupD
 /**
  * Reads `ConsumerGroupDescribeResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeConsumerGroupDescribeResponse(r: Reader, version: number): ConsumerGroupDescribeResponse {
   try {

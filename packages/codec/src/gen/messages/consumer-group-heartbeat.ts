@@ -339,8 +339,8 @@ function d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r: Reader): ConsumerG
 
 /**
  * Writes `ConsumerGroupHeartbeatRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeConsumerGroupHeartbeatRequest(w: Writer, m: ConsumerGroupHeartbeatRequest, version: number): void {
   try {
@@ -362,7 +362,7 @@ export function encodeConsumerGroupHeartbeatRequest(w: Writer, m: ConsumerGroupH
 /**
  * Reads `ConsumerGroupHeartbeatRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeConsumerGroupHeartbeatRequest(r: Reader, version: number): ConsumerGroupHeartbeatRequest {
   try {
@@ -610,8 +610,8 @@ function d_ConsumerGroupHeartbeatResponseTopicPartitions_v0(r: Reader): Consumer
 
 /**
  * Writes `ConsumerGroupHeartbeatResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeConsumerGroupHeartbeatResponse(w: Writer, m: ConsumerGroupHeartbeatResponse, version: number): void {
   try {
@@ -631,7 +631,7 @@ export function encodeConsumerGroupHeartbeatResponse(w: Writer, m: ConsumerGroup
 /**
  * Reads `ConsumerGroupHeartbeatResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeConsumerGroupHeartbeatResponse(r: Reader, version: number): ConsumerGroupHeartbeatResponse {
   try {

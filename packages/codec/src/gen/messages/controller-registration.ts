@@ -252,8 +252,8 @@ function d_ControllerRegistrationRequestFeature_v0(r: Reader): ControllerRegistr
 
 /**
  * Writes `ControllerRegistrationRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeControllerRegistrationRequest(w: Writer, m: ControllerRegistrationRequest, version: number): void {
   try {
@@ -272,7 +272,7 @@ export function encodeControllerRegistrationRequest(w: Writer, m: ControllerRegi
 /**
  * Reads `ControllerRegistrationRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeControllerRegistrationRequest(r: Reader, version: number): ControllerRegistrationRequest {
   try {
@@ -355,8 +355,8 @@ function d_ControllerRegistrationResponse_v0(r: Reader): ControllerRegistrationR
 
 /**
  * Writes `ControllerRegistrationResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeControllerRegistrationResponse(w: Writer, m: ControllerRegistrationResponse, version: number): void {
   try {
@@ -375,7 +375,7 @@ export function encodeControllerRegistrationResponse(w: Writer, m: ControllerReg
 /**
  * Reads `ControllerRegistrationResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeControllerRegistrationResponse(r: Reader, version: number): ControllerRegistrationResponse {
   try {

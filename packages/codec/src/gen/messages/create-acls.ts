@@ -270,8 +270,8 @@ function d_CreateAclsRequestAclCreation_v2(r: Reader): CreateAclsRequestAclCreat
 
 /**
  * Writes `CreateAclsRequest` at `version` (1-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeCreateAclsRequest(w: Writer, m: CreateAclsRequest, version: number): void {
   try {
@@ -294,7 +294,7 @@ export function encodeCreateAclsRequest(w: Writer, m: CreateAclsRequest, version
 /**
  * Reads `CreateAclsRequest` at `version` (1-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeCreateAclsRequest(r: Reader, version: number): CreateAclsRequest {
   try {
@@ -512,8 +512,8 @@ function d_CreateAclsResponseAclCreationResult_v2(r: Reader): CreateAclsResponse
 
 /**
  * Writes `CreateAclsResponse` at `version` (1-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeCreateAclsResponse(w: Writer, m: CreateAclsResponse, version: number): void {
   try {
@@ -536,7 +536,7 @@ export function encodeCreateAclsResponse(w: Writer, m: CreateAclsResponse, versi
 /**
  * Reads `CreateAclsResponse` at `version` (1-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeCreateAclsResponse(r: Reader, version: number): CreateAclsResponse {
   try {

@@ -290,8 +290,8 @@ function d_CreateDelegationTokenRequestCreatableRenewers_v2(r: Reader): CreateDe
 
 /**
  * Writes `CreateDelegationTokenRequest` at `version` (1-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeCreateDelegationTokenRequest(w: Writer, m: CreateDelegationTokenRequest, version: number): void {
   try {
@@ -316,7 +316,7 @@ export function encodeCreateDelegationTokenRequest(w: Writer, m: CreateDelegatio
 /**
  * Reads `CreateDelegationTokenRequest` at `version` (1-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeCreateDelegationTokenRequest(r: Reader, version: number): CreateDelegationTokenRequest {
   try {
@@ -648,8 +648,8 @@ function d_CreateDelegationTokenResponse_v3(r: Reader): CreateDelegationTokenRes
 
 /**
  * Writes `CreateDelegationTokenResponse` at `version` (1-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeCreateDelegationTokenResponse(w: Writer, m: CreateDelegationTokenResponse, version: number): void {
   try {
@@ -674,7 +674,7 @@ export function encodeCreateDelegationTokenResponse(w: Writer, m: CreateDelegati
 /**
  * Reads `CreateDelegationTokenResponse` at `version` (1-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeCreateDelegationTokenResponse(r: Reader, version: number): CreateDelegationTokenResponse {
   try {

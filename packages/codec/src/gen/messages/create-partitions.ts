@@ -359,8 +359,8 @@ function d_CreatePartitionsRequestAssignment_v2(r: Reader): CreatePartitionsRequ
 
 /**
  * Writes `CreatePartitionsRequest` at `version` (0-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeCreatePartitionsRequest(w: Writer, m: CreatePartitionsRequest, version: number): void {
   try {
@@ -384,7 +384,7 @@ export function encodeCreatePartitionsRequest(w: Writer, m: CreatePartitionsRequ
 /**
  * Reads `CreatePartitionsRequest` at `version` (0-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeCreatePartitionsRequest(r: Reader, version: number): CreatePartitionsRequest {
   try {
@@ -620,8 +620,8 @@ function d_CreatePartitionsResponseTopicResult_v2(r: Reader): CreatePartitionsRe
 
 /**
  * Writes `CreatePartitionsResponse` at `version` (0-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeCreatePartitionsResponse(w: Writer, m: CreatePartitionsResponse, version: number): void {
   try {
@@ -645,7 +645,7 @@ export function encodeCreatePartitionsResponse(w: Writer, m: CreatePartitionsRes
 /**
  * Reads `CreatePartitionsResponse` at `version` (0-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeCreatePartitionsResponse(r: Reader, version: number): CreatePartitionsResponse {
   try {

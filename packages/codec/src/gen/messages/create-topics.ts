@@ -496,8 +496,8 @@ function d_CreateTopicsRequestCreatableTopicConfig_v5(r: Reader): CreateTopicsRe
 
 /**
  * Writes `CreateTopicsRequest` at `version` (2-7).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeCreateTopicsRequest(w: Writer, m: CreateTopicsRequest, version: number): void {
   try {
@@ -523,7 +523,7 @@ export function encodeCreateTopicsRequest(w: Writer, m: CreateTopicsRequest, ver
 /**
  * Reads `CreateTopicsRequest` at `version` (2-7) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeCreateTopicsRequest(r: Reader, version: number): CreateTopicsRequest {
   try {
@@ -1075,8 +1075,8 @@ function d_CreateTopicsResponseCreatableTopicConfigs_v5(r: Reader): CreateTopics
 
 /**
  * Writes `CreateTopicsResponse` at `version` (2-7).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeCreateTopicsResponse(w: Writer, m: CreateTopicsResponse, version: number): void {
   try {
@@ -1104,7 +1104,7 @@ export function encodeCreateTopicsResponse(w: Writer, m: CreateTopicsResponse, v
 /**
  * Reads `CreateTopicsResponse` at `version` (2-7) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeCreateTopicsResponse(r: Reader, version: number): CreateTopicsResponse {
   try {

@@ -258,8 +258,8 @@ function d_DeleteAclsRequestFilter_v2(r: Reader): DeleteAclsRequestFilter {
 
 /**
  * Writes `DeleteAclsRequest` at `version` (1-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteAclsRequest(w: Writer, m: DeleteAclsRequest, version: number): void {
   try {
@@ -282,7 +282,7 @@ export function encodeDeleteAclsRequest(w: Writer, m: DeleteAclsRequest, version
 /**
  * Reads `DeleteAclsRequest` at `version` (1-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteAclsRequest(r: Reader, version: number): DeleteAclsRequest {
   try {
@@ -724,8 +724,8 @@ function d_DeleteAclsResponseMatchingAcl_v2(r: Reader): DeleteAclsResponseMatchi
 
 /**
  * Writes `DeleteAclsResponse` at `version` (1-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteAclsResponse(w: Writer, m: DeleteAclsResponse, version: number): void {
   try {
@@ -748,7 +748,7 @@ export function encodeDeleteAclsResponse(w: Writer, m: DeleteAclsResponse, versi
 /**
  * Reads `DeleteAclsResponse` at `version` (1-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteAclsResponse(r: Reader, version: number): DeleteAclsResponse {
   try {

@@ -111,8 +111,8 @@ function d_DeleteGroupsRequest_v2(r: Reader): DeleteGroupsRequest {
 
 /**
  * Writes `DeleteGroupsRequest` at `version` (0-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteGroupsRequest(w: Writer, m: DeleteGroupsRequest, version: number): void {
   try {
@@ -136,7 +136,7 @@ export function encodeDeleteGroupsRequest(w: Writer, m: DeleteGroupsRequest, ver
 /**
  * Reads `DeleteGroupsRequest` at `version` (0-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteGroupsRequest(r: Reader, version: number): DeleteGroupsRequest {
   try {
@@ -452,8 +452,8 @@ function d_DeleteGroupsResponseDeletableGroupResult_v3(r: Reader): DeleteGroupsR
 
 /**
  * Writes `DeleteGroupsResponse` at `version` (0-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteGroupsResponse(w: Writer, m: DeleteGroupsResponse, version: number): void {
   try {
@@ -479,7 +479,7 @@ export function encodeDeleteGroupsResponse(w: Writer, m: DeleteGroupsResponse, v
 /**
  * Reads `DeleteGroupsResponse` at `version` (0-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteGroupsResponse(r: Reader, version: number): DeleteGroupsResponse {
   try {

@@ -318,8 +318,8 @@ function d_DeleteRecordsRequestPartition_v2(r: Reader): DeleteRecordsRequestPart
 
 /**
  * Writes `DeleteRecordsRequest` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteRecordsRequest(w: Writer, m: DeleteRecordsRequest, version: number): void {
   try {
@@ -342,7 +342,7 @@ export function encodeDeleteRecordsRequest(w: Writer, m: DeleteRecordsRequest, v
 /**
  * Reads `DeleteRecordsRequest` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteRecordsRequest(r: Reader, version: number): DeleteRecordsRequest {
   try {
@@ -685,8 +685,8 @@ function d_DeleteRecordsResponsePartitionResult_v2(r: Reader): DeleteRecordsResp
 
 /**
  * Writes `DeleteRecordsResponse` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteRecordsResponse(w: Writer, m: DeleteRecordsResponse, version: number): void {
   try {
@@ -709,7 +709,7 @@ export function encodeDeleteRecordsResponse(w: Writer, m: DeleteRecordsResponse,
 /**
  * Reads `DeleteRecordsResponse` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteRecordsResponse(r: Reader, version: number): DeleteRecordsResponse {
   try {

@@ -129,8 +129,8 @@ function d_DeleteShareGroupOffsetsRequestTopic_v0(r: Reader): DeleteShareGroupOf
 
 /**
  * Writes `DeleteShareGroupOffsetsRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteShareGroupOffsetsRequest(w: Writer, m: DeleteShareGroupOffsetsRequest, version: number): void {
   try {
@@ -149,7 +149,7 @@ export function encodeDeleteShareGroupOffsetsRequest(w: Writer, m: DeleteShareGr
 /**
  * Reads `DeleteShareGroupOffsetsRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteShareGroupOffsetsRequest(r: Reader, version: number): DeleteShareGroupOffsetsRequest {
   try {
@@ -325,8 +325,8 @@ function d_DeleteShareGroupOffsetsResponseTopic_v0(r: Reader): DeleteShareGroupO
 
 /**
  * Writes `DeleteShareGroupOffsetsResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteShareGroupOffsetsResponse(w: Writer, m: DeleteShareGroupOffsetsResponse, version: number): void {
   try {
@@ -345,7 +345,7 @@ export function encodeDeleteShareGroupOffsetsResponse(w: Writer, m: DeleteShareG
 /**
  * Reads `DeleteShareGroupOffsetsResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteShareGroupOffsetsResponse(r: Reader, version: number): DeleteShareGroupOffsetsResponse {
   try {

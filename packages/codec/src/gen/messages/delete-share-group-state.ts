@@ -194,8 +194,8 @@ function d_DeleteShareGroupStateRequestPartitionData_v0(r: Reader): DeleteShareG
 
 /**
  * Writes `DeleteShareGroupStateRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteShareGroupStateRequest(w: Writer, m: DeleteShareGroupStateRequest, version: number): void {
   try {
@@ -214,7 +214,7 @@ export function encodeDeleteShareGroupStateRequest(w: Writer, m: DeleteShareGrou
 /**
  * Reads `DeleteShareGroupStateRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteShareGroupStateRequest(r: Reader, version: number): DeleteShareGroupStateRequest {
   try {
@@ -423,8 +423,8 @@ function d_DeleteShareGroupStateResponsePartitionResult_v0(r: Reader): DeleteSha
 
 /**
  * Writes `DeleteShareGroupStateResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteShareGroupStateResponse(w: Writer, m: DeleteShareGroupStateResponse, version: number): void {
   try {
@@ -443,7 +443,7 @@ export function encodeDeleteShareGroupStateResponse(w: Writer, m: DeleteShareGro
 /**
  * Reads `DeleteShareGroupStateResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteShareGroupStateResponse(r: Reader, version: number): DeleteShareGroupStateResponse {
   try {

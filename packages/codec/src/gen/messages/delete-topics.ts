@@ -240,8 +240,8 @@ function d_DeleteTopicsRequestDeleteTopicState_v6(r: Reader): DeleteTopicsReques
 
 /**
  * Writes `DeleteTopicsRequest` at `version` (1-6).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteTopicsRequest(w: Writer, m: DeleteTopicsRequest, version: number): void {
   try {
@@ -269,7 +269,7 @@ export function encodeDeleteTopicsRequest(w: Writer, m: DeleteTopicsRequest, ver
 /**
  * Reads `DeleteTopicsRequest` at `version` (1-6) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteTopicsRequest(r: Reader, version: number): DeleteTopicsRequest {
   try {
@@ -685,8 +685,8 @@ function d_DeleteTopicsResponseDeletableTopicResult_v6(r: Reader): DeleteTopicsR
 
 /**
  * Writes `DeleteTopicsResponse` at `version` (1-6).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDeleteTopicsResponse(w: Writer, m: DeleteTopicsResponse, version: number): void {
   try {
@@ -716,7 +716,7 @@ export function encodeDeleteTopicsResponse(w: Writer, m: DeleteTopicsResponse, v
 /**
  * Reads `DeleteTopicsResponse` at `version` (1-6) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDeleteTopicsResponse(r: Reader, version: number): DeleteTopicsResponse {
   try {

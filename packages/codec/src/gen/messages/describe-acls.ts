@@ -163,8 +163,8 @@ function d_DescribeAclsRequest_v2(r: Reader): DescribeAclsRequest {
 
 /**
  * Writes `DescribeAclsRequest` at `version` (1-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeAclsRequest(w: Writer, m: DescribeAclsRequest, version: number): void {
   try {
@@ -187,7 +187,7 @@ export function encodeDescribeAclsRequest(w: Writer, m: DescribeAclsRequest, ver
 /**
  * Reads `DescribeAclsRequest` at `version` (1-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeAclsRequest(r: Reader, version: number): DescribeAclsRequest {
   try {
@@ -603,8 +603,8 @@ function d_DescribeAclsResponseAclDescription_v2(r: Reader): DescribeAclsRespons
 
 /**
  * Writes `DescribeAclsResponse` at `version` (1-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeAclsResponse(w: Writer, m: DescribeAclsResponse, version: number): void {
   try {
@@ -627,7 +627,7 @@ export function encodeDescribeAclsResponse(w: Writer, m: DescribeAclsResponse, v
 /**
  * Reads `DescribeAclsResponse` at `version` (1-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeAclsResponse(r: Reader, version: number): DescribeAclsResponse {
   try {

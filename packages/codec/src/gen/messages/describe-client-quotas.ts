@@ -223,8 +223,8 @@ function d_DescribeClientQuotasRequestComponentData_v1(r: Reader): DescribeClien
 
 /**
  * Writes `DescribeClientQuotasRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeClientQuotasRequest(w: Writer, m: DescribeClientQuotasRequest, version: number): void {
   try {
@@ -246,7 +246,7 @@ export function encodeDescribeClientQuotasRequest(w: Writer, m: DescribeClientQu
 /**
  * Reads `DescribeClientQuotasRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeClientQuotasRequest(r: Reader, version: number): DescribeClientQuotasRequest {
   try {
@@ -719,8 +719,8 @@ function d_DescribeClientQuotasResponseValueData_v1(r: Reader): DescribeClientQu
 
 /**
  * Writes `DescribeClientQuotasResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeClientQuotasResponse(w: Writer, m: DescribeClientQuotasResponse, version: number): void {
   try {
@@ -742,7 +742,7 @@ export function encodeDescribeClientQuotasResponse(w: Writer, m: DescribeClientQ
 /**
  * Reads `DescribeClientQuotasResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeClientQuotasResponse(r: Reader, version: number): DescribeClientQuotasResponse {
   try {

@@ -150,8 +150,8 @@ function d_DescribeClusterRequest_v2(r: Reader): DescribeClusterRequest {
 
 /**
  * Writes `DescribeClusterRequest` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeClusterRequest(w: Writer, m: DescribeClusterRequest, version: number): void {
   try {
@@ -176,7 +176,7 @@ export function encodeDescribeClusterRequest(w: Writer, m: DescribeClusterReques
 /**
  * Reads `DescribeClusterRequest` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeClusterRequest(r: Reader, version: number): DescribeClusterRequest {
   try {
@@ -601,8 +601,8 @@ function d_DescribeClusterResponseBroker_v2(r: Reader): DescribeClusterResponseB
 
 /**
  * Writes `DescribeClusterResponse` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeClusterResponse(w: Writer, m: DescribeClusterResponse, version: number): void {
   try {
@@ -627,7 +627,7 @@ export function encodeDescribeClusterResponse(w: Writer, m: DescribeClusterRespo
 /**
  * Reads `DescribeClusterResponse` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeClusterResponse(r: Reader, version: number): DescribeClusterResponse {
   try {

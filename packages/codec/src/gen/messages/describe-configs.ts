@@ -319,8 +319,8 @@ function d_DescribeConfigsRequestResource_v4(r: Reader): DescribeConfigsRequestR
 
 /**
  * Writes `DescribeConfigsRequest` at `version` (1-4).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeConfigsRequest(w: Writer, m: DescribeConfigsRequest, version: number): void {
   try {
@@ -346,7 +346,7 @@ export function encodeDescribeConfigsRequest(w: Writer, m: DescribeConfigsReques
 /**
  * Reads `DescribeConfigsRequest` at `version` (1-4) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeConfigsRequest(r: Reader, version: number): DescribeConfigsRequest {
   try {
@@ -1088,8 +1088,8 @@ function d_DescribeConfigsResponseSynonym_v4(r: Reader): DescribeConfigsResponse
 
 /**
  * Writes `DescribeConfigsResponse` at `version` (1-4).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeConfigsResponse(w: Writer, m: DescribeConfigsResponse, version: number): void {
   try {
@@ -1115,7 +1115,7 @@ export function encodeDescribeConfigsResponse(w: Writer, m: DescribeConfigsRespo
 /**
  * Reads `DescribeConfigsResponse` at `version` (1-4) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeConfigsResponse(r: Reader, version: number): DescribeConfigsResponse {
   try {

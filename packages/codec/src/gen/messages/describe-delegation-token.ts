@@ -211,8 +211,8 @@ function d_DescribeDelegationTokenRequestOwner_v2(r: Reader): DescribeDelegation
 
 /**
  * Writes `DescribeDelegationTokenRequest` at `version` (1-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeDelegationTokenRequest(w: Writer, m: DescribeDelegationTokenRequest, version: number): void {
   try {
@@ -235,7 +235,7 @@ export function encodeDescribeDelegationTokenRequest(w: Writer, m: DescribeDeleg
 /**
  * Reads `DescribeDelegationTokenRequest` at `version` (1-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeDelegationTokenRequest(r: Reader, version: number): DescribeDelegationTokenRequest {
   try {
@@ -844,8 +844,8 @@ function d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r: 
 
 /**
  * Writes `DescribeDelegationTokenResponse` at `version` (1-3).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeDelegationTokenResponse(w: Writer, m: DescribeDelegationTokenResponse, version: number): void {
   try {
@@ -870,7 +870,7 @@ export function encodeDescribeDelegationTokenResponse(w: Writer, m: DescribeDele
 /**
  * Reads `DescribeDelegationTokenResponse` at `version` (1-3) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeDelegationTokenResponse(r: Reader, version: number): DescribeDelegationTokenResponse {
   try {

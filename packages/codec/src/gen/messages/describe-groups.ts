@@ -170,8 +170,8 @@ function d_DescribeGroupsRequest_v5(r: Reader): DescribeGroupsRequest {
 
 /**
  * Writes `DescribeGroupsRequest` at `version` (0-6).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeGroupsRequest(w: Writer, m: DescribeGroupsRequest, version: number): void {
   try {
@@ -200,7 +200,7 @@ export function encodeDescribeGroupsRequest(w: Writer, m: DescribeGroupsRequest,
 /**
  * Reads `DescribeGroupsRequest` at `version` (0-6) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeGroupsRequest(r: Reader, version: number): DescribeGroupsRequest {
   try {
@@ -1159,8 +1159,8 @@ function d_DescribeGroupsResponseDescribedGroupMember_v5(r: Reader): DescribeGro
 
 /**
  * Writes `DescribeGroupsResponse` at `version` (0-6).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeGroupsResponse(w: Writer, m: DescribeGroupsResponse, version: number): void {
   try {
@@ -1195,7 +1195,7 @@ export function encodeDescribeGroupsResponse(w: Writer, m: DescribeGroupsRespons
 /**
  * Reads `DescribeGroupsResponse` at `version` (0-6) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeGroupsResponse(r: Reader, version: number): DescribeGroupsResponse {
   try {

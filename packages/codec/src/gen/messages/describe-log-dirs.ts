@@ -225,8 +225,8 @@ function d_DescribeLogDirsRequestDescribableLogDirTopic_v2(r: Reader): DescribeL
 
 /**
  * Writes `DescribeLogDirsRequest` at `version` (1-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeLogDirsRequest(w: Writer, m: DescribeLogDirsRequest, version: number): void {
   try {
@@ -251,7 +251,7 @@ export function encodeDescribeLogDirsRequest(w: Writer, m: DescribeLogDirsReques
 /**
  * Reads `DescribeLogDirsRequest` at `version` (1-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeLogDirsRequest(r: Reader, version: number): DescribeLogDirsRequest {
   try {
@@ -1034,8 +1034,8 @@ function d_DescribeLogDirsResponsePartition_v2(r: Reader): DescribeLogDirsRespon
 
 /**
  * Writes `DescribeLogDirsResponse` at `version` (1-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeLogDirsResponse(w: Writer, m: DescribeLogDirsResponse, version: number): void {
   try {
@@ -1066,7 +1066,7 @@ export function encodeDescribeLogDirsResponse(w: Writer, m: DescribeLogDirsRespo
 /**
  * Reads `DescribeLogDirsResponse` at `version` (1-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeLogDirsResponse(r: Reader, version: number): DescribeLogDirsResponse {
   try {

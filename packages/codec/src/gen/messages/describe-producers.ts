@@ -136,8 +136,8 @@ function d_DescribeProducersRequestTopicRequest_v0(r: Reader): DescribeProducers
 
 /**
  * Writes `DescribeProducersRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeProducersRequest(w: Writer, m: DescribeProducersRequest, version: number): void {
   try {
@@ -156,7 +156,7 @@ export function encodeDescribeProducersRequest(w: Writer, m: DescribeProducersRe
 /**
  * Reads `DescribeProducersRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeProducersRequest(r: Reader, version: number): DescribeProducersRequest {
   try {
@@ -482,8 +482,8 @@ function d_DescribeProducersResponseProducerState_v0(r: Reader): DescribeProduce
 
 /**
  * Writes `DescribeProducersResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeProducersResponse(w: Writer, m: DescribeProducersResponse, version: number): void {
   try {
@@ -502,7 +502,7 @@ export function encodeDescribeProducersResponse(w: Writer, m: DescribeProducersR
 /**
  * Reads `DescribeProducersResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeProducersResponse(r: Reader, version: number): DescribeProducersResponse {
   try {

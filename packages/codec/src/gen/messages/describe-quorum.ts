@@ -186,8 +186,8 @@ function d_DescribeQuorumRequestPartitionData_v0(r: Reader): DescribeQuorumReque
 
 /**
  * Writes `DescribeQuorumRequest` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeQuorumRequest(w: Writer, m: DescribeQuorumRequest, version: number): void {
   try {
@@ -208,7 +208,7 @@ export function encodeDescribeQuorumRequest(w: Writer, m: DescribeQuorumRequest,
 /**
  * Reads `DescribeQuorumRequest` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeQuorumRequest(r: Reader, version: number): DescribeQuorumRequest {
   try {
@@ -1165,8 +1165,8 @@ function d_DescribeQuorumResponseListener_v2(r: Reader): DescribeQuorumResponseL
 
 /**
  * Writes `DescribeQuorumResponse` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeQuorumResponse(w: Writer, m: DescribeQuorumResponse, version: number): void {
   try {
@@ -1191,7 +1191,7 @@ export function encodeDescribeQuorumResponse(w: Writer, m: DescribeQuorumRespons
 /**
  * Reads `DescribeQuorumResponse` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeQuorumResponse(r: Reader, version: number): DescribeQuorumResponse {
   try {

@@ -210,8 +210,8 @@ function d_DescribeShareGroupOffsetsRequestTopic_v0(r: Reader): DescribeShareGro
 
 /**
  * Writes `DescribeShareGroupOffsetsRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeShareGroupOffsetsRequest(w: Writer, m: DescribeShareGroupOffsetsRequest, version: number): void {
   try {
@@ -231,7 +231,7 @@ export function encodeDescribeShareGroupOffsetsRequest(w: Writer, m: DescribeSha
 /**
  * Reads `DescribeShareGroupOffsetsRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeShareGroupOffsetsRequest(r: Reader, version: number): DescribeShareGroupOffsetsRequest {
   try {
@@ -774,8 +774,8 @@ function d_DescribeShareGroupOffsetsResponsePartition_v1(r: Reader): DescribeSha
 
 /**
  * Writes `DescribeShareGroupOffsetsResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeShareGroupOffsetsResponse(w: Writer, m: DescribeShareGroupOffsetsResponse, version: number): void {
   try {
@@ -797,7 +797,7 @@ export function encodeDescribeShareGroupOffsetsResponse(w: Writer, m: DescribeSh
 /**
  * Reads `DescribeShareGroupOffsetsResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeShareGroupOffsetsResponse(r: Reader, version: number): DescribeShareGroupOffsetsResponse {
   try {

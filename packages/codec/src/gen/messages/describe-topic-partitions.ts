@@ -200,8 +200,8 @@ function d_DescribeTopicPartitionsRequestCursor_v0(r: Reader): DescribeTopicPart
 
 /**
  * Writes `DescribeTopicPartitionsRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeTopicPartitionsRequest(w: Writer, m: DescribeTopicPartitionsRequest, version: number): void {
   try {
@@ -220,7 +220,7 @@ export function encodeDescribeTopicPartitionsRequest(w: Writer, m: DescribeTopic
 /**
  * Reads `DescribeTopicPartitionsRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeTopicPartitionsRequest(r: Reader, version: number): DescribeTopicPartitionsRequest {
   try {
@@ -637,8 +637,8 @@ function d_DescribeTopicPartitionsResponseCursor_v0(r: Reader): DescribeTopicPar
 
 /**
  * Writes `DescribeTopicPartitionsResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeTopicPartitionsResponse(w: Writer, m: DescribeTopicPartitionsResponse, version: number): void {
   try {
@@ -657,7 +657,7 @@ export function encodeDescribeTopicPartitionsResponse(w: Writer, m: DescribeTopi
 /**
  * Reads `DescribeTopicPartitionsResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeTopicPartitionsResponse(r: Reader, version: number): DescribeTopicPartitionsResponse {
   try {

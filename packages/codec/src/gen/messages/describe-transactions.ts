@@ -71,8 +71,8 @@ function d_DescribeTransactionsRequest_v0(r: Reader): DescribeTransactionsReques
 
 /**
  * Writes `DescribeTransactionsRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeTransactionsRequest(w: Writer, m: DescribeTransactionsRequest, version: number): void {
   try {
@@ -91,7 +91,7 @@ export function encodeDescribeTransactionsRequest(w: Writer, m: DescribeTransact
 /**
  * Reads `DescribeTransactionsRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeTransactionsRequest(r: Reader, version: number): DescribeTransactionsRequest {
   try {
@@ -363,8 +363,8 @@ function d_DescribeTransactionsResponseTopicData_v0(r: Reader): DescribeTransact
 
 /**
  * Writes `DescribeTransactionsResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeTransactionsResponse(w: Writer, m: DescribeTransactionsResponse, version: number): void {
   try {
@@ -383,7 +383,7 @@ export function encodeDescribeTransactionsResponse(w: Writer, m: DescribeTransac
 /**
  * Reads `DescribeTransactionsResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeTransactionsResponse(r: Reader, version: number): DescribeTransactionsResponse {
   try {

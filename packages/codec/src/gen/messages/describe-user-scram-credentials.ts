@@ -124,8 +124,8 @@ function d_DescribeUserScramCredentialsRequestUserName_v0(r: Reader): DescribeUs
 
 /**
  * Writes `DescribeUserScramCredentialsRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeUserScramCredentialsRequest(w: Writer, m: DescribeUserScramCredentialsRequest, version: number): void {
   try {
@@ -144,7 +144,7 @@ export function encodeDescribeUserScramCredentialsRequest(w: Writer, m: Describe
 /**
  * Reads `DescribeUserScramCredentialsRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeUserScramCredentialsRequest(r: Reader, version: number): DescribeUserScramCredentialsRequest {
   try {
@@ -387,8 +387,8 @@ function d_DescribeUserScramCredentialsResponseCredentialInfo_v0(r: Reader): Des
 
 /**
  * Writes `DescribeUserScramCredentialsResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeDescribeUserScramCredentialsResponse(w: Writer, m: DescribeUserScramCredentialsResponse, version: number): void {
   try {
@@ -407,7 +407,7 @@ export function encodeDescribeUserScramCredentialsResponse(w: Writer, m: Describ
 /**
  * Reads `DescribeUserScramCredentialsResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeDescribeUserScramCredentialsResponse(r: Reader, version: number): DescribeUserScramCredentialsResponse {
   try {

@@ -303,8 +303,8 @@ function d_ElectLeadersRequestTopicPartitions_v2(r: Reader): ElectLeadersRequest
 
 /**
  * Writes `ElectLeadersRequest` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeElectLeadersRequest(w: Writer, m: ElectLeadersRequest, version: number): void {
   try {
@@ -329,7 +329,7 @@ export function encodeElectLeadersRequest(w: Writer, m: ElectLeadersRequest, ver
 /**
  * Reads `ElectLeadersRequest` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeElectLeadersRequest(r: Reader, version: number): ElectLeadersRequest {
   try {
@@ -733,8 +733,8 @@ function d_ElectLeadersResponsePartitionResult_v2(r: Reader): ElectLeadersRespon
 
 /**
  * Writes `ElectLeadersResponse` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeElectLeadersResponse(w: Writer, m: ElectLeadersResponse, version: number): void {
   try {
@@ -759,7 +759,7 @@ export function encodeElectLeadersResponse(w: Writer, m: ElectLeadersResponse, v
 /**
  * Reads `ElectLeadersResponse` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeElectLeadersResponse(r: Reader, version: number): ElectLeadersResponse {
   try {

@@ -511,8 +511,8 @@ function d_EndQuorumEpochRequestLeaderEndpoint_v1(r: Reader): EndQuorumEpochRequ
 
 /**
  * Writes `EndQuorumEpochRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeEndQuorumEpochRequest(w: Writer, m: EndQuorumEpochRequest, version: number): void {
   try {
@@ -534,7 +534,7 @@ export function encodeEndQuorumEpochRequest(w: Writer, m: EndQuorumEpochRequest,
 /**
  * Reads `EndQuorumEpochRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeEndQuorumEpochRequest(r: Reader, version: number): EndQuorumEpochRequest {
   try {
@@ -1002,8 +1002,8 @@ function d_EndQuorumEpochResponseNodeEndpoint_v1(r: Reader): EndQuorumEpochRespo
 
 /**
  * Writes `EndQuorumEpochResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeEndQuorumEpochResponse(w: Writer, m: EndQuorumEpochResponse, version: number): void {
   try {
@@ -1025,7 +1025,7 @@ export function encodeEndQuorumEpochResponse(w: Writer, m: EndQuorumEpochRespons
 /**
  * Reads `EndQuorumEpochResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeEndQuorumEpochResponse(r: Reader, version: number): EndQuorumEpochResponse {
   try {

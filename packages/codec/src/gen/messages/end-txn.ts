@@ -128,8 +128,8 @@ function d_EndTxnRequest_v3(r: Reader): EndTxnRequest {
 
 /**
  * Writes `EndTxnRequest` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeEndTxnRequest(w: Writer, m: EndTxnRequest, version: number): void {
   try {
@@ -155,7 +155,7 @@ export function encodeEndTxnRequest(w: Writer, m: EndTxnRequest, version: number
 /**
  * Reads `EndTxnRequest` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeEndTxnRequest(r: Reader, version: number): EndTxnRequest {
   try {
@@ -324,8 +324,8 @@ function d_EndTxnResponse_v5(r: Reader): EndTxnResponse {
 
 /**
  * Writes `EndTxnResponse` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeEndTxnResponse(w: Writer, m: EndTxnResponse, version: number): void {
   try {
@@ -353,7 +353,7 @@ export function encodeEndTxnResponse(w: Writer, m: EndTxnResponse, version: numb
 /**
  * Reads `EndTxnResponse` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeEndTxnResponse(r: Reader, version: number): EndTxnResponse {
   try {

@@ -78,8 +78,8 @@ function d_EnvelopeRequest_v0(r: Reader): EnvelopeRequest {
 
 /**
  * Writes `EnvelopeRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeEnvelopeRequest(w: Writer, m: EnvelopeRequest, version: number): void {
   try {
@@ -98,7 +98,7 @@ export function encodeEnvelopeRequest(w: Writer, m: EnvelopeRequest, version: nu
 /**
  * Reads `EnvelopeRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeEnvelopeRequest(r: Reader, version: number): EnvelopeRequest {
   try {
@@ -173,8 +173,8 @@ function d_EnvelopeResponse_v0(r: Reader): EnvelopeResponse {
 
 /**
  * Writes `EnvelopeResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeEnvelopeResponse(w: Writer, m: EnvelopeResponse, version: number): void {
   try {
@@ -193,7 +193,7 @@ export function encodeEnvelopeResponse(w: Writer, m: EnvelopeResponse, version: 
 /**
  * Reads `EnvelopeResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeEnvelopeResponse(r: Reader, version: number): EnvelopeResponse {
   try {

@@ -102,8 +102,8 @@ function d_ExpireDelegationTokenRequest_v2(r: Reader): ExpireDelegationTokenRequ
 
 /**
  * Writes `ExpireDelegationTokenRequest` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeExpireDelegationTokenRequest(w: Writer, m: ExpireDelegationTokenRequest, version: number): void {
   try {
@@ -125,7 +125,7 @@ export function encodeExpireDelegationTokenRequest(w: Writer, m: ExpireDelegatio
 /**
  * Reads `ExpireDelegationTokenRequest` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeExpireDelegationTokenRequest(r: Reader, version: number): ExpireDelegationTokenRequest {
   try {
@@ -247,8 +247,8 @@ function d_ExpireDelegationTokenResponse_v2(r: Reader): ExpireDelegationTokenRes
 
 /**
  * Writes `ExpireDelegationTokenResponse` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeExpireDelegationTokenResponse(w: Writer, m: ExpireDelegationTokenResponse, version: number): void {
   try {
@@ -270,7 +270,7 @@ export function encodeExpireDelegationTokenResponse(w: Writer, m: ExpireDelegati
 /**
  * Reads `ExpireDelegationTokenResponse` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeExpireDelegationTokenResponse(r: Reader, version: number): ExpireDelegationTokenResponse {
   try {

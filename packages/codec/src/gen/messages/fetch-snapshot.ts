@@ -536,8 +536,8 @@ function d_FetchSnapshotRequestSnapshotId_v0(r: Reader): FetchSnapshotRequestSna
 
 /**
  * Writes `FetchSnapshotRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeFetchSnapshotRequest(w: Writer, m: FetchSnapshotRequest, version: number): void {
   try {
@@ -559,7 +559,7 @@ export function encodeFetchSnapshotRequest(w: Writer, m: FetchSnapshotRequest, v
 /**
  * Reads `FetchSnapshotRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeFetchSnapshotRequest(r: Reader, version: number): FetchSnapshotRequest {
   try {
@@ -1137,8 +1137,8 @@ function d_FetchSnapshotResponseNodeEndpoint_v1(r: Reader): FetchSnapshotRespons
 
 /**
  * Writes `FetchSnapshotResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeFetchSnapshotResponse(w: Writer, m: FetchSnapshotResponse, version: number): void {
   try {
@@ -1160,7 +1160,7 @@ export function encodeFetchSnapshotResponse(w: Writer, m: FetchSnapshotResponse,
 /**
  * Reads `FetchSnapshotResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeFetchSnapshotResponse(r: Reader, version: number): FetchSnapshotResponse {
   try {

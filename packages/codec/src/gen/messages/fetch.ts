@@ -2185,8 +2185,8 @@ function d_FetchRequestForgottenTopic_v13(r: Reader): FetchRequestForgottenTopic
 
 /**
  * Writes `FetchRequest` at `version` (4-18).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeFetchRequest(w: Writer, m: FetchRequest, version: number): void {
   try {
@@ -2237,7 +2237,7 @@ export function encodeFetchRequest(w: Writer, m: FetchRequest, version: number):
 /**
  * Reads `FetchRequest` at `version` (4-18) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeFetchRequest(r: Reader, version: number): FetchRequest {
   try {
@@ -3796,8 +3796,8 @@ function d_FetchResponseNodeEndpoint_v16(r: Reader): FetchResponseNodeEndpoint {
 
 /**
  * Writes `FetchResponse` at `version` (4-18).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeFetchResponse(w: Writer, m: FetchResponse, version: number): void {
   try {
@@ -3842,7 +3842,7 @@ export function encodeFetchResponse(w: Writer, m: FetchResponse, version: number
 /**
  * Reads `FetchResponse` at `version` (4-18) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeFetchResponse(r: Reader, version: number): FetchResponse {
   try {

@@ -204,8 +204,8 @@ function d_FindCoordinatorRequest_v4(r: Reader): FindCoordinatorRequest {
 
 /**
  * Writes `FindCoordinatorRequest` at `version` (0-6).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeFindCoordinatorRequest(w: Writer, m: FindCoordinatorRequest, version: number): void {
   try {
@@ -236,7 +236,7 @@ export function encodeFindCoordinatorRequest(w: Writer, m: FindCoordinatorReques
 /**
  * Reads `FindCoordinatorRequest` at `version` (0-6) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeFindCoordinatorRequest(r: Reader, version: number): FindCoordinatorRequest {
   try {
@@ -624,8 +624,8 @@ function d_FindCoordinatorResponseCoordinator_v4(r: Reader): FindCoordinatorResp
 
 /**
  * Writes `FindCoordinatorResponse` at `version` (0-6).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeFindCoordinatorResponse(w: Writer, m: FindCoordinatorResponse, version: number): void {
   try {
@@ -656,7 +656,7 @@ export function encodeFindCoordinatorResponse(w: Writer, m: FindCoordinatorRespo
 /**
  * Reads `FindCoordinatorResponse` at `version` (0-6) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeFindCoordinatorResponse(r: Reader, version: number): FindCoordinatorResponse {
   try {

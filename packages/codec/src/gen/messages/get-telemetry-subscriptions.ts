@@ -58,8 +58,8 @@ function d_GetTelemetrySubscriptionsRequest_v0(r: Reader): GetTelemetrySubscript
 
 /**
  * Writes `GetTelemetrySubscriptionsRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeGetTelemetrySubscriptionsRequest(w: Writer, m: GetTelemetrySubscriptionsRequest, version: number): void {
   try {
@@ -78,7 +78,7 @@ export function encodeGetTelemetrySubscriptionsRequest(w: Writer, m: GetTelemetr
 /**
  * Reads `GetTelemetrySubscriptionsRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeGetTelemetrySubscriptionsRequest(r: Reader, version: number): GetTelemetrySubscriptionsRequest {
   try {
@@ -229,8 +229,8 @@ function d_GetTelemetrySubscriptionsResponse_v0(r: Reader): GetTelemetrySubscrip
 
 /**
  * Writes `GetTelemetrySubscriptionsResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeGetTelemetrySubscriptionsResponse(w: Writer, m: GetTelemetrySubscriptionsResponse, version: number): void {
   try {
@@ -249,7 +249,7 @@ export function encodeGetTelemetrySubscriptionsResponse(w: Writer, m: GetTelemet
 /**
  * Reads `GetTelemetrySubscriptionsResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeGetTelemetrySubscriptionsResponse(r: Reader, version: number): GetTelemetrySubscriptionsResponse {
   try {

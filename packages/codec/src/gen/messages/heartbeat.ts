@@ -179,8 +179,8 @@ function d_HeartbeatRequest_v4(r: Reader): HeartbeatRequest {
 
 /**
  * Writes `HeartbeatRequest` at `version` (0-4).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeHeartbeatRequest(w: Writer, m: HeartbeatRequest, version: number): void {
   try {
@@ -207,7 +207,7 @@ export function encodeHeartbeatRequest(w: Writer, m: HeartbeatRequest, version: 
 /**
  * Reads `HeartbeatRequest` at `version` (0-4) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeHeartbeatRequest(r: Reader, version: number): HeartbeatRequest {
   try {
@@ -348,8 +348,8 @@ function d_HeartbeatResponse_v4(r: Reader): HeartbeatResponse {
 
 /**
  * Writes `HeartbeatResponse` at `version` (0-4).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeHeartbeatResponse(w: Writer, m: HeartbeatResponse, version: number): void {
   try {
@@ -376,7 +376,7 @@ export function encodeHeartbeatResponse(w: Writer, m: HeartbeatResponse, version
 /**
  * Reads `HeartbeatResponse` at `version` (0-4) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeHeartbeatResponse(r: Reader, version: number): HeartbeatResponse {
   try {

@@ -348,8 +348,8 @@ function d_IncrementalAlterConfigsRequestAlterableConfig_v1(r: Reader): Incremen
 
 /**
  * Writes `IncrementalAlterConfigsRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeIncrementalAlterConfigsRequest(w: Writer, m: IncrementalAlterConfigsRequest, version: number): void {
   try {
@@ -371,7 +371,7 @@ export function encodeIncrementalAlterConfigsRequest(w: Writer, m: IncrementalAl
 /**
  * Reads `IncrementalAlterConfigsRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeIncrementalAlterConfigsRequest(r: Reader, version: number): IncrementalAlterConfigsRequest {
   try {
@@ -618,8 +618,8 @@ function d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v1(r: Rea
 
 /**
  * Writes `IncrementalAlterConfigsResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeIncrementalAlterConfigsResponse(w: Writer, m: IncrementalAlterConfigsResponse, version: number): void {
   try {
@@ -641,7 +641,7 @@ export function encodeIncrementalAlterConfigsResponse(w: Writer, m: IncrementalA
 /**
  * Reads `IncrementalAlterConfigsResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeIncrementalAlterConfigsResponse(r: Reader, version: number): IncrementalAlterConfigsResponse {
   try {

@@ -245,8 +245,8 @@ function d_InitProducerIdRequest_v6(r: Reader): InitProducerIdRequest {
 
 /**
  * Writes `InitProducerIdRequest` at `version` (0-6).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeInitProducerIdRequest(w: Writer, m: InitProducerIdRequest, version: number): void {
   try {
@@ -277,7 +277,7 @@ export function encodeInitProducerIdRequest(w: Writer, m: InitProducerIdRequest,
 /**
  * Reads `InitProducerIdRequest` at `version` (0-6) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeInitProducerIdRequest(r: Reader, version: number): InitProducerIdRequest {
   try {
@@ -496,8 +496,8 @@ function d_InitProducerIdResponse_v6(r: Reader): InitProducerIdResponse {
 
 /**
  * Writes `InitProducerIdResponse` at `version` (0-6).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeInitProducerIdResponse(w: Writer, m: InitProducerIdResponse, version: number): void {
   try {
@@ -526,7 +526,7 @@ export function encodeInitProducerIdResponse(w: Writer, m: InitProducerIdRespons
 /**
  * Reads `InitProducerIdResponse` at `version` (0-6) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeInitProducerIdResponse(r: Reader, version: number): InitProducerIdResponse {
   try {

@@ -210,8 +210,8 @@ function d_InitializeShareGroupStateRequestPartitionData_v0(r: Reader): Initiali
 
 /**
  * Writes `InitializeShareGroupStateRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeInitializeShareGroupStateRequest(w: Writer, m: InitializeShareGroupStateRequest, version: number): void {
   try {
@@ -230,7 +230,7 @@ export function encodeInitializeShareGroupStateRequest(w: Writer, m: InitializeS
 /**
  * Reads `InitializeShareGroupStateRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeInitializeShareGroupStateRequest(r: Reader, version: number): InitializeShareGroupStateRequest {
   try {
@@ -439,8 +439,8 @@ function d_InitializeShareGroupStateResponsePartitionResult_v0(r: Reader): Initi
 
 /**
  * Writes `InitializeShareGroupStateResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeInitializeShareGroupStateResponse(w: Writer, m: InitializeShareGroupStateResponse, version: number): void {
   try {
@@ -459,7 +459,7 @@ export function encodeInitializeShareGroupStateResponse(w: Writer, m: Initialize
 /**
  * Reads `InitializeShareGroupStateResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeInitializeShareGroupStateResponse(r: Reader, version: number): InitializeShareGroupStateResponse {
   try {

@@ -521,8 +521,8 @@ function d_JoinGroupRequestProtocol_v6(r: Reader): JoinGroupRequestProtocol {
 
 /**
  * Writes `JoinGroupRequest` at `version` (0-9).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeJoinGroupRequest(w: Writer, m: JoinGroupRequest, version: number): void {
   try {
@@ -558,7 +558,7 @@ export function encodeJoinGroupRequest(w: Writer, m: JoinGroupRequest, version: 
 /**
  * Reads `JoinGroupRequest` at `version` (0-9) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeJoinGroupRequest(r: Reader, version: number): JoinGroupRequest {
   try {
@@ -1258,8 +1258,8 @@ function d_JoinGroupResponseMember_v6(r: Reader): JoinGroupResponseMember {
 
 /**
  * Writes `JoinGroupResponse` at `version` (0-9).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeJoinGroupResponse(w: Writer, m: JoinGroupResponse, version: number): void {
   try {
@@ -1297,7 +1297,7 @@ export function encodeJoinGroupResponse(w: Writer, m: JoinGroupResponse, version
 /**
  * Reads `JoinGroupResponse` at `version` (0-9) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeJoinGroupResponse(r: Reader, version: number): JoinGroupResponse {
   try {

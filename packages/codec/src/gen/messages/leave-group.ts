@@ -366,8 +366,8 @@ function d_LeaveGroupRequestMemberIdentity_v5(r: Reader): LeaveGroupRequestMembe
 
 /**
  * Writes `LeaveGroupRequest` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeLeaveGroupRequest(w: Writer, m: LeaveGroupRequest, version: number): void {
   try {
@@ -397,7 +397,7 @@ export function encodeLeaveGroupRequest(w: Writer, m: LeaveGroupRequest, version
 /**
  * Reads `LeaveGroupRequest` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeLeaveGroupRequest(r: Reader, version: number): LeaveGroupRequest {
   try {
@@ -722,8 +722,8 @@ function d_LeaveGroupResponseMemberResponse_v4(r: Reader): LeaveGroupResponseMem
 
 /**
  * Writes `LeaveGroupResponse` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeLeaveGroupResponse(w: Writer, m: LeaveGroupResponse, version: number): void {
   try {
@@ -753,7 +753,7 @@ export function encodeLeaveGroupResponse(w: Writer, m: LeaveGroupResponse, versi
 /**
  * Reads `LeaveGroupResponse` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeLeaveGroupResponse(r: Reader, version: number): LeaveGroupResponse {
   try {

@@ -94,8 +94,8 @@ function d_ListConfigResourcesRequest_v1(r: Reader): ListConfigResourcesRequest 
 
 /**
  * Writes `ListConfigResourcesRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeListConfigResourcesRequest(w: Writer, m: ListConfigResourcesRequest, version: number): void {
   try {
@@ -117,7 +117,7 @@ export function encodeListConfigResourcesRequest(w: Writer, m: ListConfigResourc
 /**
  * Reads `ListConfigResourcesRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeListConfigResourcesRequest(r: Reader, version: number): ListConfigResourcesRequest {
   try {
@@ -355,8 +355,8 @@ function d_ListConfigResourcesResponseConfigResource_v1(r: Reader): ListConfigRe
 
 /**
  * Writes `ListConfigResourcesResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeListConfigResourcesResponse(w: Writer, m: ListConfigResourcesResponse, version: number): void {
   try {
@@ -378,7 +378,7 @@ export function encodeListConfigResourcesResponse(w: Writer, m: ListConfigResour
 /**
  * Reads `ListConfigResourcesResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeListConfigResourcesResponse(r: Reader, version: number): ListConfigResourcesResponse {
   try {

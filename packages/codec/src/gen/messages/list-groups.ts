@@ -193,8 +193,8 @@ function d_ListGroupsRequest_v5(r: Reader): ListGroupsRequest {
 
 /**
  * Writes `ListGroupsRequest` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeListGroupsRequest(w: Writer, m: ListGroupsRequest, version: number): void {
   try {
@@ -224,7 +224,7 @@ export function encodeListGroupsRequest(w: Writer, m: ListGroupsRequest, version
 /**
  * Reads `ListGroupsRequest` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeListGroupsRequest(r: Reader, version: number): ListGroupsRequest {
   try {
@@ -722,8 +722,8 @@ function d_ListGroupsResponseListedGroup_v5(r: Reader): ListGroupsResponseListed
 
 /**
  * Writes `ListGroupsResponse` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeListGroupsResponse(w: Writer, m: ListGroupsResponse, version: number): void {
   try {
@@ -755,7 +755,7 @@ export function encodeListGroupsResponse(w: Writer, m: ListGroupsResponse, versi
 /**
  * Reads `ListGroupsResponse` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeListGroupsResponse(r: Reader, version: number): ListGroupsResponse {
   try {

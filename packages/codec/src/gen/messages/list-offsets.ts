@@ -575,8 +575,8 @@ function d_ListOffsetsRequestPartition_v6(r: Reader): ListOffsetsRequestPartitio
 
 /**
  * Writes `ListOffsetsRequest` at `version` (1-11).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeListOffsetsRequest(w: Writer, m: ListOffsetsRequest, version: number): void {
   try {
@@ -613,7 +613,7 @@ export function encodeListOffsetsRequest(w: Writer, m: ListOffsetsRequest, versi
 /**
  * Reads `ListOffsetsRequest` at `version` (1-11) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeListOffsetsRequest(r: Reader, version: number): ListOffsetsRequest {
   try {
@@ -1162,8 +1162,8 @@ function d_ListOffsetsResponsePartitionResponse_v6(r: Reader): ListOffsetsRespon
 
 /**
  * Writes `ListOffsetsResponse` at `version` (1-11).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeListOffsetsResponse(w: Writer, m: ListOffsetsResponse, version: number): void {
   try {
@@ -1198,7 +1198,7 @@ export function encodeListOffsetsResponse(w: Writer, m: ListOffsetsResponse, ver
 /**
  * Reads `ListOffsetsResponse` at `version` (1-11) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeListOffsetsResponse(r: Reader, version: number): ListOffsetsResponse {
   try {

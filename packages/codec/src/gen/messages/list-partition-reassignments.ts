@@ -149,8 +149,8 @@ function d_ListPartitionReassignmentsRequestTopics_v0(r: Reader): ListPartitionR
 
 /**
  * Writes `ListPartitionReassignmentsRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeListPartitionReassignmentsRequest(w: Writer, m: ListPartitionReassignmentsRequest, version: number): void {
   try {
@@ -169,7 +169,7 @@ export function encodeListPartitionReassignmentsRequest(w: Writer, m: ListPartit
 /**
  * Reads `ListPartitionReassignmentsRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeListPartitionReassignmentsRequest(r: Reader, version: number): ListPartitionReassignmentsRequest {
   try {
@@ -435,8 +435,8 @@ function d_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(r: 
 
 /**
  * Writes `ListPartitionReassignmentsResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeListPartitionReassignmentsResponse(w: Writer, m: ListPartitionReassignmentsResponse, version: number): void {
   try {
@@ -455,7 +455,7 @@ export function encodeListPartitionReassignmentsResponse(w: Writer, m: ListParti
 /**
  * Reads `ListPartitionReassignmentsResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeListPartitionReassignmentsResponse(r: Reader, version: number): ListPartitionReassignmentsResponse {
   try {

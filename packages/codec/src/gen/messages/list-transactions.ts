@@ -228,8 +228,8 @@ function d_ListTransactionsRequest_v2(r: Reader): ListTransactionsRequest {
 
 /**
  * Writes `ListTransactionsRequest` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeListTransactionsRequest(w: Writer, m: ListTransactionsRequest, version: number): void {
   try {
@@ -254,7 +254,7 @@ export function encodeListTransactionsRequest(w: Writer, m: ListTransactionsRequ
 /**
  * Reads `ListTransactionsRequest` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeListTransactionsRequest(r: Reader, version: number): ListTransactionsRequest {
   try {
@@ -439,8 +439,8 @@ function d_ListTransactionsResponseTransactionState_v0(r: Reader): ListTransacti
 
 /**
  * Writes `ListTransactionsResponse` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeListTransactionsResponse(w: Writer, m: ListTransactionsResponse, version: number): void {
   try {
@@ -461,7 +461,7 @@ export function encodeListTransactionsResponse(w: Writer, m: ListTransactionsRes
 /**
  * Reads `ListTransactionsResponse` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeListTransactionsResponse(r: Reader, version: number): ListTransactionsResponse {
   try {

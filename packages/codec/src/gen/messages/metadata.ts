@@ -548,8 +548,8 @@ function d_MetadataRequestTopic_v10(r: Reader): MetadataRequestTopic {
 
 /**
  * Writes `MetadataRequest` at `version` (0-13).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeMetadataRequest(w: Writer, m: MetadataRequest, version: number): void {
   try {
@@ -593,7 +593,7 @@ export function encodeMetadataRequest(w: Writer, m: MetadataRequest, version: nu
 /**
  * Reads `MetadataRequest` at `version` (0-13) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeMetadataRequest(r: Reader, version: number): MetadataRequest {
   try {
@@ -2520,8 +2520,8 @@ function d_MetadataResponsePartition_v9(r: Reader): MetadataResponsePartition {
 
 /**
  * Writes `MetadataResponse` at `version` (0-13).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeMetadataResponse(w: Writer, m: MetadataResponse, version: number): void {
   try {
@@ -2575,7 +2575,7 @@ export function encodeMetadataResponse(w: Writer, m: MetadataResponse, version: 
 /**
  * Reads `MetadataResponse` at `version` (0-13) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeMetadataResponse(r: Reader, version: number): MetadataResponse {
   try {

@@ -784,8 +784,8 @@ function d_OffsetCommitRequestPartition_v8(r: Reader): OffsetCommitRequestPartit
 
 /**
  * Writes `OffsetCommitRequest` at `version` (2-10).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeOffsetCommitRequest(w: Writer, m: OffsetCommitRequest, version: number): void {
   try {
@@ -822,7 +822,7 @@ export function encodeOffsetCommitRequest(w: Writer, m: OffsetCommitRequest, ver
 /**
  * Reads `OffsetCommitRequest` at `version` (2-10) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeOffsetCommitRequest(r: Reader, version: number): OffsetCommitRequest {
   try {
@@ -1295,8 +1295,8 @@ function d_OffsetCommitResponsePartition_v8(r: Reader): OffsetCommitResponsePart
 
 /**
  * Writes `OffsetCommitResponse` at `version` (2-10).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeOffsetCommitResponse(w: Writer, m: OffsetCommitResponse, version: number): void {
   try {
@@ -1329,7 +1329,7 @@ export function encodeOffsetCommitResponse(w: Writer, m: OffsetCommitResponse, v
 /**
  * Reads `OffsetCommitResponse` at `version` (2-10) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeOffsetCommitResponse(r: Reader, version: number): OffsetCommitResponse {
   try {

@@ -184,8 +184,8 @@ function d_OffsetDeleteRequestPartition_v0(r: Reader): OffsetDeleteRequestPartit
 
 /**
  * Writes `OffsetDeleteRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeOffsetDeleteRequest(w: Writer, m: OffsetDeleteRequest, version: number): void {
   try {
@@ -204,7 +204,7 @@ export function encodeOffsetDeleteRequest(w: Writer, m: OffsetDeleteRequest, ver
 /**
  * Reads `OffsetDeleteRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeOffsetDeleteRequest(r: Reader, version: number): OffsetDeleteRequest {
   try {
@@ -411,8 +411,8 @@ function d_OffsetDeleteResponsePartition_v0(r: Reader): OffsetDeleteResponsePart
 
 /**
  * Writes `OffsetDeleteResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeOffsetDeleteResponse(w: Writer, m: OffsetDeleteResponse, version: number): void {
   try {
@@ -431,7 +431,7 @@ export function encodeOffsetDeleteResponse(w: Writer, m: OffsetDeleteResponse, v
 /**
  * Reads `OffsetDeleteResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeOffsetDeleteResponse(r: Reader, version: number): OffsetDeleteResponse {
   try {

@@ -853,8 +853,8 @@ function d_OffsetFetchRequestTopics_v10(r: Reader): OffsetFetchRequestTopics {
 
 /**
  * Writes `OffsetFetchRequest` at `version` (1-10).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeOffsetFetchRequest(w: Writer, m: OffsetFetchRequest, version: number): void {
   try {
@@ -894,7 +894,7 @@ export function encodeOffsetFetchRequest(w: Writer, m: OffsetFetchRequest, versi
 /**
  * Reads `OffsetFetchRequest` at `version` (1-10) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeOffsetFetchRequest(r: Reader, version: number): OffsetFetchRequest {
   try {
@@ -1958,8 +1958,8 @@ function d_OffsetFetchResponsePartitions_v8(r: Reader): OffsetFetchResponseParti
 
 /**
  * Writes `OffsetFetchResponse` at `version` (1-10).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeOffsetFetchResponse(w: Writer, m: OffsetFetchResponse, version: number): void {
   try {
@@ -1999,7 +1999,7 @@ export function encodeOffsetFetchResponse(w: Writer, m: OffsetFetchResponse, ver
 /**
  * Reads `OffsetFetchResponse` at `version` (1-10) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeOffsetFetchResponse(r: Reader, version: number): OffsetFetchResponse {
   try {

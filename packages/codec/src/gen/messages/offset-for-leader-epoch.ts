@@ -368,8 +368,8 @@ function d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v4(r: Reader): Of
 
 /**
  * Writes `OffsetForLeaderEpochRequest` at `version` (2-4).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeOffsetForLeaderEpochRequest(w: Writer, m: OffsetForLeaderEpochRequest, version: number): void {
   try {
@@ -394,7 +394,7 @@ export function encodeOffsetForLeaderEpochRequest(w: Writer, m: OffsetForLeaderE
 /**
  * Reads `OffsetForLeaderEpochRequest` at `version` (2-4) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeOffsetForLeaderEpochRequest(r: Reader, version: number): OffsetForLeaderEpochRequest {
   try {
@@ -751,8 +751,8 @@ function d_OffsetForLeaderEpochResponseEpochEndOffset_v4(r: Reader): OffsetForLe
 
 /**
  * Writes `OffsetForLeaderEpochResponse` at `version` (2-4).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeOffsetForLeaderEpochResponse(w: Writer, m: OffsetForLeaderEpochResponse, version: number): void {
   try {
@@ -775,7 +775,7 @@ export function encodeOffsetForLeaderEpochResponse(w: Writer, m: OffsetForLeader
 /**
  * Reads `OffsetForLeaderEpochResponse` at `version` (2-4) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeOffsetForLeaderEpochResponse(r: Reader, version: number): OffsetForLeaderEpochResponse {
   try {

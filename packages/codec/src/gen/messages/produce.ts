@@ -450,8 +450,8 @@ function d_ProduceRequestPartitionProduceData_v9(r: Reader): ProduceRequestParti
 
 /**
  * Writes `ProduceRequest` at `version` (3-13).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeProduceRequest(w: Writer, m: ProduceRequest, version: number): void {
   try {
@@ -484,7 +484,7 @@ export function encodeProduceRequest(w: Writer, m: ProduceRequest, version: numb
 /**
  * Reads `ProduceRequest` at `version` (3-13) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeProduceRequest(r: Reader, version: number): ProduceRequest {
   try {
@@ -1826,8 +1826,8 @@ function d_ProduceResponseNodeEndpoint_v10(r: Reader): ProduceResponseNodeEndpoi
 
 /**
  * Writes `ProduceResponse` at `version` (3-13).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeProduceResponse(w: Writer, m: ProduceResponse, version: number): void {
   try {
@@ -1866,7 +1866,7 @@ export function encodeProduceResponse(w: Writer, m: ProduceResponse, version: nu
 /**
  * Reads `ProduceResponse` at `version` (3-13) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeProduceResponse(r: Reader, version: number): ProduceResponse {
   try {

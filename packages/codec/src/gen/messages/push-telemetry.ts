@@ -92,8 +92,8 @@ function d_PushTelemetryRequest_v0(r: Reader): PushTelemetryRequest {
 
 /**
  * Writes `PushTelemetryRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodePushTelemetryRequest(w: Writer, m: PushTelemetryRequest, version: number): void {
   try {
@@ -112,7 +112,7 @@ export function encodePushTelemetryRequest(w: Writer, m: PushTelemetryRequest, v
 /**
  * Reads `PushTelemetryRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodePushTelemetryRequest(r: Reader, version: number): PushTelemetryRequest {
   try {
@@ -187,8 +187,8 @@ function d_PushTelemetryResponse_v0(r: Reader): PushTelemetryResponse {
 
 /**
  * Writes `PushTelemetryResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodePushTelemetryResponse(w: Writer, m: PushTelemetryResponse, version: number): void {
   try {
@@ -207,7 +207,7 @@ export function encodePushTelemetryResponse(w: Writer, m: PushTelemetryResponse,
 /**
  * Reads `PushTelemetryResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodePushTelemetryResponse(r: Reader, version: number): PushTelemetryResponse {
   try {

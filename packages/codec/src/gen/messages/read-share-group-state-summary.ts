@@ -202,8 +202,8 @@ function d_ReadShareGroupStateSummaryRequestPartitionData_v0(r: Reader): ReadSha
 
 /**
  * Writes `ReadShareGroupStateSummaryRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeReadShareGroupStateSummaryRequest(w: Writer, m: ReadShareGroupStateSummaryRequest, version: number): void {
   try {
@@ -223,7 +223,7 @@ export function encodeReadShareGroupStateSummaryRequest(w: Writer, m: ReadShareG
 /**
  * Reads `ReadShareGroupStateSummaryRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeReadShareGroupStateSummaryRequest(r: Reader, version: number): ReadShareGroupStateSummaryRequest {
   try {
@@ -607,8 +607,8 @@ function d_ReadShareGroupStateSummaryResponsePartitionResult_v1(r: Reader): Read
 
 /**
  * Writes `ReadShareGroupStateSummaryResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeReadShareGroupStateSummaryResponse(w: Writer, m: ReadShareGroupStateSummaryResponse, version: number): void {
   try {
@@ -630,7 +630,7 @@ export function encodeReadShareGroupStateSummaryResponse(w: Writer, m: ReadShare
 /**
  * Reads `ReadShareGroupStateSummaryResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeReadShareGroupStateSummaryResponse(r: Reader, version: number): ReadShareGroupStateSummaryResponse {
   try {

@@ -202,8 +202,8 @@ function d_ReadShareGroupStateRequestPartitionData_v0(r: Reader): ReadShareGroup
 
 /**
  * Writes `ReadShareGroupStateRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeReadShareGroupStateRequest(w: Writer, m: ReadShareGroupStateRequest, version: number): void {
   try {
@@ -222,7 +222,7 @@ export function encodeReadShareGroupStateRequest(w: Writer, m: ReadShareGroupSta
 /**
  * Reads `ReadShareGroupStateRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeReadShareGroupStateRequest(r: Reader, version: number): ReadShareGroupStateRequest {
   try {
@@ -538,8 +538,8 @@ function d_ReadShareGroupStateResponseStateBatch_v0(r: Reader): ReadShareGroupSt
 
 /**
  * Writes `ReadShareGroupStateResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeReadShareGroupStateResponse(w: Writer, m: ReadShareGroupStateResponse, version: number): void {
   try {
@@ -558,7 +558,7 @@ export function encodeReadShareGroupStateResponse(w: Writer, m: ReadShareGroupSt
 /**
  * Reads `ReadShareGroupStateResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeReadShareGroupStateResponse(r: Reader, version: number): ReadShareGroupStateResponse {
   try {

@@ -74,8 +74,8 @@ function d_RemoveRaftVoterRequest_v0(r: Reader): RemoveRaftVoterRequest {
 
 /**
  * Writes `RemoveRaftVoterRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeRemoveRaftVoterRequest(w: Writer, m: RemoveRaftVoterRequest, version: number): void {
   try {
@@ -94,7 +94,7 @@ export function encodeRemoveRaftVoterRequest(w: Writer, m: RemoveRaftVoterReques
 /**
  * Reads `RemoveRaftVoterRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeRemoveRaftVoterRequest(r: Reader, version: number): RemoveRaftVoterRequest {
   try {
@@ -177,8 +177,8 @@ function d_RemoveRaftVoterResponse_v0(r: Reader): RemoveRaftVoterResponse {
 
 /**
  * Writes `RemoveRaftVoterResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeRemoveRaftVoterResponse(w: Writer, m: RemoveRaftVoterResponse, version: number): void {
   try {
@@ -197,7 +197,7 @@ export function encodeRemoveRaftVoterResponse(w: Writer, m: RemoveRaftVoterRespo
 /**
  * Reads `RemoveRaftVoterResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeRemoveRaftVoterResponse(r: Reader, version: number): RemoveRaftVoterResponse {
   try {

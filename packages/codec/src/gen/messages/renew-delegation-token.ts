@@ -102,8 +102,8 @@ function d_RenewDelegationTokenRequest_v2(r: Reader): RenewDelegationTokenReques
 
 /**
  * Writes `RenewDelegationTokenRequest` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeRenewDelegationTokenRequest(w: Writer, m: RenewDelegationTokenRequest, version: number): void {
   try {
@@ -125,7 +125,7 @@ export function encodeRenewDelegationTokenRequest(w: Writer, m: RenewDelegationT
 /**
  * Reads `RenewDelegationTokenRequest` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeRenewDelegationTokenRequest(r: Reader, version: number): RenewDelegationTokenRequest {
   try {
@@ -247,8 +247,8 @@ function d_RenewDelegationTokenResponse_v2(r: Reader): RenewDelegationTokenRespo
 
 /**
  * Writes `RenewDelegationTokenResponse` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeRenewDelegationTokenResponse(w: Writer, m: RenewDelegationTokenResponse, version: number): void {
   try {
@@ -270,7 +270,7 @@ export function encodeRenewDelegationTokenResponse(w: Writer, m: RenewDelegation
 /**
  * Reads `RenewDelegationTokenResponse` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeRenewDelegationTokenResponse(r: Reader, version: number): RenewDelegationTokenResponse {
   try {

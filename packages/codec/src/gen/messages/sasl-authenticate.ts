@@ -89,8 +89,8 @@ function d_SaslAuthenticateRequest_v2(r: Reader): SaslAuthenticateRequest {
 
 /**
  * Writes `SaslAuthenticateRequest` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeSaslAuthenticateRequest(w: Writer, m: SaslAuthenticateRequest, version: number): void {
   try {
@@ -113,7 +113,7 @@ export function encodeSaslAuthenticateRequest(w: Writer, m: SaslAuthenticateRequ
 /**
  * Reads `SaslAuthenticateRequest` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeSaslAuthenticateRequest(r: Reader, version: number): SaslAuthenticateRequest {
   try {
@@ -293,8 +293,8 @@ function d_SaslAuthenticateResponse_v2(r: Reader): SaslAuthenticateResponse {
 
 /**
  * Writes `SaslAuthenticateResponse` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeSaslAuthenticateResponse(w: Writer, m: SaslAuthenticateResponse, version: number): void {
   try {
@@ -319,7 +319,7 @@ export function encodeSaslAuthenticateResponse(w: Writer, m: SaslAuthenticateRes
 /**
  * Reads `SaslAuthenticateResponse` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeSaslAuthenticateResponse(r: Reader, version: number): SaslAuthenticateResponse {
   try {

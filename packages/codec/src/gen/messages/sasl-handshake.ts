@@ -56,8 +56,8 @@ function d_SaslHandshakeRequest_v0(r: Reader): SaslHandshakeRequest {
 
 /**
  * Writes `SaslHandshakeRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeSaslHandshakeRequest(w: Writer, m: SaslHandshakeRequest, version: number): void {
   try {
@@ -77,7 +77,7 @@ export function encodeSaslHandshakeRequest(w: Writer, m: SaslHandshakeRequest, v
 /**
  * Reads `SaslHandshakeRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeSaslHandshakeRequest(r: Reader, version: number): SaslHandshakeRequest {
   try {
@@ -162,8 +162,8 @@ function d_SaslHandshakeResponse_v0(r: Reader): SaslHandshakeResponse {
 
 /**
  * Writes `SaslHandshakeResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeSaslHandshakeResponse(w: Writer, m: SaslHandshakeResponse, version: number): void {
   try {
@@ -183,7 +183,7 @@ export function encodeSaslHandshakeResponse(w: Writer, m: SaslHandshakeResponse,
 /**
  * Reads `SaslHandshakeResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeSaslHandshakeResponse(r: Reader, version: number): SaslHandshakeResponse {
   try {

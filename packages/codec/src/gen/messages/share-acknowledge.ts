@@ -366,8 +366,8 @@ function d_ShareAcknowledgeRequestAcknowledgementBatch_v1(r: Reader): ShareAckno
 
 /**
  * Writes `ShareAcknowledgeRequest` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeShareAcknowledgeRequest(w: Writer, m: ShareAcknowledgeRequest, version: number): void {
   try {
@@ -389,7 +389,7 @@ export function encodeShareAcknowledgeRequest(w: Writer, m: ShareAcknowledgeRequ
 /**
  * Reads `ShareAcknowledgeRequest` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeShareAcknowledgeRequest(r: Reader, version: number): ShareAcknowledgeRequest {
   try {
@@ -859,8 +859,8 @@ function d_ShareAcknowledgeResponseNodeEndpoint_v1(r: Reader): ShareAcknowledgeR
 
 /**
  * Writes `ShareAcknowledgeResponse` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeShareAcknowledgeResponse(w: Writer, m: ShareAcknowledgeResponse, version: number): void {
   try {
@@ -882,7 +882,7 @@ export function encodeShareAcknowledgeResponse(w: Writer, m: ShareAcknowledgeRes
 /**
  * Reads `ShareAcknowledgeResponse` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeShareAcknowledgeResponse(r: Reader, version: number): ShareAcknowledgeResponse {
   try {

@@ -540,8 +540,8 @@ function d_ShareFetchRequestForgottenTopic_v1(r: Reader): ShareFetchRequestForgo
 
 /**
  * Writes `ShareFetchRequest` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeShareFetchRequest(w: Writer, m: ShareFetchRequest, version: number): void {
   try {
@@ -563,7 +563,7 @@ export function encodeShareFetchRequest(w: Writer, m: ShareFetchRequest, version
 /**
  * Reads `ShareFetchRequest` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeShareFetchRequest(r: Reader, version: number): ShareFetchRequest {
   try {
@@ -1074,8 +1074,8 @@ function d_ShareFetchResponseNodeEndpoint_v1(r: Reader): ShareFetchResponseNodeE
 
 /**
  * Writes `ShareFetchResponse` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeShareFetchResponse(w: Writer, m: ShareFetchResponse, version: number): void {
   try {
@@ -1095,7 +1095,7 @@ export function encodeShareFetchResponse(w: Writer, m: ShareFetchResponse, versi
 /**
  * Reads `ShareFetchResponse` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeShareFetchResponse(r: Reader, version: number): ShareFetchResponse {
   try {

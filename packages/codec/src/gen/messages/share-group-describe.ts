@@ -79,8 +79,8 @@ function d_ShareGroupDescribeRequest_v1(r: Reader): ShareGroupDescribeRequest {
 
 /**
  * Writes `ShareGroupDescribeRequest` at `version` (1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeShareGroupDescribeRequest(w: Writer, m: ShareGroupDescribeRequest, version: number): void {
   try {
@@ -99,7 +99,7 @@ export function encodeShareGroupDescribeRequest(w: Writer, m: ShareGroupDescribe
 /**
  * Reads `ShareGroupDescribeRequest` at `version` (1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeShareGroupDescribeRequest(r: Reader, version: number): ShareGroupDescribeRequest {
   try {
@@ -567,8 +567,8 @@ function d_ShareGroupDescribeResponseTopicPartitions_v1(r: Reader): ShareGroupDe
 
 /**
  * Writes `ShareGroupDescribeResponse` at `version` (1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeShareGroupDescribeResponse(w: Writer, m: ShareGroupDescribeResponse, version: number): void {
   try {
@@ -587,7 +587,7 @@ export function encodeShareGroupDescribeResponse(w: Writer, m: ShareGroupDescrib
 /**
  * Reads `ShareGroupDescribeResponse` at `version` (1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeShareGroupDescribeResponse(r: Reader, version: number): ShareGroupDescribeResponse {
   try {

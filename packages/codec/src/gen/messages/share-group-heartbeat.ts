@@ -112,8 +112,8 @@ function d_ShareGroupHeartbeatRequest_v1(r: Reader): ShareGroupHeartbeatRequest 
 
 /**
  * Writes `ShareGroupHeartbeatRequest` at `version` (1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeShareGroupHeartbeatRequest(w: Writer, m: ShareGroupHeartbeatRequest, version: number): void {
   try {
@@ -132,7 +132,7 @@ export function encodeShareGroupHeartbeatRequest(w: Writer, m: ShareGroupHeartbe
 /**
  * Reads `ShareGroupHeartbeatRequest` at `version` (1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeShareGroupHeartbeatRequest(r: Reader, version: number): ShareGroupHeartbeatRequest {
   try {
@@ -378,8 +378,8 @@ function d_ShareGroupHeartbeatResponseTopicPartitions_v1(r: Reader): ShareGroupH
 
 /**
  * Writes `ShareGroupHeartbeatResponse` at `version` (1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeShareGroupHeartbeatResponse(w: Writer, m: ShareGroupHeartbeatResponse, version: number): void {
   try {
@@ -398,7 +398,7 @@ export function encodeShareGroupHeartbeatResponse(w: Writer, m: ShareGroupHeartb
 /**
  * Reads `ShareGroupHeartbeatResponse` at `version` (1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeShareGroupHeartbeatResponse(r: Reader, version: number): ShareGroupHeartbeatResponse {
   try {

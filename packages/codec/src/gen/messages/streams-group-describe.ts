@@ -139,8 +139,8 @@ function d_StreamsGroupDescribeRequest_v1(r: Reader): StreamsGroupDescribeReques
 
 /**
  * Writes `StreamsGroupDescribeRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeStreamsGroupDescribeRequest(w: Writer, m: StreamsGroupDescribeRequest, version: number): void {
   try {
@@ -162,7 +162,7 @@ export function encodeStreamsGroupDescribeRequest(w: Writer, m: StreamsGroupDesc
 /**
  * Reads `StreamsGroupDescribeRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeStreamsGroupDescribeRequest(r: Reader, version: number): StreamsGroupDescribeRequest {
   try {
@@ -1711,8 +1711,8 @@ function d_StreamsGroupDescribeResponseTopologyDescriptionGlobalStore_v1(r: Read
 
 /**
  * Writes `StreamsGroupDescribeResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeStreamsGroupDescribeResponse(w: Writer, m: StreamsGroupDescribeResponse, version: number): void {
   try {
@@ -1734,7 +1734,7 @@ export function encodeStreamsGroupDescribeResponse(w: Writer, m: StreamsGroupDes
 /**
  * Reads `StreamsGroupDescribeResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeStreamsGroupDescribeResponse(r: Reader, version: number): StreamsGroupDescribeResponse {
   try {

@@ -930,8 +930,8 @@ function d_StreamsGroupHeartbeatRequestTaskOffset_v0(r: Reader): StreamsGroupHea
 
 /**
  * Writes `StreamsGroupHeartbeatRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeStreamsGroupHeartbeatRequest(w: Writer, m: StreamsGroupHeartbeatRequest, version: number): void {
   try {
@@ -951,7 +951,7 @@ export function encodeStreamsGroupHeartbeatRequest(w: Writer, m: StreamsGroupHea
 /**
  * Reads `StreamsGroupHeartbeatRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeStreamsGroupHeartbeatRequest(r: Reader, version: number): StreamsGroupHeartbeatRequest {
   try {
@@ -1707,8 +1707,8 @@ function d_StreamsGroupHeartbeatResponseTopicPartition_v0(r: Reader): StreamsGro
 
 /**
  * Writes `StreamsGroupHeartbeatResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeStreamsGroupHeartbeatResponse(w: Writer, m: StreamsGroupHeartbeatResponse, version: number): void {
   try {
@@ -1730,7 +1730,7 @@ export function encodeStreamsGroupHeartbeatResponse(w: Writer, m: StreamsGroupHe
 /**
  * Reads `StreamsGroupHeartbeatResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeStreamsGroupHeartbeatResponse(r: Reader, version: number): StreamsGroupHeartbeatResponse {
   try {

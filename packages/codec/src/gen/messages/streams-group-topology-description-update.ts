@@ -420,8 +420,8 @@ function d_StreamsGroupTopologyDescriptionUpdateRequestTopologyDescriptionGlobal
 
 /**
  * Writes `StreamsGroupTopologyDescriptionUpdateRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeStreamsGroupTopologyDescriptionUpdateRequest(w: Writer, m: StreamsGroupTopologyDescriptionUpdateRequest, version: number): void {
   try {
@@ -440,7 +440,7 @@ export function encodeStreamsGroupTopologyDescriptionUpdateRequest(w: Writer, m:
 /**
  * Reads `StreamsGroupTopologyDescriptionUpdateRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeStreamsGroupTopologyDescriptionUpdateRequest(r: Reader, version: number): StreamsGroupTopologyDescriptionUpdateRequest {
   try {
@@ -523,8 +523,8 @@ function d_StreamsGroupTopologyDescriptionUpdateResponse_v0(r: Reader): StreamsG
 
 /**
  * Writes `StreamsGroupTopologyDescriptionUpdateResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeStreamsGroupTopologyDescriptionUpdateResponse(w: Writer, m: StreamsGroupTopologyDescriptionUpdateResponse, version: number): void {
   try {
@@ -543,7 +543,7 @@ export function encodeStreamsGroupTopologyDescriptionUpdateResponse(w: Writer, m
 /**
  * Reads `StreamsGroupTopologyDescriptionUpdateResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeStreamsGroupTopologyDescriptionUpdateResponse(r: Reader, version: number): StreamsGroupTopologyDescriptionUpdateResponse {
   try {

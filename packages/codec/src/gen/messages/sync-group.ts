@@ -408,8 +408,8 @@ function d_SyncGroupRequestAssignment_v4(r: Reader): SyncGroupRequestAssignment 
 
 /**
  * Writes `SyncGroupRequest` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeSyncGroupRequest(w: Writer, m: SyncGroupRequest, version: number): void {
   try {
@@ -439,7 +439,7 @@ export function encodeSyncGroupRequest(w: Writer, m: SyncGroupRequest, version: 
 /**
  * Reads `SyncGroupRequest` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeSyncGroupRequest(r: Reader, version: number): SyncGroupRequest {
   try {
@@ -671,8 +671,8 @@ function d_SyncGroupResponse_v5(r: Reader): SyncGroupResponse {
 
 /**
  * Writes `SyncGroupResponse` at `version` (0-5).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeSyncGroupResponse(w: Writer, m: SyncGroupResponse, version: number): void {
   try {
@@ -702,7 +702,7 @@ export function encodeSyncGroupResponse(w: Writer, m: SyncGroupResponse, version
 /**
  * Reads `SyncGroupResponse` at `version` (0-5) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeSyncGroupResponse(r: Reader, version: number): SyncGroupResponse {
   try {

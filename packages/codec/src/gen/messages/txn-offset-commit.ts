@@ -715,8 +715,8 @@ function d_TxnOffsetCommitRequestPartition_v3(r: Reader): TxnOffsetCommitRequest
 
 /**
  * Writes `TxnOffsetCommitRequest` at `version` (0-6).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeTxnOffsetCommitRequest(w: Writer, m: TxnOffsetCommitRequest, version: number): void {
   try {
@@ -747,7 +747,7 @@ export function encodeTxnOffsetCommitRequest(w: Writer, m: TxnOffsetCommitReques
 /**
  * Reads `TxnOffsetCommitRequest` at `version` (0-6) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeTxnOffsetCommitRequest(r: Reader, version: number): TxnOffsetCommitRequest {
   try {
@@ -1179,8 +1179,8 @@ function d_TxnOffsetCommitResponsePartition_v3(r: Reader): TxnOffsetCommitRespon
 
 /**
  * Writes `TxnOffsetCommitResponse` at `version` (0-6).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeTxnOffsetCommitResponse(w: Writer, m: TxnOffsetCommitResponse, version: number): void {
   try {
@@ -1209,7 +1209,7 @@ export function encodeTxnOffsetCommitResponse(w: Writer, m: TxnOffsetCommitRespo
 /**
  * Reads `TxnOffsetCommitResponse` at `version` (0-6) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeTxnOffsetCommitResponse(r: Reader, version: number): TxnOffsetCommitResponse {
   try {

@@ -58,8 +58,8 @@ function d_UnregisterBrokerRequest_v0(r: Reader): UnregisterBrokerRequest {
 
 /**
  * Writes `UnregisterBrokerRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeUnregisterBrokerRequest(w: Writer, m: UnregisterBrokerRequest, version: number): void {
   try {
@@ -78,7 +78,7 @@ export function encodeUnregisterBrokerRequest(w: Writer, m: UnregisterBrokerRequ
 /**
  * Reads `UnregisterBrokerRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeUnregisterBrokerRequest(r: Reader, version: number): UnregisterBrokerRequest {
   try {
@@ -161,8 +161,8 @@ function d_UnregisterBrokerResponse_v0(r: Reader): UnregisterBrokerResponse {
 
 /**
  * Writes `UnregisterBrokerResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeUnregisterBrokerResponse(w: Writer, m: UnregisterBrokerResponse, version: number): void {
   try {
@@ -181,7 +181,7 @@ export function encodeUnregisterBrokerResponse(w: Writer, m: UnregisterBrokerRes
 /**
  * Reads `UnregisterBrokerResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeUnregisterBrokerResponse(r: Reader, version: number): UnregisterBrokerResponse {
   try {

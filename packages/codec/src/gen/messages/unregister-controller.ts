@@ -58,8 +58,8 @@ function d_UnregisterControllerRequest_v0(r: Reader): UnregisterControllerReques
 
 /**
  * Writes `UnregisterControllerRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeUnregisterControllerRequest(w: Writer, m: UnregisterControllerRequest, version: number): void {
   try {
@@ -78,7 +78,7 @@ export function encodeUnregisterControllerRequest(w: Writer, m: UnregisterContro
 /**
  * Reads `UnregisterControllerRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeUnregisterControllerRequest(r: Reader, version: number): UnregisterControllerRequest {
   try {
@@ -161,8 +161,8 @@ function d_UnregisterControllerResponse_v0(r: Reader): UnregisterControllerRespo
 
 /**
  * Writes `UnregisterControllerResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeUnregisterControllerResponse(w: Writer, m: UnregisterControllerResponse, version: number): void {
   try {
@@ -181,7 +181,7 @@ export function encodeUnregisterControllerResponse(w: Writer, m: UnregisterContr
 /**
  * Reads `UnregisterControllerResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeUnregisterControllerResponse(r: Reader, version: number): UnregisterControllerResponse {
   try {

@@ -251,8 +251,8 @@ function d_UpdateFeaturesRequestFeatureUpdateKey_v1(r: Reader): UpdateFeaturesRe
 
 /**
  * Writes `UpdateFeaturesRequest` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeUpdateFeaturesRequest(w: Writer, m: UpdateFeaturesRequest, version: number): void {
   try {
@@ -275,7 +275,7 @@ export function encodeUpdateFeaturesRequest(w: Writer, m: UpdateFeaturesRequest,
 /**
  * Reads `UpdateFeaturesRequest` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeUpdateFeaturesRequest(r: Reader, version: number): UpdateFeaturesRequest {
   try {
@@ -488,8 +488,8 @@ function d_UpdateFeaturesResponseUpdatableFeatureResult_v0(r: Reader): UpdateFea
 
 /**
  * Writes `UpdateFeaturesResponse` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeUpdateFeaturesResponse(w: Writer, m: UpdateFeaturesResponse, version: number): void {
   try {
@@ -512,7 +512,7 @@ export function encodeUpdateFeaturesResponse(w: Writer, m: UpdateFeaturesRespons
 /**
  * Reads `UpdateFeaturesResponse` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeUpdateFeaturesResponse(r: Reader, version: number): UpdateFeaturesResponse {
   try {

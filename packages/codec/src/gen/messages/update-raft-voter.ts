@@ -237,8 +237,8 @@ function d_UpdateRaftVoterRequestKRaftVersionFeature_v0(r: Reader): UpdateRaftVo
 
 /**
  * Writes `UpdateRaftVoterRequest` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeUpdateRaftVoterRequest(w: Writer, m: UpdateRaftVoterRequest, version: number): void {
   try {
@@ -257,7 +257,7 @@ export function encodeUpdateRaftVoterRequest(w: Writer, m: UpdateRaftVoterReques
 /**
  * Reads `UpdateRaftVoterRequest` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeUpdateRaftVoterRequest(r: Reader, version: number): UpdateRaftVoterRequest {
   try {
@@ -442,8 +442,8 @@ function d_UpdateRaftVoterResponseCurrentLeader_v0(r: Reader): UpdateRaftVoterRe
 
 /**
  * Writes `UpdateRaftVoterResponse` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeUpdateRaftVoterResponse(w: Writer, m: UpdateRaftVoterResponse, version: number): void {
   try {
@@ -462,7 +462,7 @@ export function encodeUpdateRaftVoterResponse(w: Writer, m: UpdateRaftVoterRespo
 /**
  * Reads `UpdateRaftVoterResponse` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeUpdateRaftVoterResponse(r: Reader, version: number): UpdateRaftVoterResponse {
   try {

@@ -568,8 +568,8 @@ function d_VoteRequestPartitionData_v2(r: Reader): VoteRequestPartitionData {
 
 /**
  * Writes `VoteRequest` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeVoteRequest(w: Writer, m: VoteRequest, version: number): void {
   try {
@@ -594,7 +594,7 @@ export function encodeVoteRequest(w: Writer, m: VoteRequest, version: number): v
 /**
  * Reads `VoteRequest` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeVoteRequest(r: Reader, version: number): VoteRequest {
   try {
@@ -999,8 +999,8 @@ function d_VoteResponseNodeEndpoint_v1(r: Reader): VoteResponseNodeEndpoint {
 
 /**
  * Writes `VoteResponse` at `version` (0-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeVoteResponse(w: Writer, m: VoteResponse, version: number): void {
   try {
@@ -1023,7 +1023,7 @@ export function encodeVoteResponse(w: Writer, m: VoteResponse, version: number):
 /**
  * Reads `VoteResponse` at `version` (0-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeVoteResponse(r: Reader, version: number): VoteResponse {
   try {

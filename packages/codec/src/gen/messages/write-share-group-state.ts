@@ -470,8 +470,8 @@ function d_WriteShareGroupStateRequestStateBatch_v0(r: Reader): WriteShareGroupS
 
 /**
  * Writes `WriteShareGroupStateRequest` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeWriteShareGroupStateRequest(w: Writer, m: WriteShareGroupStateRequest, version: number): void {
   try {
@@ -493,7 +493,7 @@ export function encodeWriteShareGroupStateRequest(w: Writer, m: WriteShareGroupS
 /**
  * Reads `WriteShareGroupStateRequest` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeWriteShareGroupStateRequest(r: Reader, version: number): WriteShareGroupStateRequest {
   try {
@@ -704,8 +704,8 @@ function d_WriteShareGroupStateResponsePartitionResult_v0(r: Reader): WriteShare
 
 /**
  * Writes `WriteShareGroupStateResponse` at `version` (0-1).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeWriteShareGroupStateResponse(w: Writer, m: WriteShareGroupStateResponse, version: number): void {
   try {
@@ -725,7 +725,7 @@ export function encodeWriteShareGroupStateResponse(w: Writer, m: WriteShareGroup
 /**
  * Reads `WriteShareGroupStateResponse` at `version` (0-1) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeWriteShareGroupStateResponse(r: Reader, version: number): WriteShareGroupStateResponse {
   try {

@@ -336,8 +336,8 @@ function d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r: Reader): WriteTxnM
 
 /**
  * Writes `WriteTxnMarkersRequest` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeWriteTxnMarkersRequest(w: Writer, m: WriteTxnMarkersRequest, version: number): void {
   try {
@@ -359,7 +359,7 @@ export function encodeWriteTxnMarkersRequest(w: Writer, m: WriteTxnMarkersReques
 /**
  * Reads `WriteTxnMarkersRequest` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeWriteTxnMarkersRequest(r: Reader, version: number): WriteTxnMarkersRequest {
   try {
@@ -631,8 +631,8 @@ function d_WriteTxnMarkersResponseWritableTxnMarkerPartitionResult_v1(r: Reader)
 
 /**
  * Writes `WriteTxnMarkersResponse` at `version` (1-2).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeWriteTxnMarkersResponse(w: Writer, m: WriteTxnMarkersResponse, version: number): void {
   try {
@@ -652,7 +652,7 @@ export function encodeWriteTxnMarkersResponse(w: Writer, m: WriteTxnMarkersRespo
 /**
  * Reads `WriteTxnMarkersResponse` at `version` (1-2) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeWriteTxnMarkersResponse(r: Reader, version: number): WriteTxnMarkersResponse {
   try {

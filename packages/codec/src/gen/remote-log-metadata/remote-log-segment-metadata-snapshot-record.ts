@@ -229,8 +229,8 @@ function d_RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry_v0(r: R
 
 /**
  * Writes `RemoteLogSegmentMetadataSnapshotRecord` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeRemoteLogSegmentMetadataSnapshotRecord(w: Writer, m: RemoteLogSegmentMetadataSnapshotRecord, version: number): void {
   try {
@@ -249,7 +249,7 @@ export function encodeRemoteLogSegmentMetadataSnapshotRecord(w: Writer, m: Remot
 /**
  * Reads `RemoteLogSegmentMetadataSnapshotRecord` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeRemoteLogSegmentMetadataSnapshotRecord(r: Reader, version: number): RemoteLogSegmentMetadataSnapshotRecord {
   try {

@@ -220,8 +220,8 @@ function d_RemoteLogSegmentMetadataUpdateRecordTopicIdPartitionEntry_v0(r: Reade
 
 /**
  * Writes `RemoteLogSegmentMetadataUpdateRecord` at `version` (0).
- * @throws CodecError UNSUPPORTED_VERSION, FIELD_NOT_IN_VERSION (a non-default value in a field
- *   the version lacks), NULL_NOT_ALLOWED, INVALID_VALUE or INVALID_LENGTH, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, FIELD_NOT_IN_VERSION (a non-default value in a field
+ *   the version lacks), NULL_NOT_ALLOWED, VALUE_INVALID or LENGTH_INVALID, with the path
  */
 export function encodeRemoteLogSegmentMetadataUpdateRecord(w: Writer, m: RemoteLogSegmentMetadataUpdateRecord, version: number): void {
   try {
@@ -240,7 +240,7 @@ export function encodeRemoteLogSegmentMetadataUpdateRecord(w: Writer, m: RemoteL
 /**
  * Reads `RemoteLogSegmentMetadataUpdateRecord` at `version` (0) from `r`'s position; bytes and records are views
  * into the input.
- * @throws CodecError UNSUPPORTED_VERSION, TRUNCATED, INVALID_LENGTH or NULL_NOT_ALLOWED, with the path
+ * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID or NULL_NOT_ALLOWED, with the path
  */
 export function decodeRemoteLogSegmentMetadataUpdateRecord(r: Reader, version: number): RemoteLogSegmentMetadataUpdateRecord {
   try {

@@ -246,7 +246,7 @@ describe('tiered-storage metadata record goldens (RemoteLogMetadataSerde)', () =
     );
     expect(() =>
       decodeRemoteLogMetadataValue(Buffer.from(`0100${'01'}${golden.slice(6)}`, 'hex')),
-    ).toThrow(expect.objectContaining({ code: 'ERR_KAFKA_CODEC_UNSUPPORTED_VERSION' }));
+    ).toThrow(expect.objectContaining({ code: 'ERR_KAFKA_CODEC_VERSION_UNSUPPORTED' }));
   });
 });
 

@@ -61,11 +61,11 @@ describe('truncation', () => {
     );
   });
 
-  it('every prefix of a valid message fails with TRUNCATED or INVALID_LENGTH', () => {
+  it('every prefix of a valid message fails with TRUNCATED or LENGTH_INVALID', () => {
     const full = metadataResponseBytes();
     for (let cut = 0; cut < full.length; cut++) {
       const e = codecError(() => decodeMetadataResponse(new Reader(full.subarray(0, cut)), 12));
-      expect(['TRUNCATED', 'INVALID_LENGTH']).toContain(e.reason);
+      expect(['TRUNCATED', 'LENGTH_INVALID']).toContain(e.reason);
     }
   });
 
@@ -83,7 +83,7 @@ describe('lengths and counts', () => {
     // ProduceRequest v3: transactionalId null, acks, timeout, then the topic array count.
     const b = Buffer.from('ffff' + '0001' + '00000000' + '7fffffff' + '00000000', 'hex');
     const e = codecError(() => decodeProduceRequest(new Reader(b), 3));
-    expect(e.reason).toBe('INVALID_LENGTH');
+    expect(e.reason).toBe('LENGTH_INVALID');
     expect(e.path).toBe('ProduceRequest v3 .topicData');
   });
 
@@ -91,7 +91,7 @@ describe('lengths and counts', () => {
     // MetadataResponse v1 (non-flexible): one broker, nodeId 1, then host length -2.
     const b = Buffer.from('00000001' + '00000001' + 'fffe', 'hex');
     const e = codecError(() => decodeMetadataResponse(new Reader(b), 1));
-    expect(e.reason).toBe('INVALID_LENGTH');
+    expect(e.reason).toBe('LENGTH_INVALID');
     expect(e.path).toBe('MetadataResponse v1 .brokers[0].host');
   });
 
@@ -100,17 +100,17 @@ describe('lengths and counts', () => {
     const len = Buffer.from([(n & 0x7f) | 0x80, ((n >> 7) & 0x7f) | 0x80, n >> 14]);
     const b = Buffer.concat([len, Buffer.alloc(0x8000, 0x61), Buffer.from([1, 0])]);
     const e = codecError(() => decodeApiVersionsRequest(new Reader(b), 3));
-    expect(e.reason).toBe('INVALID_LENGTH');
+    expect(e.reason).toBe('LENGTH_INVALID');
     expect(e.path).toBe('ApiVersionsRequest v3 .clientSoftwareName');
   });
 
   it('an unsigned varint longer than 5 bytes or 32 bits is rejected', () => {
     expect(
       codecError(() => new Reader(Buffer.from('8080808080', 'hex')).readUvarint()).reason,
-    ).toBe('INVALID_LENGTH');
+    ).toBe('LENGTH_INVALID');
     expect(
       codecError(() => new Reader(Buffer.from('ffffffff1f', 'hex')).readUvarint()).reason,
-    ).toBe('INVALID_LENGTH');
+    ).toBe('LENGTH_INVALID');
     expect(new Reader(Buffer.from('ffffffff0f', 'hex')).readUvarint()).toBe(0xffffffff);
   });
 

@@ -108,9 +108,9 @@ describe('fromKafkaJson', () => {
           8,
         ),
       ).reason,
-    ).toBe('INVALID_VALUE');
+    ).toBe('VALUE_INVALID');
     expect(codecError(() => fromKafkaJson(d, '{"topics":', 12)).message).toContain('invalid JSON');
-    expect(codecError(() => fromKafkaJson(d, '{}', 99)).reason).toBe('UNSUPPORTED_VERSION');
+    expect(codecError(() => fromKafkaJson(d, '{}', 99)).reason).toBe('VERSION_UNSUPPORTED');
   });
 
   it('fills the fields the version lacks with their defaults, like createX', () => {

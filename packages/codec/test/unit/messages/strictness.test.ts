@@ -94,9 +94,9 @@ describe('null and version checks', () => {
   it('an unknown version is UNSUPPORTED_VERSION both ways', () => {
     expect(
       codecError(() => encodeMetadataRequest(new Writer(), createMetadataRequest(), 99)).reason,
-    ).toBe('UNSUPPORTED_VERSION');
+    ).toBe('VERSION_UNSUPPORTED');
     expect(codecError(() => decodeMetadataRequest(new Reader(Buffer.alloc(8)), -1)).reason).toBe(
-      'UNSUPPORTED_VERSION',
+      'VERSION_UNSUPPORTED',
     );
   });
 
@@ -113,11 +113,11 @@ describe('null and version checks', () => {
       ],
     });
     const e = codecError(() => encodeMetadataResponse(new Writer(), res, 12));
-    expect(e.reason).toBe('INVALID_VALUE');
+    expect(e.reason).toBe('VALUE_INVALID');
     expect(e.path).toBe('MetadataResponse v12 .topics[0].partitions[1].leaderEpoch');
   });
 
-  it('a bad uuid text is INVALID_VALUE', () => {
+  it('a bad uuid text is VALUE_INVALID', () => {
     const req = createMetadataRequest({
       topics: [createMetadataRequestTopic({ name: 'a', topicId: 'not-a-uuid' })],
     });

@@ -95,7 +95,7 @@ describe('encodeRecordBatch / decodeRecordBatches', () => {
       encodeRecordBatchSync({ compression: 'zstd', records: [{ value: null }] }),
     ).toThrow(expect.objectContaining({ code: 'ERR_KAFKA_CODEC_UNSUPPORTED' }));
     expect(() => encodeRecordBatchSync({ records: [] })).toThrow(
-      expect.objectContaining({ code: 'ERR_KAFKA_CODEC_INVALID_VALUE' }),
+      expect.objectContaining({ code: 'ERR_KAFKA_CODEC_VALUE_INVALID' }),
     );
   });
 

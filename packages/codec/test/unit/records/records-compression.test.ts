@@ -75,12 +75,12 @@ describe('compression backends', () => {
       ['snappy', 1],
     ] as [CompressionCodec, number][]) {
       await expect(compress(codec, text, { level })).rejects.toMatchObject({
-        code: 'ERR_KAFKA_CODEC_INVALID_VALUE',
+        code: 'ERR_KAFKA_CODEC_VALUE_INVALID',
       });
     }
     expect(() =>
       encodeRecordBatchSync({ compressionLevel: 1, records: [{ value: null }] }),
-    ).toThrow(expect.objectContaining({ code: 'ERR_KAFKA_CODEC_INVALID_VALUE' }));
+    ).toThrow(expect.objectContaining({ code: 'ERR_KAFKA_CODEC_VALUE_INVALID' }));
     const batch = encodeRecordBatchSync({
       compression: 'gzip',
       compressionLevel: 1,

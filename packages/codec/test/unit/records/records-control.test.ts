@@ -85,7 +85,7 @@ describe('control records other than COMMIT/ABORT', () => {
     }
   });
 
-  it('a short key or a short marker value is INVALID_LENGTH naming the record offset', () => {
+  it('a short key or a short marker value is LENGTH_INVALID naming the record offset', () => {
     const cases: [Buffer | null, Buffer | null][] = [
       [null, Buffer.alloc(6)],
       [Buffer.from([0, 0, 0]), Buffer.alloc(6)],
@@ -100,7 +100,7 @@ describe('control records other than COMMIT/ABORT', () => {
         caught = e;
       }
       expect(caught).toBeInstanceOf(RecordBatchError);
-      expect((caught as RecordBatchError).code).toBe('ERR_KAFKA_CODEC_INVALID_LENGTH');
+      expect((caught as RecordBatchError).code).toBe('ERR_KAFKA_CODEC_LENGTH_INVALID');
       expect((caught as RecordBatchError).baseOffset).toBe(70n);
       expect((caught as RecordBatchError).retriable).toBe(false);
     }

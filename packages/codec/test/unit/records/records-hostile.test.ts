@@ -78,11 +78,11 @@ describe('hostile v2 batches', () => {
     expect(consume(buf, { verifyCrc: false })).toBeGreaterThan(0);
   });
 
-  it('a batch length below the v2 header or negative is INVALID_LENGTH', () => {
+  it('a batch length below the v2 header or negative is LENGTH_INVALID', () => {
     for (const len of [14, 48, -1, -2147483648]) {
       const buf = sample();
       buf.writeInt32BE(len, 8);
-      expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_INVALID_LENGTH');
+      expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_LENGTH_INVALID');
     }
   });
 
@@ -94,12 +94,12 @@ describe('hostile v2 batches', () => {
     expect(it.partialBatchBytes).toBe(buf.length);
   });
 
-  it('a record count that lies either way is INVALID_LENGTH', () => {
+  it('a record count that lies either way is LENGTH_INVALID', () => {
     for (const count of [3, 1000, 0x7fffffff, 1, 0, -1]) {
       const buf = sample();
       buf.writeInt32BE(count, 57);
       fixCrc(buf);
-      expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_INVALID_LENGTH');
+      expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_LENGTH_INVALID');
     }
   });
 
@@ -125,17 +125,17 @@ describe('hostile v2 batches', () => {
         caught = e;
       }
       expect(caught, `patch ${at}=${byte}`).toBeInstanceOf(CodecError);
-      expect(['ERR_KAFKA_CODEC_INVALID_LENGTH', 'ERR_KAFKA_CODEC_TRUNCATED']).toContain(
+      expect(['ERR_KAFKA_CODEC_LENGTH_INVALID', 'ERR_KAFKA_CODEC_TRUNCATED']).toContain(
         (caught as CodecError).code,
       );
     }
   });
 
-  it('a varint longer than 5 bytes is INVALID_LENGTH', () => {
+  it('a varint longer than 5 bytes is LENGTH_INVALID', () => {
     const buf = sample();
     buf.fill(0xff, REC, REC + 6);
     fixCrc(buf);
-    expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_INVALID_LENGTH');
+    expectCodecError(() => consume(buf), 'ERR_KAFKA_CODEC_LENGTH_INVALID');
   });
 
   it('unknown compression ids and magic bytes are UNSUPPORTED', () => {
@@ -205,7 +205,7 @@ describe('zip bombs', () => {
                 ? { compressionBackend: backend }
                 : { maxUncompressedBytes: limit, compressionBackend: backend },
             ),
-          'ERR_KAFKA_CODEC_INVALID_LENGTH',
+          'ERR_KAFKA_CODEC_LENGTH_INVALID',
         );
         expect(e.message).toContain('maxUncompressedBytes');
       }

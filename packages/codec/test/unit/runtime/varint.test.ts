@@ -29,15 +29,15 @@ import {
 function referenceRead(
   bytes: Uint8Array,
   maxBytes: 5 | 10,
-): { value: bigint; length: number } | 'TRUNCATED' | 'INVALID_LENGTH' {
+): { value: bigint; length: number } | 'TRUNCATED' | 'LENGTH_INVALID' {
   let z = 0n;
   for (let i = 0; ; i++) {
     if (i >= bytes.length) return 'TRUNCATED';
     const b = bytes[i]!;
-    if (i === maxBytes - 1 && b >= 0x80) return 'INVALID_LENGTH';
+    if (i === maxBytes - 1 && b >= 0x80) return 'LENGTH_INVALID';
     z |= BigInt(b & 0x7f) << BigInt(7 * i);
     if (b < 0x80) {
-      if (z >= 1n << BigInt(maxBytes === 5 ? 32 : 64)) return 'INVALID_LENGTH';
+      if (z >= 1n << BigInt(maxBytes === 5 ? 32 : 64)) return 'LENGTH_INVALID';
       return { value: z, length: i + 1 };
     }
   }
@@ -170,11 +170,11 @@ describe('varint module against a reference', () => {
 
   it('refuses the longest forms as Kafka ByteUtils does: a 6th varint byte, an 11th varlong byte', () => {
     const six = Uint8Array.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x00]);
-    expect(failure(() => readUvarint({ buf: six, pos: 0, end: 6 }))).toBe('INVALID_LENGTH');
+    expect(failure(() => readUvarint({ buf: six, pos: 0, end: 6 }))).toBe('LENGTH_INVALID');
     const eleven = Uint8Array.from([...Array(10).fill(0x80), 0x00]);
-    expect(failure(() => readVarlongBig({ buf: eleven, pos: 0, end: 11 }))).toBe('INVALID_LENGTH');
+    expect(failure(() => readVarlongBig({ buf: eleven, pos: 0, end: 11 }))).toBe('LENGTH_INVALID');
     expect(failure(() => readVarlong({ buf: eleven, pos: 0, end: 11, big: null }))).toBe(
-      'INVALID_LENGTH',
+      'LENGTH_INVALID',
     );
   });
 
@@ -213,7 +213,7 @@ describe('varint module against a reference', () => {
       caught = e;
     }
     expect(caught).toBeInstanceOf(RecordBatchError);
-    expect((caught as RecordBatchError).reason).toBe('INVALID_LENGTH');
+    expect((caught as RecordBatchError).reason).toBe('LENGTH_INVALID');
     expect((caught as RecordBatchError).message).toMatch(/varlong above 64 bits/);
   });
 });

@@ -65,7 +65,7 @@ describe('Writer', () => {
     }
   });
 
-  it('rejects values outside their type with INVALID_VALUE, never a RangeError', () => {
+  it('rejects values outside their type with VALUE_INVALID, never a RangeError', () => {
     const bad: [string, (w: Writer) => void][] = [
       ['int8', (w) => w.writeInt8(128)],
       ['int16', (w) => w.writeInt16(1.5)],
@@ -83,7 +83,7 @@ describe('Writer', () => {
         expect.unreachable();
       } catch (e) {
         expect(e).toBeInstanceOf(CodecError);
-        expect(['INVALID_VALUE', 'INVALID_LENGTH']).toContain((e as CodecError).reason);
+        expect(['VALUE_INVALID', 'LENGTH_INVALID']).toContain((e as CodecError).reason);
       }
     }
   });
