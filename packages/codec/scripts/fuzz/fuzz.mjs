@@ -42,6 +42,16 @@ const { values: args } = parseArgs({
 const isCodec = (/** @type {string} */ url) => url.replaceAll('\\', '/').includes('/codec/dist/');
 
 // Coverage first: V8 counts blocks only in code compiled after precise coverage is on.
+
+/**
+ * Exits once stdout is flushed: written to a pipe, stdout is asynchronous, and process.exit()
+ * right after a write can cut the output short (the target list came out truncated on Node 24).
+ */
+async function exitFlushed(/** @type {number} */ code) {
+  await new Promise((resolve) => process.stdout.write('', resolve));
+  process.exit(code);
+}
+
 const coverage = new BlockCoverage(isCodec);
 const codec = await import('../../dist/index.js');
 const { fuzzTargets } = await import('./targets.mjs');
@@ -49,7 +59,7 @@ const targets = fuzzTargets(codec);
 
 if (args['list-targets']) {
   for (const t of targets) process.stdout.write(`${t.id}\n`);
-  process.exit(0);
+  await exitFlushed(0);
 }
 
 const maxInputs = args.inputs === undefined ? undefined : Number(args.inputs);
@@ -85,7 +95,7 @@ if (args.distill) {
     `distilled ${found.length + crashers.length + saved.length} entries to ${kept.length} ` +
       `(blocks covered ${coverage.blocksCovered})`,
   );
-  process.exit(0);
+  await exitFlushed(0);
 }
 
 const seeds = [...valid, ...found];
@@ -142,4 +152,4 @@ if (args.json) {
     })}\n`,
   );
 }
-process.exit(result.crashers.length > 0 ? 1 : 0);
+await exitFlushed(result.crashers.length > 0 ? 1 : 0);
