@@ -18,7 +18,12 @@ import { type FetchTraceContext, fetchChannel } from '../client-diagnostics.js';
 import type { IsolationLevelName, PartitionBatch } from '../partition-batch.js';
 import { OffsetOutOfRangeError, PartitionReaderError } from '../reader-errors.js';
 import { delay, unlessAborted } from './abortable.js';
-import { buildFetchRequest, type FetchTarget, findFetchPartition } from './fetch-request.js';
+import {
+  buildFetchRequest,
+  type FetchTarget,
+  findFetchPartition,
+  leaderLags,
+} from './fetch-request.js';
 import { readFetchedRecords } from './fetched-records.js';
 import { listOffset } from './list-offset.js';
 
@@ -56,7 +61,8 @@ function asError(error: unknown): Error {
  * is behind) is handled inside with a backoff, and only a fatal error escapes.
  *
  * Leader moves, as Kafka's consumer follows them: NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
- * UNKNOWN_LEADER_EPOCH, UNKNOWN_TOPIC_ID, a lost connection and the like mark the leader stale;
+ * UNKNOWN_TOPIC_ID, a lost connection and the like mark the leader stale (UNKNOWN_LEADER_EPOCH,
+ * a leader behind our epoch, is only backed off);
  * the next attempt refreshes the topic's metadata and reopens the connection if the leader
  * changed. A Fetch v16+ answer that names a newer leader (KIP-951 `currentLeader`) is followed at
  * once, without a refresh. Leader epochs never go backwards: a refresh from a broker that lags
@@ -174,9 +180,9 @@ export class FetchLoop {
       },
       'retrying a fetch',
     );
-    const epochUnknown =
-      error instanceof ProtocolError && error.errorCode === ErrorCode.UNKNOWN_LEADER_EPOCH;
-    if (verdict.refreshMetadata || epochUnknown) this.#refresh = true;
+    // UNKNOWN_LEADER_EPOCH: the broker has not caught up with the epoch we hold (often the one a
+    // KIP-951 hint gave); asking metadata cannot help, so only back off, as Kafka's consumer does.
+    if (verdict.refreshMetadata && !leaderLags(error)) this.#refresh = true;
   }
 
   async #attempt(signal: AbortSignal): Promise<PartitionBatch | undefined> {

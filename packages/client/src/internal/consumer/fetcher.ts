@@ -19,7 +19,7 @@ import {
 import type { PartitionBatch } from '../../partition-batch.js';
 import { OffsetOutOfRangeError, PartitionReaderError } from '../../reader-errors.js';
 import { unlessAborted } from '../abortable.js';
-import { FETCH_TOPIC_ID_VERSION } from '../fetch-request.js';
+import { FETCH_TOPIC_ID_VERSION, leaderLags } from '../fetch-request.js';
 import { readFetchedRecords } from '../fetched-records.js';
 import { listOffset } from '../list-offset.js';
 import type { Fetcher, FetcherConfig, FetchStart, GroupTopicPartition } from './contracts.js';
@@ -179,9 +179,10 @@ function asError(error: unknown): Error {
  * already in flight for it is dropped on arrival (a per-partition generation).
  *
  * Errors, as Kafka's consumer treats them: a moved leader (NOT_LEADER_OR_FOLLOWER,
- * FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, UNKNOWN_TOPIC_OR_PARTITION, ...) refreshes the
- * partition's metadata and fetches again after a backoff, or follows at once the leader a
- * Fetch v16+ answer names (KIP-951); leader epochs never go backwards. A lost connection or a
+ * FENCED_LEADER_EPOCH, UNKNOWN_TOPIC_OR_PARTITION, ...) refreshes the partition's metadata and
+ * fetches again after a backoff, or follows at once the leader a Fetch v16+ answer names
+ * (KIP-951); UNKNOWN_LEADER_EPOCH (a leader behind our epoch) is only backed off; leader
+ * epochs never go backwards. A lost connection or a
  * timed-out Fetch backs that broker off (exponentially, jittered) and starts its session anew;
  * the other brokers go on. OFFSET_OUT_OF_RANGE resets by `autoOffsetReset`, or with 'none'
  * rejects poll with {@link OffsetOutOfRangeError}. Anything else not retriable
@@ -537,10 +538,9 @@ export class SessionFetcher implements Fetcher {
 
   /** A retriable failure of one partition: back it off; a stale leader is looked up again. */
   #partitionRetry(state: PartitionState, error: Error): void {
-    const verdict = classify(error, 'leader');
-    const epochUnknown =
-      error instanceof ProtocolError && error.errorCode === ErrorCode.UNKNOWN_LEADER_EPOCH;
-    if (verdict.refreshMetadata || epochUnknown) state.stale = true;
+    // UNKNOWN_LEADER_EPOCH: the broker has not caught up with the epoch we hold (often the one a
+    // KIP-951 hint gave); asking metadata cannot help, so only back off, as Kafka's consumer does.
+    if (classify(error, 'leader').refreshMetadata && !leaderLags(error)) state.stale = true;
     state.failures++;
     state.retryAt = Date.now() + this.#backoff(state.failures);
   }
