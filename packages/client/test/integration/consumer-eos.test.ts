@@ -7,7 +7,7 @@ import { Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from './admin-support.js';
-import { Member, Pipeline, produceNumbered, Tally, waitFor } from './consumer-support.js';
+import { healthy, Member, Pipeline, produceNumbered, Tally, waitFor } from './consumer-support.js';
 
 const kafka = sharedCluster();
 let cluster: Cluster;
@@ -20,12 +20,6 @@ afterAll(async () => {
 });
 
 const TOTAL = 3000;
-
-/** True while no pipeline failed; a failed one ends the wait at once with its error. */
-function healthy(pipelines: readonly Pipeline[]): true {
-  for (const p of pipelines) if (p.error !== undefined) throw p.error;
-  return true;
-}
 
 for (const groupProtocol of ['consumer', 'classic'] as const) {
   describe(`groupProtocol '${groupProtocol}'`, () => {

@@ -9,7 +9,7 @@ import { type KafkaCluster, startCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Consumer, type ConsumerOptions } from '../../src/index.js';
 import { unique } from './admin-support.js';
-import { Member, Pipeline, produceNumbered, Tally, waitFor } from './consumer-support.js';
+import { healthy, Member, Pipeline, produceNumbered, Tally, waitFor } from './consumer-support.js';
 
 const TOTAL = 3000;
 const PARTITIONS = 3;
@@ -133,19 +133,15 @@ describe('exactly-once pipeline across a broker failure', () => {
         new Pipeline(cluster, groupId, input, output, groupProtocol, { retryAborted: true }),
         new Pipeline(cluster, groupId, input, output, groupProtocol, { retryAborted: true }),
       ];
-      const healthy = () => {
-        for (const p of pipelines) if (p.error !== undefined) throw p.error;
-        return true;
-      };
       let killed = -1;
       try {
         await waitFor(
-          () => healthy() && pipelines.every((p) => p.transactions > 0),
+          () => healthy(pipelines) && pipelines.every((p) => p.transactions > 0),
           90_000,
           'a committed transaction from each member',
         );
         await waitFor(
-          () => healthy() && production.sent() >= TOTAL / 3,
+          () => healthy(pipelines) && production.sent() >= TOTAL / 3,
           60_000,
           'a third of the input',
         );
@@ -155,7 +151,7 @@ describe('exactly-once pipeline across a broker failure', () => {
         await kafka.stopNode(killed, { signal: 'SIGKILL' });
         await production.done;
         await waitFor(
-          () => healthy() && outputs.counts.size >= TOTAL,
+          () => healthy(pipelines) && outputs.counts.size >= TOTAL,
           180_000,
           'every output record',
         );

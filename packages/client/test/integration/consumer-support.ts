@@ -241,3 +241,9 @@ export class Pipeline {
     await this.producer.close();
   }
 }
+
+/** True while no pipeline failed; a failed one ends a wait at once with its error. */
+export function healthy(pipelines: readonly Pipeline[]): true {
+  for (const p of pipelines) if (p.error !== undefined) throw p.error;
+  return true;
+}
