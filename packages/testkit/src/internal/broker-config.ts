@@ -55,6 +55,11 @@ export function defaultBrokerSettings(nodes: number): Record<string, string | nu
     'num.recovery.threads.per.data.dir': 1,
     'log.cleaner.threads': 1,
     'log.cleaner.dedupe.buffer.size': 8 * 1024 * 1024,
+    // No time-based retention: tests pin record timestamps in the past, and with Kafka's
+    // default (7 days, checked every 5 minutes) the retention check deletes such a log, active
+    // segment included, at a random moment between a write and the read that checks it. A
+    // topic that wants retention sets `retention.ms`.
+    'log.retention.ms': -1,
     'controlled.shutdown.enable': true,
     // KRaft: a dead broker is fenced after this many ms without heartbeats (default 9000).
     'broker.session.timeout.ms': 6000,
