@@ -361,6 +361,10 @@ describe('SessionFetcher on a real cluster', () => {
         await producing;
         await reading;
       }
+      // The loop may have produced its last round before the election took effect; one more
+      // round, written once every broker names broker 2, can only be read from broker 2.
+      await produce(producer, tps, produced, 5);
+      produced += 5;
       const total = produced;
       const after = await pollUntil(fetcher, () =>
         tps.every((tp) => fetcher.position(tp)?.offset === BigInt(total)),
