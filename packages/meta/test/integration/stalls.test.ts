@@ -415,13 +415,27 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
       refreshIntervalMs: 0,
       requestTimeoutMs: 30_000,
     });
+    // What each phase sent and how it ended, for a failure message that says what happened.
+    const trail = (from: number) =>
+      sent
+        .slice(from)
+        .map(
+          (s) =>
+            `api ${s.apiKey} to ${s.nodeId ?? s.address} (timeout ${s.timeoutMs} ms): ${s.outcome ?? 'pending'}${s.failed === undefined ? '' : ` ${s.failed}`}${s.inner?.length ? ` [${s.inner.join(', ')}]` : ''}`,
+        )
+        .join('; ');
     const send = (operationTimeoutMs: number) =>
       cluster.sendToLeader(topic, 0, ListOffsetsApi, latestOffset(topic), {
         operationTimeoutMs,
         maxAttempts: 1_000,
       });
     try {
-      await send(30_000);
+      // The victim leads the partition and answers it.
+      const first = await send(30_000);
+      expect(first.topics[0]?.partitions[0]?.errorCode, trail(0)).toBe(0);
+      expect(sent.filter((s) => s.apiKey === ListOffsetsApi.apiKey).at(-1)?.address).toBe(
+        `${victim.host}:${victim.port}`,
+      );
 
       // 1. Frozen: the one attempt waits for the time left in the operation, not for the
       // 30 s request timeout, and the operation fails with the attempt's error as its cause.
@@ -433,7 +447,9 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
       } finally {
         kafka.resumeNode(victim.nodeId);
       }
-      expect(frozen).toBeInstanceOf(OperationTimeoutError);
+      expect(frozen, `frozen phase: ${trail(sentBeforeFreeze)}`).toBeInstanceOf(
+        OperationTimeoutError,
+      );
       expect((frozen as Error).cause).toBeInstanceOf(RequestTimeoutError);
       const frozenAttempts = sent.slice(sentBeforeFreeze);
       expect(frozenAttempts.map((s) => s.apiKey)).toEqual([ListOffsetsApi.apiKey]);
@@ -444,7 +460,7 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
       await kafka.stopNode(victim.nodeId, { signal: 'SIGKILL' });
       const sentBeforeDown = sent.length;
       const down = await send(3_000).catch((e: unknown) => e);
-      expect(down).toBeInstanceOf(OperationTimeoutError);
+      expect(down, `down phase: ${trail(sentBeforeDown)}`).toBeInstanceOf(OperationTimeoutError);
       expect(down).toMatchObject({ code: 'ERR_KAFKA_OPERATION_TIMEOUT', retriable: true });
       expect(sent.slice(sentBeforeDown).some((s) => s.apiKey === MetadataApi.apiKey)).toBe(true);
       for (const s of sent.slice(sentBeforeDown)) {
