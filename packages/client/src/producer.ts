@@ -38,6 +38,8 @@ interface Prepared {
   readonly reject: (e: Error) => void;
   /** Settles when the record is in the buffer (or refused). */
   readonly accepted: { resolve: () => void; reject: (e: Error) => void };
+  /** Fulfils once `accepted` has settled either way. */
+  readonly settled: Promise<void>;
   readonly deadline: number;
 }
 
@@ -313,25 +315,32 @@ export class Producer {
       reject(error);
       return Promise.reject(error);
     }
-    return new Promise<void>((acceptResolve, acceptReject) => {
-      const prepared: Prepared = {
-        topic: record.topic,
-        partition: record.partition,
-        input: { key, value, headers, timestamp },
-        timestamp,
-        bytes,
-        resolve,
-        reject,
-        accepted: { resolve: acceptResolve, reject: acceptReject },
-        deadline: Date.now() + this.#options.maxBlockMs,
-      };
-      if (this.#waiting.length === 0 && this.#tryAppend(prepared)) {
-        acceptResolve();
-        return;
-      }
-      this.#waiting.push(prepared);
-      this.#processWaiting();
+    let accepted: Prepared['accepted'] | undefined;
+    const acceptance = new Promise<void>((acceptResolve, acceptReject) => {
+      accepted = { resolve: acceptResolve, reject: acceptReject };
     });
+    const prepared: Prepared = {
+      topic: record.topic,
+      partition: record.partition,
+      input: { key, value, headers, timestamp },
+      timestamp,
+      bytes,
+      resolve,
+      reject,
+      accepted: accepted!,
+      settled: acceptance.then(
+        () => {},
+        () => {},
+      ),
+      deadline: Date.now() + this.#options.maxBlockMs,
+    };
+    if (this.#waiting.length === 0 && this.#tryAppend(prepared)) {
+      prepared.accepted.resolve();
+      return acceptance;
+    }
+    this.#waiting.push(prepared);
+    this.#processWaiting();
+    return acceptance;
   }
 
   #refusal(): Error | undefined {
@@ -430,17 +439,12 @@ export class Producer {
     }
   }
 
-  /** Resolves when every record waiting now has been appended or refused. */
+  /**
+   * Resolves when every record waiting now has been appended or refused: waiting records leave
+   * the queue in order, so the last one settling means all before it have.
+   */
   async #waitingSettled(): Promise<void> {
-    const last = this.#waiting[this.#waiting.length - 1];
-    if (last === undefined) return;
-    await new Promise<void>((resolve) => {
-      const check = () => {
-        if (!this.#waiting.includes(last)) resolve();
-        else setTimeout(check, 5);
-      };
-      check();
-    });
+    await this.#waiting[this.#waiting.length - 1]?.settled;
   }
 
   async #flushBatches(): Promise<void> {
