@@ -18,12 +18,7 @@ import { type FetchTraceContext, fetchChannel } from '../client-diagnostics.js';
 import type { IsolationLevelName, PartitionBatch } from '../partition-batch.js';
 import { OffsetOutOfRangeError, PartitionReaderError } from '../reader-errors.js';
 import { delay, unlessAborted } from './abortable.js';
-import {
-  buildFetchRequest,
-  type FetchTarget,
-  findFetchPartition,
-  leaderLags,
-} from './fetch-request.js';
+import { buildFetchRequest, type FetchTarget, findFetchPartition } from './fetch-request.js';
 import { readFetchedRecords } from './fetched-records.js';
 import { listOffset } from './list-offset.js';
 
@@ -180,9 +175,10 @@ export class FetchLoop {
       },
       'retrying a fetch',
     );
-    // UNKNOWN_LEADER_EPOCH: the broker has not caught up with the epoch we hold (often the one a
-    // KIP-951 hint gave); asking metadata cannot help, so only back off, as Kafka's consumer does.
-    if (verdict.refreshMetadata && !leaderLags(error)) this.#refresh = true;
+    // The error table decides: UNKNOWN_LEADER_EPOCH (the broker has not caught up with the epoch
+    // we hold, often one a KIP-951 hint gave) is not in Kafka's InvalidMetadataException family,
+    // so it is only backed off, as Kafka's consumer does.
+    if (verdict.refreshMetadata) this.#refresh = true;
   }
 
   async #attempt(signal: AbortSignal): Promise<PartitionBatch | undefined> {

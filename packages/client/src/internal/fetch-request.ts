@@ -2,11 +2,9 @@ import {
   createFetchRequest,
   createFetchRequestPartition,
   createFetchRequestTopic,
-  ErrorCode,
   type FetchRequest,
   type FetchResponse,
   type FetchResponsePartitionData,
-  ProtocolError,
 } from '@kafkats/codec';
 import { ZERO_UUID } from '@kafkats/meta';
 import type { IsolationLevelName } from '../partition-batch.js';
@@ -87,13 +85,4 @@ export function findFetchPartition(
     for (const p of t.partitions) if (p.partitionIndex === target.partition) return p;
   }
   return undefined;
-}
-
-/**
- * UNKNOWN_LEADER_EPOCH in a Fetch answer: the leader has not yet caught up with the epoch the
- * request carried (often one a KIP-951 hint gave). Kafka's consumer retries it after a backoff
- * without asking metadata, which could only repeat what we know.
- */
-export function leaderLags(error: unknown): boolean {
-  return error instanceof ProtocolError && error.errorCode === ErrorCode.UNKNOWN_LEADER_EPOCH;
 }

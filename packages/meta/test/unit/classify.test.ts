@@ -34,6 +34,27 @@ const TABLE: [string, () => unknown, TargetKind, boolean, boolean, boolean, bool
     false,
     false,
   ],
+  // The broker leads with a newer epoch than ours: metadata names the move, so refetch it.
+  [
+    'FENCED_LEADER_EPOCH',
+    () => broker(ErrorCode.FENCED_LEADER_EPOCH),
+    'leader',
+    true,
+    true,
+    false,
+    false,
+  ],
+  // The broker is behind the epoch we hold (often a KIP-951 hint's): Kafka's
+  // UnknownLeaderEpochException is no InvalidMetadataException, so only back off and retry.
+  [
+    'UNKNOWN_LEADER_EPOCH',
+    () => broker(ErrorCode.UNKNOWN_LEADER_EPOCH),
+    'leader',
+    true,
+    false,
+    false,
+    false,
+  ],
   [
     'NOT_CONTROLLER',
     () => broker(ErrorCode.NOT_CONTROLLER),

@@ -19,7 +19,7 @@ import {
 import type { PartitionBatch } from '../../partition-batch.js';
 import { OffsetOutOfRangeError, PartitionReaderError } from '../../reader-errors.js';
 import { unlessAborted } from '../abortable.js';
-import { FETCH_TOPIC_ID_VERSION, leaderLags } from '../fetch-request.js';
+import { FETCH_TOPIC_ID_VERSION } from '../fetch-request.js';
 import { readFetchedRecords } from '../fetched-records.js';
 import { listOffset } from '../list-offset.js';
 import type { Fetcher, FetcherConfig, FetchStart, GroupTopicPartition } from './contracts.js';
@@ -538,9 +538,10 @@ export class SessionFetcher implements Fetcher {
 
   /** A retriable failure of one partition: back it off; a stale leader is looked up again. */
   #partitionRetry(state: PartitionState, error: Error): void {
-    // UNKNOWN_LEADER_EPOCH: the broker has not caught up with the epoch we hold (often the one a
-    // KIP-951 hint gave); asking metadata cannot help, so only back off, as Kafka's consumer does.
-    if (classify(error, 'leader').refreshMetadata && !leaderLags(error)) state.stale = true;
+    // The error table decides: UNKNOWN_LEADER_EPOCH (the broker has not caught up with the epoch
+    // we hold, often one a KIP-951 hint gave) is not in Kafka's InvalidMetadataException family,
+    // so it is only backed off, as Kafka's consumer does.
+    if (classify(error, 'leader').refreshMetadata) state.stale = true;
     state.failures++;
     state.retryAt = Date.now() + this.#backoff(state.failures);
   }
