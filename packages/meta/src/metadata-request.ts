@@ -64,6 +64,8 @@ export function buildMetadataRequest(
  * leader, controller -1 an absent controller; fields a version lacks arrive as their schema
  * defaults (leaderEpoch -1, rack null, zero topic id) and are kept as such.
  *
+ * The snapshot reads `body` where it is (no copy): do not modify it afterwards.
+ *
  * @param fetchedAtMs when the response arrived (epoch ms)
  */
 export function snapshotFromMetadata(
@@ -110,6 +112,8 @@ export function snapshotFromMetadata(
  * snapshot without going through `MetadataResponse` objects: the partitions stay in typed
  * arrays and become `TopicInfo` / `PartitionInfo` objects only when read. The result is the
  * snapshot {@link snapshotFromMetadata} makes of the same response.
+ *
+ * The snapshot reads `body` where it is (no copy): do not modify it afterwards.
  *
  * @param fetchedAtMs when the response arrived (epoch ms)
  * @throws CodecError as `decodeMetadataResponse` does (TRUNCATED, LENGTH_INVALID,

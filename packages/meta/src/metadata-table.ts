@@ -1,7 +1,7 @@
 import { CodecError, Reader } from '@kafkats/codec';
 
 /**
- * A Metadata response's topics and partitions, indexed over a copy of the response bytes:
+ * A Metadata response's topics and partitions, indexed over the response bytes themselves:
  * what a `MetadataSnapshot` is built from when it comes straight from the wire. Decoding
  * checks every length and records where each partition starts; a partition's fields are
  * read from the bytes when asked for, and `TopicInfo` / `PartitionInfo` objects are made from
@@ -118,6 +118,10 @@ function atPath(e: unknown, path: string): unknown {
  * `decodeMetadataResponse` does (same `CodecError` reasons) without making an object per
  * partition. Leaves `r.pos` after the body.
  *
+ * The table keeps a view of `r.buf`, not a copy: the bytes must not change while the table
+ * is in use. The wire hands every response frame out as a buffer it never reuses (a socket
+ * chunk or a frame-sized buffer of its own), so a connection's answer qualifies.
+ *
  * @throws CodecError VERSION_UNSUPPORTED, TRUNCATED, LENGTH_INVALID, NULL_NOT_ALLOWED
  */
 export function readMetadataTable(
@@ -155,7 +159,8 @@ export function readMetadataTable(
     const controllerId = version >= 1 ? r.readInt32() : -1;
     where = 'topics';
     const topicCount = arrayLength();
-    // The topics' bytes are kept (one copy); partitions are found again by their offsets.
+    // The topics' bytes are kept as a view, not copied (see readMetadataTable's contract);
+    // partitions are found again by their offsets.
     const base = r.pos;
     const buf = r.buf;
     const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -260,7 +265,7 @@ export function readMetadataTable(
       head: { throttleTimeMs, brokers, clusterId, controllerId, errorCode },
       table: new MetadataTable(
         version,
-        Buffer.from(buf.subarray(base, topicsEnd)),
+        buf.subarray(base, topicsEnd),
         names,
         topicInts.subarray(0, t * 5),
         topicSorted.subarray(0, t),
