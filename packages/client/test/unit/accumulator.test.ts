@@ -22,8 +22,12 @@ async function fill(acc: Accumulator, n: number, bytesEach: number): Promise<Pro
     if (made.at(-1) !== batch) made.push(batch);
     batch.append(record(i), bytesEach, bytesEach, { resolve: noop, reject: noop, timestamp: 0 });
     acc.afterAppend(batch);
-    // Let the async (compressed) encoding of a closed batch finish, so its ratio is observed.
-    await new Promise((r) => setImmediate(r));
+    // A batch that closed (here, or in batchFor when the record did not fit) is encoded off the
+    // main thread (compressed): wait for that to finish, however long it takes, so its ratio is
+    // observed before the next append is sized.
+    for (const b of made.slice(-2)) {
+      while (b.closed && b.encoded === null && !b.done) await new Promise((r) => setImmediate(r));
+    }
   }
   return made;
 }
