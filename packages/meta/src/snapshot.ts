@@ -76,17 +76,22 @@ function freezeTopic(t: TopicInfo): TopicInfo {
 
 /** Where a snapshot built from response bytes keeps its columns (not part of `SnapshotInit`). */
 const TABLE: unique symbol = Symbol('MetadataSnapshot.table');
+/** Topics a targeted refresh merged over a table-backed snapshot, by name. */
+const OVERLAY: unique symbol = Symbol('MetadataSnapshot.overlay');
 
 /** A `SnapshotInit` whose topics are in a {@link MetadataTable} instead of objects. */
 export interface TableSnapshotInit extends Omit<SnapshotInit, 'topics'> {
   readonly topics: readonly TopicInfo[];
   readonly [TABLE]: MetadataTable;
+  /** Frozen topics that replace the table's same-named ones. */
+  readonly [OVERLAY]?: ReadonlyMap<string, TopicInfo>;
 }
 
 /** Builds a snapshot over a table (module-internal, set by the class's static block). */
 let snapshotOverTable: (
   init: Omit<SnapshotInit, 'topics'>,
   table: MetadataTable,
+  overlay?: ReadonlyMap<string, TopicInfo>,
 ) => MetadataSnapshot;
 /** True when some partition of `next` has an older known leader epoch than `previous` has. */
 let hasOlderLeaderEpoch: (next: MetadataSnapshot, previous: MetadataSnapshot) => boolean;
@@ -98,7 +103,8 @@ let hasOlderLeaderEpoch: (next: MetadataSnapshot, previous: MetadataSnapshot) =>
  *
  * A snapshot the cluster builds from a Metadata answer keeps the answer's partitions in
  * typed arrays and makes `TopicInfo` / `PartitionInfo` objects only when they are asked for
- * (`topics`, `topic()`, `partition()`); `leaderFor()` reads the arrays directly. What a
+ * (`topics`, `topic()`, `partition()`); `leaderFor()` reads the arrays directly. A targeted
+ * refresh merged into it keeps those arrays and lays the refreshed topics over them. What a
  * reader sees is the same either way.
  */
 export class MetadataSnapshot {
@@ -111,13 +117,21 @@ export class MetadataSnapshot {
   #topics: readonly TopicInfo[] | undefined;
   #byName: Map<string, TopicInfo> | undefined;
   readonly #table: MetadataTable | undefined;
+  /** Table-backed: topics that replace the table's same-named ones (targeted refreshes). */
+  readonly #overlay: ReadonlyMap<string, TopicInfo> | undefined;
   /** Table-backed: topic name to its slot (the last of equal names, as `#byName` keeps). */
   #slots: Map<string, number> | undefined;
   #topicAt: (TopicInfo | undefined)[] | undefined;
 
   static {
-    snapshotOverTable = (init, table) =>
-      new MetadataSnapshot({ ...init, topics: [], [TABLE]: table } as TableSnapshotInit);
+    snapshotOverTable = (init, table, overlay) =>
+      new MetadataSnapshot({
+        ...init,
+        topics: [],
+        [TABLE]: table,
+        // A merged snapshot keeps its (maybe empty) overlay: merging also makes names unique.
+        ...(overlay === undefined ? {} : { [OVERLAY]: overlay }),
+      } as TableSnapshotInit);
     hasOlderLeaderEpoch = (next, previous) => next.#hasOlderLeaderEpoch(previous);
   }
 
@@ -127,6 +141,7 @@ export class MetadataSnapshot {
     );
     const table = (init as Partial<TableSnapshotInit>)[TABLE];
     this.#table = table;
+    this.#overlay = table === undefined ? undefined : (init as TableSnapshotInit)[OVERLAY];
     if (table === undefined) {
       this.#topics = Object.freeze(
         [...init.topics]
@@ -147,6 +162,19 @@ export class MetadataSnapshot {
     if (this.#topics !== undefined) return this.#topics;
     const table = this.#table!;
     const names = table.names;
+    const overlay = this.#overlay;
+    if (overlay !== undefined) {
+      // As an eager merge makes it: one topic per name, the overlay's where it has one, else
+      // the table's (the last of equal names), sorted by name.
+      const merged: TopicInfo[] = [...overlay.values()];
+      for (let slot = 0; slot < table.topicCount; slot++) {
+        const name = names[slot]!;
+        if (!overlay.has(name) && this.#slot(name) === slot) merged.push(this.#materialise(slot));
+      }
+      merged.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      this.#topics = Object.freeze(merged);
+      return this.#topics;
+    }
     const order = Array.from({ length: table.topicCount }, (_, i) => i);
     order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
     this.#topics = Object.freeze(order.map((slot) => this.#materialise(slot)));
@@ -213,7 +241,7 @@ export class MetadataSnapshot {
 
   /** The known leader epoch of a partition, -1 when unknown or absent. */
   #epochOf(topic: string, partition: number): number {
-    if (this.#table !== undefined) {
+    if (this.#table !== undefined && this.#overlay?.has(topic) !== true) {
       const slot = this.#slot(topic);
       if (slot === undefined) return -1;
       const k = this.#directSlot(slot, partition);
@@ -224,7 +252,7 @@ export class MetadataSnapshot {
 
   #hasOlderLeaderEpoch(previous: MetadataSnapshot): boolean {
     const table = this.#table;
-    if (table === undefined) {
+    if (table === undefined || this.#overlay !== undefined) {
       return this.topics.some((t) =>
         t.partitions.some((p) => {
           const before = previous.#epochOf(t.name, p.partition);
@@ -262,6 +290,8 @@ export class MetadataSnapshot {
   /** The topic, or undefined when this snapshot does not have it. */
   topic(name: string): TopicInfo | undefined {
     if (this.#table !== undefined) {
+      const merged = this.#overlay?.get(name);
+      if (merged !== undefined) return merged;
       const slot = this.#slot(name);
       return slot === undefined ? undefined : this.#materialise(slot);
     }
@@ -285,7 +315,7 @@ export class MetadataSnapshot {
 
   /** The partition's leader node id, or undefined when unknown or leaderless. */
   leaderFor(topic: string, partition: number): number | undefined {
-    if (this.#table !== undefined) {
+    if (this.#table !== undefined && this.#overlay?.has(topic) !== true) {
       const slot = this.#slot(topic);
       if (slot === undefined) return undefined;
       const k = this.#directSlot(slot, partition);
@@ -314,18 +344,24 @@ export class MetadataSnapshot {
    * (see {@link keepNewerLeaderEpochs}).
    */
   withTopicsMerged(fresh: MetadataSnapshot): MetadataSnapshot {
-    const topics = new Map(this.topics.map((t) => [t.name, t]));
-    for (const t of keepNewerLeaderEpochs(fresh, this).topics) topics.set(t.name, t);
+    const refreshed = keepNewerLeaderEpochs(fresh, this).topics;
     const hasBrokers = fresh.brokers.length > 0;
-    return new MetadataSnapshot({
+    const controllerId = hasBrokers ? fresh.controllerId : this.controllerId;
+    const init = {
       brokers: hasBrokers ? fresh.brokers : this.brokers,
-      topics: [...topics.values()],
-      ...((hasBrokers ? fresh.controllerId : this.controllerId) === undefined
-        ? {}
-        : { controllerId: (hasBrokers ? fresh.controllerId : this.controllerId) as number }),
+      ...(controllerId === undefined ? {} : { controllerId }),
       clusterId: fresh.clusterId ?? this.clusterId,
       fetchedAtMs: Math.min(this.fetchedAtMs, fresh.fetchedAtMs),
-    });
+    };
+    if (this.#table !== undefined) {
+      // A few refreshed topics over a table of thousands: keep the table, lay them over it.
+      const overlay = new Map(this.#overlay);
+      for (const t of refreshed) overlay.set(t.name, t);
+      return snapshotOverTable(init, this.#table, overlay);
+    }
+    const topics = new Map(this.topics.map((t) => [t.name, t]));
+    for (const t of refreshed) topics.set(t.name, t);
+    return new MetadataSnapshot({ ...init, topics: [...topics.values()] });
   }
 
   /**
@@ -380,6 +416,14 @@ export class MetadataSnapshot {
   /** A copy that names no controller (after NOT_CONTROLLER: the next lookup refreshes). */
   withoutController(): MetadataSnapshot {
     if (this.controllerId === undefined) return this;
+    if (this.#table !== undefined) {
+      const init = {
+        brokers: this.brokers,
+        clusterId: this.clusterId,
+        fetchedAtMs: this.fetchedAtMs,
+      };
+      return snapshotOverTable(init, this.#table, this.#overlay);
+    }
     return new MetadataSnapshot({
       brokers: this.brokers,
       topics: this.topics,

@@ -161,6 +161,30 @@ describe('decodeMetadataSnapshot (the refresh path) and the generic decoder', ()
       );
     });
 
+    it(`merge targeted refreshes into a table-backed snapshot as into an eager one, at v${version}`, () => {
+      fc.assert(
+        fc.property(responseArb(version), responseArb(version), responseArb(version), (a, b, c) => {
+          const bytes = [a, b, c].map((r) => encode(r, version));
+          const generic = bytes.map((x, i) =>
+            snapshotFromMetadata(decodeMetadataResponse(new Reader(x), version), i + 1),
+          );
+          const fast = bytes.map((x, i) => decodeMetadataSnapshot(x, version, i + 1));
+          // Two refreshes in a row: the second lays its topics over the first's.
+          const eager = generic[0]!.withTopicsMerged(generic[1]!).withTopicsMerged(generic[2]!);
+          const lazy = fast[0]!.withTopicsMerged(fast[1]!).withTopicsMerged(fast[2]!);
+          expect(view(lazy, eager)).toEqual(view(eager, eager));
+          // Epochs of the merged snapshot are compared as the eager one's are.
+          expect(view(keepNewerLeaderEpochs(fast[0]!, lazy), eager)).toEqual(
+            view(keepNewerLeaderEpochs(generic[0]!, eager), eager),
+          );
+          expect(view(lazy.withoutController(), eager)).toEqual(
+            view(eager.withoutController(), eager),
+          );
+        }),
+        { numRuns: 40 },
+      );
+    });
+
     it(`refuse every truncation of a Metadata v${version} response as the generic decoder does`, () => {
       fc.assert(
         fc.property(responseArb(version), fc.nat(), (response, at) => {
