@@ -64,8 +64,6 @@ export function buildMetadataRequest(
  * leader, controller -1 an absent controller; fields a version lacks arrive as their schema
  * defaults (leaderEpoch -1, rack null, zero topic id) and are kept as such.
  *
- * The snapshot reads `body` where it is (no copy): do not modify it afterwards.
- *
  * @param fetchedAtMs when the response arrived (epoch ms)
  */
 export function snapshotFromMetadata(
