@@ -214,9 +214,14 @@ describe('against a private 3-node cluster with auto.create.topics.enable=true',
     await kafka.admin.createTopic(topic, { partitions: 3, replicationFactor: 3 });
     const cluster = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
     try {
-      await cluster.refreshTopics([topic]);
-      const leader = cluster.snapshot().leaderFor(topic, 0);
-      if (leader === undefined) throw new Error('no leader');
+      // The testkit waited until one broker named every leader; the broker our refresh asks may
+      // not have learnt the new topic yet.
+      let leader: number | undefined;
+      for (let i = 0; i < 100 && leader === undefined; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 100));
+        leader = (await cluster.refreshTopics([topic])).leaderFor(topic, 0);
+      }
+      if (leader === undefined) throw new Error(`no leader for ${topic}-0 within 10 s`);
       const led = cluster.snapshot().partitionsLedBy(leader);
       // Opens the node connection the drop will be seen on.
       await cluster.sendToLeader(topic, 0, ListOffsetsApi, listOffsets(topic, 0), {
