@@ -168,8 +168,13 @@ describe('against a private 3-node cluster with auto.create.topics.enable=true',
       connectionFactory: spy.factory,
     });
     try {
-      const oldLeader = cluster.snapshot().leaderFor(topic, 0);
-      if (oldLeader === undefined) throw new Error('no leader');
+      // The bystander may not have learnt the new topic when it answered the first refresh.
+      let oldLeader = cluster.snapshot().leaderFor(topic, 0);
+      for (let i = 0; i < 100 && oldLeader === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        oldLeader = (await cluster.refreshTopics([topic])).leaderFor(topic, 0);
+      }
+      if (oldLeader === undefined) throw new Error(`no leader for ${topic}-0 within 10 s`);
       expect(oldLeader).toBe(leaderBefore);
       // Move leadership away and bring the old leader back as a follower. Our snapshot still
       // names it, and we hold no node connection to it that could have told us it went away.
