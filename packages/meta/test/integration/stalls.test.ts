@@ -63,6 +63,25 @@ async function allBrokersRegistered(kafka: KafkaCluster): Promise<void> {
   }
 }
 
+/**
+ * Creates a topic on exactly `replicas`. A broker an earlier test froze or killed may still be
+ * fenced at the controller after a Metadata answer already lists it again; the controller then
+ * refuses the assignment (InvalidReplicaAssignmentException), so ask again until it is back.
+ */
+async function createTopicOn(kafka: KafkaCluster, topic: string, replicas: number[]) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await kafka.admin.createTopic(topic, { assignments: [replicas], waitForLeaders: true });
+      return;
+    } catch (error) {
+      if (!(error instanceof Error && /fenced/.test(error.message)) || Date.now() > deadline)
+        throw error;
+      await pause(250);
+    }
+  }
+}
+
 describe('stalls, floods and restarts on a private 3-node cluster', () => {
   let kafka: KafkaCluster;
 
@@ -408,7 +427,7 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
     if (victim === undefined) throw new Error('broker');
     const topic = `one-deadline-${Date.now()}`;
     // One replica, on the victim: while it is down the partition has no leader anywhere.
-    await kafka.admin.createTopic(topic, { assignments: [[victim.nodeId]], waitForLeaders: true });
+    await createTopicOn(kafka, topic, [victim.nodeId]);
     const { factory, sent, connects } = spyFactory({});
     const cluster = await Cluster.connect(kafka.bootstrap, {
       connectionFactory: factory,
@@ -430,8 +449,13 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
         maxAttempts: 1_000,
       });
     try {
-      // The victim leads the partition and answers it.
-      const first = await send(30_000);
+      // The victim leads the partition and answers it. A broker that has not yet applied its
+      // own new leadership answers with an error inside the answer: asked again until it has.
+      const first = await cluster.sendToLeader(topic, 0, ListOffsetsApi, latestOffset(topic), {
+        operationTimeoutMs: 30_000,
+        maxAttempts: 1_000,
+        retryInnerMetadataErrors: true,
+      });
       expect(first.topics[0]?.partitions[0]?.errorCode, trail(0)).toBe(0);
       expect(sent.filter((s) => s.apiKey === ListOffsetsApi.apiKey).at(-1)?.address).toBe(
         `${victim.host}:${victim.port}`,
