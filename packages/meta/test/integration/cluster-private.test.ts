@@ -31,6 +31,20 @@ const listOffsets = (topic: string, partition: number) =>
     ],
   } as never);
 
+/**
+ * The leader of `topic`-0 as `cluster` sees it, refreshing the topic (up to 10 s) while the
+ * broker asked has not learnt it yet.
+ */
+async function leaderSeen(cluster: Cluster, topic: string): Promise<number> {
+  let leader = cluster.snapshot().leaderFor(topic, 0);
+  for (let i = 0; i < 100 && leader === undefined; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 100));
+    leader = (await cluster.refreshTopics([topic])).leaderFor(topic, 0);
+  }
+  if (leader === undefined) throw new Error(`no leader for ${topic}-0 within 10 s`);
+  return leader;
+}
+
 function partitionError(response: ListOffsetsResponse): number {
   return response.topics[0]?.partitions[0]?.errorCode ?? -999;
 }
@@ -169,12 +183,7 @@ describe('against a private 3-node cluster with auto.create.topics.enable=true',
     });
     try {
       // The bystander may not have learnt the new topic when it answered the first refresh.
-      let oldLeader = cluster.snapshot().leaderFor(topic, 0);
-      for (let i = 0; i < 100 && oldLeader === undefined; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        oldLeader = (await cluster.refreshTopics([topic])).leaderFor(topic, 0);
-      }
-      if (oldLeader === undefined) throw new Error(`no leader for ${topic}-0 within 10 s`);
+      const oldLeader = await leaderSeen(cluster, topic);
       expect(oldLeader).toBe(leaderBefore);
       // Move leadership away and bring the old leader back as a follower. Our snapshot still
       // names it, and we hold no node connection to it that could have told us it went away.
@@ -221,12 +230,7 @@ describe('against a private 3-node cluster with auto.create.topics.enable=true',
     try {
       // The testkit waited until one broker named every leader; the broker our refresh asks may
       // not have learnt the new topic yet.
-      let leader: number | undefined;
-      for (let i = 0; i < 100 && leader === undefined; i++) {
-        if (i > 0) await new Promise((r) => setTimeout(r, 100));
-        leader = (await cluster.refreshTopics([topic])).leaderFor(topic, 0);
-      }
-      if (leader === undefined) throw new Error(`no leader for ${topic}-0 within 10 s`);
+      const leader = await leaderSeen(cluster, topic);
       const led = cluster.snapshot().partitionsLedBy(leader);
       // Opens the node connection the drop will be seen on.
       await cluster.sendToLeader(topic, 0, ListOffsetsApi, listOffsets(topic, 0), {
