@@ -145,23 +145,30 @@ describe('Producer against Kafka', () => {
   });
 
   it('a record whose send() came before commitTransaction() commits with the transaction even while its topic metadata is still being fetched', async () => {
-    // Created without telling this cluster: the producer must look the topic up first, so the
-    // record waits outside the accumulator when commitTransaction() is called.
+    // The topic is created without telling this cluster, so the producer must look it up
+    // first and the record waits outside the accumulator when commitTransaction() is called.
+    // The cluster is a private one with no background refresh, and the topic is created after
+    // initTransactions(): any full refresh (the 30 s timer, or a coordinator lookup's) would
+    // learn the topic early and the late path would go untested.
+    const quiet = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
+    const producer = new Producer(quiet, { transactionalId: unique('tx') });
     const name = unique('txn-late-metadata');
-    await kafka.admin.createTopic(name, { partitions: 2, replicationFactor: 3 });
-    const warm = await topic('txn-warm', 1);
-    const producer = new Producer(cluster, { transactionalId: unique('tx') });
     try {
       await producer.initTransactions();
+      const warm = unique('txn-warm');
+      await kafka.admin.createTopic(warm, { partitions: 1, replicationFactor: 3 });
+      await quiet.refreshTopics([warm]);
+      await kafka.admin.createTopic(name, { partitions: 2, replicationFactor: 3 });
       producer.beginTransaction();
       const first = producer.send({ topic: warm, value: 'known-topic' });
       const late = producer.send({ topic: name, partition: 1, value: 'late-metadata' });
-      expect(cluster.snapshot().topic(name)).toBeUndefined();
+      expect(quiet.snapshot().topic(name)).toBeUndefined();
       await producer.commitTransaction();
       expect((await first).offset).toBe(0n);
       expect((await late).partition).toBe(1);
     } finally {
       await producer.close();
+      await quiet.close();
     }
     const committed = await kafka.admin.consume(name, {
       isolationLevel: 'read_committed',
