@@ -6,12 +6,12 @@
 // wire, meta and client suites run against each older Kafka release line (scripts/kafka-matrix.mjs).
 // The end of the output shows the matrix that ran (Node.js majors; Kafka release x suite), and
 // the last line is the total of every vitest run:
-//   `tests: N passed, N failed`
+//   `tests: N passed[ (K on a retry)], N failed`
 //
 //   node scripts/test.mjs --only "Kafka 3.9"   runs only the steps whose name contains that text
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   formatMatrix,
@@ -20,6 +20,7 @@ import {
   matrixFiles,
   reportTag,
 } from './kafka-matrix.mjs';
+import { testOutcomes } from './reports.mjs';
 import { packagesWithUnitTests } from './unit-packages.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -111,8 +112,6 @@ let passed = 0;
 let failedTests = 0;
 /** Unit, property and regression tests per Node major: `unit-<pkg>[-node<major>].json`. */
 const byNode = new Map();
-/** Each failed test, so the last lines of a run (all a CI log may keep) say what failed. */
-const failures = [];
 /** [file, report] of every vitest JSON report, for the Kafka matrix. */
 const parsed = [];
 if (existsSync(reports)) {
@@ -122,29 +121,6 @@ if (existsSync(reports)) {
     parsed.push([file, report]);
     passed += report.numPassedTests ?? 0;
     failedTests += report.numFailedTests ?? 0;
-    for (const suite of report.testResults ?? []) {
-      const where = relative(root, suite.name ?? '');
-      for (const test of suite.assertionResults ?? []) {
-        if (test.status !== 'failed') continue;
-        const reason = String(test.failureMessages?.[0] ?? '')
-          .split('\n')[0]
-          .slice(0, 300);
-        failures.push(
-          `${file.replace(/\.json$/, '')}: ${where} > ${test.fullName}\n      ${reason}`,
-        );
-      }
-      // A file that failed before its tests ran (an import or setup error) has no failed test.
-      if (
-        suite.status === 'failed' &&
-        (suite.assertionResults ?? []).every((t) => t.status !== 'failed')
-      ) {
-        failures.push(
-          `${file.replace(/\.json$/, '')}: ${where} (the file failed: ${String(suite.message ?? '')
-            .split('\n')[0]
-            .slice(0, 300)})`,
-        );
-      }
-    }
     if (file.startsWith('unit-')) {
       const node = /-node(\d+)\.json$/.exec(file)?.[1] ?? process.versions.node.split('.')[0];
       const cell = byNode.get(node) ?? { passed: 0, failed: 0 };
@@ -154,6 +130,9 @@ if (existsSync(reports)) {
     }
   }
 }
+// Each failed test, so the last lines of a run (all a CI log may keep) say what failed; and each
+// integration test that passed only on its retry, so a flaky test is never silent.
+const { failures, retried } = testOutcomes(parsed, root);
 process.stdout.write('\nunit, property and regression tests by Node.js major:\n');
 for (const [node, cell] of [...byNode].sort((a, b) => Number(a[0]) - Number(b[0]))) {
   process.stdout.write(`  Node ${node}: ${cell.passed} passed, ${cell.failed} failed\n`);
@@ -168,10 +147,15 @@ if (kafkaMatrix.size > 0) {
 process.stdout.write('\nstep times:\n');
 for (const [name, seconds] of timings)
   process.stdout.write(`  ${seconds.padStart(7)} s  ${name}\n`);
+if (retried.length > 0) {
+  process.stdout.write(`\npassed on a retry, first failure shown (${retried.length}):\n`);
+  for (const line of retried) process.stdout.write(`  ${line}\n`);
+}
 if (failures.length > 0) {
   process.stdout.write(`\nfailed tests (${failures.length}):\n`);
   for (const line of failures) process.stdout.write(`  ${line}\n`);
 }
 if (failed.length > 0) process.stdout.write(`\nfailed steps: ${failed.join(', ')}\n`);
-process.stdout.write(`tests: ${passed} passed, ${failedTests} failed\n`);
+const onRetry = retried.length > 0 ? ` (${retried.length} on a retry)` : '';
+process.stdout.write(`tests: ${passed} passed${onRetry}, ${failedTests} failed\n`);
 process.exit(failed.length > 0 || failedTests > 0 ? 1 : 0);
