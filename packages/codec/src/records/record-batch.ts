@@ -239,6 +239,49 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
   }
 }
 
+/**
+ * A zig-zag varint at the cursor: one- and two-byte values (every length, count and delta of
+ * a typical record) are read here, longer or truncated ones by the cursor's checked reader.
+ */
+function varint(c: Cursor): number {
+  const p = c.pos;
+  const buf = c.buf;
+  if (p + 1 < c.end) {
+    const b0 = buf[p]!;
+    if (b0 < 0x80) {
+      c.pos = p + 1;
+      return (b0 >>> 1) ^ -(b0 & 1);
+    }
+    const b1 = buf[p + 1]!;
+    if (b1 < 0x80) {
+      c.pos = p + 2;
+      const z = (b0 & 0x7f) | (b1 << 7);
+      return (z >>> 1) ^ -(z & 1);
+    }
+  }
+  return c.readVarint();
+}
+
+/** As {@link varint} for a varlong; a value past a safe integer is NaN with `c.big` set. */
+function varlong(c: Cursor): number {
+  const p = c.pos;
+  const buf = c.buf;
+  if (p + 1 < c.end) {
+    const b0 = buf[p]!;
+    if (b0 < 0x80) {
+      c.pos = p + 1;
+      return (b0 >>> 1) ^ -(b0 & 1);
+    }
+    const b1 = buf[p + 1]!;
+    if (b1 < 0x80) {
+      c.pos = p + 2;
+      const z = (b0 & 0x7f) | (b1 << 7);
+      return (z >>> 1) ^ -(z & 1);
+    }
+  }
+  return c.readVarlong();
+}
+
 function hex(n: number): string {
   return `0x${n.toString(16).padStart(8, '0')}`;
 }
@@ -275,7 +318,7 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
     if (c.pos >= c.buf.length) {
       this.fail('LENGTH_INVALID', `record count says ${i + this.left}, the bytes hold ${i}`);
     }
-    const len = c.readVarint();
+    const len = varint(c);
     if (len < MIN_RECORD_BYTES - 1 || len > c.buf.length - c.pos) {
       this.fail('LENGTH_INVALID', `record ${i} claims ${len} bytes, ${c.buf.length - c.pos} left`);
     }
@@ -283,25 +326,25 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
     const recEnd = c.pos + len;
     c.end = recEnd;
     const attributes = c.buf[c.pos++]!;
-    const tsDelta = c.readVarlong();
+    const tsDelta = varlong(c);
     const tsBig = Number.isNaN(tsDelta) ? c.big : null;
-    const offsetDelta = c.readVarint();
-    const keyLen = c.readVarint();
+    const offsetDelta = varint(c);
+    const keyLen = varint(c);
     const keyPos = c.pos;
     this.skipField(keyLen, i, 'key');
-    const valueLen = c.readVarint();
+    const valueLen = varint(c);
     const valuePos = c.pos;
     this.skipField(valueLen, i, 'value');
-    const headerCount = c.readVarint();
+    const headerCount = varint(c);
     if (headerCount < 0 || headerCount > (recEnd - c.pos) / 2) {
       this.fail('LENGTH_INVALID', `record ${i} claims ${headerCount} headers`);
     }
     const headersPos = c.pos;
     for (let h = 0; h < headerCount; h++) {
-      const kl = c.readVarint();
+      const kl = varint(c);
       if (kl < 0) this.fail('LENGTH_INVALID', `record ${i} header ${h} key length ${kl}`);
       this.skipField(kl, i, 'header key');
-      this.skipField(c.readVarint(), i, 'header value');
+      this.skipField(varint(c), i, 'header value');
     }
     if (c.pos !== recEnd) {
       this.fail(

@@ -4,6 +4,7 @@
  * `subarray` views into that buffer (valid while the buffer is; copy to keep them longer).
  */
 import { readVarint, type VarintSource } from '../varint.js';
+import { view } from './view.js';
 
 /** One record header: UTF-8 key, nullable value (a view). */
 export interface RecordHeader {
@@ -71,9 +72,9 @@ export class KafkaRecord {
     this.headerCount = headerCount;
   }
 
-  /** Absolute offset. */
+  /** Absolute offset: `baseOffset + offsetDelta` in int64 arithmetic, as Kafka's `DefaultRecord` adds them. */
   get offset(): bigint {
-    return this.base.baseOffset + BigInt(this.offsetDelta);
+    return BigInt.asIntN(64, this.base.baseOffset + BigInt(this.offsetDelta));
   }
 
   /**
@@ -84,11 +85,14 @@ export class KafkaRecord {
     return this.tsBig ?? BigInt(this.tsDelta);
   }
 
-  /** Timestamp in ms since the epoch (the batch's max timestamp for LogAppendTime batches). */
+  /**
+   * Timestamp in ms since the epoch (the batch's max timestamp for LogAppendTime batches):
+   * `baseTimestamp + timestampDelta` in int64 arithmetic, as Kafka's `DefaultRecord` adds them.
+   */
   get timestamp(): bigint {
     const b = this.base;
     if (b.logAppendTime !== null) return b.logAppendTime;
-    return b.baseTimestamp + (this.tsBig ?? BigInt(this.tsDelta));
+    return BigInt.asIntN(64, b.baseTimestamp + (this.tsBig ?? BigInt(this.tsDelta)));
   }
 
   /** Producer sequence number of this record, or -1 when the batch has none. */
@@ -100,14 +104,12 @@ export class KafkaRecord {
 
   /** The key (a view), or null. */
   get key(): Buffer | null {
-    return this.keyLen < 0 ? null : this.buf.subarray(this.keyPos, this.keyPos + this.keyLen);
+    return this.keyLen < 0 ? null : view(this.buf, this.keyPos, this.keyLen);
   }
 
   /** The value (a view), or null (a tombstone). */
   get value(): Buffer | null {
-    return this.valueLen < 0
-      ? null
-      : this.buf.subarray(this.valuePos, this.valuePos + this.valueLen);
+    return this.valueLen < 0 ? null : view(this.buf, this.valuePos, this.valueLen);
   }
 
   /** The headers, decoded on first access (keys as strings, values as views). */
@@ -125,7 +127,7 @@ export class KafkaRecord {
       const valueLen = readVarint(src);
       let value: Buffer | null = null;
       if (valueLen >= 0) {
-        value = buf.subarray(src.pos, src.pos + valueLen);
+        value = view(buf, src.pos, valueLen);
         src.pos += valueLen;
       }
       out[i] = { key, value };

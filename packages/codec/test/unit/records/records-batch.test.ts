@@ -190,6 +190,42 @@ describe('encodeRecordBatch / decodeRecordBatches', () => {
     const ts = [...batches(buf)[0]!.records()].map((r) => r.timestamp);
     expect(ts).toEqual([0n, -1n, 2n ** 52n, -(2n ** 52n)]);
   });
+  it('adds offsets and timestamps in int64 arithmetic, wrapping as the long sums of Kafka DefaultRecord do', () => {
+    const buf = encodeRecordBatchSync({
+      baseOffset: 2n ** 63n - 1n,
+      records: [
+        { value: null, timestamp: 0 },
+        { value: null, timestamp: 5 },
+      ],
+    });
+    // The base timestamp field (byte 27) moved near int64 max; the CRC follows it.
+    buf.writeBigInt64BE(2n ** 63n - 3n, 27);
+    buf.writeUInt32BE(crc32c(buf, 21, buf.length), 17);
+    const read = [...batches(buf)[0]!.records()];
+    expect(read.map((r) => r.offset)).toEqual([2n ** 63n - 1n, -(2n ** 63n)]);
+    expect(read.map((r) => r.timestamp)).toEqual([2n ** 63n - 3n, -(2n ** 63n) + 2n]);
+  });
+
+  it('hands out keys, values and header values as Buffers sharing the batch memory', () => {
+    const buf = encodeRecordBatchSync({
+      records: [
+        {
+          key: Buffer.from('key'),
+          value: Buffer.alloc(300, 7),
+          timestamp: 0,
+          headers: [{ key: 'h', value: Buffer.from('hv') }],
+        },
+      ],
+    });
+    const [r] = [...batches(buf)[0]!.records()];
+    for (const b of [r!.key!, r!.value!, r!.headers[0]!.value!]) {
+      expect(Buffer.isBuffer(b)).toBe(true);
+      expect(b.buffer).toBe(buf.buffer);
+    }
+    expect(r!.key!.toString()).toBe('key');
+    expect(r!.value!.equals(Buffer.alloc(300, 7))).toBe(true);
+    expect(r!.headers[0]!.value!.toString()).toBe('hv');
+  });
 });
 
 describe('compression codecs', () => {
