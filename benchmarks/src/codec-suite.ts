@@ -100,7 +100,7 @@ export async function runCodecSuite(smoke: boolean, runs = smoke ? 1 : 5): Promi
   const rows: Record<string, string>[] = [];
   for (const w of workloads) {
     for (const heap of ['', 'filled heap']) {
-      const peers = w.contestants.filter((c) => !c.ours && c.floor !== true);
+      const peers = w.contestants.filter((c) => !c.ours && c.floor !== true && c.bound !== true);
       const best = (m: Map<string, number[]>) => {
         const xs = peers
           .map((c) => m.get(key(w.id, c.name, heap)))

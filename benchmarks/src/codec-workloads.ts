@@ -50,6 +50,12 @@ export interface Contestant {
   ours: boolean;
   /** Not compared in the self-check (a floor does not decode). */
   floor?: boolean;
+  /**
+   * A bound: keeps exactly what the decoders keep (so it is in the self-check) without the
+   * parsing, to show how fast any decoder handing out that representation could be. Its
+   * ratio to the best peer is printed; it is never a peer.
+   */
+  bound?: boolean;
   /** The timed work; returns what it keeps. */
   run: () => unknown;
   /** Untimed: reduces what `run` returned to a summary. */
@@ -361,6 +367,85 @@ type KjsFetch = {
   }[];
 };
 
+/**
+ * The least a Fetch decoder that hands out Buffers and bigints must do per record, with the
+ * parsing taken away: where every record's key and value are (found once, untimed, by our
+ * decoder), then per record, timed: two Buffer views (Node's Buffer class called directly,
+ * the cheapest way to make one), offset and timestamp as int64 bigint sums, the record's
+ * headers (decoded untimed; the shared empty array for most), all kept in the same five
+ * arrays. No response parsing, no varints, no CRC.
+ */
+function viewBound(bytes: Buffer, version: number): Contestant {
+  const View = (
+    Buffer as unknown as Record<symbol, new (b: ArrayBufferLike, o: number, l: number) => Buffer>
+  )[Symbol.species]!;
+  const body = decodeFetchResponse(new Reader(bytes), version);
+  const at: {
+    base: bigint;
+    ts: bigint;
+    od: number[];
+    td: bigint[];
+    kp: number[];
+    kl: number[];
+    vp: number[];
+    vl: number[];
+    h: unknown[];
+  }[] = [];
+  for (const t of body.responses) {
+    for (const p of t.partitions) {
+      if (p.records === null) continue;
+      for (const batch of decodeRecordBatches(p.records)) {
+        const e = {
+          base: batch.baseOffset,
+          ts: batch.baseTimestamp,
+          od: [] as number[],
+          td: [] as bigint[],
+          kp: [] as number[],
+          kl: [] as number[],
+          vp: [] as number[],
+          vl: [] as number[],
+          h: [] as unknown[],
+        };
+        for (const r of batch.records()) {
+          e.od.push(r.offsetDelta);
+          e.td.push(r.timestampDelta);
+          e.kp.push(r.key === null ? 0 : r.key.byteOffset - bytes.byteOffset);
+          e.kl.push(r.key === null ? -1 : r.key.length);
+          e.vp.push(r.value === null ? 0 : r.value.byteOffset - bytes.byteOffset);
+          e.vl.push(r.value === null ? -1 : r.value.length);
+          e.h.push(r.headers);
+        }
+        at.push(e);
+      }
+    }
+  }
+  const ab = bytes.buffer;
+  const off = bytes.byteOffset;
+  return {
+    name: 'bound: Buffer views + bigints, no parsing',
+    does: 'no parsing, no CRC: per record two Buffer views at known positions (key, value), offset and timestamp as int64 bigint sums, headers decoded beforehand; kept in the same five arrays',
+    ours: false,
+    bound: true,
+    run: () => {
+      const k = newKept();
+      for (const e of at) {
+        const n = e.od.length;
+        for (let i = 0; i < n; i++) {
+          k.offsets.push(BigInt.asIntN(64, e.base + BigInt(e.od[i]!)));
+          k.timestamps.push(BigInt.asIntN(64, e.ts + e.td[i]!));
+          const kl = e.kl[i]!;
+          const vl = e.vl[i]!;
+          k.keys.push(kl < 0 ? null : new View(ab, off + e.kp[i]!, kl));
+          k.values.push(vl < 0 ? null : new View(ab, off + e.vp[i]!, vl));
+          k.headers.push(e.h[i]);
+        }
+      }
+      return k;
+    },
+    summarize: (o) => summarizeKept(o as Kept),
+  };
+}
+
 /** Builds every workload and its contestants (corpus encoded once, untimed). */
 export async function buildWorkloads(): Promise<Workload[]> {
   const peers = await loadPeers();
@@ -571,6 +656,7 @@ export async function buildWorkloads(): Promise<Workload[]> {
       floor: true,
       run: () => bytes.copy(copy),
     });
+    if (version === 17) contestants.push(viewBound(bytes, version));
     workloads.push({
       id: `fetch-v${version}`,
       title: `Fetch response v${version} decode, 10 partitions x 1,000 records (16 B key, 100 B value) (${(bytes.length / 1024).toFixed(0)} KiB)`,
