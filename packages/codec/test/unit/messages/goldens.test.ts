@@ -10,6 +10,10 @@ import {
   createMetadataRequest,
   createMetadataRequestTopic,
   createMetadataResponse,
+  createProduceRequest,
+  createProduceRequestPartitionProduceData,
+  createProduceRequestTopicProduceData,
+  decodeProduceRequest,
   decodeRemoteLogMetadataValue,
   decodeRequestHeader,
   decodeResponseFrame,
@@ -19,6 +23,7 @@ import {
   encodeRequestFrame,
   encodeResponseHeader,
   MetadataApi,
+  ProduceApi,
   Reader,
   type RemoteLogMetadataRecord,
   readResponseCorrelationId,
@@ -269,5 +274,34 @@ describe('writeRequestFrame', () => {
       /MetadataRequest v3 \.allowAutoTopicCreation/,
     );
     expect(w.pos).toBe(both.length);
+  });
+
+  it('frames a Produce request in one buffer sized from its record batches, bytes unchanged', () => {
+    // 600,000 bytes of batches: a writer doubling from 256 bytes would end in a 655,360-byte
+    // buffer after copying its contents a dozen times.
+    const records = [Buffer.alloc(350_000, 1), Buffer.alloc(250_000, 2)];
+    const request = createProduceRequest({
+      acks: -1,
+      timeoutMs: 30_000,
+      topicData: [
+        createProduceRequestTopicProduceData({
+          name: 'orders',
+          partitionData: records.map((r, index) =>
+            createProduceRequestPartitionProduceData({ index, records: r }),
+          ),
+        }),
+      ],
+    });
+    const frame = encodeRequestFrame(ProduceApi, 9, 7, 'c', request);
+    expect(frame.buffer.byteLength).toBeGreaterThanOrEqual(frame.length);
+    expect(frame.buffer.byteLength - frame.length).toBeLessThan(1024);
+    const appended = new Writer(8);
+    writeRequestFrame(appended, ProduceApi, 9, 7, 'c', request);
+    expect(Buffer.from(appended.finish()).equals(frame)).toBe(true);
+    const body = new Reader(frame.subarray(4 + 2 + 2 + 4 + 2 + 1 + 1));
+    const back = decodeProduceRequest(body, 9);
+    expect(back.topicData[0]!.partitionData.map((p) => p.records!.length)).toEqual([
+      350_000, 250_000,
+    ]);
   });
 });
