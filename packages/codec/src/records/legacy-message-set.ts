@@ -15,6 +15,7 @@ import { ATTR_COMPRESSION_MASK, ATTR_LOG_APPEND_TIME, LOG_OVERHEAD } from './lay
 import { KafkaRecord, type RecordBase } from './record.js';
 import type { RecordBatch } from './record-batch.js';
 import { RecordBatchError } from './record-batch-error.js';
+import { type ViewSource, viewSource } from './view.js';
 
 /** crc (4) + magic (1) + attributes (1) + key length (4) + value length (4). */
 export const LEGACY_OVERHEAD_V0 = 14;
@@ -87,14 +88,14 @@ function base(offset: bigint, timestamp: bigint, logAppendTime: bigint | null): 
   return { baseOffset: offset, baseTimestamp: timestamp, logAppendTime, baseSequence: -1 };
 }
 
-function toRecord(buf: Buffer, m: LegacyMessage, b: RecordBase): KafkaRecord {
+function toRecord(src: ViewSource, m: LegacyMessage, b: RecordBase): KafkaRecord {
   return new KafkaRecord(
     b,
     0,
     0,
     null,
     m.attributes,
-    buf,
+    src,
     m.keyPos,
     m.keyLen,
     m.valuePos,
@@ -165,7 +166,7 @@ export class LegacyRecordBatch implements RecordBatch {
       this.baseTimestamp = m.timestamp;
       this.maxTimestamp = m.timestamp;
       this.recordCount = 1;
-      this.list = [toRecord(buf, m, base(m.offset, m.timestamp, null))];
+      this.list = [toRecord(viewSource(buf), m, base(m.offset, m.timestamp, null))];
       return;
     }
     if (m.valueLen < 0) fail('CORRUPT', m.offset, 'compressed wrapper message has a null value');
@@ -207,12 +208,13 @@ export class LegacyRecordBatch implements RecordBatch {
     const shift = m.magic === 1 ? m.offset - last.offset : 0n;
     const wrapperTs = logAppend ? m.timestamp : null;
     const list: KafkaRecord[] = new Array(messages.length);
+    const innerSrc = viewSource(inner);
     let maxTs = -1n;
     for (let i = 0; i < messages.length; i++) {
       const im = messages[i]!;
       const ts = wrapperTs ?? im.timestamp;
       if (ts > maxTs) maxTs = ts;
-      list[i] = toRecord(inner, im, base(im.offset + shift, im.timestamp, wrapperTs));
+      list[i] = toRecord(innerSrc, im, base(im.offset + shift, im.timestamp, wrapperTs));
     }
     this.baseOffset = messages[0]!.offset + shift;
     this.lastOffset = m.offset;

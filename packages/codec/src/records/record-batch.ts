@@ -23,6 +23,7 @@ import {
 } from './layout.js';
 import { KafkaRecord, type RecordBase } from './record.js';
 import { RecordBatchError } from './record-batch-error.js';
+import { type ViewSource, viewSource } from './view.js';
 
 /** Smallest encoded record: length varint, attributes, and five one-byte varints. */
 const MIN_RECORD_BYTES = 7;
@@ -245,18 +246,21 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
  */
 function varint(c: Cursor): number {
   const p = c.pos;
-  const buf = c.buf;
-  if (p + 1 < c.end) {
+  const end = c.end;
+  if (p < end) {
+    const buf = c.buf;
     const b0 = buf[p]!;
     if (b0 < 0x80) {
       c.pos = p + 1;
       return (b0 >>> 1) ^ -(b0 & 1);
     }
-    const b1 = buf[p + 1]!;
-    if (b1 < 0x80) {
-      c.pos = p + 2;
-      const z = (b0 & 0x7f) | (b1 << 7);
-      return (z >>> 1) ^ -(z & 1);
+    if (p + 1 < end) {
+      const b1 = buf[p + 1]!;
+      if (b1 < 0x80) {
+        c.pos = p + 2;
+        const z = (b0 & 0x7f) | (b1 << 7);
+        return (z >>> 1) ^ -(z & 1);
+      }
     }
   }
   return c.readVarint();
@@ -265,18 +269,21 @@ function varint(c: Cursor): number {
 /** As {@link varint} for a varlong; a value past a safe integer is NaN with `c.big` set. */
 function varlong(c: Cursor): number {
   const p = c.pos;
-  const buf = c.buf;
-  if (p + 1 < c.end) {
+  const end = c.end;
+  if (p < end) {
+    const buf = c.buf;
     const b0 = buf[p]!;
     if (b0 < 0x80) {
       c.pos = p + 1;
       return (b0 >>> 1) ^ -(b0 & 1);
     }
-    const b1 = buf[p + 1]!;
-    if (b1 < 0x80) {
-      c.pos = p + 2;
-      const z = (b0 & 0x7f) | (b1 << 7);
-      return (z >>> 1) ^ -(z & 1);
+    if (p + 1 < end) {
+      const b1 = buf[p + 1]!;
+      if (b1 < 0x80) {
+        c.pos = p + 2;
+        const z = (b0 & 0x7f) | (b1 << 7);
+        return (z >>> 1) ^ -(z & 1);
+      }
     }
   }
   return c.readVarlong();
@@ -290,12 +297,14 @@ function hex(n: number): string {
 class RecordIterator implements IterableIterator<KafkaRecord> {
   private readonly batch: DefaultRecordBatch;
   private readonly c: Cursor;
+  private readonly src: ViewSource;
   private left: number;
   private index = 0;
 
   constructor(batch: DefaultRecordBatch, body: Buffer, count: number) {
     this.batch = batch;
     this.c = new Cursor(body, 0, body.length, batch.baseOffset);
+    this.src = viewSource(body);
     this.left = count;
   }
 
@@ -361,7 +370,7 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
       tsDelta,
       tsBig,
       attributes,
-      c.buf,
+      this.src,
       keyPos,
       keyLen,
       valuePos,

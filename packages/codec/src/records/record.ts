@@ -4,7 +4,7 @@
  * `subarray` views into that buffer (valid while the buffer is; copy to keep them longer).
  */
 import { readVarint, type VarintSource } from '../varint.js';
-import { view } from './view.js';
+import { type ViewSource, view } from './view.js';
 
 /** One record header: UTF-8 key, nullable value (a view). */
 export interface RecordHeader {
@@ -33,7 +33,7 @@ export class KafkaRecord {
   /** The delta when it fits a safe integer (NaN otherwise: then `tsBig` holds it). */
   private readonly tsDelta: number;
   private readonly tsBig: bigint | null;
-  private readonly buf: Buffer;
+  private readonly src: ViewSource;
   private readonly keyPos: number;
   private readonly keyLen: number;
   private readonly valuePos: number;
@@ -50,7 +50,7 @@ export class KafkaRecord {
     timestampDelta: number,
     tsBig: bigint | null,
     attributes: number,
-    buf: Buffer,
+    src: ViewSource,
     keyPos: number,
     keyLen: number,
     valuePos: number,
@@ -63,7 +63,7 @@ export class KafkaRecord {
     this.tsDelta = timestampDelta;
     this.tsBig = tsBig;
     this.attributes = attributes;
-    this.buf = buf;
+    this.src = src;
     this.keyPos = keyPos;
     this.keyLen = keyLen;
     this.valuePos = valuePos;
@@ -104,12 +104,12 @@ export class KafkaRecord {
 
   /** The key (a view), or null. */
   get key(): Buffer | null {
-    return this.keyLen < 0 ? null : view(this.buf, this.keyPos, this.keyLen);
+    return this.keyLen < 0 ? null : view(this.src, this.keyPos, this.keyLen);
   }
 
   /** The value (a view), or null (a tombstone). */
   get value(): Buffer | null {
-    return this.valueLen < 0 ? null : view(this.buf, this.valuePos, this.valueLen);
+    return this.valueLen < 0 ? null : view(this.src, this.valuePos, this.valueLen);
   }
 
   /** The headers, decoded on first access (keys as strings, values as views). */
@@ -117,18 +117,18 @@ export class KafkaRecord {
     if (this.headersCache !== null) return this.headersCache;
     if (this.headerCount === 0) return NO_HEADERS;
     const out: RecordHeader[] = new Array(this.headerCount);
-    const buf = this.buf;
+    const buf = this.src.buf;
     // Lengths were validated when the record was read; these reads cannot fail.
-    const src: VarintSource = { buf, pos: this.headersPos, end: buf.length };
+    const cur: VarintSource = { buf, pos: this.headersPos, end: buf.length };
     for (let i = 0; i < this.headerCount; i++) {
-      const keyLen = readVarint(src);
-      const key = buf.toString('utf8', src.pos, src.pos + keyLen);
-      src.pos += keyLen;
-      const valueLen = readVarint(src);
+      const keyLen = readVarint(cur);
+      const key = buf.toString('utf8', cur.pos, cur.pos + keyLen);
+      cur.pos += keyLen;
+      const valueLen = readVarint(cur);
       let value: Buffer | null = null;
       if (valueLen >= 0) {
-        value = view(buf, src.pos, valueLen);
-        src.pos += valueLen;
+        value = view(this.src, cur.pos, valueLen);
+        cur.pos += valueLen;
       }
       out[i] = { key, value };
     }
