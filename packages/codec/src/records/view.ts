@@ -23,8 +23,13 @@ export function viewSource(buf: Buffer): ViewSource {
   return { buf, ab: buf.buffer, off: buf.byteOffset };
 }
 
-function pick(): (ab: ArrayBufferLike, byteOffset: number, length: number) => Buffer {
-  const species = (Buffer as unknown as Record<symbol, unknown>)[Symbol.species];
+/**
+ * @internal exported for tests: the view maker for a given `Buffer[Symbol.species]` value
+ * (Node's Buffer class, or anything else, which selects the fallback).
+ */
+export function pickViewMaker(
+  species: unknown,
+): (ab: ArrayBufferLike, byteOffset: number, length: number) => Buffer {
   if (typeof species === 'function') {
     const Ctor = species as ViewConstructor;
     try {
@@ -34,14 +39,15 @@ function pick(): (ab: ArrayBufferLike, byteOffset: number, length: number) => Bu
         return (ab, byteOffset, length) => new Ctor(ab, byteOffset, length);
       }
     } catch {
-      // fall through
+      // not a Buffer class: fall through
     }
   }
   return (ab, byteOffset, length) => Buffer.from(ab as ArrayBuffer, byteOffset, length);
 }
 
 /** `length` bytes of `ab` from `byteOffset` as a Buffer sharing that memory. */
-export const viewOf: (ab: ArrayBufferLike, byteOffset: number, length: number) => Buffer = pick();
+export const viewOf: (ab: ArrayBufferLike, byteOffset: number, length: number) => Buffer =
+  pickViewMaker((Buffer as unknown as Record<symbol, unknown>)[Symbol.species]);
 
 /** `src.buf[start, start + length)` as a Buffer sharing its memory; the range must be inside. */
 export function view(src: ViewSource, start: number, length: number): Buffer {
