@@ -1,7 +1,7 @@
 /**
  * A decoded record: a lazy view over the batch's (possibly decompressed) buffer. Offsets and
  * deltas are read eagerly; the key, value and headers are handed out on first access as
- * `subarray` views into that buffer (valid while the buffer is; copy to keep them longer).
+ * Buffer views into that buffer (valid while the buffer is; copy to keep them longer).
  */
 import { readVarint, type VarintSource } from '../varint.js';
 import { type ViewSource, view } from './view.js';
