@@ -1,5 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import { TestkitError, TestkitErrorCode } from './errors.js';
 import { isAlive, OWNER_PROPERTY } from './reaper.js';
 
@@ -77,6 +85,59 @@ export function spawnSupervised(
   });
   child.unref();
   return { pgid, logFile, exited, isRunning: () => running };
+}
+
+/**
+ * The state letter of every thread of every process in a process group, from Linux's
+ * `/proc/<pid>/task/<tid>/stat` (`T` stopped, `t` traced, `S` sleeping, `R` running, ...);
+ * undefined where there is no `/proc`.
+ */
+export function groupThreadStates(pgid: number): string[] | undefined {
+  if (!existsSync('/proc/self/stat')) return undefined;
+  const states: string[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    // A process may exit while it is read: skip what is gone.
+    try {
+      if (statField(readFileSync(`/proc/${pid}/stat`, 'utf8'), 5) !== String(pgid)) continue;
+      for (const tid of readdirSync(`/proc/${pid}/task`)) {
+        states.push(statField(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'), 3) ?? '?');
+      }
+    } catch {
+      // gone
+    }
+  }
+  return states;
+}
+
+/** Field `n` (1-based, as `man 5 proc` numbers them) of a stat line; the name may hold spaces. */
+function statField(stat: string, n: number): string | undefined {
+  const close = stat.lastIndexOf(')');
+  return stat.slice(close + 2).split(' ')[n - 3];
+}
+
+/**
+ * SIGSTOPs a process group and returns once every thread of it has stopped. `kill` returns
+ * when the signal is queued; a thread running on another core, or in a system call that is
+ * not interrupted, stops a little later, and a request sent in between could still be
+ * answered. Without `/proc` it returns after the signal.
+ * @throws TestkitError CLUSTER_STATE when some thread has not stopped within `timeoutMs`
+ */
+export function stopGroup(pgid: number, timeoutMs = 10_000): void {
+  killGroup(pgid, 'SIGSTOP');
+  const deadline = Date.now() + timeoutMs;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    const states = groupThreadStates(pgid);
+    if (states === undefined || states.every((s) => s === 'T' || s === 't')) return;
+    if (Date.now() > deadline) {
+      throw new TestkitError(
+        TestkitErrorCode.ClusterState,
+        `process group ${pgid} did not stop within ${timeoutMs} ms (thread states: ${[...new Set(states)].join('')})`,
+      );
+    }
+    Atomics.wait(pause, 0, 0, 1);
+  }
 }
 
 /** SIGKILLs a process group, ignoring one that is already gone. */

@@ -11,6 +11,7 @@ import {
   killGroup,
   type NodeProcess,
   spawnSupervised,
+  stopGroup,
   stopSupervised,
   tailFile,
 } from '../node-process.js';
@@ -399,7 +400,8 @@ class JvmCluster implements KafkaCluster {
     }
     // The whole group (supervisor and JVM): the kernel still accepts TCP connections on the
     // broker's port, but nothing is read or answered, as with a broker stuck in a long GC.
-    killGroup(node.process.pgid, 'SIGSTOP');
+    // Returns once every thread has stopped, so nothing sent after this call is answered.
+    stopGroup(node.process.pgid);
     node.paused = true;
   }
 
