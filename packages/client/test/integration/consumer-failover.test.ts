@@ -9,7 +9,15 @@ import { type KafkaCluster, startCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Consumer, type ConsumerOptions } from '../../src/index.js';
 import { unique } from './admin-support.js';
-import { healthy, Member, Pipeline, produceNumbered, Tally, waitFor } from './consumer-support.js';
+import {
+  describePipelines,
+  healthy,
+  Member,
+  Pipeline,
+  produceNumbered,
+  Tally,
+  waitFor,
+} from './consumer-support.js';
 
 const TOTAL = 3000;
 const PARTITIONS = 3;
@@ -153,7 +161,8 @@ describe('exactly-once pipeline across a broker failure', () => {
         await waitFor(
           () => healthy(pipelines) && outputs.counts.size >= TOTAL,
           180_000,
-          'every output record',
+          () =>
+            `every output record (${outputs.counts.size} of ${TOTAL} read back, ${production.sent()} inputs sent, broker ${killed} killed; ${describePipelines(pipelines)})`,
         );
         for (const p of pipelines) expect(p.error).toBeUndefined();
       } finally {

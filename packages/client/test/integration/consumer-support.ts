@@ -13,15 +13,21 @@ import {
   ProducerFatalError,
 } from '../../src/index.js';
 
-/** Waits until `done()`; throws, naming `what`, when `timeoutMs` passes first. */
+/**
+ * Waits until `done()`; throws, naming `what`, when `timeoutMs` passes first. `what` may be a
+ * function, called then, to say how far things got.
+ */
 export async function waitFor(
   done: () => boolean,
   timeoutMs: number,
-  what = 'a condition',
+  what: string | (() => string) = 'a condition',
 ): Promise<true> {
   const deadline = Date.now() + timeoutMs;
   while (!done()) {
-    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) {
+      const said = typeof what === 'string' ? what : what();
+      throw new Error(`gave up after ${timeoutMs} ms waiting for ${said}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return true;
@@ -163,6 +169,8 @@ export class Pipeline {
   readonly running: Promise<void>;
   transactions = 0;
   aborted = 0;
+  /** What made the last transaction abort. */
+  lastAbort: string | undefined;
   error: unknown;
 
   constructor(
@@ -228,6 +236,7 @@ export class Pipeline {
       await Promise.all(sends);
       this.transactions++;
     } catch (error) {
+      this.lastAbort = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       await this.producer.abortTransaction().catch(() => undefined);
       await Promise.allSettled(sends);
       this.aborted++;
@@ -240,6 +249,16 @@ export class Pipeline {
     await this.running;
     await this.producer.close();
   }
+}
+
+/** Each pipeline's committed and aborted transactions and its last abort, for a failure message. */
+export function describePipelines(pipelines: readonly Pipeline[]): string {
+  return pipelines
+    .map(
+      (p, i) =>
+        `pipeline ${i}: ${p.transactions} committed, ${p.aborted} aborted${p.lastAbort === undefined ? '' : ` (last: ${p.lastAbort})`}`,
+    )
+    .join('; ');
 }
 
 /** True while no pipeline failed; a failed one ends a wait at once with its error. */
