@@ -117,7 +117,7 @@ function statField(stat: string, n: number): string | undefined {
 }
 
 /**
- * SIGSTOPs a process group and returns once every thread of it has stopped. `kill` returns
+ * SIGSTOPs a process group and returns once every thread of it has stopped (or exited). `kill` returns
  * when the signal is queued; a thread running on another core, or in a system call that is
  * not interrupted, stops a little later, and a request sent in between could still be
  * answered. Without `/proc` it returns after the signal.
@@ -129,7 +129,9 @@ export function stopGroup(pgid: number, timeoutMs = 10_000): void {
   const pause = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     const states = groupThreadStates(pgid);
-    if (states === undefined || states.every((s) => s === 'T' || s === 't')) return;
+    // Z and X: a child that exited (the supervisor's `sleep`) and waits to be reaped by a
+    // parent that is itself stopped; it runs nothing.
+    if (states === undefined || states.every((s) => 'TtZX'.includes(s))) return;
     if (Date.now() > deadline) {
       throw new TestkitError(
         TestkitErrorCode.ClusterState,
