@@ -241,10 +241,11 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
 }
 
 /**
- * A zig-zag varint at the cursor: one- and two-byte values (every length, count and delta of
- * a typical record) are read here, longer or truncated ones by the cursor's checked reader.
+ * A one- or two-byte zig-zag varint or varlong at the cursor (every length, count and delta
+ * of a typical record), advancing past it; NaN, the cursor unmoved, for anything longer or
+ * cut short, which the callers hand to the cursor's checked reader.
  */
-function varint(c: Cursor): number {
+function shortZigzag(c: Cursor): number {
   const p = c.pos;
   const end = c.end;
   if (p < end) {
@@ -263,30 +264,19 @@ function varint(c: Cursor): number {
       }
     }
   }
-  return c.readVarint();
+  return Number.NaN;
 }
 
-/** As {@link varint} for a varlong; a value past a safe integer is NaN with `c.big` set. */
+/** A zig-zag varint (int32) at the cursor. */
+function varint(c: Cursor): number {
+  const v = shortZigzag(c);
+  return Number.isNaN(v) ? c.readVarint() : v;
+}
+
+/** A zig-zag varlong at the cursor; a value past a safe integer is NaN with `c.big` set. */
 function varlong(c: Cursor): number {
-  const p = c.pos;
-  const end = c.end;
-  if (p < end) {
-    const buf = c.buf;
-    const b0 = buf[p]!;
-    if (b0 < 0x80) {
-      c.pos = p + 1;
-      return (b0 >>> 1) ^ -(b0 & 1);
-    }
-    if (p + 1 < end) {
-      const b1 = buf[p + 1]!;
-      if (b1 < 0x80) {
-        c.pos = p + 2;
-        const z = (b0 & 0x7f) | (b1 << 7);
-        return (z >>> 1) ^ -(z & 1);
-      }
-    }
-  }
-  return c.readVarlong();
+  const v = shortZigzag(c);
+  return Number.isNaN(v) ? c.readVarlong() : v;
 }
 
 function hex(n: number): string {
