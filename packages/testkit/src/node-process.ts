@@ -9,7 +9,7 @@ import {
   statSync,
 } from 'node:fs';
 import { TestkitError, TestkitErrorCode } from './errors.js';
-import { isAlive, OWNER_PROPERTY } from './reaper.js';
+import { isAlive, OWNER_PROPERTY, parseProcessGroup, parseStatFields } from './reaper.js';
 
 // The JVM runs under a small POSIX shell supervisor, leader of its own process group:
 // - it watches the owner pid once a second and SIGKILLs the whole group when the owner is
@@ -99,21 +99,17 @@ export function groupThreadStates(pgid: number): string[] | undefined {
     if (!/^\d+$/.test(pid)) continue;
     // A process may exit while it is read: skip what is gone.
     try {
-      if (statField(readFileSync(`/proc/${pid}/stat`, 'utf8'), 5) !== String(pgid)) continue;
+      if (parseProcessGroup(readFileSync(`/proc/${pid}/stat`, 'utf8')) !== pgid) continue;
       for (const tid of readdirSync(`/proc/${pid}/task`)) {
-        states.push(statField(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'), 3) ?? '?');
+        states.push(
+          parseStatFields(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'))?.[0] ?? '?',
+        );
       }
     } catch {
       // gone
     }
   }
   return states;
-}
-
-/** Field `n` (1-based, as `man 5 proc` numbers them) of a stat line; the name may hold spaces. */
-function statField(stat: string, n: number): string | undefined {
-  const close = stat.lastIndexOf(')');
-  return stat.slice(close + 2).split(' ')[n - 3];
 }
 
 /**

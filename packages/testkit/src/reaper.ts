@@ -20,11 +20,20 @@ export interface MarkedProcess {
   owner: number;
 }
 
+/**
+ * The fields of a `/proc/<pid>/stat` line after the parenthesised name (which may hold
+ * spaces): index 0 is field 3 of `man 5 proc` (the state letter), index 2 field 5 (the
+ * process group id). Null when the line has no name.
+ */
+export function parseStatFields(stat: string): string[] | null {
+  const close = stat.lastIndexOf(')');
+  return close < 0 ? null : stat.slice(close + 2).split(' ');
+}
+
 /** Parses `/proc/<pid>/stat` for the process group id (field 5, after the parenthesised name). */
 export function parseProcessGroup(stat: string): number | null {
-  const close = stat.lastIndexOf(')');
-  if (close < 0) return null;
-  const fields = stat.slice(close + 2).split(' ');
+  const fields = parseStatFields(stat);
+  if (fields === null) return null;
   const pgid = Number(fields[2]);
   return Number.isInteger(pgid) && pgid > 0 ? pgid : null;
 }
