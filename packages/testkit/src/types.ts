@@ -141,8 +141,10 @@ export interface KafkaCluster {
   /**
    * Freezes one node's JVM (SIGSTOP): its port still accepts connections, but nothing is read
    * or answered until {@link resumeNode}. For timeout tests: a broker that stops answering.
-   * JVM backend only.
-   * @throws TestkitError ERR_KAFKA_TESTKIT_CLUSTER_STATE for an unknown or stopped node.
+   * On Linux it returns once every thread of the node has stopped (read from `/proc`), so a
+   * request sent after the call is never answered before the resume. JVM backend only.
+   * @throws TestkitError ERR_KAFKA_TESTKIT_CLUSTER_STATE for an unknown or stopped node, or
+   *   one whose threads have not all stopped within 10 s.
    */
   pauseNode(nodeId: number): void;
   /** Lets a paused node run again (SIGCONT); a no-op for a node that is not paused. */
