@@ -12,7 +12,16 @@ import {
 } from './compression.js';
 import { crc32 } from './crc32c.js';
 import { ATTR_COMPRESSION_MASK, ATTR_LOG_APPEND_TIME, LOG_OVERHEAD } from './layout.js';
-import { KafkaRecord, type RecordBase } from './record.js';
+import {
+  KafkaRecord,
+  type RecordBase,
+  RecordTable,
+  S_ATTRIBUTES,
+  S_KEY_LEN,
+  S_KEY_POS,
+  S_VALUE_LEN,
+  S_VALUE_POS,
+} from './record.js';
 import type { RecordBatch } from './record-batch.js';
 import { RecordBatchError } from './record-batch-error.js';
 import { type ViewSource, viewSource } from './view.js';
@@ -88,21 +97,17 @@ function base(offset: bigint, timestamp: bigint, logAppendTime: bigint | null): 
   return { baseOffset: offset, baseTimestamp: timestamp, logAppendTime, baseSequence: -1 };
 }
 
+/** A legacy message as a record: a one-record table carrying the message's own offset and timestamp. */
 function toRecord(src: ViewSource, m: LegacyMessage, b: RecordBase): KafkaRecord {
-  return new KafkaRecord(
-    b,
-    0,
-    0,
-    null,
-    m.attributes,
-    src,
-    m.keyPos,
-    m.keyLen,
-    m.valuePos,
-    m.valueLen,
-    0,
-    0,
-  );
+  const table = new RecordTable(b, src, 1);
+  const slots = table.slots;
+  slots[S_ATTRIBUTES] = m.attributes;
+  slots[S_KEY_POS] = m.keyPos;
+  slots[S_KEY_LEN] = m.keyLen;
+  slots[S_VALUE_POS] = m.valuePos;
+  slots[S_VALUE_LEN] = m.valueLen;
+  table.count = 1;
+  return new KafkaRecord(table, 0);
 }
 
 /** @internal one top-level legacy message, seen as a batch */

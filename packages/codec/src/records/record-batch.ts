@@ -1,6 +1,7 @@
 /**
- * v2 record batch decoding (magic 2): the header is read when the batch is reached, records
- * only when iterated, and a compressed batch is decompressed on the first `records()` call.
+ * v2 record batch decoding (magic 2): the header is read (and the CRC checked) when the batch
+ * is reached; the first `records()` call decompresses a compressed batch and reads every
+ * record into a `RecordTable` in one pass.
  */
 import { CodecError } from '../errors.js';
 import {
@@ -21,9 +22,22 @@ import {
   LOG_OVERHEAD,
   RECORD_BATCH_OVERHEAD,
 } from './layout.js';
-import { KafkaRecord, type RecordBase } from './record.js';
+import {
+  KafkaRecord,
+  RECORD_SLOTS,
+  type RecordBase,
+  RecordTable,
+  S_ATTRIBUTES,
+  S_HEADER_COUNT,
+  S_KEY_LEN,
+  S_KEY_POS,
+  S_OFFSET_DELTA,
+  S_TIMESTAMP_DELTA,
+  S_VALUE_LEN,
+  S_VALUE_POS,
+} from './record.js';
 import { RecordBatchError } from './record-batch-error.js';
-import { type ViewSource, viewSource } from './view.js';
+import { viewSource } from './view.js';
 
 /** Smallest encoded record: length varint, attributes, and five one-byte varints. */
 const MIN_RECORD_BYTES = 7;
@@ -70,11 +84,13 @@ export interface RecordBatch {
   /** The whole batch as a view into the decoded buffer. */
   readonly buffer: Buffer;
   /**
-   * Iterates the records. Each call starts again from the first record; a compressed batch
-   * is decompressed once, on the first call.
+   * Iterates the records. Each call starts again from the first record. The first call
+   * decompresses a compressed batch and reads every record's lengths and positions in one
+   * pass; later calls reuse what it read.
    *
-   * @throws RecordBatchError while iterating when a record is malformed or the count lies;
-   *   on the first call when decompression fails or passes the size limit
+   * @throws RecordBatchError while iterating, once the records before it have been handed
+   *   out, when a record is malformed or the count lies; on the first call when
+   *   decompression fails or passes the size limit
    */
   records(): IterableIterator<KafkaRecord>;
 }
@@ -125,6 +141,7 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
   private readonly maxUncompressedBytes: number;
   private readonly backend: CompressionBackend;
   private body: Buffer | null = null;
+  private table: RecordTable | null = null;
 
   get lastSequence(): number {
     const s = this.baseSequence;
@@ -235,67 +252,245 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
   }
 
   records(): IterableIterator<KafkaRecord> {
-    const body = this.recordsSection();
-    return new RecordIterator(this, body, this.recordCount);
-  }
-}
-
-/**
- * A one- or two-byte zig-zag varint or varlong at the cursor (every length, count and delta
- * of a typical record), advancing past it; NaN, the cursor unmoved, for anything longer or
- * cut short, which the callers hand to the cursor's checked reader.
- */
-function shortZigzag(c: Cursor): number {
-  const p = c.pos;
-  const end = c.end;
-  if (p < end) {
-    const buf = c.buf;
-    const b0 = buf[p]!;
-    if (b0 < 0x80) {
-      c.pos = p + 1;
-      return (b0 >>> 1) ^ -(b0 & 1);
+    let table = this.table;
+    if (table === null) {
+      table = readRecordTable(this, this.recordsSection());
+      this.table = table;
     }
-    if (p + 1 < end) {
-      const b1 = buf[p + 1]!;
-      if (b1 < 0x80) {
-        c.pos = p + 2;
-        const z = (b0 & 0x7f) | (b1 << 7);
-        return (z >>> 1) ^ -(z & 1);
-      }
-    }
+    return new RecordIterator(table);
   }
-  return Number.NaN;
-}
-
-/** A zig-zag varint (int32) at the cursor. */
-function varint(c: Cursor): number {
-  const v = shortZigzag(c);
-  return Number.isNaN(v) ? c.readVarint() : v;
-}
-
-/** A zig-zag varlong at the cursor; a value past a safe integer is NaN with `c.big` set. */
-function varlong(c: Cursor): number {
-  const v = shortZigzag(c);
-  return Number.isNaN(v) ? c.readVarlong() : v;
 }
 
 function hex(n: number): string {
   return `0x${n.toString(16).padStart(8, '0')}`;
 }
 
-/** Walks the records of one v2 batch; validates each record's lengths as it goes. */
+/**
+ * Reads every record of a v2 batch's records section into a {@link RecordTable}, checking
+ * each record's lengths as Kafka's `DefaultRecord.readFrom` does. One- and two-byte varints
+ * (every length, count and delta of a typical record) are read inline, with no call and no
+ * NaN in the loop; longer or cut-short ones go through the cursor's checked reader. A
+ * malformed record ends the read: the table keeps the records before it and the error,
+ * which the iterator throws when it gets there.
+ */
+function readRecordTable(batch: DefaultRecordBatch, body: Buffer): RecordTable {
+  const count = batch.recordCount;
+  const table = new RecordTable(batch, viewSource(body), count);
+  const slots = table.slots;
+  const buf = body;
+  const size = body.length;
+  const c = new Cursor(body, 0, size, batch.baseOffset);
+  let p = 0;
+  let i = 0;
+  let v: number;
+  let b0: number;
+  let b1: number;
+  let problem = '';
+  try {
+    for (; i < count; i++) {
+      if (p >= size) {
+        problem = `record count says ${count}, the bytes hold ${i}`;
+        break;
+      }
+      // length
+      if ((b0 = buf[p]!) < 0x80) {
+        v = (b0 >>> 1) ^ -(b0 & 1);
+        p += 1;
+      } else if (p + 1 < size && (b1 = buf[p + 1]!) < 0x80) {
+        b1 = (b0 & 0x7f) | (b1 << 7);
+        v = (b1 >>> 1) ^ -(b1 & 1);
+        p += 2;
+      } else {
+        v = slowVarint(c, p, size, false);
+        p = c.pos;
+      }
+      if (v < MIN_RECORD_BYTES - 1 || v > size - p) {
+        problem = `record ${i} claims ${v} bytes, ${size - p} left`;
+        break;
+      }
+      const len = v;
+      const end = p + len;
+      const s = i * RECORD_SLOTS;
+      slots[s + S_ATTRIBUTES] = buf[p++]!;
+      // timestamp delta, a varlong; one beyond int32 goes to the table's wide timestamps
+      if ((b0 = buf[p]!) < 0x80) {
+        v = (b0 >>> 1) ^ -(b0 & 1);
+        p += 1;
+      } else if (p + 1 < end && (b1 = buf[p + 1]!) < 0x80) {
+        b1 = (b0 & 0x7f) | (b1 << 7);
+        v = (b1 >>> 1) ^ -(b1 & 1);
+        p += 2;
+      } else {
+        v = slowVarint(c, p, end, true);
+        p = c.pos;
+        if (v !== (v | 0)) {
+          table.wideTimestamps ??= new Map();
+          table.wideTimestamps.set(i, Number.isNaN(v) ? c.big! : BigInt(v));
+          v = 0;
+        }
+      }
+      slots[s + S_TIMESTAMP_DELTA] = v;
+      // offset delta
+      if (p < end && (b0 = buf[p]!) < 0x80) {
+        v = (b0 >>> 1) ^ -(b0 & 1);
+        p += 1;
+      } else if (p + 1 < end && (b1 = buf[p + 1]!) < 0x80) {
+        b1 = (b0 & 0x7f) | (b1 << 7);
+        v = (b1 >>> 1) ^ -(b1 & 1);
+        p += 2;
+      } else {
+        v = slowVarint(c, p, end, false);
+        p = c.pos;
+      }
+      slots[s + S_OFFSET_DELTA] = v;
+      // key
+      if (p < end && (b0 = buf[p]!) < 0x80) {
+        v = (b0 >>> 1) ^ -(b0 & 1);
+        p += 1;
+      } else if (p + 1 < end && (b1 = buf[p + 1]!) < 0x80) {
+        b1 = (b0 & 0x7f) | (b1 << 7);
+        v = (b1 >>> 1) ^ -(b1 & 1);
+        p += 2;
+      } else {
+        v = slowVarint(c, p, end, false);
+        p = c.pos;
+      }
+      if (v < -1 || v > end - p) {
+        problem = `record ${i} key length ${v}, ${end - p} bytes left`;
+        break;
+      }
+      slots[s + S_KEY_POS] = p;
+      slots[s + S_KEY_LEN] = v;
+      if (v > 0) p += v;
+      // value
+      if (p < end && (b0 = buf[p]!) < 0x80) {
+        v = (b0 >>> 1) ^ -(b0 & 1);
+        p += 1;
+      } else if (p + 1 < end && (b1 = buf[p + 1]!) < 0x80) {
+        b1 = (b0 & 0x7f) | (b1 << 7);
+        v = (b1 >>> 1) ^ -(b1 & 1);
+        p += 2;
+      } else {
+        v = slowVarint(c, p, end, false);
+        p = c.pos;
+      }
+      if (v < -1 || v > end - p) {
+        problem = `record ${i} value length ${v}, ${end - p} bytes left`;
+        break;
+      }
+      slots[s + S_VALUE_POS] = p;
+      slots[s + S_VALUE_LEN] = v;
+      if (v > 0) p += v;
+      // headers: counted and their lengths checked here, decoded when asked for
+      if (p < end && (b0 = buf[p]!) < 0x80) {
+        v = (b0 >>> 1) ^ -(b0 & 1);
+        p += 1;
+      } else if (p + 1 < end && (b1 = buf[p + 1]!) < 0x80) {
+        b1 = (b0 & 0x7f) | (b1 << 7);
+        v = (b1 >>> 1) ^ -(b1 & 1);
+        p += 2;
+      } else {
+        v = slowVarint(c, p, end, false);
+        p = c.pos;
+      }
+      if (v < 0 || v > (end - p) / 2) {
+        problem = `record ${i} claims ${v} headers`;
+        break;
+      }
+      slots[s + S_HEADER_COUNT] = v;
+      if (v > 0) {
+        p = skipHeaders(table, c, i, p, end, v);
+        if (p < 0) break;
+      }
+      if (p !== end) {
+        problem = `record ${i} is ${len} bytes but its fields take ${p - end + len}`;
+        break;
+      }
+    }
+    if (i === count && p !== size) problem = `${size - p} bytes left after the declared records`;
+    if (problem !== '') {
+      table.error = new RecordBatchError('LENGTH_INVALID', batch.baseOffset, problem);
+    }
+  } catch (e) {
+    // A varint the checked reader refused (over-long, cut short): already a RecordBatchError.
+    if (!(e instanceof RecordBatchError)) throw e;
+    table.error = e;
+  }
+  table.count = i;
+  return table;
+}
+
+/**
+ * Checks the `n` headers of record `i` at `p` (their key and value lengths against the
+ * record's end); the position after them, or -1 with `table.error` set.
+ */
+function skipHeaders(
+  table: RecordTable,
+  c: Cursor,
+  i: number,
+  p: number,
+  end: number,
+  n: number,
+): number {
+  const buf = c.buf;
+  for (let h = 0; h < n; h++) {
+    let len: number;
+    let b0: number;
+    if (p < end && (b0 = buf[p]!) < 0x80) {
+      len = (b0 >>> 1) ^ -(b0 & 1);
+      p += 1;
+    } else {
+      len = slowVarint(c, p, end, false);
+      p = c.pos;
+    }
+    if (len < 0 || len > end - p) {
+      table.error = new RecordBatchError(
+        'LENGTH_INVALID',
+        table.baseOffset,
+        len < 0
+          ? `record ${i} header ${h} key length ${len}`
+          : `record ${i} header key length ${len}, ${end - p} bytes left`,
+      );
+      return -1;
+    }
+    p += len;
+    if (p < end && (b0 = buf[p]!) < 0x80) {
+      len = (b0 >>> 1) ^ -(b0 & 1);
+      p += 1;
+    } else {
+      len = slowVarint(c, p, end, false);
+      p = c.pos;
+    }
+    if (len < -1 || len > end - p) {
+      table.error = new RecordBatchError(
+        'LENGTH_INVALID',
+        table.baseOffset,
+        `record ${i} header value length ${len}, ${end - p} bytes left`,
+      );
+      return -1;
+    }
+    if (len > 0) p += len;
+  }
+  return p;
+}
+
+/**
+ * A zig-zag varint (`long`: varlong) at `p`, read by the cursor's checked reader up to
+ * `end`; the position after it is left in `c.pos`.
+ */
+function slowVarint(c: Cursor, p: number, end: number, long: boolean): number {
+  c.pos = p;
+  c.end = end;
+  return long ? c.readVarlong() : c.readVarint();
+}
+
+/** Hands out the records of a {@link RecordTable}, then throws its error if it has one. */
 class RecordIterator implements IterableIterator<KafkaRecord> {
-  private readonly batch: DefaultRecordBatch;
-  private readonly c: Cursor;
-  private readonly src: ViewSource;
-  private left: number;
+  private readonly table: RecordTable;
   private index = 0;
 
-  constructor(batch: DefaultRecordBatch, body: Buffer, count: number) {
-    this.batch = batch;
-    this.c = new Cursor(body, 0, body.length, batch.baseOffset);
-    this.src = viewSource(body);
-    this.left = count;
+  constructor(table: RecordTable) {
+    this.table = table;
   }
 
   [Symbol.iterator](): IterableIterator<KafkaRecord> {
@@ -303,83 +498,13 @@ class RecordIterator implements IterableIterator<KafkaRecord> {
   }
 
   next(): IteratorResult<KafkaRecord> {
-    const c = this.c;
-    if (this.left === 0) {
-      if (c.pos !== c.buf.length) {
-        this.fail(
-          'LENGTH_INVALID',
-          `${c.buf.length - c.pos} bytes left after the declared records`,
-        );
-      }
-      return { done: true, value: undefined };
-    }
+    const t = this.table;
     const i = this.index;
-    if (c.pos >= c.buf.length) {
-      this.fail('LENGTH_INVALID', `record count says ${i + this.left}, the bytes hold ${i}`);
+    if (i < t.count) {
+      this.index = i + 1;
+      return { done: false, value: new KafkaRecord(t, i) };
     }
-    const len = varint(c);
-    if (len < MIN_RECORD_BYTES - 1 || len > c.buf.length - c.pos) {
-      this.fail('LENGTH_INVALID', `record ${i} claims ${len} bytes, ${c.buf.length - c.pos} left`);
-    }
-    const outerEnd = c.end;
-    const recEnd = c.pos + len;
-    c.end = recEnd;
-    const attributes = c.buf[c.pos++]!;
-    const tsDelta = varlong(c);
-    const tsBig = Number.isNaN(tsDelta) ? c.big : null;
-    const offsetDelta = varint(c);
-    const keyLen = varint(c);
-    const keyPos = c.pos;
-    this.skipField(keyLen, i, 'key');
-    const valueLen = varint(c);
-    const valuePos = c.pos;
-    this.skipField(valueLen, i, 'value');
-    const headerCount = varint(c);
-    if (headerCount < 0 || headerCount > (recEnd - c.pos) / 2) {
-      this.fail('LENGTH_INVALID', `record ${i} claims ${headerCount} headers`);
-    }
-    const headersPos = c.pos;
-    for (let h = 0; h < headerCount; h++) {
-      const kl = varint(c);
-      if (kl < 0) this.fail('LENGTH_INVALID', `record ${i} header ${h} key length ${kl}`);
-      this.skipField(kl, i, 'header key');
-      this.skipField(varint(c), i, 'header value');
-    }
-    if (c.pos !== recEnd) {
-      this.fail(
-        'LENGTH_INVALID',
-        `record ${i} is ${len} bytes but its fields take ${c.pos - recEnd + len}`,
-      );
-    }
-    c.end = outerEnd;
-    this.left--;
-    this.index++;
-    const rec = new KafkaRecord(
-      this.batch,
-      offsetDelta,
-      tsDelta,
-      tsBig,
-      attributes,
-      this.src,
-      keyPos,
-      keyLen,
-      valuePos,
-      valueLen,
-      headersPos,
-      headerCount,
-    );
-    return { done: false, value: rec };
-  }
-
-  private skipField(len: number, i: number, what: string): void {
-    const c = this.c;
-    if (len < -1 || len > c.end - c.pos) {
-      this.fail('LENGTH_INVALID', `record ${i} ${what} length ${len}, ${c.end - c.pos} bytes left`);
-    }
-    if (len > 0) c.pos += len;
-  }
-
-  private fail(reason: 'LENGTH_INVALID' | 'TRUNCATED', detail: string): never {
-    throw new RecordBatchError(reason, this.batch.baseOffset, detail);
+    if (t.error !== null) throw t.error;
+    return { done: true, value: undefined };
   }
 }

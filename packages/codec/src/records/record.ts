@@ -1,9 +1,13 @@
 /**
- * A decoded record: a lazy view over the batch's (possibly decompressed) buffer. Offsets and
- * deltas are read eagerly; the key, value and headers are handed out on first access as
- * Buffer views into that buffer (valid while the buffer is; copy to keep them longer).
+ * A decoded record: a small handle on its batch's {@link RecordTable}. A batch's records are
+ * read in one pass into that table (every length checked, positions kept in one `Int32Array`),
+ * and a record object holds only the table and its index: its fields are read from the
+ * table, and the key, value and headers are handed out on access as Buffer views into the
+ * batch's (possibly decompressed) bytes (valid while those bytes are; copy to keep them
+ * longer).
  */
 import { readVarint, type VarintSource } from '../varint.js';
+import type { RecordBatchError } from './record-batch-error.js';
 import { type ViewSource, view } from './view.js';
 
 /** One record header: UTF-8 key, nullable value (a view). */
@@ -23,58 +27,113 @@ export interface RecordBase {
 
 const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
 
+/** Int32 slots per record in {@link RecordTable.slots}. */
+export const RECORD_SLOTS = 8;
+/** Slot offsets within a record's slots. */
+export const S_OFFSET_DELTA = 0;
+/** The timestamp delta when it fits an int32; else 0, the delta being in `wideTimestamps`. */
+export const S_TIMESTAMP_DELTA = 1;
+export const S_KEY_POS = 2;
+/** -1 for a null key. */
+export const S_KEY_LEN = 3;
+export const S_VALUE_POS = 4;
+/** -1 for a null value. */
+export const S_VALUE_LEN = 5;
+export const S_ATTRIBUTES = 6;
+/** The header count; the headers follow the value and the count's varint. */
+export const S_HEADER_COUNT = 7;
+
+/**
+ * @internal The records of one batch, read: each record's offset delta, timestamp delta,
+ * attributes, header count, and where its key and value are, `RECORD_SLOTS` int32 slots per
+ * record. Built by the batch decoders; a record reads its fields here, so a batch of n
+ * records costs one table and n small handles, not n objects of a dozen fields.
+ */
+export class RecordTable {
+  readonly baseOffset: bigint;
+  readonly baseTimestamp: bigint;
+  readonly logAppendTime: bigint | null;
+  readonly baseSequence: number;
+  readonly src: ViewSource;
+  readonly slots: Int32Array;
+  /** Timestamp deltas outside int32, by record index (rare: a batch spanning weeks). */
+  wideTimestamps: Map<number, bigint> | null = null;
+  /** Records read and checked; those before a malformed one when `error` is set. */
+  count = 0;
+  /** What stopped the read: thrown by the iterator once it has handed out `count` records. */
+  error: RecordBatchError | null = null;
+  /** Headers decoded so far, by record index: a record object holds no cache of its own. */
+  headers: (readonly RecordHeader[] | undefined)[] | null = null;
+  /** The last header key decoded, and where its bytes are: the next equal key reuses it. */
+  lastKey = '';
+  lastKeyPos = 0;
+  lastKeyLen = -1;
+
+  constructor(base: RecordBase, src: ViewSource, capacity: number) {
+    this.baseOffset = base.baseOffset;
+    this.baseTimestamp = base.baseTimestamp;
+    this.logAppendTime = base.logAppendTime;
+    this.baseSequence = base.baseSequence;
+    this.src = src;
+    this.slots = slotsFor(capacity);
+  }
+}
+
+/**
+ * Tables of up to `SLAB_TABLE_BYTES` are carved from shared 256 KiB slabs, as Node's Buffer
+ * pool carves small buffers: allocating a typed array of its own costs about 5 µs for a
+ * 1,000-record batch, a view into a slab about 0.1 µs. A slab is never reused: it is freed
+ * once no table in it is reachable, so a record kept alive keeps at most one slab with it
+ * (besides the fetched bytes its views share). Bigger tables get their own memory.
+ */
+const SLAB_BYTES = 256 * 1024;
+const SLAB_TABLE_BYTES = 64 * 1024;
+let slab = new ArrayBuffer(0);
+let slabUsed = 0;
+
+function slotsFor(records: number): Int32Array {
+  const bytes = records * RECORD_SLOTS * 4;
+  if (bytes > SLAB_TABLE_BYTES) return new Int32Array(records * RECORD_SLOTS);
+  if (slabUsed + bytes > slab.byteLength) {
+    slab = new ArrayBuffer(SLAB_BYTES);
+    slabUsed = 0;
+  }
+  const slots = new Int32Array(slab, slabUsed, records * RECORD_SLOTS);
+  slabUsed += bytes;
+  return slots;
+}
+
 /** A record read from a batch. */
 export class KafkaRecord {
-  /** Offset relative to the batch's base offset. */
-  readonly offsetDelta: number;
-  /** KafkaRecord attributes (unused by Kafka so far; kept as read). */
-  readonly attributes: number;
-  private readonly base: RecordBase;
-  /** The delta when it fits a safe integer (NaN otherwise: then `tsBig` holds it). */
-  private readonly tsDelta: number;
-  private readonly tsBig: bigint | null;
-  private readonly src: ViewSource;
-  private readonly keyPos: number;
-  private readonly keyLen: number;
-  private readonly valuePos: number;
-  private readonly valueLen: number;
-  private readonly headersPos: number;
-  /** Number of headers (their bytes are checked when the record is read). */
-  readonly headerCount: number;
-  private headersCache: readonly RecordHeader[] | null = null;
+  private readonly t: RecordTable;
+  /** Index of the record in its table. */
+  private readonly i: number;
 
   /** @internal built by the batch decoders */
-  constructor(
-    base: RecordBase,
-    offsetDelta: number,
-    timestampDelta: number,
-    tsBig: bigint | null,
-    attributes: number,
-    src: ViewSource,
-    keyPos: number,
-    keyLen: number,
-    valuePos: number,
-    valueLen: number,
-    headersPos: number,
-    headerCount: number,
-  ) {
-    this.base = base;
-    this.offsetDelta = offsetDelta;
-    this.tsDelta = timestampDelta;
-    this.tsBig = tsBig;
-    this.attributes = attributes;
-    this.src = src;
-    this.keyPos = keyPos;
-    this.keyLen = keyLen;
-    this.valuePos = valuePos;
-    this.valueLen = valueLen;
-    this.headersPos = headersPos;
-    this.headerCount = headerCount;
+  constructor(table: RecordTable, index: number) {
+    this.t = table;
+    this.i = index;
+  }
+
+  /** Offset relative to the batch's base offset. */
+  get offsetDelta(): number {
+    return this.t.slots[this.i * RECORD_SLOTS + S_OFFSET_DELTA]!;
+  }
+
+  /** KafkaRecord attributes (unused by Kafka so far; kept as read). */
+  get attributes(): number {
+    return this.t.slots[this.i * RECORD_SLOTS + S_ATTRIBUTES]!;
+  }
+
+  /** Number of headers (their bytes are checked when the record is read). */
+  get headerCount(): number {
+    return this.t.slots[this.i * RECORD_SLOTS + S_HEADER_COUNT]!;
   }
 
   /** Absolute offset: `baseOffset + offsetDelta` in int64 arithmetic, as Kafka's `DefaultRecord` adds them. */
   get offset(): bigint {
-    return BigInt.asIntN(64, this.base.baseOffset + BigInt(this.offsetDelta));
+    const t = this.t;
+    return BigInt.asIntN(64, t.baseOffset + BigInt(t.slots[this.i * RECORD_SLOTS]!));
   }
 
   /**
@@ -82,7 +141,9 @@ export class KafkaRecord {
    * any int64, so a `bigint`, never a lossy number).
    */
   get timestampDelta(): bigint {
-    return this.tsBig ?? BigInt(this.tsDelta);
+    const t = this.t;
+    const wide = t.wideTimestamps?.get(this.i);
+    return wide ?? BigInt(t.slots[this.i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!);
   }
 
   /**
@@ -90,49 +151,124 @@ export class KafkaRecord {
    * `baseTimestamp + timestampDelta` in int64 arithmetic, as Kafka's `DefaultRecord` adds them.
    */
   get timestamp(): bigint {
-    const b = this.base;
-    if (b.logAppendTime !== null) return b.logAppendTime;
-    return BigInt.asIntN(64, b.baseTimestamp + (this.tsBig ?? BigInt(this.tsDelta)));
+    const t = this.t;
+    if (t.logAppendTime !== null) return t.logAppendTime;
+    if (t.wideTimestamps !== null) {
+      const wide = t.wideTimestamps.get(this.i);
+      if (wide !== undefined) return BigInt.asIntN(64, t.baseTimestamp + wide);
+    }
+    // An int32 delta: V8 adds it to the base as a machine int64, allocating only the result.
+    return BigInt.asIntN(
+      64,
+      t.baseTimestamp + BigInt(t.slots[this.i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!),
+    );
   }
 
   /** Producer sequence number of this record, or -1 when the batch has none. */
   get sequence(): number {
-    const s = this.base.baseSequence;
+    const s = this.t.baseSequence;
     // Sequences wrap at int32 max back to 0 (DefaultRecordBatch.incrementSequence).
     return s < 0 ? -1 : (s + this.offsetDelta) % 0x80000000;
   }
 
   /** The key (a view), or null. */
   get key(): Buffer | null {
-    return this.keyLen < 0 ? null : view(this.src, this.keyPos, this.keyLen);
+    const t = this.t;
+    const s = this.i * RECORD_SLOTS;
+    const len = t.slots[s + S_KEY_LEN]!;
+    return len < 0 ? null : view(t.src, t.slots[s + S_KEY_POS]!, len);
   }
 
   /** The value (a view), or null (a tombstone). */
   get value(): Buffer | null {
-    return this.valueLen < 0 ? null : view(this.src, this.valuePos, this.valueLen);
+    const t = this.t;
+    const s = this.i * RECORD_SLOTS;
+    const len = t.slots[s + S_VALUE_LEN]!;
+    return len < 0 ? null : view(t.src, t.slots[s + S_VALUE_POS]!, len);
   }
 
   /** The headers, decoded on first access (keys as strings, values as views). */
   get headers(): readonly RecordHeader[] {
-    if (this.headersCache !== null) return this.headersCache;
-    if (this.headerCount === 0) return NO_HEADERS;
-    const out: RecordHeader[] = new Array(this.headerCount);
-    const buf = this.src.buf;
-    // Lengths were validated when the record was read; these reads cannot fail.
-    const cur: VarintSource = { buf, pos: this.headersPos, end: buf.length };
-    for (let i = 0; i < this.headerCount; i++) {
-      const keyLen = readVarint(cur);
-      const key = buf.toString('utf8', cur.pos, cur.pos + keyLen);
-      cur.pos += keyLen;
-      const valueLen = readVarint(cur);
-      let value: Buffer | null = null;
-      if (valueLen >= 0) {
-        value = view(this.src, cur.pos, valueLen);
-        cur.pos += valueLen;
+    const t = this.t;
+    const s = this.i * RECORD_SLOTS;
+    const count = t.slots[s + S_HEADER_COUNT]!;
+    if (count === 0) return NO_HEADERS;
+    const decoded = t.headers?.[this.i];
+    if (decoded !== undefined) return decoded;
+    const buf = t.src.buf;
+    // Lengths were checked when the batch was read; these reads cannot fail. The headers
+    // start after the value and the header count's varint.
+    const cur: VarintSource = {
+      buf,
+      pos: t.slots[s + S_VALUE_POS]! + Math.max(t.slots[s + S_VALUE_LEN]!, 0),
+      end: buf.length,
+    };
+    readVarint(cur);
+    let p = cur.pos;
+    const out: RecordHeader[] = new Array(count);
+    for (let h = 0; h < count; h++) {
+      let len: number;
+      let b = buf[p]!;
+      if (b < 0x80) {
+        len = (b >>> 1) ^ -(b & 1);
+        p += 1;
+      } else {
+        cur.pos = p;
+        len = readVarint(cur);
+        p = cur.pos;
       }
-      out[i] = { key, value };
+      const key = headerKey(t, buf, p, len);
+      p += len;
+      b = buf[p]!;
+      if (b < 0x80) {
+        len = (b >>> 1) ^ -(b & 1);
+        p += 1;
+      } else {
+        cur.pos = p;
+        len = readVarint(cur);
+        p = cur.pos;
+      }
+      let value: Buffer | null = null;
+      if (len >= 0) {
+        value = view(t.src, p, len);
+        p += len;
+      }
+      out[h] = { key, value };
     }
-    this.headersCache = out;
+    t.headers ??= [];
+    t.headers[this.i] = out;
     return out;
   }
+}
+
+/**
+ * A header key as a string. Records of a batch mostly carry the same few keys, so a key whose
+ * bytes equal the last one decoded from the same table is that string again; short ASCII
+ * keys are built from their char codes, several times cheaper than a UTF-8 decode through
+ * `Buffer#toString`; anything else is decoded as UTF-8, as Kafka's `Utils.utf8` does.
+ */
+function headerKey(t: RecordTable, buf: Buffer, pos: number, len: number): string {
+  if (len === t.lastKeyLen) {
+    const at = t.lastKeyPos;
+    let i = 0;
+    while (i < len && buf[pos + i] === buf[at + i]) i++;
+    if (i === len) return t.lastKey;
+  }
+  let key = '';
+  if (len <= 16) {
+    for (let i = 0; i < len; i++) {
+      const c = buf[pos + i]!;
+      if (c >= 0x80) {
+        key = buf.toString('utf8', pos, pos + len);
+        break;
+      }
+      key += String.fromCharCode(c);
+    }
+  } else {
+    key = buf.toString('utf8', pos, pos + len);
+  }
+  t.lastKey = key;
+  t.lastKeyPos = pos;
+  t.lastKeyLen = len;
+  return key;
 }

@@ -131,6 +131,34 @@ describe('hostile v2 batches', () => {
     }
   });
 
+  it('a malformed record is thrown after the records before it were handed out, on every records() call', () => {
+    const records = ['a', 'b', 'c'].map((v, i) => ({
+      key: Buffer.from(`k${i}`),
+      value: Buffer.from(v),
+      timestamp: 10 + i,
+    }));
+    const buf = encodeRecordBatchSync({ baseOffset: 7n, records });
+    // Each record takes 10 bytes: its length, attributes, tsDelta, offsetDelta, key length,
+    // key (2 bytes), value length, value (1 byte), header count.
+    const third = REC + 2 * 10;
+    buf[third + 4] = 0x7e; // key length 63: past the record
+    fixCrc(buf);
+    const [batch] = [...decodeRecordBatches(buf)];
+    for (let pass = 0; pass < 2; pass++) {
+      const seen: string[] = [];
+      let caught: unknown;
+      try {
+        for (const r of batch!.records()) seen.push(`${r.offset}:${r.value!.toString()}`);
+      } catch (e) {
+        caught = e;
+      }
+      expect(seen).toEqual(['7:a', '8:b']);
+      expect(caught).toBeInstanceOf(RecordBatchError);
+      expect((caught as RecordBatchError).code).toBe('ERR_KAFKA_CODEC_LENGTH_INVALID');
+      expect((caught as RecordBatchError).message).toContain('record 2 key length 63');
+    }
+  });
+
   it('a varint longer than 5 bytes is LENGTH_INVALID', () => {
     const buf = sample();
     buf.fill(0xff, REC, REC + 6);
