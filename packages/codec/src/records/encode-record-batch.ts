@@ -1,7 +1,9 @@
 /**
- * v2 record batch encoder (magic 2, KIP-98). Sizes every record first, writes the records
- * into one buffer, then the 61-byte header, and back-patches the CRC-32C.
+ * v2 record batch encoder (magic 2, KIP-98). Writes each record as soon as its size is known,
+ * in one pass, into a shared slab after room for the 61-byte header, then the header, and
+ * back-patches the CRC-32C.
  */
+import { constants } from 'node:buffer';
 import { CodecError } from '../errors.js';
 import {
   sizeOfVarint,
@@ -122,9 +124,70 @@ interface Prepared {
 }
 
 /**
- * Sizes and writes the records section into a new buffer that leaves `room` bytes in front
- * for the batch header (61 when the section goes out uncompressed, 0 when it gets
- * compressed).
+ * Batches are written straight into shared slabs of 1 MiB and handed out as views of them,
+ * as Node's Buffer pool hands out buffers under 4 KiB: a buffer of its own per batch would
+ * cost a fresh ArrayBuffer (a few microseconds at 10 KiB), and writing elsewhere first a copy.
+ * A batch that outgrows what is left of a slab moves, with what it has written, to a new slab
+ * (of its own size when it is bigger). Slabs are never reused: one is freed when no batch in
+ * it is reachable, so a batch kept alive keeps at most its slab alive.
+ */
+const SLAB_BYTES = 1024 * 1024;
+let slab: Buffer = Buffer.allocUnsafe(0);
+let slabUsed = 0;
+
+/**
+ * Moves the batch being written in `slab[start, pos)` to the start of a new slab with room
+ * for `need` more bytes; returns the new slab.
+ */
+function newSlab(start: number, pos: number, need: number): Buffer {
+  const written = pos - start;
+  // Doubling keeps the moves of a batch bigger than a slab to a copy per doubling.
+  const size = Math.max(SLAB_BYTES, Math.min((written + need) * 2, constants.MAX_LENGTH));
+  const next = Buffer.allocUnsafeSlow(size);
+  // The bytes of the header's room may lie past the old slab's end: they are written later.
+  if (start < slab.length) slab.copy(next, 0, start, Math.min(pos, slab.length));
+  slab = next;
+  slabUsed = 0;
+  return next;
+}
+
+/** Bytes a zig-zag varint of the int32 `n` takes: inline for the one- and two-byte cases. */
+function varintSize(n: number): number {
+  const z = ((n << 1) ^ (n >> 31)) >>> 0;
+  return z < 0x80 ? 1 : z < 0x4000 ? 2 : sizeOfVarint(n);
+}
+
+/** Writes the int32 `n` as a zig-zag varint at `pos`; inline for one and two bytes. */
+function putVarint(buf: Buffer, pos: number, n: number): number {
+  const z = ((n << 1) ^ (n >> 31)) >>> 0;
+  if (z < 0x80) {
+    buf[pos] = z;
+    return pos + 1;
+  }
+  if (z < 0x4000) {
+    buf[pos] = (z & 0x7f) | 0x80;
+    buf[pos + 1] = z >>> 7;
+    return pos + 2;
+  }
+  return writeVarint(buf, pos, n);
+}
+
+/**
+ * The UTF-8 length of a header key when it is ASCII (every char below U+0080, as most keys
+ * are), written byte for byte; -1 otherwise, for the Java-faithful UTF-8 path.
+ */
+function asciiLength(s: string): number {
+  const n = s.length;
+  if (n > 64) return -1;
+  for (let i = 0; i < n; i++) if (s.charCodeAt(i) >= 0x80) return -1;
+  return n;
+}
+
+/**
+ * Writes the records section in one pass, each record's size worked out from its fields
+ * just before it is written, into a slab, after `room` bytes left in front for the batch
+ * header (61 when the section goes out uncompressed, 0 when it gets compressed); returns it
+ * as a view of exactly its size.
  */
 function encodeRecords(input: RecordBatchInput, room: number): Prepared {
   const records = input.records;
@@ -142,79 +205,75 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
         : toMs(first, 'timestamp');
   let max = -1;
   let lastOffsetDelta = 0;
-  // Sizes of each record and of each header key, kept for the writing pass.
-  const sizes = new Array<number>(n);
-  const timestamps = new Array<number>(n);
-  const keyLens: number[] = [];
-  const fixedKeys = new Map<RecordHeaderInput, string>();
-  let total = 0;
+  let buf = slab;
+  let start = slabUsed;
+  let pos = start + room;
   for (let i = 0; i < n; i++) {
     const r = records[i]!;
-    const ts = r.timestamp === undefined ? now : toMs(r.timestamp, 'timestamp');
-    timestamps[i] = ts;
+    const t = r.timestamp;
+    const ts =
+      t === undefined
+        ? now
+        : typeof t === 'number' && Number.isSafeInteger(t)
+          ? t
+          : toMs(t, 'timestamp');
     if (ts > max) max = ts;
     const tsDelta = ts - base;
     if (!Number.isSafeInteger(tsDelta)) bad(`timestamp delta of record ${i} is out of range`);
-    const od = r.offsetDelta ?? i;
-    if (!Number.isInteger(od) || od < 0 || od > 0x7fffffff) bad(`offsetDelta ${od} of record ${i}`);
+    let od = r.offsetDelta;
+    if (od === undefined) od = i;
+    else if (!Number.isInteger(od) || od < 0 || od > 0x7fffffff)
+      bad(`offsetDelta ${od} of record ${i}`);
     if (od > lastOffsetDelta) lastOffsetDelta = od;
     const key = r.key ?? null;
     const value = r.value;
-    let size = 1 + sizeOfVarlong(tsDelta) + sizeOfVarint(od);
-    size += key === null ? 1 : sizeOfVarint(key.length) + key.length;
-    size += value === null ? 1 : sizeOfVarint(value.length) + value.length;
     const headers = r.headers ?? EMPTY_HEADERS;
-    size += sizeOfVarint(headers.length);
-    for (let h = 0; h < headers.length; h++) {
-      const hd = headers[h]!;
-      const key = javaUtf8(hd.key);
-      const kl = Buffer.byteLength(key, 'utf8');
-      keyLens.push(kl);
-      if (key !== hd.key) fixedKeys.set(hd, key);
-      size += sizeOfVarint(kl) + kl;
-      size += hd.value === null ? 1 : sizeOfVarint(hd.value.length) + hd.value.length;
-    }
-    sizes[i] = size;
-    total += sizeOfVarint(size) + size;
-  }
-  if (total > 0x7fffffff - RECORD_BATCH_OVERHEAD) bad(`records take ${total} bytes`);
-  const body = Buffer.allocUnsafe(room + total);
-  let pos = room;
-  let k = 0;
-  for (let i = 0; i < n; i++) {
-    const r = records[i]!;
-    pos = writeVarint(body, pos, sizes[i]!);
-    body[pos++] = 0; // record attributes: unused, always 0
-    pos = writeVarlong(body, pos, timestamps[i]! - base);
-    pos = writeVarint(body, pos, r.offsetDelta ?? i);
-    const key = r.key ?? null;
-    if (key === null) {
-      body[pos++] = 1; // zig-zag -1: null
-    } else {
-      pos = writeVarint(body, pos, key.length);
-      pos = put(body, pos, key);
-    }
-    const value = r.value;
-    if (value === null) {
-      body[pos++] = 1;
-    } else {
-      pos = writeVarint(body, pos, value.length);
-      pos = put(body, pos, value);
-    }
-    const headers = r.headers ?? EMPTY_HEADERS;
-    pos = writeVarint(body, pos, headers.length);
-    for (let h = 0; h < headers.length; h++) {
-      const hd = headers[h]!;
-      pos = writeVarint(body, pos, keyLens[k++]!);
-      pos += body.write(fixedKeys.get(hd) ?? hd.key, pos, 'utf8');
-      if (hd.value === null) {
-        body[pos++] = 1;
-      } else {
-        pos = writeVarint(body, pos, hd.value.length);
-        pos = put(body, pos, hd.value);
+    const kl = key === null ? -1 : key.length;
+    const vl = value === null ? -1 : value.length;
+    let size =
+      1 +
+      (tsDelta >= -0x40000000 && tsDelta < 0x40000000
+        ? varintSize(tsDelta)
+        : sizeOfVarlong(tsDelta)) +
+      varintSize(od) +
+      (kl < 0 ? 1 : varintSize(kl) + kl) +
+      (vl < 0 ? 1 : varintSize(vl) + vl) +
+      varintSize(headers.length);
+    if (headers.length > 0) size += headersSize(headers);
+    // Room for the size varint (at most 5 bytes) and the record.
+    if (pos + 5 + size > buf.length) {
+      if (pos - start + 5 + size > 0x7fffffff - RECORD_BATCH_OVERHEAD) {
+        bad(`records take more than ${0x7fffffff - RECORD_BATCH_OVERHEAD} bytes`);
       }
+      buf = newSlab(start, pos, 5 + size);
+      pos -= start;
+      start = 0;
     }
+    pos = putVarint(buf, pos, size);
+    buf[pos++] = 0; // record attributes: unused, always 0
+    pos =
+      tsDelta >= -0x40000000 && tsDelta < 0x40000000
+        ? putVarint(buf, pos, tsDelta)
+        : writeVarlong(buf, pos, tsDelta);
+    pos = putVarint(buf, pos, od);
+    if (key === null) {
+      buf[pos++] = 1; // zig-zag -1: null
+    } else {
+      pos = putVarint(buf, pos, kl);
+      pos = put(buf, pos, key);
+    }
+    if (value === null) {
+      buf[pos++] = 1;
+    } else {
+      pos = putVarint(buf, pos, vl);
+      pos = put(buf, pos, value);
+    }
+    pos = putVarint(buf, pos, headers.length);
+    if (headers.length > 0) pos = writeHeaders(buf, pos, headers);
   }
+  const body = buf.subarray(start, pos);
+  // The next batch starts 8-byte aligned, as in Node's pool.
+  slabUsed = Math.min((pos + 7) & ~7, buf.length);
   return {
     body,
     baseTimestamp: BigInt(base),
@@ -223,16 +282,62 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
   };
 }
 
+/** Bytes the headers of one record take after their count. */
+function headersSize(headers: readonly RecordHeaderInput[]): number {
+  let size = 0;
+  for (let h = 0; h < headers.length; h++) {
+    const hd = headers[h]!;
+    let kl = asciiLength(hd.key);
+    if (kl < 0) kl = Buffer.byteLength(javaUtf8(hd.key), 'utf8');
+    size += varintSize(kl) + kl;
+    size += hd.value === null ? 1 : varintSize(hd.value.length) + hd.value.length;
+  }
+  return size;
+}
+
+/** Writes the headers of one record after their count; returns the position after them. */
+function writeHeaders(buf: Buffer, pos: number, headers: readonly RecordHeaderInput[]): number {
+  for (let h = 0; h < headers.length; h++) {
+    const hd = headers[h]!;
+    const key = hd.key;
+    const kl = asciiLength(key);
+    if (kl >= 0) {
+      pos = putVarint(buf, pos, kl);
+      for (let i = 0; i < kl; i++) buf[pos + i] = key.charCodeAt(i);
+      pos += kl;
+    } else {
+      const fixed = javaUtf8(key);
+      pos = putVarint(buf, pos, Buffer.byteLength(fixed, 'utf8'));
+      pos += buf.write(fixed, pos, 'utf8');
+    }
+    const value = hd.value;
+    if (value === null) {
+      buf[pos++] = 1;
+    } else {
+      pos = putVarint(buf, pos, value.length);
+      pos = put(buf, pos, value);
+    }
+  }
+  return pos;
+}
+
+/** `TypedArray.prototype.set`, called directly: cheaper than a lookup through Buffer's prototype chain. */
+const typedArraySet = Object.getPrototypeOf(Uint8Array.prototype).set as (
+  this: Uint8Array,
+  src: Uint8Array,
+  offset: number,
+) => void;
+
 /**
- * Copies `src` into `dst` at `pos`. Short fields are copied by a loop: below ~32 bytes a
- * typed-array `set` costs more in call overhead than the bytes it moves.
+ * Copies `src` into `dst` at `pos`. Fields of up to 8 bytes are copied by a loop: below that
+ * a typed-array `set` costs more in call overhead than the bytes it moves.
  */
 function put(dst: Buffer, pos: number, src: Buffer): number {
   const n = src.length;
-  if (n < 32) {
+  if (n <= 8) {
     for (let i = 0; i < n; i++) dst[pos + i] = src[i]!;
   } else {
-    dst.set(src, pos);
+    typedArraySet.call(dst, src, pos);
   }
   return pos + n;
 }
