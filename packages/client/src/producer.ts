@@ -124,6 +124,7 @@ export class Producer {
       onFatal: (error) => this.#onFatal(error),
       onAbortable: (error) => this.#txn?.onAbortable(error),
       partitionReady: (topic, partition) => this.#txn?.partitionReady(topic, partition) ?? true,
+      undrainedError: () => this.#txn?.undrainedError(),
     });
     this.#txn =
       o.transactionalId === undefined || this.#idempotence === null

@@ -28,6 +28,13 @@ export interface SenderHooks {
   onAbortable(error: Error): void;
   /** Transactional producers: true when the partition is in the transaction (else starts adding it). */
   partitionReady(topic: string, partition: number): boolean;
+  /**
+   * Transactional producers: the error to fail every queued batch with now, because the
+   * transaction is aborting or must abort (undefined otherwise). Such batches are never drained
+   * again, so a batch put back after a retriable failure would wait forever (Kafka's Sender
+   * aborts undrained batches on every pass in those states: `abortUndrainedBatches`).
+   */
+  undrainedError?(): Error | undefined;
 }
 
 /** Broker errors on Produce after which the producer cannot go on (Kafka's fatal set). */
@@ -141,6 +148,10 @@ export class Sender {
     if (idem !== null && !transactional) {
       if (idem.bumpEpochIfRequired() === 'new-id') this.#failStaleProducerBatches();
       if (!idem.hasProducerId()) this.#initProducerId();
+    }
+    if (transactional) {
+      const abortWith = this.#hooks.undrainedError?.();
+      if (abortWith !== undefined) this.failQueued(abortWith);
     }
     let next = this.#accumulator.closeDue(now);
     for (const batch of this.#accumulator.expired(now, this.#options.deliveryTimeoutMs)) {

@@ -128,6 +128,21 @@ export class TransactionManager {
     return undefined;
   }
 
+  /**
+   * The error queued batches fail with now, or undefined: while the transaction aborts or must
+   * abort, nothing of it is sent any more (see `partitionReady`), so a batch put back after a
+   * retriable failure would otherwise stay queued and hold up the flush of commit or abort.
+   */
+  undrainedError(): Error | undefined {
+    if (this.#fatal !== undefined) return this.#fatal;
+    if (this.#abortable !== undefined) return this.sendError();
+    if (this.state === 'aborting')
+      return new TransactionAbortableError(
+        `transaction of ${JSON.stringify(this.#id)} was aborted`,
+      );
+    return undefined;
+  }
+
   /** True when a partition's batches may be sent (it is in the transaction); else starts adding it. */
   partitionReady(topic: string, partition: number): boolean {
     if (this.#abortable !== undefined) return false;
