@@ -171,6 +171,12 @@ export class Pipeline {
   aborted = 0;
   /** What made the last transaction abort. */
   lastAbort: string | undefined;
+  /** Errors run() rejected with that the member retried, and the last one. */
+  runErrors = 0;
+  lastRunError: string | undefined;
+  /** Where #transform is now, and since when (for a failure message). */
+  phase = 'idle';
+  phaseSince = Date.now();
   error: unknown;
 
   constructor(
@@ -201,9 +207,14 @@ export class Pipeline {
           await consumer.run({ eachBatch: (batch) => this.#transform(batch, output) });
           return;
         } catch (error) {
+          this.runErrors++;
+          this.lastRunError =
+            error instanceof Error ? `${error.name}: ${error.message}` : String(error);
           // A fenced or fatal producer cannot go on; neither does a member without retries.
           if (!options.retryAborted || error instanceof ProducerFatalError || this.aborted > 50)
             throw error;
+          // Not a microtask-only loop when run() rejects at once (a fatal consumer).
+          await new Promise((r) => setTimeout(r, 10));
         }
       }
     })().catch((error: unknown) => {
@@ -211,7 +222,13 @@ export class Pipeline {
     });
   }
 
+  #at(phase: string): void {
+    this.phase = phase;
+    this.phaseSince = Date.now();
+  }
+
   async #transform(batch: PartitionBatch, output: string): Promise<void> {
+    this.#at(`begin ${batch.topic}-${batch.partition}@${batch.fetchOffset}`);
     this.producer.beginTransaction();
     let sends: Promise<unknown>[] = [];
     try {
@@ -221,6 +238,7 @@ export class Pipeline {
           value: `out-${Buffer.from(r.value ?? Buffer.alloc(0)).toString('utf8')}`,
         }),
       );
+      this.#at('sendOffsetsToTransaction');
       await this.producer.sendOffsetsToTransaction(
         [
           {
@@ -232,14 +250,22 @@ export class Pipeline {
         ],
         this.consumer.groupMetadata(),
       );
+      this.#at('commitTransaction');
       await this.producer.commitTransaction();
+      this.#at('sends');
       await Promise.all(sends);
       this.transactions++;
+      this.#at('idle');
     } catch (error) {
       this.lastAbort = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      await this.producer.abortTransaction().catch(() => undefined);
+      this.#at('abortTransaction');
+      await this.producer.abortTransaction().catch((e: unknown) => {
+        this.lastRunError = `abortTransaction failed: ${e instanceof Error ? e.message : String(e)}`;
+      });
+      this.#at('abort: sends');
       await Promise.allSettled(sends);
       this.aborted++;
+      this.#at('idle');
       throw error;
     }
   }
@@ -256,7 +282,12 @@ export function describePipelines(pipelines: readonly Pipeline[]): string {
   return pipelines
     .map(
       (p, i) =>
-        `pipeline ${i}: ${p.transactions} committed, ${p.aborted} aborted${p.lastAbort === undefined ? '' : ` (last: ${p.lastAbort})`}`,
+        `pipeline ${i}: ${p.transactions} committed, ${p.aborted} aborted${p.lastAbort === undefined ? '' : ` (last: ${p.lastAbort})`}, ${p.runErrors} run errors${p.lastRunError === undefined ? '' : ` (last: ${p.lastRunError})`}, in ${p.phase} for ${Date.now() - p.phaseSince} ms, owns [${p.consumer
+          .assignment()
+          .map((a) => a.partition)
+          .join(
+            ',',
+          )}] of the group's [${p.consumer.groupMetadata().generationId}/${p.consumer.groupMetadata().memberId.slice(-6)}]`,
     )
     .join('; ');
 }
