@@ -62,7 +62,9 @@ export function classify(error: unknown, target: TargetKind): Verdict {
     if (!error.retriable) return GIVE_UP;
     return verdict(true, target === 'leader' || target === 'controller', target === 'coordinator');
   }
-  if (error instanceof UnknownNodeError) return verdict(true, true);
+  // A coordinator the cache names may be a broker the pool has since forgotten (a full Metadata
+  // answer left it out: it died or left); only a new lookup gets off it.
+  if (error instanceof UnknownNodeError) return verdict(true, true, target === 'coordinator');
   if (error instanceof KafkaError) return error.retriable ? AGAIN : GIVE_UP;
   return GIVE_UP;
 }

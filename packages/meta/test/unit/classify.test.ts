@@ -174,6 +174,15 @@ const TABLE: [string, () => unknown, TargetKind, boolean, boolean, boolean, bool
   ],
   ['unknown node', () => new UnknownNodeError(7), 'node', true, true, false, false],
   [
+    'unknown node, coordinator: looked up again',
+    () => new UnknownNodeError(7),
+    'coordinator',
+    true,
+    true,
+    true,
+    false,
+  ],
+  [
     'SASL failure',
     () => new AuthenticationError('ERR_KAFKA_AUTHENTICATION_FAILED', 'broker 1', 'no'),
     'leader',
