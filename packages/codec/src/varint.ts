@@ -243,6 +243,16 @@ export function writeUvarintAt(buf: Uint8Array, pos: number, v: number): number 
 /** Writes the int32 `n` (not checked) as a zig-zag varint at `pos`; returns the position after. */
 export function writeVarintAt(buf: Uint8Array, pos: number, n: number): number {
   let z = ((n << 1) ^ (n >> 31)) >>> 0;
+  // One and two bytes (every length and delta of a typical record) without the loop.
+  if (z < 0x80) {
+    buf[pos] = z;
+    return pos + 1;
+  }
+  if (z < 0x4000) {
+    buf[pos] = (z & 0x7f) | 0x80;
+    buf[pos + 1] = z >>> 7;
+    return pos + 2;
+  }
   while (z >= 0x80) {
     buf[pos++] = (z & 0x7f) | 0x80;
     z >>>= 7;

@@ -151,27 +151,6 @@ function newSlab(start: number, pos: number, need: number): Buffer {
   return next;
 }
 
-/** Bytes a zig-zag varint of the int32 `n` takes: inline for the one- and two-byte cases. */
-function varintSize(n: number): number {
-  const z = ((n << 1) ^ (n >> 31)) >>> 0;
-  return z < 0x80 ? 1 : z < 0x4000 ? 2 : sizeOfVarint(n);
-}
-
-/** Writes the int32 `n` as a zig-zag varint at `pos`; inline for one and two bytes. */
-function putVarint(buf: Buffer, pos: number, n: number): number {
-  const z = ((n << 1) ^ (n >> 31)) >>> 0;
-  if (z < 0x80) {
-    buf[pos] = z;
-    return pos + 1;
-  }
-  if (z < 0x4000) {
-    buf[pos] = (z & 0x7f) | 0x80;
-    buf[pos + 1] = z >>> 7;
-    return pos + 2;
-  }
-  return writeVarint(buf, pos, n);
-}
-
 /**
  * The UTF-8 length of a header key when it is ASCII (every char below U+0080, as most keys
  * are), written byte for byte; -1 otherwise, for the Java-faithful UTF-8 path.
@@ -233,12 +212,12 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
     let size =
       1 +
       (tsDelta >= -0x40000000 && tsDelta < 0x40000000
-        ? varintSize(tsDelta)
+        ? sizeOfVarint(tsDelta)
         : sizeOfVarlong(tsDelta)) +
-      varintSize(od) +
-      (kl < 0 ? 1 : varintSize(kl) + kl) +
-      (vl < 0 ? 1 : varintSize(vl) + vl) +
-      varintSize(headers.length);
+      sizeOfVarint(od) +
+      (kl < 0 ? 1 : sizeOfVarint(kl) + kl) +
+      (vl < 0 ? 1 : sizeOfVarint(vl) + vl) +
+      sizeOfVarint(headers.length);
     if (headers.length > 0) size += headersSize(headers);
     // Room for the size varint (at most 5 bytes) and the record.
     if (pos + 5 + size > buf.length) {
@@ -249,26 +228,26 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
       pos -= start;
       start = 0;
     }
-    pos = putVarint(buf, pos, size);
+    pos = writeVarint(buf, pos, size);
     buf[pos++] = 0; // record attributes: unused, always 0
     pos =
       tsDelta >= -0x40000000 && tsDelta < 0x40000000
-        ? putVarint(buf, pos, tsDelta)
+        ? writeVarint(buf, pos, tsDelta)
         : writeVarlong(buf, pos, tsDelta);
-    pos = putVarint(buf, pos, od);
+    pos = writeVarint(buf, pos, od);
     if (key === null) {
       buf[pos++] = 1; // zig-zag -1: null
     } else {
-      pos = putVarint(buf, pos, kl);
+      pos = writeVarint(buf, pos, kl);
       pos = put(buf, pos, key);
     }
     if (value === null) {
       buf[pos++] = 1;
     } else {
-      pos = putVarint(buf, pos, vl);
+      pos = writeVarint(buf, pos, vl);
       pos = put(buf, pos, value);
     }
-    pos = putVarint(buf, pos, headers.length);
+    pos = writeVarint(buf, pos, headers.length);
     if (headers.length > 0) pos = writeHeaders(buf, pos, headers);
   }
   const body = buf.subarray(start, pos);
@@ -289,8 +268,8 @@ function headersSize(headers: readonly RecordHeaderInput[]): number {
     const hd = headers[h]!;
     let kl = asciiLength(hd.key);
     if (kl < 0) kl = Buffer.byteLength(javaUtf8(hd.key), 'utf8');
-    size += varintSize(kl) + kl;
-    size += hd.value === null ? 1 : varintSize(hd.value.length) + hd.value.length;
+    size += sizeOfVarint(kl) + kl;
+    size += hd.value === null ? 1 : sizeOfVarint(hd.value.length) + hd.value.length;
   }
   return size;
 }
@@ -302,19 +281,19 @@ function writeHeaders(buf: Buffer, pos: number, headers: readonly RecordHeaderIn
     const key = hd.key;
     const kl = asciiLength(key);
     if (kl >= 0) {
-      pos = putVarint(buf, pos, kl);
+      pos = writeVarint(buf, pos, kl);
       for (let i = 0; i < kl; i++) buf[pos + i] = key.charCodeAt(i);
       pos += kl;
     } else {
       const fixed = javaUtf8(key);
-      pos = putVarint(buf, pos, Buffer.byteLength(fixed, 'utf8'));
+      pos = writeVarint(buf, pos, Buffer.byteLength(fixed, 'utf8'));
       pos += buf.write(fixed, pos, 'utf8');
     }
     const value = hd.value;
     if (value === null) {
       buf[pos++] = 1;
     } else {
-      pos = putVarint(buf, pos, value.length);
+      pos = writeVarint(buf, pos, value.length);
       pos = put(buf, pos, value);
     }
   }
