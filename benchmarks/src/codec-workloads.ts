@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  crc32c,
   createFetchResponse,
   createFetchResponseFetchableTopicResponse,
   createFetchResponsePartitionData,
@@ -53,9 +54,11 @@ export interface Contestant {
   /** Not compared in the self-check (a floor does not decode). */
   floor?: boolean;
   /**
-   * A bound: keeps exactly what the decoders keep (so it is in the self-check) without the
-   * parsing, to show how fast any decoder handing out that representation could be. Its
-   * ratio to the best peer is printed; it is never a peer.
+   * A bound: the unavoidable part of the work without the rest, to show how fast any
+   * contestant could be. A decoding bound keeps exactly what the decoders keep, without the
+   * parsing (so it is in the self-check); an encoding bound only copies and checksums the
+   * payload (its bytes are no valid request, so it has no summary). Its ratio to the best
+   * peer is printed; it is never a peer.
    */
   bound?: boolean;
   /** The timed work; returns what it keeps. */
@@ -449,6 +452,63 @@ function viewBound(bytes: Buffer, version: number): Contestant {
 }
 
 /** Builds every workload and its contestants (corpus encoded once, untimed). */
+/**
+ * The least a Produce encoder that copies its input must do: every record's key and value
+ * copied (`TypedArray#set`, the cheapest copy for ~100 B) to where kafkats's frame has them,
+ * then one CRC-32C per batch over the range the batch's CRC covers, in a frame buffer of the
+ * same size. Positions are found once, untimed, by decoding kafkats's own frame. No varints,
+ * no headers, no record or batch headers, no request encoding: its bytes are not a valid
+ * request, so it has no self-check; it is a floor, not a contestant.
+ */
+function copyBound(frame: Buffer, bodyAt: number, inputs: RecordInput[][]): Contestant {
+  const body = frame.subarray(bodyAt);
+  const req = decodeProduceRequest(new Reader(body), 11);
+  const srcs: Uint8Array[] = [];
+  const at: number[] = [];
+  const crcFrom: number[] = [];
+  const crcTo: number[] = [];
+  let p = 0;
+  for (const t of req.topicData) {
+    for (const part of t.partitionData) {
+      if (part.records === null) continue;
+      const recs = inputs[p++]!;
+      let n = 0;
+      for (const batch of decodeRecordBatches(part.records)) {
+        const start = batch.buffer.byteOffset - frame.byteOffset;
+        // A v2 batch's CRC covers everything from its attributes (byte 21) on.
+        crcFrom.push(start + 21);
+        crcTo.push(start + batch.buffer.length);
+        for (const r of batch.records()) {
+          const input = recs[n++]!;
+          if (r.key !== null && input.key != null) {
+            srcs.push(input.key as Uint8Array);
+            at.push(r.key.byteOffset - frame.byteOffset);
+          }
+          if (r.value !== null && input.value != null) {
+            srcs.push(input.value as Uint8Array);
+            at.push(r.value.byteOffset - frame.byteOffset);
+          }
+        }
+      }
+    }
+  }
+  const set = Uint8Array.prototype.set;
+  const size = frame.length;
+  return {
+    name: 'bound: key and value copies + CRC-32C, no encoding',
+    does: 'no encoding: per record key and value copied (TypedArray#set) to their places in a new buffer of the frame size, one CRC-32C per batch over its checksummed range',
+    ours: false,
+    bound: true,
+    run: () => {
+      const out = Buffer.allocUnsafe(size);
+      for (let i = 0; i < srcs.length; i++) set.call(out, srcs[i]!, at[i]!);
+      let crc = 0;
+      for (let i = 0; i < crcFrom.length; i++) crc ^= crc32c(out, crcFrom[i]!, crcTo[i]!);
+      return crc === -1 ? null : out;
+    },
+  };
+}
+
 export async function buildWorkloads(): Promise<Workload[]> {
   const peers = await loadPeers();
   const pfRead = (b: Buffer) => peers.platformatic.Reader.from(b);
@@ -726,6 +786,14 @@ export async function buildWorkloads(): Promise<Workload[]> {
       headers: new Map((r.headers ?? []).map((h) => [Buffer.from(h.key), h.value])),
     })),
   );
+  const ourProduceFrame = () =>
+    encodeRequestFrame(
+      ProduceApi,
+      11,
+      1,
+      'bench',
+      produceRequest(partitionsRecords.map((records) => encodeRecordBatchSync({ records }))),
+    );
   workloads.push({
     id: 'produce',
     title: `Produce request encode, 10 partitions x 100 records (16 B key, 100 B value), framed record batches (${(produceBytes / 1024).toFixed(0)} KiB)`,
@@ -735,14 +803,7 @@ export async function buildWorkloads(): Promise<Workload[]> {
         name: 'kafkats v11',
         does: 'encodeRecordBatchSync per partition (CRC-32C) + encodeRequestFrame (size, request header, request) into one buffer, as the producer sends it',
         ours: true,
-        run: () =>
-          encodeRequestFrame(
-            ProduceApi,
-            11,
-            1,
-            'bench',
-            produceRequest(partitionsRecords.map((records) => encodeRecordBatchSync({ records }))),
-          ),
+        run: ourProduceFrame,
         // The summary reads the request body: the frame less its size, header and tag byte.
         summarize: (o) => summarizeProduce((o as Buffer).subarray(4 + 2 + 2 + 4 + 2 + 5 + 1), 11),
       },
@@ -772,6 +833,7 @@ export async function buildWorkloads(): Promise<Workload[]> {
         floor: true,
         run: () => produceCopy[0].copy(produceCopy[1]),
       },
+      copyBound(ourProduceFrame(), 4 + 2 + 2 + 4 + 2 + 5 + 1, partitionsRecords),
     ],
   });
   return workloads;
