@@ -1,5 +1,6 @@
 import { KafkaError } from '@kafkats/codec';
 import { type Cluster, retryDelayMs, sleep } from '@kafkats/meta';
+import { ConnectionError } from '@kafkats/wire';
 import {
   ConsumerClosedError,
   ConsumerConfigError,
@@ -46,6 +47,11 @@ export interface ConsumerParts {
 }
 
 const keyOf = (p: GroupTopicPartition) => `${p.topic}\u0000${p.partition}`;
+
+// Java's DisconnectException is retriable: so is a connection closed under the request (the pool
+// closes a broker's connections when the metadata moves it), as the KIP-848 membership has it.
+const retriable = (error: unknown) =>
+  error instanceof ConnectionError || (error instanceof KafkaError && error.retriable);
 
 interface Finished {
   readonly topic: string;
@@ -760,8 +766,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
    * One OffsetFetch (with `fetchCommitted`'s own retries within `defaultApiTimeoutMs`) for
    * partitions waiting for their committed offsets; those still waiting when it answers start.
    * As Java's `ConsumerCoordinator.fetchCommittedOffsets`: a retriable failure (the coordinator
-   * loading or moving, an unstable offset, a timeout) leaves them owned and waiting and is tried
-   * again after a backoff; any other failure (GROUP_AUTHORIZATION_FAILED,
+   * loading or moving, an unstable offset, a timeout, a lost connection) leaves them owned and
+   * waiting, tried again after a backoff; any other (GROUP_AUTHORIZATION_FAILED,
    * TOPIC_AUTHORIZATION_FAILED, ...) is fatal, unless all of them were revoked meanwhile.
    */
   async #positionFromCommitted(waiting: readonly Unpositioned[]): Promise<void> {
@@ -772,7 +778,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
         committed = await fetchCommitted({ ...this.#offsetCall(), signal }, waiting);
     } catch (error) {
       if (signal.aborted || !waiting.some((u) => this.#unpositioned.get(keyOf(u)) === u)) return;
-      if (error instanceof KafkaError && error.retriable) this.#retryCommittedLater();
+      if (retriable(error)) this.#retryCommittedLater();
       else this.#failConsumer(error instanceof Error ? error : new Error(String(error)));
       return;
     }
@@ -804,7 +810,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     this.#startFetching(starts);
   }
 
-  /** Hands partitions with their positions to the fetcher, paused if the application paused them. */
+  /** Gives the fetcher partitions with their positions (paused ones paused). */
   #startFetching(starts: (GroupTopicPartition & { start: FetchStart })[]): void {
     const fetcher = this.#fetcher;
     if (fetcher === undefined || starts.length === 0) return;

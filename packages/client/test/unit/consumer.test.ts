@@ -7,6 +7,7 @@ import {
   type OffsetFetchRequest,
   ProtocolError,
 } from '@kafkats/codec';
+import { ConnectionError } from '@kafkats/wire';
 import { describe, expect, it } from 'vitest';
 import { Consumer } from '../../src/consumer.js';
 import {
@@ -511,6 +512,25 @@ describe('Consumer: committed offsets that could not be fetched', () => {
     expect(consumer.assignment().map(key)).toEqual(['orders-0']);
     await consumer.close();
     expect(s.fetcher.assigned.map(key)).toEqual(['orders-0']);
+  });
+
+  it('an OffsetFetch whose connection was closed under it is retried (a disconnect, as Java has it)', async () => {
+    const s = setup({ 1: 9n });
+    let mode: 'hold' | 'answer' = 'hold';
+    const offsetFetch = scriptOffsetFetch(s, () => mode);
+    const consumer = new Consumer(s.coordinator.cluster, options, { fetcher: () => s.fetcher });
+    const starting = consumer.start();
+    await until(() => offsetFetch.seen.held === 1);
+    const held = await s.coordinator.next();
+    mode = 'answer';
+    held.fail(new ConnectionError('ERR_KAFKA_CONNECTION_CLOSED', 'broker 1', 'connection closed'));
+    await starting;
+    await until(() => s.fetcher.assigned.length === 2);
+    expect(s.fetcher.assigned).toEqual([
+      { topic: 'orders', partition: 0, start: 'earliest' },
+      { topic: 'orders', partition: 1, start: { offset: 9n, leaderEpoch: 5 } },
+    ]);
+    await consumer.close();
   });
 
   it('seek() gives a partition waiting for its committed offset its position; the late answer does not move it', async () => {

@@ -39,7 +39,7 @@ export interface OffsetCallConfig {
   readonly retryBackoffMaxMs: number;
   readonly timeoutMs: number;
   readonly random: () => number;
-  /** Ends the call (the request in flight and the backoff), which then rejects with AbortedError. */
+  /** Ends the call (the request in flight, the backoff); it then rejects with AbortedError. */
   readonly signal?: AbortSignal;
 }
 
