@@ -1,4 +1,6 @@
-import type { Cluster } from '@kafkats/meta';
+import { KafkaError } from '@kafkats/codec';
+import { type Cluster, retryDelayMs, sleep } from '@kafkats/meta';
+import { ConnectionError } from '@kafkats/wire';
 import {
   ConsumerClosedError,
   ConsumerConfigError,
@@ -24,6 +26,7 @@ import type {
 } from './internal/consumer/contracts.js';
 import { SessionFetcher } from './internal/consumer/fetcher.js';
 import {
+  type CommittedPosition,
   commitOffsets,
   fetchCommitted,
   type OffsetCallConfig,
@@ -45,6 +48,11 @@ export interface ConsumerParts {
 
 const keyOf = (p: GroupTopicPartition) => `${p.topic}\u0000${p.partition}`;
 
+// Java's DisconnectException is retriable: so is a connection closed under the request (the pool
+// closes a broker's connections when the metadata moves it), as the KIP-848 membership has it.
+const retriable = (error: unknown) =>
+  error instanceof ConnectionError || (error instanceof KafkaError && error.retriable);
+
 interface Finished {
   readonly topic: string;
   readonly partition: number;
@@ -55,6 +63,15 @@ interface Finished {
 interface Buffered {
   readonly batch: PartitionBatch;
   readonly token: number;
+}
+
+/**
+ * An owned partition the fetcher does not read yet, Java's INITIALIZING fetch state: it waits
+ * for its committed offset (`'committed'`: OffsetFetch, retried while it fails), or, with none
+ * committed and `autoOffsetReset` 'none', for the application to seek it (`'seek'`).
+ */
+interface Unpositioned extends GroupTopicPartition {
+  readonly waitsFor: 'committed' | 'seek';
 }
 
 /**
@@ -109,6 +126,15 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   #pollTimer: NodeJS.Timeout | undefined;
   #staleLeave: Promise<void> | undefined;
   #newMembership: (() => GroupMembership) | undefined;
+  // Owned partitions without a position. A new assignment puts a new entry, so an OffsetFetch
+  // answer for a partition revoked (or sought) meanwhile finds another entry, or none, and is
+  // dropped.
+  readonly #unpositioned = new Map<string, Unpositioned>();
+  // The background OffsetFetch retries (one loop at a time), ended by close() and fatal errors.
+  #offsetRetry: Promise<void> | undefined;
+  readonly #offsetAbort = new AbortController();
+  // The member leaving after a fatal error of the consumer's own (an OffsetFetch refused).
+  #fatalLeave: Promise<void> | undefined;
 
   /**
    * @throws ConsumerConfigError for an option out of range (see the README's table)
@@ -243,8 +269,9 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
 
   /**
    * Batches of records, one partition each, as they come (Kafka's `poll`, one batch at a time).
-   * One iteration at a time. The iteration ends on `close()`; it throws a fatal group error,
-   * NoOffsetForPartitionError, or the fetcher's error it cannot retry.
+   * One iteration at a time. The iteration ends on `close()`; it throws a fatal group error
+   * (an OffsetFetch refused for good too), NoOffsetForPartitionError, or the fetcher's error it
+   * cannot retry.
    */
   async *[Symbol.asyncIterator](): AsyncGenerator<PartitionBatch, void, undefined> {
     this.#beginReading();
@@ -359,7 +386,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
 
   /**
    * Moves an owned partition's position: the next batch starts at `offset`. Batches buffered
-   * for it are dropped.
+   * for it are dropped. A partition without a position yet (its committed offset not fetched, or
+   * none under `autoOffsetReset: 'none'`) starts there, whatever OffsetFetch answers later.
    * @throws ConsumerConfigError for a partition not owned, or a negative offset
    */
   seek(partition: GroupTopicPartition, offset: bigint): void {
@@ -370,10 +398,20 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       );
     if (offset < 0n) throw new ConsumerConfigError(`seek: offset ${offset} is negative`);
     this.#bump(key);
-    this.#fetcher.seek({ topic: partition.topic, partition: partition.partition }, offset);
+    const p = { topic: partition.topic, partition: partition.partition };
+    if (this.#unpositioned.delete(key)) {
+      // No position yet: the seek gives it one, and a committed offset fetched later is ignored
+      // (as Java's seek ends the INITIALIZING state).
+      this.#startFetching([{ ...p, start: { offset } }]);
+      return;
+    }
+    this.#fetcher.seek(p, offset);
   }
 
-  /** The offset of the next record this consumer will hand out for an owned partition. */
+  /**
+   * The offset of the next record this consumer will hand out for an owned partition; undefined
+   * while it has no position (its committed offset is still being fetched).
+   */
   position(partition: GroupTopicPartition): bigint | undefined {
     const key = keyOf(partition);
     if (!this.#owned.has(key)) return undefined;
@@ -705,22 +743,52 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     }
   }
 
+  /**
+   * Newly owned partitions are owned at once, without a position, until OffsetFetch gives them
+   * their committed offsets (then they start there, else at `autoOffsetReset`); the listener
+   * runs after that first attempt, so a `seek` there wins.
+   */
   async #onAssigned(partitions: readonly GroupTopicPartition[]): Promise<void> {
-    const fetcher = this.#fetcher!;
-    const o = this.#options;
-    let committed: Awaited<ReturnType<typeof fetchCommitted>> = [];
-    try {
-      if (o.groupId !== '') committed = await fetchCommitted(this.#offsetCall(), partitions);
-    } catch (error) {
-      // Without committed offsets nothing can start safely: the application hears of it.
-      this.#pendingErrors.push(error instanceof Error ? error : new Error(String(error)));
-      this.#pollAbort.abort();
-      return;
-    }
-    const byKey = new Map(committed.map((c) => [keyOf(c), c]));
-    const starts: (GroupTopicPartition & { start: FetchStart })[] = [];
+    const waiting: Unpositioned[] = [];
     for (const p of partitions) {
       const key = keyOf(p);
+      const entry: Unpositioned = { topic: p.topic, partition: p.partition, waitsFor: 'committed' };
+      this.#owned.set(key, { topic: p.topic, partition: p.partition });
+      this.#bump(key);
+      this.#unpositioned.set(key, entry);
+      waiting.push(entry);
+    }
+    await this.#positionFromCommitted(waiting);
+    await this.#callListener('onAssigned', partitions);
+  }
+
+  /**
+   * One OffsetFetch (with `fetchCommitted`'s own retries within `defaultApiTimeoutMs`) for
+   * partitions waiting for their committed offsets; those still waiting when it answers start.
+   * As Java's `ConsumerCoordinator.fetchCommittedOffsets`: a retriable failure (the coordinator
+   * loading or moving, an unstable offset, a timeout, a lost connection) leaves them owned and
+   * waiting, tried again after a backoff; any other (GROUP_AUTHORIZATION_FAILED,
+   * TOPIC_AUTHORIZATION_FAILED, ...) is fatal, unless all of them were revoked meanwhile.
+   */
+  async #positionFromCommitted(waiting: readonly Unpositioned[]): Promise<void> {
+    const signal = this.#offsetAbort.signal;
+    let committed: CommittedPosition[] = [];
+    try {
+      if (this.#options.groupId !== '')
+        committed = await fetchCommitted({ ...this.#offsetCall(), signal }, waiting);
+    } catch (error) {
+      if (signal.aborted || !waiting.some((u) => this.#unpositioned.get(keyOf(u)) === u)) return;
+      if (retriable(error)) this.#retryCommittedLater();
+      else this.#failConsumer(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    if (signal.aborted) return;
+    const o = this.#options;
+    const byKey = new Map(committed.map((c) => [keyOf(c), c]));
+    const starts: (GroupTopicPartition & { start: FetchStart })[] = [];
+    for (const u of waiting) {
+      const key = keyOf(u);
+      if (this.#unpositioned.get(key) !== u) continue; // revoked, assigned again or sought
       const c = byKey.get(key);
       let start: FetchStart;
       if (c !== undefined && c.offset >= 0n) {
@@ -730,18 +798,70 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
             : { offset: c.offset };
         this.#committed.set(key, c.offset);
       } else if (o.autoOffsetReset === 'none') {
-        this.#pendingErrors.push(new NoOffsetForPartitionError(o.groupId, p.topic, p.partition));
+        // Owned without a position until the application seeks it.
+        this.#unpositioned.set(key, { topic: u.topic, partition: u.partition, waitsFor: 'seek' });
+        this.#pendingErrors.push(new NoOffsetForPartitionError(o.groupId, u.topic, u.partition));
         this.#pollAbort.abort();
         continue;
       } else start = o.autoOffsetReset;
-      this.#owned.set(key, { topic: p.topic, partition: p.partition });
-      this.#bump(key);
-      starts.push({ topic: p.topic, partition: p.partition, start });
+      this.#unpositioned.delete(key);
+      starts.push({ topic: u.topic, partition: u.partition, start });
     }
-    if (starts.length > 0) fetcher.assign(starts);
+    this.#startFetching(starts);
+  }
+
+  /** Gives the fetcher partitions with their positions (paused ones paused). */
+  #startFetching(starts: (GroupTopicPartition & { start: FetchStart })[]): void {
+    const fetcher = this.#fetcher;
+    if (fetcher === undefined || starts.length === 0) return;
+    fetcher.assign(starts);
     const paused = starts.filter((p) => this.#paused.has(keyOf(p)));
     if (paused.length > 0) fetcher.pause(paused);
-    await this.#callListener('onAssigned', partitions);
+  }
+
+  #retryCommittedLater(): void {
+    this.#offsetRetry ??= this.#retryCommitted();
+  }
+
+  /**
+   * Java's `refreshCommittedOffsetsIfNeeded`, which every poll runs, here a loop of its own: after
+   * a backoff (`retryBackoffMs`, doubling up to `retryBackoffMaxMs`), one OffsetFetch for every
+   * owned partition still waiting for its committed offset; ends when none is left, on close()
+   * and on a fatal error.
+   */
+  async #retryCommitted(): Promise<void> {
+    const signal = this.#offsetAbort.signal;
+    const policy = {
+      backoffMs: this.#options.retryBackoffMs,
+      maxBackoffMs: this.#options.retryBackoffMaxMs,
+      jitter: 0.2,
+    };
+    const waiting = () =>
+      [...this.#unpositioned.values()].filter((u) => u.waitsFor === 'committed');
+    // The backoff comes first, so #offsetRetry is set before the loop can end.
+    for (let round = 1; ; round++) {
+      await sleep(retryDelayMs(policy, round + 1, this.#options.random), signal).catch(
+        () => undefined,
+      );
+      const now = waiting();
+      if (signal.aborted || now.length === 0) break;
+      await this.#positionFromCommitted(now);
+      if (waiting().length === 0) break;
+    }
+    // Cleared in the same turn as the last check: a failure after it starts a new loop.
+    this.#offsetRetry = undefined;
+  }
+
+  /**
+   * A failure of the consumer's own that it cannot retry: fatal as the membership's are, and the
+   * member leaves the group so that its partitions move on.
+   */
+  #failConsumer(error: Error): void {
+    if (this.#fatal !== undefined || this.#closing !== undefined) return;
+    this.#onFatal(error);
+    const membership = this.#membership;
+    if (membership !== undefined && this.#staleLeave === undefined)
+      this.#fatalLeave = membership.leave().catch(() => undefined);
   }
 
   async #onRevoked(partitions: readonly GroupTopicPartition[]): Promise<void> {
@@ -775,6 +895,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   #forget(keys: ReadonlySet<string>): void {
     for (const key of keys) {
       this.#owned.delete(key);
+      this.#unpositioned.delete(key);
       this.#finished.delete(key);
       this.#committed.delete(key);
       this.#paused.delete(key);
@@ -785,6 +906,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     this.#fatal ??= error;
     this.#stopTimers();
     this.#pollAbort.abort();
+    this.#offsetAbort.abort();
   }
 
   async #callListener(
@@ -830,12 +952,15 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   async #close(): Promise<void> {
     this.#stopTimers();
     this.#pollAbort.abort();
+    this.#offsetAbort.abort();
     // The membership exists as soon as start() began; leaving also ends a join in progress.
     if (this.#staleLeave !== undefined) await this.#staleLeave;
+    else if (this.#fatalLeave !== undefined) await this.#fatalLeave;
     else if (this.#membership !== undefined && this.#fatal === undefined) {
       await this.#membership.leave().catch(() => undefined);
     } else this.#membership?.abandon();
     await this.#started?.catch(() => undefined);
+    await this.#offsetRetry;
     await this.#commitChain;
     await this.#fetcher?.close().catch(() => undefined);
     this.#buffer = [];

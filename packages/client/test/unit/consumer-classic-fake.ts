@@ -12,6 +12,7 @@ import {
   type SyncGroupRequest,
 } from '@kafkats/codec';
 import type { Cluster, MetaConnection } from '@kafkats/meta';
+import { ConnectionError } from '@kafkats/wire';
 import { encodeAssignment } from '../../src/internal/consumer/consumer-protocol.js';
 import type {
   GroupTopicPartition,
@@ -51,6 +52,11 @@ export class FakeGroupCluster {
   followerAssignments: GroupTopicPartition[][] | null = null;
   /** APIs whose requests get no answer (until the membership aborts them). */
   readonly unanswered = new Set<ApiName>();
+  /** APIs whose next request only is held, until {@link release} answers it. */
+  readonly holdOnce = new Set<ApiName>();
+  readonly #held = new Map<ApiName, () => void>();
+  /** Coordinator connections opened, the latest last. */
+  readonly connections: FakeConnection[] = [];
   coordinatorLookups = 0;
   invalidations = 0;
   generation = 0;
@@ -58,6 +64,18 @@ export class FakeGroupCluster {
 
   constructor(partitions: Record<string, number>) {
     for (const [t, n] of Object.entries(partitions)) this.partitions.set(t, n);
+  }
+
+  /** Answers the request `holdOnce` held (with the next scripted error, if any). */
+  release(api: ApiName): void {
+    const answer = this.#held.get(api);
+    if (answer === undefined) throw new Error(`no ${api} is held`);
+    this.#held.delete(api);
+    answer();
+  }
+
+  isHeld(api: ApiName): boolean {
+    return this.#held.has(api);
   }
 
   count(api: ApiName): number {
@@ -118,36 +136,46 @@ export class FakeGroupCluster {
 
   /** The cluster the membership sees. */
   asCluster(): Cluster {
-    const connection: MetaConnection = {
-      send: () => Promise.reject(new Error('not used')),
-      negotiatedVersion: () => 5,
-      closed: false,
-      pending: 0,
-      lastActivityMs: Date.now(),
-      onClose: () => () => {},
-      close: async () => {},
-    };
     const respond = (
       api: { name: string },
       request: unknown,
       version: number,
       signal?: AbortSignal,
+      connection?: FakeConnection,
     ) =>
       new Promise((resolve, reject) => {
         if (signal?.aborted) {
           reject(new Error('aborted'));
           return;
         }
-        if (this.unanswered.has(api.name as ApiName)) {
+        if (connection?.closed) {
+          reject(connection.closedError());
+          return;
+        }
+        const name = api.name as ApiName;
+        const answer = () => resolve(this.#answer(name, request as Received['request'], version));
+        // As the wire's BrokerConnection: close() fails what is in flight with CONNECTION_CLOSED.
+        const untrack = connection?.track(reject) ?? (() => {});
+        if (this.unanswered.has(name)) {
           this.log.push(`${api.name} held`);
           signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
           return;
         }
+        if (this.holdOnce.delete(name)) {
+          this.log.push(`${api.name} held`);
+          this.#held.set(name, () => {
+            untrack();
+            if (connection?.closed) return;
+            answer();
+          });
+          return;
+        }
         // Answer on a later turn, as a broker would.
-        setTimeout(
-          () => resolve(this.#answer(api.name as ApiName, request as Received['request'], version)),
-          1,
-        );
+        setTimeout(() => {
+          untrack();
+          if (connection?.closed) return;
+          answer();
+        }, 1);
       });
     const fake = {
       requestTimeoutMs: 30_000,
@@ -158,13 +186,17 @@ export class FakeGroupCluster {
       invalidateCoordinator: () => {
         this.invalidations++;
       },
-      openConnection: async () => connection,
+      openConnection: async () => {
+        const connection = new FakeConnection();
+        this.connections.push(connection);
+        return connection as MetaConnection;
+      },
       sendOn: (
-        _c: MetaConnection,
+        c: MetaConnection,
         api: { name: string },
         request: unknown,
         options: { signal?: AbortSignal } = {},
-      ) => respond(api, request, 5, options.signal),
+      ) => respond(api, request, 5, options.signal, c as unknown as FakeConnection),
       sendToCoordinator: (_kind: string, _key: string, api: { name: string }, request: unknown) => {
         const built =
           typeof request === 'function' ? (request as (v: number) => unknown)(5) : request;
@@ -186,6 +218,39 @@ export class FakeGroupCluster {
       }),
     };
     return fake as unknown as Cluster;
+  }
+}
+
+/** A coordinator connection: closing it fails the requests in flight on it, as the wire does. */
+class FakeConnection {
+  closed = false;
+  readonly pending = 0;
+  readonly lastActivityMs = Date.now();
+  readonly #inFlight = new Set<(error: Error) => void>();
+
+  send(): Promise<never> {
+    return Promise.reject(new Error('not used'));
+  }
+  negotiatedVersion(): number {
+    return 5;
+  }
+  onClose(): () => void {
+    return () => {};
+  }
+  closedError(): ConnectionError {
+    return new ConnectionError('ERR_KAFKA_CONNECTION_CLOSED', 'broker 1', 'connection closed');
+  }
+  /** Registers a request in flight; returns what to call once it is answered. */
+  track(reject: (error: Error) => void): () => void {
+    this.#inFlight.add(reject);
+    return () => this.#inFlight.delete(reject);
+  }
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const error = this.closedError();
+    for (const reject of this.#inFlight) reject(error);
+    this.#inFlight.clear();
   }
 }
 

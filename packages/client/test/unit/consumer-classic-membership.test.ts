@@ -176,6 +176,70 @@ describe('ClassicMembership', () => {
     expect(fake.coordinatorLookups).toBe(2);
   });
 
+  // AbstractCoordinator.markCoordinatorUnknown disconnects from the coordinator; what was in
+  // flight on that connection fails with a retriable DisconnectException and is sent again to
+  // the coordinator found next. Closing our connection fails it with ERR_KAFKA_CONNECTION_CLOSED,
+  // which alone would be final: these pin that the member retries instead of going fatal.
+  it('a heartbeat NOT_COORDINATOR drops the connection a SyncGroup waits on: the join is retried, not fatal', async () => {
+    const fake = new FakeGroupCluster({ t: 1 });
+    fake.holdOnce.add('SyncGroup');
+    fake.errors.Heartbeat.push({ code: ErrorCode.NOT_COORDINATOR });
+    const { membership, listener } = track(fakeMember(fake));
+    const start = membership.start();
+    // Heartbeats go on while the SyncGroup waits; the first answer drops the connection.
+    expect(await until(() => fake.connections[0]?.closed === true)).toBe(true);
+    expect(fake.isHeld('SyncGroup')).toBe(true);
+    await start;
+    expect(listener.fatal).toEqual([]);
+    expect(fake.requests<JoinGroupRequest>('JoinGroup').map((j) => j.memberId)).toEqual([
+      '',
+      'member-1',
+    ]);
+    expect(fake.coordinatorLookups).toBeGreaterThanOrEqual(2);
+    expect(membership.assignment).toEqual([{ topic: 't', partition: 0 }]);
+  });
+
+  it('a heartbeat NOT_COORDINATOR drops the connection a JoinGroup waits on: the join is retried, not fatal', async () => {
+    const fake = new FakeGroupCluster({ t: 1, u: 1 });
+    const { membership, listener } = track(fakeMember(fake));
+    await membership.start();
+    // A heartbeat in flight when the member starts to rejoin, answered while the JoinGroup waits.
+    fake.holdOnce.add('Heartbeat');
+    expect(await until(() => fake.isHeld('Heartbeat'))).toBe(true);
+    fake.holdOnce.add('JoinGroup');
+    membership.subscribe(['t', 'u']);
+    expect(await until(() => fake.isHeld('JoinGroup'))).toBe(true);
+    fake.errors.Heartbeat.push({ code: ErrorCode.NOT_COORDINATOR });
+    fake.release('Heartbeat');
+    expect(await until(() => membership.assignment.length === 2)).toBe(true);
+    expect(listener.fatal).toEqual([]);
+    // The held JoinGroup was never answered; the one answered went on a new connection.
+    expect(fake.connections[0]?.closed).toBe(true);
+    expect(fake.connections.length).toBeGreaterThanOrEqual(2);
+    expect(fake.count('JoinGroup')).toBe(2);
+    expect(membership.assignment).toEqual([
+      { topic: 't', partition: 0 },
+      { topic: 'u', partition: 0 },
+    ]);
+  });
+
+  it('a SyncGroup NOT_COORDINATOR drops the connection a heartbeat waits on: heartbeats go on, not fatal', async () => {
+    const fake = new FakeGroupCluster({ t: 1 });
+    fake.holdOnce.add('SyncGroup');
+    fake.holdOnce.add('Heartbeat');
+    const { membership, listener } = track(fakeMember(fake));
+    const start = membership.start();
+    expect(await until(() => fake.isHeld('SyncGroup') && fake.isHeld('Heartbeat'))).toBe(true);
+    fake.errors.SyncGroup.push({ code: ErrorCode.NOT_COORDINATOR });
+    fake.release('SyncGroup');
+    await start;
+    expect(listener.fatal).toEqual([]);
+    expect(fake.connections[0]?.closed).toBe(true);
+    const heartbeats = fake.count('Heartbeat');
+    expect(await until(() => fake.count('Heartbeat') > heartbeats)).toBe(true);
+    expect(listener.fatal).toEqual([]);
+  });
+
   it('backs off after COORDINATOR_LOAD_IN_PROGRESS (a rejoin request does not cut it short); leave() does', async () => {
     const fake = new FakeGroupCluster({ t: 1 });
     fake.errors.JoinGroup.push({ code: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS });

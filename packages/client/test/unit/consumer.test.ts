@@ -2,19 +2,30 @@ import {
   createConsumerGroupHeartbeatResponse,
   createOffsetCommitResponse,
   createOffsetFetchResponse,
+  ErrorCode,
   type OffsetCommitRequest,
   type OffsetFetchRequest,
+  ProtocolError,
 } from '@kafkats/codec';
+import { ConnectionError } from '@kafkats/wire';
 import { describe, expect, it } from 'vitest';
 import { Consumer } from '../../src/consumer.js';
-import { ConsumerConfigError, NoOffsetForPartitionError } from '../../src/consumer-errors.js';
+import {
+  ConsumerClosedError,
+  ConsumerConfigError,
+  NoOffsetForPartitionError,
+} from '../../src/consumer-errors.js';
 import type {
   Fetcher,
   FetchStart,
   GroupTopicPartition,
 } from '../../src/internal/consumer/contracts.js';
 import type { PartitionBatch } from '../../src/partition-batch.js';
-import { assignment, ScriptedCoordinator } from './consumer-fake-coordinator.js';
+import {
+  assignment,
+  type PendingRequest,
+  ScriptedCoordinator,
+} from './consumer-fake-coordinator.js';
 
 const ORDERS = { name: 'orders', topicId: 'T1T1T1T1T1T1T1T1T1T1Tw', partitions: 4 };
 const key = (p: GroupTopicPartition) => `${p.topic}-${p.partition}`;
@@ -182,7 +193,7 @@ describe('Consumer: starting positions', () => {
     await consumer.close();
   });
 
-  it("autoOffsetReset 'none' without a committed offset: the iteration throws NoOffsetForPartitionError", async () => {
+  it("autoOffsetReset 'none' without a committed offset: the iteration throws NoOffsetForPartitionError; seek() starts the partition", async () => {
     const s = setup({ 0: 3n });
     const consumer = new Consumer(
       s.coordinator.cluster,
@@ -197,6 +208,15 @@ describe('Consumer: starting positions', () => {
       topic: 'orders',
       partition: 1,
       code: 'ERR_KAFKA_CONSUMER_NO_OFFSET',
+    });
+    // Still owned, without a position, until the application seeks it.
+    expect(consumer.assignment().map(key).sort()).toEqual(['orders-0', 'orders-1']);
+    expect(s.fetcher.assigned.map(key)).toEqual(['orders-0']);
+    consumer.seek({ topic: 'orders', partition: 1 }, 0n);
+    expect(s.fetcher.assigned.at(-1)).toEqual({
+      topic: 'orders',
+      partition: 1,
+      start: { offset: 0n },
     });
     await consumer.close();
   });
@@ -381,4 +401,192 @@ describe('Consumer: rebalances', () => {
     expect(await reading).toEqual([]);
     expect(fetcher.closed).toBe(true);
   });
+});
+
+/**
+ * OffsetFetch answered as `mode()` says: `'fail'` with `code` (group level, or for every partition
+ * when `partitionLevel`), `'hold'` left for the test to answer (collected in `held`), `'answer'`
+ * with the committed offsets `setup` was given.
+ */
+function scriptOffsetFetch(
+  s: Setup,
+  mode: () => 'fail' | 'hold' | 'answer',
+  code: number = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  partitionLevel = false,
+) {
+  const answer = s.coordinator.auto!;
+  const seen = { failed: 0, held: 0 };
+  s.coordinator.auto = (api, request) => {
+    if (api !== 'OffsetFetch' || mode() === 'answer') return answer(api, request);
+    if (mode() === 'hold') {
+      seen.held++;
+      return undefined;
+    }
+    seen.failed++;
+    const group = (request as OffsetFetchRequest).groups[0]!;
+    return createOffsetFetchResponse({
+      groups: [
+        {
+          groupId: group.groupId,
+          errorCode: partitionLevel ? 0 : code,
+          topics: partitionLevel
+            ? (group.topics ?? []).map((t) => ({
+                name: t.name,
+                topicId: t.topicId,
+                partitions: t.partitionIndexes.map((p) => ({
+                  partitionIndex: p,
+                  committedOffset: -1n,
+                  committedLeaderEpoch: -1,
+                  metadata: null,
+                  errorCode: code,
+                })),
+              }))
+            : [],
+        },
+      ],
+    });
+  };
+  return { seen, answer: (p: PendingRequest) => p.respond(answer('OffsetFetch', p.request)) };
+}
+
+// Java's ConsumerCoordinator keeps assigned partitions whose committed offsets it could not fetch
+// (INITIALIZING, no position) and fetches them again on every poll until it can, retrying what is
+// retriable and throwing the rest from poll. A failed OffsetFetch used to drop the partitions for
+// good: still owned in the group, never read.
+describe('Consumer: committed offsets that could not be fetched', () => {
+  const options = {
+    groupId: 'g',
+    topics: ['orders'],
+    autoOffsetReset: 'earliest',
+    enableAutoCommit: false,
+    // fetchCommitted's own retries give up after this; the consumer's retries take over.
+    defaultApiTimeoutMs: 20,
+    retryBackoffMs: 5,
+    retryBackoffMaxMs: 20,
+  } as const;
+
+  it('a retriable OffsetFetch failure keeps the partitions assigned and retries with backoff until they start', async () => {
+    const s = setup({ 0: 42n });
+    let failing = true;
+    const offsetFetch = scriptOffsetFetch(s, () => (failing ? 'fail' : 'answer'));
+    const consumer = new Consumer(s.coordinator.cluster, options, { fetcher: () => s.fetcher });
+    await consumer.start();
+    expect(consumer.assignment().map(key).sort()).toEqual(['orders-0', 'orders-1']);
+    expect(s.fetcher.assigned).toEqual([]);
+    expect(consumer.position({ topic: 'orders', partition: 0 })).toBeUndefined();
+    const before = offsetFetch.seen.failed;
+    await until(() => offsetFetch.seen.failed > before + 2);
+    failing = false;
+    await until(() => s.fetcher.assigned.length === 2);
+    expect(s.fetcher.assigned).toEqual([
+      { topic: 'orders', partition: 0, start: { offset: 42n, leaderEpoch: 5 } },
+      { topic: 'orders', partition: 1, start: 'earliest' },
+    ]);
+    // Retriable failures are not the application's business: it reads on.
+    s.fetcher.push('orders', 0, 42n, 2);
+    const iterator = consumer[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ partition: 0, fetchOffset: 42n });
+    await iterator.return?.();
+    await consumer.close();
+  });
+
+  it('a partition revoked while the retried OffsetFetch waits for its answer is not started by it', async () => {
+    const s = setup({ 0: 42n, 1: 7n });
+    let mode: 'fail' | 'hold' | 'answer' = 'fail';
+    const offsetFetch = scriptOffsetFetch(s, () => mode);
+    const consumer = new Consumer(s.coordinator.cluster, options, { fetcher: () => s.fetcher });
+    await consumer.start();
+    mode = 'hold';
+    await until(() => offsetFetch.seen.held === 1);
+    const held = await s.coordinator.next();
+    expect(held.apiName).toBe('OffsetFetch');
+    // The broker moves partition 1 away before the coordinator answers.
+    s.target = { epoch: 2, partitions: [0], interval: 5 };
+    await until(() => consumer.assignment().length === 1);
+    mode = 'answer';
+    offsetFetch.answer(held);
+    await until(() => s.fetcher.assigned.length > 0);
+    expect(s.fetcher.assigned).toEqual([
+      { topic: 'orders', partition: 0, start: { offset: 42n, leaderEpoch: 5 } },
+    ]);
+    expect(consumer.assignment().map(key)).toEqual(['orders-0']);
+    await consumer.close();
+    expect(s.fetcher.assigned.map(key)).toEqual(['orders-0']);
+  });
+
+  it('an OffsetFetch whose connection was closed under it is retried (a disconnect, as Java has it)', async () => {
+    const s = setup({ 1: 9n });
+    let mode: 'hold' | 'answer' = 'hold';
+    const offsetFetch = scriptOffsetFetch(s, () => mode);
+    const consumer = new Consumer(s.coordinator.cluster, options, { fetcher: () => s.fetcher });
+    const starting = consumer.start();
+    await until(() => offsetFetch.seen.held === 1);
+    const held = await s.coordinator.next();
+    mode = 'answer';
+    held.fail(new ConnectionError('ERR_KAFKA_CONNECTION_CLOSED', 'broker 1', 'connection closed'));
+    await starting;
+    await until(() => s.fetcher.assigned.length === 2);
+    expect(s.fetcher.assigned).toEqual([
+      { topic: 'orders', partition: 0, start: 'earliest' },
+      { topic: 'orders', partition: 1, start: { offset: 9n, leaderEpoch: 5 } },
+    ]);
+    await consumer.close();
+  });
+
+  it('seek() gives a partition waiting for its committed offset its position; the late answer does not move it', async () => {
+    const s = setup({ 0: 42n });
+    let failing = true;
+    const offsetFetch = scriptOffsetFetch(s, () => (failing ? 'fail' : 'answer'));
+    const consumer = new Consumer(s.coordinator.cluster, options, { fetcher: () => s.fetcher });
+    await consumer.start();
+    consumer.seek({ topic: 'orders', partition: 0 }, 5n);
+    expect(s.fetcher.assigned).toEqual([{ topic: 'orders', partition: 0, start: { offset: 5n } }]);
+    const before = offsetFetch.seen.failed;
+    await until(() => offsetFetch.seen.failed > before);
+    failing = false;
+    await until(() => s.fetcher.assigned.length === 2);
+    expect(s.fetcher.assigned[1]).toEqual({ topic: 'orders', partition: 1, start: 'earliest' });
+    await consumer.close();
+    expect(s.fetcher.assigned).toHaveLength(2);
+  });
+
+  it('close() ends the retries, the OffsetFetch in flight included', async () => {
+    const s = setup();
+    let mode: 'fail' | 'hold' = 'fail';
+    const offsetFetch = scriptOffsetFetch(s, () => mode);
+    const consumer = new Consumer(s.coordinator.cluster, options, { fetcher: () => s.fetcher });
+    await consumer.start();
+    mode = 'hold';
+    await until(() => offsetFetch.seen.held === 1);
+    await s.coordinator.next();
+    // Resolves although the held OffsetFetch never gets an answer: its wait is aborted.
+    await consumer.close();
+    expect(offsetFetch.seen.held).toBe(1);
+    expect(s.heartbeats.at(-1)?.memberEpoch).toBe(-1);
+    expect(s.fetcher.assigned).toEqual([]);
+  });
+
+  it.each([
+    ['GROUP_AUTHORIZATION_FAILED', ErrorCode.GROUP_AUTHORIZATION_FAILED, false],
+    ['TOPIC_AUTHORIZATION_FAILED', ErrorCode.TOPIC_AUTHORIZATION_FAILED, true],
+  ] as const)(
+    '%s from OffsetFetch is fatal: the read throws it, the member leaves, nothing is retried',
+    async (_, code, partitionLevel) => {
+      const s = setup();
+      const offsetFetch = scriptOffsetFetch(s, () => 'fail', code, partitionLevel);
+      const consumer = new Consumer(s.coordinator.cluster, options, { fetcher: () => s.fetcher });
+      const error = await (async () => {
+        for await (const _ of consumer) return undefined;
+      })().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as ProtocolError).errorCode).toBe(code);
+      // As the membership's fatal errors: the consumer stopped, and the member left the group.
+      expect(() => consumer.subscribe(['orders'])).toThrow(ConsumerClosedError);
+      await until(() => s.heartbeats.at(-1)?.memberEpoch === -1);
+      expect(consumer.assignment()).toEqual([]);
+      await consumer.close();
+      expect(offsetFetch.seen.failed).toBe(1);
+      expect(s.fetcher.assigned).toEqual([]);
+    },
+  );
 });

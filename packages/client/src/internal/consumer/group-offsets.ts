@@ -39,6 +39,8 @@ export interface OffsetCallConfig {
   readonly retryBackoffMaxMs: number;
   readonly timeoutMs: number;
   readonly random: () => number;
+  /** Ends the call (the request in flight, the backoff); it then rejects with AbortedError. */
+  readonly signal?: AbortSignal;
 }
 
 // Answers after which the commit is retried: the coordinator moved or loads, a partition's
@@ -80,7 +82,7 @@ async function backoff(config: OffsetCallConfig, round: number, started: number)
     round + 1,
     config.random,
   );
-  await sleep(ms);
+  await sleep(ms, config.signal);
   return true;
 }
 
@@ -199,7 +201,11 @@ export async function fetchCommitted(
             topics,
             requireStable: version >= 7,
           }),
-      { version, operationTimeoutMs: Math.max(1, config.timeoutMs - (Date.now() - started)) },
+      {
+        version,
+        operationTimeoutMs: Math.max(1, config.timeoutMs - (Date.now() - started)),
+        ...(config.signal === undefined ? {} : { signal: config.signal }),
+      },
     );
     const group = version >= 8 ? response.groups[0] : undefined;
     const groupCode = group === undefined ? response.errorCode : group.errorCode;

@@ -13,6 +13,7 @@ import {
   SyncGroupApi,
 } from '@kafkats/codec';
 import { type Cluster, type MetaConnection, retryDelayMs } from '@kafkats/meta';
+import { ConnectionError } from '@kafkats/wire';
 import {
   compareTopicPartition,
   type MemberSubscription,
@@ -103,7 +104,8 @@ function retriableError(error: unknown): boolean {
  *   then talks to it on a connection of its own (`openConnection`), as Java's consumer does, so a
  *   JoinGroup that the broker holds for up to the rebalance timeout does not hold up other
  *   requests, nor other members sharing the cluster. NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE,
- *   a lost connection or a session without a heartbeat answer forget it and look again.
+ *   a lost connection or a session without a heartbeat answer forget it and look again; the
+ *   connection is closed then, and a JoinGroup, SyncGroup or heartbeat in flight on it is retried.
  * - **Joining.** JoinGroup with protocol type `consumer`, one protocol per configured assignor in
  *   preference order, each with a ConsumerProtocolSubscription v3 (sorted topics, owned
  *   partitions, generation, rack; `cooperative-sticky` also writes its generation in `userData`
@@ -166,6 +168,8 @@ export class ClassicMembership implements GroupMembership {
 
   #connection: MetaConnection | undefined;
   #connecting: Promise<MetaConnection> | undefined;
+  /** Coordinator connections this member closed itself, in {@link #markCoordinatorUnknown}. */
+  readonly #dropped = new WeakSet<MetaConnection>();
 
   #started = false;
   #stopped = false;
@@ -333,10 +337,10 @@ export class ClassicMembership implements GroupMembership {
         outcome = await this.#joinAndSync(connection);
       } catch (error) {
         if (this.#stopped) return;
-        if (!retriableError(error)) throw error;
+        if (!this.#retriable(error, connection)) throw error;
         // A lost connection or a timeout: the coordinator may have moved (Kafka marks it
-        // unknown on a disconnect).
-        this.#markCoordinatorUnknown();
+        // unknown on a disconnect). A connection we dropped was marked unknown then.
+        if (!this.#dropped.has(connection)) this.#markCoordinatorUnknown();
         this.#requestRejoin('rebalance failed');
         await this.#backoff(++failures);
         continue;
@@ -624,8 +628,9 @@ export class ClassicMembership implements GroupMembership {
       }
       lastSentMs = now;
       const sent = this.#generation;
+      let connection: MetaConnection | undefined;
       try {
-        const connection = await this.#ensureCoordinator();
+        connection = await this.#ensureCoordinator();
         const answer = await this.#cluster.sendOn(
           connection,
           HeartbeatApi,
@@ -642,11 +647,12 @@ export class ClassicMembership implements GroupMembership {
         if (failures === 0) lastAnsweredMs = Date.now();
       } catch (error) {
         if (this.#stopped) return;
-        if (!retriableError(error)) {
+        if (!this.#retriable(error, connection)) {
           this.#fail(error);
           return;
         }
-        this.#markCoordinatorUnknown();
+        if (connection === undefined || !this.#dropped.has(connection))
+          this.#markCoordinatorUnknown();
         failures++;
       }
     }
@@ -720,7 +726,22 @@ export class ClassicMembership implements GroupMembership {
     this.#cluster.invalidateCoordinator('group', this.#config.groupId);
     const connection = this.#connection;
     this.#connection = undefined;
-    if (connection !== undefined) void connection.close().catch(() => undefined);
+    if (connection === undefined) return;
+    this.#dropped.add(connection);
+    void connection.close().catch(() => undefined);
+  }
+
+  /**
+   * Whether a request that failed on the coordinator connection `connection` is tried again.
+   * Kafka's `AbstractCoordinator.markCoordinatorUnknown` disconnects too, and what was in flight
+   * there (a JoinGroup, a SyncGroup, a heartbeat) fails with a retriable DisconnectException.
+   * Our close fails it with ERR_KAFKA_CONNECTION_CLOSED, final for whoever else closed it.
+   */
+  #retriable(error: unknown, connection: MetaConnection | undefined): boolean {
+    if (retriableError(error)) return true;
+    return (
+      error instanceof ConnectionError && connection !== undefined && this.#dropped.has(connection)
+    );
   }
 
   /** Kafka's `resetStateAndRejoin`. */
