@@ -28,7 +28,11 @@ import type {
 import type { IdempotenceState } from './idempotence.js';
 import { isFatalError } from './sender.js';
 
-/** Where a transactional producer is (Kafka's TransactionManager.State, reduced). */
+/**
+ * Where a transactional producer is (Kafka's TransactionManager.State, reduced). `committing`
+ * also covers a commit whose EndTxn failed retriably (its outcome unknown: only a repeated
+ * commitTransaction() may follow), `aborting` an abort that failed (abortTransaction() again).
+ */
 export type TransactionState =
   | 'uninitialized'
   | 'ready'
@@ -73,6 +77,22 @@ const FENCED: ReadonlySet<number> = new Set([
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** What beginTransaction() tells a caller in a state other than `ready`. */
+const BEGIN_HINT: Partial<Record<TransactionState, string>> = {
+  uninitialized: '; call initTransactions() first',
+  committing:
+    '; commitTransaction() has not completed: await it, or call it again after a retriable failure',
+  aborting: '; abortTransaction() has not completed: await it, or call it again after a failure',
+};
+
+const isRetriable = (error: unknown) => error instanceof KafkaError && error.retriable;
+
+/** A commitTransaction() or abortTransaction() under way. */
+interface Completion {
+  readonly commit: boolean;
+  done: Promise<void>;
+}
+
 /**
  * The transactional producer's protocol with its transaction coordinator (found through
  * `cluster.sendToCoordinator('transaction', transactionalId)`), first-generation transactions:
@@ -96,6 +116,15 @@ export class TransactionManager {
   #started = false;
   #abortable: Error | undefined;
   #fatal: Error | undefined;
+  /** The commit or abort running now: a second call of the same kind joins it. */
+  #completing: Completion | undefined;
+  /**
+   * EndTxn(commit) went out and no answer settled it (in flight, or it failed retriably): the
+   * commit's outcome is unknown, so aborting is refused.
+   */
+  #commitSent = false;
+  /** EndTxn(abort) of this transaction succeeded: a repeated abort only bumps the epoch. */
+  #abortEnded = false;
   /** Produce version cap, known after initTransactions. */
   produceVersion: number | undefined;
 
@@ -136,10 +165,7 @@ export class TransactionManager {
   undrainedError(): Error | undefined {
     if (this.#fatal !== undefined) return this.#fatal;
     if (this.#abortable !== undefined) return this.sendError();
-    if (this.state === 'aborting')
-      return new TransactionAbortableError(
-        `transaction of ${JSON.stringify(this.#id)} was aborted`,
-      );
+    if (this.state === 'aborting') return this.#abortedError();
     return undefined;
   }
 
@@ -213,12 +239,14 @@ export class TransactionManager {
     this.#checkNotFatal();
     if (this.state !== 'ready')
       throw new TransactionStateError(
-        `beginTransaction() needs a ready producer (state ${this.state}${this.state === 'uninitialized' ? '; call initTransactions() first' : ''})`,
+        `beginTransaction() needs a ready producer (state ${this.state}${BEGIN_HINT[this.state] ?? ''})`,
       );
     this.#added.clear();
     this.#pending.clear();
     this.#started = false;
     this.#abortable = undefined;
+    this.#commitSent = false;
+    this.#abortEnded = false;
     this.state = 'in-transaction';
   }
 
@@ -295,57 +323,105 @@ export class TransactionManager {
     }
   }
 
+  /**
+   * Flushes, then EndTxn(commit). A retriable failure of EndTxn (the coordinator unreachable or
+   * silent until `maxBlockMs`) leaves the outcome unknown: the state stays `committing` and only
+   * commitTransaction() may follow, which sends EndTxn(commit) again (the coordinator answers a
+   * repeated one like the first), as Java's TransactionManager re-awaits a timed-out commit.
+   */
   async commitTransaction(): Promise<void> {
+    const running = this.#completing;
+    if (running?.commit === true) return running.done;
     this.#checkNotFatal();
     if (this.#abortable !== undefined) throw this.sendError();
-    if (this.state !== 'in-transaction')
+    const repeat = this.state === 'committing' && running === undefined;
+    if (this.state !== 'in-transaction' && !repeat)
       throw new TransactionStateError(
         `commitTransaction() outside a transaction (state ${this.state})`,
       );
+    return this.#complete(true, (self) => (repeat ? this.#endCommit() : this.#commit(self)));
+  }
+
+  /**
+   * Aborts. A step that fails without making the producer fatal (EndTxn(abort) or the epoch
+   * bump timing out) leaves the state `aborting`; abortTransaction() then does what is
+   * left (Java's TransactionManager lets a timed-out abort be called again). Refused once a
+   * commit's EndTxn went out: its outcome is unknown, and only the commit may be repeated.
+   */
+  async abortTransaction(): Promise<void> {
+    const running = this.#completing;
+    if (running?.commit === false) return running.done;
+    this.#checkNotFatal();
+    if (this.state === 'committing' && this.#commitSent)
+      throw new TransactionStateError(
+        `abortTransaction() after commitTransaction() sent EndTxn(commit) for ${JSON.stringify(this.#id)}, whose outcome is unknown; call commitTransaction() again`,
+      );
+    if (this.state !== 'in-transaction' && this.state !== 'committing' && this.state !== 'aborting')
+      throw new TransactionStateError(
+        `abortTransaction() outside a transaction (state ${this.state})`,
+      );
+    return this.#complete(false, () => this.#abort());
+  }
+
+  /** Runs a commit or abort as the one under way; a later abort may take over from a commit. */
+  #complete(commit: boolean, work: (self: Completion) => Promise<void>): Promise<void> {
+    const self: Completion = { commit, done: Promise.resolve() };
+    this.#completing = self;
+    self.done = work(self).finally(() => {
+      if (this.#completing === self) this.#completing = undefined;
+    });
+    return self.done;
+  }
+
+  async #commit(self: Completion): Promise<void> {
     // A record whose send() came before this call belongs to the transaction even when it is
     // still waiting for its topic's metadata: it is appended (while sends are allowed) before
     // the commit begins, as Java's send() returns only once its record is in the accumulator.
     await this.#hooks.appended();
     this.#checkNotFatal();
+    if (this.#completing !== self) throw this.#abortedError();
     if (this.#abortable !== undefined) throw this.sendError();
-    if (this.state !== 'in-transaction')
-      throw new TransactionStateError(
-        `commitTransaction() outside a transaction (state ${this.state})`,
-      );
     this.state = 'committing';
     await this.#hooks.flush();
     this.#checkNotFatal();
+    // abortTransaction() may take over while the commit flushes, before EndTxn(commit) is sent.
+    if (this.#completing !== self) throw this.#abortedError();
     if (this.#abortable !== undefined) {
       this.state = 'in-transaction';
       throw this.sendError();
     }
+    await this.#endCommit();
+  }
+
+  async #endCommit(): Promise<void> {
     if (this.#started) {
+      this.#commitSent = true;
       try {
         await this.#endTxn(true);
       } catch (error) {
         this.#checkNotFatal();
+        // Timed out or unreachable: the commit may have happened; stay `committing`.
+        if (isRetriable(error)) throw error;
+        this.#commitSent = false;
         this.state = 'in-transaction';
         this.#abortable ??= error as Error;
         throw this.sendError();
       }
     }
+    this.#commitSent = false;
     this.state = 'ready';
   }
 
-  async abortTransaction(): Promise<void> {
-    this.#checkNotFatal();
-    if (this.state !== 'in-transaction' && this.state !== 'committing')
-      throw new TransactionStateError(
-        `abortTransaction() outside a transaction (state ${this.state})`,
-      );
+  async #abort(): Promise<void> {
     this.state = 'aborting';
     this.#pending.clear();
-    this.#hooks.failQueued(
-      new TransactionAbortableError(`transaction of ${JSON.stringify(this.#id)} was aborted`),
-    );
+    this.#hooks.failQueued(this.#abortedError());
     await this.#hooks.flush();
     this.#checkNotFatal();
-    if (this.#started) await this.#endTxn(false);
+    if (this.#started && !this.#abortEnded) {
+      await this.#endTxn(false);
+      this.#abortEnded = true;
+    }
     if (this.#idem.transactionalBumpRequired) {
       // KIP-360: a batch failed after being sent, so its sequences may have a gap; a new epoch
       // lets every partition start again at 0.
@@ -357,6 +433,10 @@ export class TransactionManager {
     }
     this.#abortable = undefined;
     this.state = 'ready';
+  }
+
+  #abortedError(): TransactionAbortableError {
+    return new TransactionAbortableError(`transaction of ${JSON.stringify(this.#id)} was aborted`);
   }
 
   #endTxn(committed: boolean) {
