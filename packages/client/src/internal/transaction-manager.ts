@@ -77,6 +77,14 @@ const FENCED: ReadonlySet<number> = new Set([
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * Errors after which the transactional producer cannot go on, in a request's answer or in one
+ * partition's entry of it (Kafka's TransactionManager handlers call `fatalError` on these):
+ * fencing, authorization, an unsupported version.
+ */
+const isFatal = (error: unknown) =>
+  (error instanceof ProtocolError && FENCED.has(error.errorCode)) || isFatalError(error);
+
 /** What beginTransaction() tells a caller in a state other than `ready`. */
 const BEGIN_HINT: Partial<Record<TransactionState, string>> = {
   uninitialized: '; call initTransactions() first',
@@ -307,14 +315,20 @@ export class TransactionManager {
         CAP.txnOffsetCommit,
         deadline,
       ).catch((error: unknown) => this.#abortableFrom(error));
-      const failed = response.topics
-        .flatMap((t) => t.partitions.map((p) => ({ t, p })))
-        .find(({ p }) => p.errorCode !== 0);
-      if (failed === undefined) return;
-      const error = ProtocolError.fromCode(
-        failed.p.errorCode,
-        `TxnOffsetCommit for group ${JSON.stringify(group.groupId)}, ${failed.t.name}-${failed.p.partitionIndex}`,
+      const errors = response.topics.flatMap((t) =>
+        t.partitions
+          .filter((p) => p.errorCode !== 0)
+          .map((p) =>
+            ProtocolError.fromCode(
+              p.errorCode,
+              `TxnOffsetCommit for group ${JSON.stringify(group.groupId)}, ${t.name}-${p.partitionIndex}`,
+            ),
+          ),
       );
+      if (errors.length === 0) return;
+      const fatal = errors.find(isFatal);
+      if (fatal !== undefined) this.#fatalFrom(fatal);
+      const error = errors.find((e) => !e.retriable) ?? errors[0]!;
       if (error.retriable && Date.now() < deadline) {
         await sleep(this.#options.retryBackoffMs);
         continue;
@@ -490,8 +504,9 @@ export class TransactionManager {
               p.partitionErrorCode,
               `AddPartitionsToTxn for ${t.name}-${p.partitionIndex}`,
             );
-            if (FENCED.has(p.partitionErrorCode)) {
-              this.#fatalFrom(error);
+            // Not #fatalFrom: nothing awaits this loop, so it must not reject.
+            if (isFatal(error)) {
+              this.#becomeFatal(error);
               return;
             }
             // OPERATION_NOT_ATTEMPTED: another partition of the request failed first.
@@ -563,13 +578,7 @@ export class TransactionManager {
         });
       } catch (error) {
         this.#checkNotFatal();
-        if (error instanceof ProtocolError && FENCED.has(error.errorCode)) this.#fatalFrom(error);
-        if (
-          isFatalError(error) ||
-          (error instanceof ProtocolError &&
-            error.errorCode === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
-        )
-          this.#fatalFrom(error as Error);
+        if (isFatal(error)) this.#fatalFrom(error as Error);
         const retriable = error instanceof KafkaError && error.retriable;
         const wait = Math.min(
           this.#options.retryBackoffMaxMs,
@@ -589,6 +598,11 @@ export class TransactionManager {
   }
 
   #fatalFrom(error: Error): never {
+    throw this.#becomeFatal(error);
+  }
+
+  /** Makes the producer fatal because of `error`; returns the error calls fail with from now on. */
+  #becomeFatal(error: Error): ProducerFatalError {
     const fatal =
       error instanceof ProtocolError && FENCED.has(error.errorCode)
         ? new ProducerFencedError(
@@ -601,6 +615,6 @@ export class TransactionManager {
           );
     this.onFatal(fatal);
     this.#hooks.onFatal(fatal);
-    throw fatal;
+    return fatal;
   }
 }
