@@ -12,6 +12,7 @@ import {
   ProtocolError,
   TxnOffsetCommitApi,
 } from '@kafkats/codec';
+import { classify } from '@kafkats/meta';
 import { UnsupportedVersionError } from '@kafkats/wire';
 import type { ProducerCluster } from '../producer-cluster.js';
 import {
@@ -328,6 +329,7 @@ export class TransactionManager {
       if (errors.length === 0) return;
       const fatal = errors.find(isFatal);
       if (fatal !== undefined) this.#fatalFrom(fatal);
+      for (const e of errors) this.#coordinatorMoved(e, 'group', group.groupId);
       const error = errors.find((e) => !e.retriable) ?? errors[0]!;
       if (error.retriable && Date.now() < deadline) {
         await sleep(this.#options.retryBackoffMs);
@@ -491,6 +493,7 @@ export class TransactionManager {
           return;
         }
         let retry = false;
+        let backoffMs = 0;
         for (const t of response.resultsByTopicV3AndBelow) {
           for (const p of t.resultsByPartition) {
             const k = `${t.name}\u0000${p.partitionIndex}`;
@@ -509,22 +512,46 @@ export class TransactionManager {
               this.#becomeFatal(error);
               return;
             }
+            this.#coordinatorMoved(error, 'transaction', this.#id);
             // OPERATION_NOT_ATTEMPTED: another partition of the request failed first.
-            if (error.retriable || p.partitionErrorCode === ErrorCode.OPERATION_NOT_ATTEMPTED)
+            if (error.retriable || p.partitionErrorCode === ErrorCode.OPERATION_NOT_ATTEMPTED) {
               retry = true;
-            else {
+              backoffMs = Math.max(backoffMs, this.#addPartitionsBackoffMs(p.partitionErrorCode));
+            } else {
               this.onAbortable(error);
               return;
             }
           }
         }
         this.#hooks.wakeup();
-        // CONCURRENT_TRANSACTIONS right after a previous EndTxn clears in a few ms (Kafka retries at 20 ms).
-        if (retry) await sleep(20);
+        if (retry) await sleep(backoffMs);
       }
     } finally {
       this.#adding = false;
     }
+  }
+
+  /**
+   * The wait before a retry: `retryBackoffMs`, but 20 ms for CONCURRENT_TRANSACTIONS on the
+   * transaction's first partitions, the previous transaction's end clearing in a few ms (Kafka's
+   * AddPartitionsToTxnHandler.maybeOverrideRetryBackoffMs). Partitions not attempted add none.
+   */
+  #addPartitionsBackoffMs(errorCode: number): number {
+    if (errorCode === ErrorCode.OPERATION_NOT_ATTEMPTED) return 0;
+    if (errorCode === ErrorCode.CONCURRENT_TRANSACTIONS && this.#added.size === 0) return 20;
+    return this.#options.retryBackoffMs;
+  }
+
+  /**
+   * An error for one partition that a moved coordinator gives (NOT_COORDINATOR,
+   * COORDINATOR_NOT_AVAILABLE) drops the cached coordinator, so the retry looks it up again
+   * (Kafka's AddPartitionsToTxnHandler and TxnOffsetCommitHandler call `lookupCoordinator`).
+   * The cluster's dispatcher does the same for an error of the whole answer; `classify` decides
+   * for both.
+   */
+  #coordinatorMoved(error: ProtocolError, kind: 'transaction' | 'group', key: string): void {
+    if (classify(error, 'coordinator').refreshCoordinator)
+      this.#cluster.invalidateCoordinator(kind, key);
   }
 
   addPartitionsRequest(byTopic: Map<string, number[]>) {

@@ -2,6 +2,8 @@
 // coordinator request is recorded (API, coordinator kind and key, node, the request built for
 // the version asked for); `answer` can replace the default reply (everything accepted) with a
 // response, an error the send rejects with, or a promise of either (a coordinator that is slow).
+// Coordinators are cached as the meta Cluster caches them: `coordinatorNode` is asked (a
+// FindCoordinator) only for a key not cached, and `invalidateCoordinator` drops a key.
 import type { ApiDescriptor } from '@kafkats/codec';
 import type { ClusterSendOptions } from '@kafkats/meta';
 import { FakeProduceCluster } from './fake-produce-cluster.js';
@@ -27,9 +29,29 @@ export class TxnFakeCluster extends FakeProduceCluster {
   answer: (
     call: CoordinatorCall,
   ) => CoordinatorReply | Promise<CoordinatorReply | undefined> | undefined = () => undefined;
-  /** The node answering as coordinator for a kind and key. */
+  /** What a coordinator lookup (FindCoordinator) answers for a kind and key. */
   coordinatorNode: (kind: CoordinatorKind, key: string) => number = () => 1;
+  /** Lookups made, and keys invalidated, as `kind key`. */
+  readonly lookups: string[] = [];
+  readonly invalidated: string[] = [];
+  readonly #cached = new Map<string, number>();
   #epoch = 0;
+
+  override invalidateCoordinator(kind?: CoordinatorKind, key?: string): void {
+    this.invalidated.push(`${kind} ${key}`);
+    this.#cached.delete(`${kind} ${key}`);
+  }
+
+  #coordinator(kind: CoordinatorKind, key: string): number {
+    const cacheKey = `${kind} ${key}`;
+    let node = this.#cached.get(cacheKey);
+    if (node === undefined) {
+      this.lookups.push(cacheKey);
+      node = this.coordinatorNode(kind, key);
+      this.#cached.set(cacheKey, node);
+    }
+    return node;
+  }
 
   /** The recorded calls of one API. */
   callsOf(api: string): CoordinatorCall[] {
@@ -51,7 +73,7 @@ export class TxnFakeCluster extends FakeProduceCluster {
       api: api.name,
       kind: kind!,
       key: key!,
-      node: this.coordinatorNode(kind!, key!),
+      node: this.#coordinator(kind!, key!),
       request,
     };
     this.calls.push(call);

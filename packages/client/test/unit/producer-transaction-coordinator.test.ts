@@ -3,6 +3,8 @@
 // Fencing and authorization errors there were not fatal: TxnOffsetCommit's made the transaction
 // abortable, AddPartitionsToTxn's TRANSACTIONAL_ID_AUTHORIZATION_FAILED too, and its
 // PRODUCER_FENCED was thrown out of a loop nothing awaited (an unhandled rejection).
+// NOT_COORDINATOR and COORDINATOR_NOT_AVAILABLE there were retried against the cached
+// coordinator, which had moved: the same answer again until the transaction gave up.
 import { ErrorCode } from '@kafkats/codec';
 import { describe, expect, it } from 'vitest';
 import {
@@ -65,4 +67,66 @@ describe('transactional producer: fatal errors for one partition of a coordinato
     expect(() => producer.beginTransaction()).toThrow(type);
     await producer.close();
   });
+});
+
+describe('transactional producer: a moved coordinator named for one partition of an answer', () => {
+  // A failure ends within ~3 s (deliveryTimeoutMs, maxBlockMs) rather than at the test timeout.
+  const bounded: ProducerOptions = {
+    ...OPTIONS,
+    maxBlockMs: 2000,
+    requestTimeoutMs: 1000,
+    deliveryTimeoutMs: 3000,
+  };
+  const codes = [
+    ['NOT_COORDINATOR', ErrorCode.NOT_COORDINATOR],
+    ['COORDINATOR_NOT_AVAILABLE', ErrorCode.COORDINATOR_NOT_AVAILABLE],
+  ] as const;
+
+  it.each(codes)(
+    'AddPartitionsToTxn answering %s looks the transaction coordinator up again',
+    async (_, code) => {
+      const cluster = new TxnFakeCluster({ out: 2 });
+      const producer = await inTransaction(cluster, bounded);
+      // Node 1, cached since InitProducerId, is no longer the coordinator: node 2 is.
+      let moved = false;
+      cluster.coordinatorNode = () => (moved ? 2 : 1);
+      cluster.answer = (c) => {
+        if (c.api !== 'AddPartitionsToTxn' || c.node !== 1) return undefined;
+        moved = true;
+        return addPartitionsReply(c, () => code);
+      };
+      const sent = [0, 1].map((partition) =>
+        producer.send({ topic: 'out', partition, value: 'a' }),
+      );
+      await expect(Promise.all(sent)).resolves.toHaveLength(2);
+      await producer.commitTransaction();
+      expect(cluster.invalidated).toContain('transaction tx');
+      expect(cluster.callsOf('AddPartitionsToTxn').at(-1)!.node).toBe(2);
+      expect(cluster.callsOf('EndTxn').map((c) => c.node)).toEqual([2]);
+      await producer.close();
+    },
+  );
+
+  it.each(codes)(
+    'TxnOffsetCommit answering %s looks the group coordinator up again',
+    async (_, code) => {
+      const cluster = new TxnFakeCluster({ out: 1 });
+      const producer = await inTransaction(cluster, bounded);
+      // The group's coordinator is node 1 at the first lookup, node 3 once it moved.
+      let moved = false;
+      cluster.coordinatorNode = (kind) => (kind === 'group' && moved ? 3 : 1);
+      cluster.answer = (c) => {
+        if (c.api !== 'TxnOffsetCommit' || c.node !== 1) return undefined;
+        moved = true;
+        return txnOffsetCommitReply(c, (_t, p) => (p === 1 ? code : 0));
+      };
+      const offsets = [0, 1].map((partition) => ({ topic: 'in', partition, offset: 5n }));
+      await producer.sendOffsetsToTransaction(offsets, 'group');
+      expect(cluster.invalidated).toEqual(['group group']);
+      expect(cluster.callsOf('TxnOffsetCommit').map((c) => c.node)).toEqual([1, 3]);
+      await producer.commitTransaction();
+      expect(cluster.callsOf('EndTxn').map((c) => c.request.committed)).toEqual([true]);
+      await producer.close();
+    },
+  );
 });
