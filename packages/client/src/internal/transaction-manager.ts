@@ -12,7 +12,7 @@ import {
   ProtocolError,
   TxnOffsetCommitApi,
 } from '@kafkats/codec';
-import { classify } from '@kafkats/meta';
+import { classify, OperationTimeoutError } from '@kafkats/meta';
 import { UnsupportedVersionError } from '@kafkats/wire';
 import type { ProducerCluster } from '../producer-cluster.js';
 import {
@@ -472,11 +472,17 @@ export class TransactionManager {
     );
   }
 
-  /** Adds the pending partitions to the transaction, one request at a time. */
+  /**
+   * Adds the pending partitions to the transaction, one request at a time. A round and its
+   * retries (partitions pending meanwhile join it) have `maxBlockMs`, as every other coordinator
+   * call here; then the transaction is abortable, where Java's ends up once the records waiting
+   * for the partition expire (its only bound on AddPartitionsToTxn).
+   */
   async #addPartitions(): Promise<void> {
     if (this.#adding) return;
     this.#adding = true;
     try {
+      let deadline = Date.now() + this.#options.maxBlockMs;
       while (this.#pending.size > 0 && this.#abortable === undefined && this.#fatal === undefined) {
         const batch = new Map(this.#pending);
         const byTopic = new Map<string, number[]>();
@@ -487,12 +493,12 @@ export class TransactionManager {
         }
         let response: Awaited<ReturnType<typeof this.addPartitionsRequest>>;
         try {
-          response = await this.addPartitionsRequest(byTopic);
+          response = await this.addPartitionsRequest(byTopic, deadline);
         } catch (error) {
           if (this.#fatal === undefined) this.onAbortable(error as Error);
           return;
         }
-        let retry = false;
+        let retry: ProtocolError | undefined;
         let backoffMs = 0;
         for (const t of response.resultsByTopicV3AndBelow) {
           for (const p of t.resultsByPartition) {
@@ -515,7 +521,8 @@ export class TransactionManager {
             this.#coordinatorMoved(error, 'transaction', this.#id);
             // OPERATION_NOT_ATTEMPTED: another partition of the request failed first.
             if (error.retriable || p.partitionErrorCode === ErrorCode.OPERATION_NOT_ATTEMPTED) {
-              retry = true;
+              if (retry === undefined || retry.errorCode === ErrorCode.OPERATION_NOT_ATTEMPTED)
+                retry = error;
               backoffMs = Math.max(backoffMs, this.#addPartitionsBackoffMs(p.partitionErrorCode));
             } else {
               this.onAbortable(error);
@@ -524,7 +531,20 @@ export class TransactionManager {
           }
         }
         this.#hooks.wakeup();
-        if (retry) await sleep(backoffMs);
+        if (retry === undefined) {
+          deadline = Date.now() + this.#options.maxBlockMs;
+          continue;
+        }
+        if (Date.now() + backoffMs >= deadline) {
+          this.onAbortable(
+            new OperationTimeoutError(
+              `AddPartitionsToTxn for ${JSON.stringify(this.#id)}: partitions not added within maxBlockMs (${this.#options.maxBlockMs} ms); last error: ${retry.message}`,
+              retry,
+            ),
+          );
+          return;
+        }
+        await sleep(backoffMs);
       }
     } finally {
       this.#adding = false;
@@ -554,7 +574,7 @@ export class TransactionManager {
       this.#cluster.invalidateCoordinator(kind, key);
   }
 
-  addPartitionsRequest(byTopic: Map<string, number[]>) {
+  addPartitionsRequest(byTopic: Map<string, number[]>, deadline: number) {
     return this.#call(
       'transaction',
       this.#id,
@@ -569,7 +589,7 @@ export class TransactionManager {
           ),
         }),
       CAP.addPartitions,
-      Date.now() + this.#options.maxBlockMs,
+      deadline,
     );
   }
 

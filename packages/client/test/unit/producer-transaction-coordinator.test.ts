@@ -4,14 +4,19 @@
 // abortable, AddPartitionsToTxn's TRANSACTIONAL_ID_AUTHORIZATION_FAILED too, and its
 // PRODUCER_FENCED was thrown out of a loop nothing awaited (an unhandled rejection).
 // NOT_COORDINATOR and COORDINATOR_NOT_AVAILABLE there were retried against the cached
-// coordinator, which had moved: the same answer again until the transaction gave up.
-import { ErrorCode } from '@kafkats/codec';
+// coordinator, which had moved: the same answer again until the transaction gave up. And
+// AddPartitionsToTxn's retries had no deadline of their own: a partition the coordinator kept
+// refusing held its records until deliveryTimeoutMs, not maxBlockMs as every other
+// coordinator call.
+import { ErrorCode, ProtocolError } from '@kafkats/codec';
+import { OperationTimeoutError } from '@kafkats/meta';
 import { describe, expect, it } from 'vitest';
 import {
   Producer,
   ProducerFatalError,
   ProducerFencedError,
   type ProducerOptions,
+  TransactionAbortableError,
 } from '../../src/index.js';
 import { addPartitionsReply, TxnFakeCluster, txnOffsetCommitReply } from './fake-txn-cluster.js';
 
@@ -130,3 +135,54 @@ describe('transactional producer: a moved coordinator named for one partition of
     },
   );
 });
+
+describe('transactional producer: AddPartitionsToTxn retries end after maxBlockMs', () => {
+  it('a partition refused with CONCURRENT_TRANSACTIONS again and again makes the transaction abortable', async () => {
+    const cluster = new TxnFakeCluster({ out: 1 });
+    // Without a deadline of their own, the records would wait deliveryTimeoutMs (a minute).
+    const producer = await inTransaction(cluster, {
+      ...OPTIONS,
+      maxBlockMs: 300,
+      deliveryTimeoutMs: 60_000,
+    });
+    cluster.answer = (c) =>
+      c.api === 'AddPartitionsToTxn'
+        ? addPartitionsReply(c, () => ErrorCode.CONCURRENT_TRANSACTIONS)
+        : undefined;
+    const sent = producer.send({ topic: 'out', partition: 0, value: 'a' });
+    const error = await settled(sent, 3000);
+    expect(error).toBeInstanceOf(TransactionAbortableError);
+    const timeout = (error as Error).cause;
+    expect(timeout).toBeInstanceOf(OperationTimeoutError);
+    expect((timeout as Error).cause).toBeInstanceOf(ProtocolError);
+    expect((timeout as Error).cause).toMatchObject({ errorName: 'CONCURRENT_TRANSACTIONS' });
+    expect(cluster.callsOf('AddPartitionsToTxn').length).toBeGreaterThan(1);
+    expect(cluster.requests).toHaveLength(0);
+    // Abortable, not fatal: the abort succeeds and the next transaction commits.
+    await expect(producer.commitTransaction()).rejects.toBeInstanceOf(TransactionAbortableError);
+    await producer.abortTransaction();
+    cluster.answer = () => undefined;
+    producer.beginTransaction();
+    const next = producer.send({ topic: 'out', partition: 0, value: 'b' });
+    await producer.commitTransaction();
+    await expect(next).resolves.toMatchObject({ partition: 0 });
+    await producer.close();
+  });
+});
+
+/** The rejection of `p` ('resolved' if it resolved), or 'hung' when it did not settle within `ms`. */
+async function settled(p: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<'hung'>((r) => {
+    timer = setTimeout(() => r('hung'), ms);
+  });
+  const outcome = await Promise.race([
+    p.then(
+      () => 'resolved',
+      (e: unknown) => e,
+    ),
+    hung,
+  ]);
+  clearTimeout(timer);
+  return outcome;
+}
