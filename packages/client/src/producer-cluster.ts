@@ -12,5 +12,6 @@ export type ProducerCluster = Pick<
   | 'sendToNode'
   | 'sendAny'
   | 'sendToCoordinator'
+  | 'invalidateCoordinator'
   | 'negotiatedFor'
 >;

@@ -201,7 +201,8 @@ export class Producer {
   /**
    * Stops taking records, sends what is buffered and waits for it, at most `timeoutMs`
    * (default: no limit beyond each record's `deliveryTimeoutMs`). What is left then fails with
-   * ProducerClosedError. A transaction still open is aborted. The cluster stays open.
+   * ProducerClosedError. A transaction still open is aborted (also one whose abort failed; not
+   * one whose EndTxn(commit) was sent). The cluster stays open.
    */
   close(options: { readonly timeoutMs?: number } = {}): Promise<void> {
     this.#closing ??= this.#close(options.timeoutMs ?? Number.POSITIVE_INFINITY);
@@ -250,9 +251,16 @@ export class Producer {
 
   /**
    * Flushes, then commits the transaction (EndTxn). When a record of the transaction failed,
-   * rejects with TransactionAbortableError: call {@link abortTransaction}.
+   * or the coordinator refused the commit, rejects with TransactionAbortableError: call
+   * {@link abortTransaction}. When EndTxn(commit) fails retriably (an error with `retriable`
+   * true: no answer within `maxBlockMs`, a coordinator that cannot be reached), the commit may
+   * or may not have happened: the transaction stays committing and only commitTransaction() may
+   * follow, which sends EndTxn(commit) again (the coordinator answers a repeated commit like the
+   * first), as Java's producer lets a timed-out commit be retried. A call while a commit runs
+   * joins it.
    *
-   * @throws TransactionStateError, TransactionAbortableError, ProducerFencedError (fatal)
+   * @throws TransactionStateError, TransactionAbortableError, ProducerFencedError /
+   *   ProducerFatalError (fatal), or the retriable error after which the commit may be repeated
    */
   async commitTransaction(): Promise<void> {
     await this.#transactions().commitTransaction();
@@ -260,9 +268,18 @@ export class Producer {
 
   /**
    * Aborts the transaction: records not yet sent fail with TransactionAbortableError, the rest
-   * are awaited, then EndTxn(abort). Readers with `read_committed` never see its records.
+   * are awaited, then EndTxn(abort), and InitProducerId bumps the epoch when a record failed
+   * after being sent (KIP-360). Readers with `read_committed` never see its records. When a
+   * step fails without making the producer fatal (a timeout, a coordinator that cannot be
+   * reached), the transaction stays aborting: call abortTransaction() again, which does what is
+   * left (EndTxn(abort) unless it already succeeded, then the epoch bump), as Java's producer
+   * allows; beginTransaction() is refused until an abort succeeds. Allowed in a transaction,
+   * after a failed abort, and during commitTransaction() until its EndTxn(commit) is sent (the
+   * commit then rejects with TransactionAbortableError). A call while an abort runs joins it.
    *
-   * @throws TransactionStateError outside a transaction; ProducerFencedError (fatal)
+   * @throws TransactionStateError outside a transaction or once a commit's EndTxn(commit) was
+   *   sent; ProducerFencedError / ProducerFatalError (fatal); otherwise the failed step's error,
+   *   after which the abort may be repeated
    */
   async abortTransaction(): Promise<void> {
     await this.#transactions().abortTransaction();
@@ -483,8 +500,9 @@ export class Producer {
     const work = (async () => {
       await this.#waitingSettled();
       if (this.#txn !== null && this.#fatal === undefined) {
+        // 'aborting': an abort that failed is tried again (one under way is joined).
         const state = this.#txn.state;
-        if (state === 'in-transaction' || state === 'committing')
+        if (state === 'in-transaction' || state === 'committing' || state === 'aborting')
           await this.#txn.abortTransaction().catch(() => {});
       }
       await this.#flushBatches();

@@ -12,6 +12,7 @@ import {
   ProtocolError,
   TxnOffsetCommitApi,
 } from '@kafkats/codec';
+import { classify, OperationTimeoutError } from '@kafkats/meta';
 import { UnsupportedVersionError } from '@kafkats/wire';
 import type { ProducerCluster } from '../producer-cluster.js';
 import {
@@ -28,7 +29,11 @@ import type {
 import type { IdempotenceState } from './idempotence.js';
 import { isFatalError } from './sender.js';
 
-/** Where a transactional producer is (Kafka's TransactionManager.State, reduced). */
+/**
+ * Where a transactional producer is (Kafka's TransactionManager.State, reduced). `committing`
+ * also covers a commit whose EndTxn failed retriably (its outcome unknown: only a repeated
+ * commitTransaction() may follow), `aborting` an abort that failed (abortTransaction() again).
+ */
 export type TransactionState =
   | 'uninitialized'
   | 'ready'
@@ -74,6 +79,30 @@ const FENCED: ReadonlySet<number> = new Set([
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
+ * Errors after which the transactional producer cannot go on, in a request's answer or in one
+ * partition's entry of it (Kafka's TransactionManager handlers call `fatalError` on these):
+ * fencing, authorization, an unsupported version.
+ */
+const isFatal = (error: unknown) =>
+  (error instanceof ProtocolError && FENCED.has(error.errorCode)) || isFatalError(error);
+
+/** What beginTransaction() tells a caller in a state other than `ready`. */
+const BEGIN_HINT: Partial<Record<TransactionState, string>> = {
+  uninitialized: '; call initTransactions() first',
+  committing:
+    '; commitTransaction() has not completed: await it, or call it again after a retriable failure',
+  aborting: '; abortTransaction() has not completed: await it, or call it again after a failure',
+};
+
+const isRetriable = (error: unknown) => error instanceof KafkaError && error.retriable;
+
+/** A commitTransaction() or abortTransaction() under way. */
+interface Completion {
+  readonly commit: boolean;
+  done: Promise<void>;
+}
+
+/**
  * The transactional producer's protocol with its transaction coordinator (found through
  * `cluster.sendToCoordinator('transaction', transactionalId)`), first-generation transactions:
  * InitProducerId fences older producers of the same id; each partition joins the running
@@ -96,6 +125,15 @@ export class TransactionManager {
   #started = false;
   #abortable: Error | undefined;
   #fatal: Error | undefined;
+  /** The commit or abort running now: a second call of the same kind joins it. */
+  #completing: Completion | undefined;
+  /**
+   * EndTxn(commit) went out and no answer settled it (in flight, or it failed retriably): the
+   * commit's outcome is unknown, so aborting is refused.
+   */
+  #commitSent = false;
+  /** EndTxn(abort) of this transaction succeeded: a repeated abort only bumps the epoch. */
+  #abortEnded = false;
   /** Produce version cap, known after initTransactions. */
   produceVersion: number | undefined;
 
@@ -136,10 +174,7 @@ export class TransactionManager {
   undrainedError(): Error | undefined {
     if (this.#fatal !== undefined) return this.#fatal;
     if (this.#abortable !== undefined) return this.sendError();
-    if (this.state === 'aborting')
-      return new TransactionAbortableError(
-        `transaction of ${JSON.stringify(this.#id)} was aborted`,
-      );
+    if (this.state === 'aborting') return this.#abortedError();
     return undefined;
   }
 
@@ -213,12 +248,14 @@ export class TransactionManager {
     this.#checkNotFatal();
     if (this.state !== 'ready')
       throw new TransactionStateError(
-        `beginTransaction() needs a ready producer (state ${this.state}${this.state === 'uninitialized' ? '; call initTransactions() first' : ''})`,
+        `beginTransaction() needs a ready producer (state ${this.state}${BEGIN_HINT[this.state] ?? ''})`,
       );
     this.#added.clear();
     this.#pending.clear();
     this.#started = false;
     this.#abortable = undefined;
+    this.#commitSent = false;
+    this.#abortEnded = false;
     this.state = 'in-transaction';
   }
 
@@ -279,14 +316,21 @@ export class TransactionManager {
         CAP.txnOffsetCommit,
         deadline,
       ).catch((error: unknown) => this.#abortableFrom(error));
-      const failed = response.topics
-        .flatMap((t) => t.partitions.map((p) => ({ t, p })))
-        .find(({ p }) => p.errorCode !== 0);
-      if (failed === undefined) return;
-      const error = ProtocolError.fromCode(
-        failed.p.errorCode,
-        `TxnOffsetCommit for group ${JSON.stringify(group.groupId)}, ${failed.t.name}-${failed.p.partitionIndex}`,
+      const errors = response.topics.flatMap((t) =>
+        t.partitions
+          .filter((p) => p.errorCode !== 0)
+          .map((p) =>
+            ProtocolError.fromCode(
+              p.errorCode,
+              `TxnOffsetCommit for group ${JSON.stringify(group.groupId)}, ${t.name}-${p.partitionIndex}`,
+            ),
+          ),
       );
+      if (errors.length === 0) return;
+      const fatal = errors.find(isFatal);
+      if (fatal !== undefined) this.#fatalFrom(fatal);
+      for (const e of errors) this.#coordinatorMoved(e, 'group', group.groupId);
+      const error = errors.find((e) => !e.retriable) ?? errors[0]!;
       if (error.retriable && Date.now() < deadline) {
         await sleep(this.#options.retryBackoffMs);
         continue;
@@ -295,57 +339,105 @@ export class TransactionManager {
     }
   }
 
+  /**
+   * Flushes, then EndTxn(commit). A retriable failure of EndTxn (the coordinator unreachable or
+   * silent until `maxBlockMs`) leaves the outcome unknown: the state stays `committing` and only
+   * commitTransaction() may follow, which sends EndTxn(commit) again (the coordinator answers a
+   * repeated one like the first), as Java's TransactionManager re-awaits a timed-out commit.
+   */
   async commitTransaction(): Promise<void> {
+    const running = this.#completing;
+    if (running?.commit === true) return running.done;
     this.#checkNotFatal();
     if (this.#abortable !== undefined) throw this.sendError();
-    if (this.state !== 'in-transaction')
+    const repeat = this.state === 'committing' && running === undefined;
+    if (this.state !== 'in-transaction' && !repeat)
       throw new TransactionStateError(
         `commitTransaction() outside a transaction (state ${this.state})`,
       );
+    return this.#complete(true, (self) => (repeat ? this.#endCommit() : this.#commit(self)));
+  }
+
+  /**
+   * Aborts. A step that fails without making the producer fatal (EndTxn(abort) or the epoch
+   * bump timing out) leaves the state `aborting`; abortTransaction() then does what is
+   * left (Java's TransactionManager lets a timed-out abort be called again). Refused once a
+   * commit's EndTxn went out: its outcome is unknown, and only the commit may be repeated.
+   */
+  async abortTransaction(): Promise<void> {
+    const running = this.#completing;
+    if (running?.commit === false) return running.done;
+    this.#checkNotFatal();
+    if (this.state === 'committing' && this.#commitSent)
+      throw new TransactionStateError(
+        `abortTransaction() after commitTransaction() sent EndTxn(commit) for ${JSON.stringify(this.#id)}, whose outcome is unknown; call commitTransaction() again`,
+      );
+    if (this.state !== 'in-transaction' && this.state !== 'committing' && this.state !== 'aborting')
+      throw new TransactionStateError(
+        `abortTransaction() outside a transaction (state ${this.state})`,
+      );
+    return this.#complete(false, () => this.#abort());
+  }
+
+  /** Runs a commit or abort as the one under way; a later abort may take over from a commit. */
+  #complete(commit: boolean, work: (self: Completion) => Promise<void>): Promise<void> {
+    const self: Completion = { commit, done: Promise.resolve() };
+    this.#completing = self;
+    self.done = work(self).finally(() => {
+      if (this.#completing === self) this.#completing = undefined;
+    });
+    return self.done;
+  }
+
+  async #commit(self: Completion): Promise<void> {
     // A record whose send() came before this call belongs to the transaction even when it is
     // still waiting for its topic's metadata: it is appended (while sends are allowed) before
     // the commit begins, as Java's send() returns only once its record is in the accumulator.
     await this.#hooks.appended();
     this.#checkNotFatal();
+    if (this.#completing !== self) throw this.#abortedError();
     if (this.#abortable !== undefined) throw this.sendError();
-    if (this.state !== 'in-transaction')
-      throw new TransactionStateError(
-        `commitTransaction() outside a transaction (state ${this.state})`,
-      );
     this.state = 'committing';
     await this.#hooks.flush();
     this.#checkNotFatal();
+    // abortTransaction() may take over while the commit flushes, before EndTxn(commit) is sent.
+    if (this.#completing !== self) throw this.#abortedError();
     if (this.#abortable !== undefined) {
       this.state = 'in-transaction';
       throw this.sendError();
     }
+    await this.#endCommit();
+  }
+
+  async #endCommit(): Promise<void> {
     if (this.#started) {
+      this.#commitSent = true;
       try {
         await this.#endTxn(true);
       } catch (error) {
         this.#checkNotFatal();
+        // Timed out or unreachable: the commit may have happened; stay `committing`.
+        if (isRetriable(error)) throw error;
+        this.#commitSent = false;
         this.state = 'in-transaction';
         this.#abortable ??= error as Error;
         throw this.sendError();
       }
     }
+    this.#commitSent = false;
     this.state = 'ready';
   }
 
-  async abortTransaction(): Promise<void> {
-    this.#checkNotFatal();
-    if (this.state !== 'in-transaction' && this.state !== 'committing')
-      throw new TransactionStateError(
-        `abortTransaction() outside a transaction (state ${this.state})`,
-      );
+  async #abort(): Promise<void> {
     this.state = 'aborting';
     this.#pending.clear();
-    this.#hooks.failQueued(
-      new TransactionAbortableError(`transaction of ${JSON.stringify(this.#id)} was aborted`),
-    );
+    this.#hooks.failQueued(this.#abortedError());
     await this.#hooks.flush();
     this.#checkNotFatal();
-    if (this.#started) await this.#endTxn(false);
+    if (this.#started && !this.#abortEnded) {
+      await this.#endTxn(false);
+      this.#abortEnded = true;
+    }
     if (this.#idem.transactionalBumpRequired) {
       // KIP-360: a batch failed after being sent, so its sequences may have a gap; a new epoch
       // lets every partition start again at 0.
@@ -357,6 +449,10 @@ export class TransactionManager {
     }
     this.#abortable = undefined;
     this.state = 'ready';
+  }
+
+  #abortedError(): TransactionAbortableError {
+    return new TransactionAbortableError(`transaction of ${JSON.stringify(this.#id)} was aborted`);
   }
 
   #endTxn(committed: boolean) {
@@ -376,11 +472,17 @@ export class TransactionManager {
     );
   }
 
-  /** Adds the pending partitions to the transaction, one request at a time. */
+  /**
+   * Adds the pending partitions to the transaction, one request at a time. A round and its
+   * retries (partitions pending meanwhile join it) have `maxBlockMs`, as every other coordinator
+   * call here; then the transaction is abortable, where Java's ends up once the records waiting
+   * for the partition expire (its only bound on AddPartitionsToTxn).
+   */
   async #addPartitions(): Promise<void> {
     if (this.#adding) return;
     this.#adding = true;
     try {
+      let deadline = Date.now() + this.#options.maxBlockMs;
       while (this.#pending.size > 0 && this.#abortable === undefined && this.#fatal === undefined) {
         const batch = new Map(this.#pending);
         const byTopic = new Map<string, number[]>();
@@ -391,12 +493,13 @@ export class TransactionManager {
         }
         let response: Awaited<ReturnType<typeof this.addPartitionsRequest>>;
         try {
-          response = await this.addPartitionsRequest(byTopic);
+          response = await this.addPartitionsRequest(byTopic, deadline);
         } catch (error) {
           if (this.#fatal === undefined) this.onAbortable(error as Error);
           return;
         }
-        let retry = false;
+        let retry: ProtocolError | undefined;
+        let backoffMs = 0;
         for (const t of response.resultsByTopicV3AndBelow) {
           for (const p of t.resultsByPartition) {
             const k = `${t.name}\u0000${p.partitionIndex}`;
@@ -410,29 +513,68 @@ export class TransactionManager {
               p.partitionErrorCode,
               `AddPartitionsToTxn for ${t.name}-${p.partitionIndex}`,
             );
-            if (FENCED.has(p.partitionErrorCode)) {
-              this.#fatalFrom(error);
+            // Not #fatalFrom: nothing awaits this loop, so it must not reject.
+            if (isFatal(error)) {
+              this.#becomeFatal(error);
               return;
             }
+            this.#coordinatorMoved(error, 'transaction', this.#id);
             // OPERATION_NOT_ATTEMPTED: another partition of the request failed first.
-            if (error.retriable || p.partitionErrorCode === ErrorCode.OPERATION_NOT_ATTEMPTED)
-              retry = true;
-            else {
+            if (error.retriable || p.partitionErrorCode === ErrorCode.OPERATION_NOT_ATTEMPTED) {
+              if (retry === undefined || retry.errorCode === ErrorCode.OPERATION_NOT_ATTEMPTED)
+                retry = error;
+              backoffMs = Math.max(backoffMs, this.#addPartitionsBackoffMs(p.partitionErrorCode));
+            } else {
               this.onAbortable(error);
               return;
             }
           }
         }
         this.#hooks.wakeup();
-        // CONCURRENT_TRANSACTIONS right after a previous EndTxn clears in a few ms (Kafka retries at 20 ms).
-        if (retry) await sleep(20);
+        if (retry === undefined) {
+          deadline = Date.now() + this.#options.maxBlockMs;
+          continue;
+        }
+        if (Date.now() + backoffMs >= deadline) {
+          this.onAbortable(
+            new OperationTimeoutError(
+              `AddPartitionsToTxn for ${JSON.stringify(this.#id)}: partitions not added within maxBlockMs (${this.#options.maxBlockMs} ms); last error: ${retry.message}`,
+              retry,
+            ),
+          );
+          return;
+        }
+        await sleep(backoffMs);
       }
     } finally {
       this.#adding = false;
     }
   }
 
-  addPartitionsRequest(byTopic: Map<string, number[]>) {
+  /**
+   * The wait before a retry: `retryBackoffMs`, but 20 ms for CONCURRENT_TRANSACTIONS on the
+   * transaction's first partitions, the previous transaction's end clearing in a few ms (Kafka's
+   * AddPartitionsToTxnHandler.maybeOverrideRetryBackoffMs). Partitions not attempted add none.
+   */
+  #addPartitionsBackoffMs(errorCode: number): number {
+    if (errorCode === ErrorCode.OPERATION_NOT_ATTEMPTED) return 0;
+    if (errorCode === ErrorCode.CONCURRENT_TRANSACTIONS && this.#added.size === 0) return 20;
+    return this.#options.retryBackoffMs;
+  }
+
+  /**
+   * An error for one partition that a moved coordinator gives (NOT_COORDINATOR,
+   * COORDINATOR_NOT_AVAILABLE) drops the cached coordinator, so the retry looks it up again
+   * (Kafka's AddPartitionsToTxnHandler and TxnOffsetCommitHandler call `lookupCoordinator`).
+   * The cluster's dispatcher does the same for an error of the whole answer; `classify` decides
+   * for both.
+   */
+  #coordinatorMoved(error: ProtocolError, kind: 'transaction' | 'group', key: string): void {
+    if (classify(error, 'coordinator').refreshCoordinator)
+      this.#cluster.invalidateCoordinator(kind, key);
+  }
+
+  addPartitionsRequest(byTopic: Map<string, number[]>, deadline: number) {
     return this.#call(
       'transaction',
       this.#id,
@@ -447,7 +589,7 @@ export class TransactionManager {
           ),
         }),
       CAP.addPartitions,
-      Date.now() + this.#options.maxBlockMs,
+      deadline,
     );
   }
 
@@ -483,13 +625,7 @@ export class TransactionManager {
         });
       } catch (error) {
         this.#checkNotFatal();
-        if (error instanceof ProtocolError && FENCED.has(error.errorCode)) this.#fatalFrom(error);
-        if (
-          isFatalError(error) ||
-          (error instanceof ProtocolError &&
-            error.errorCode === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
-        )
-          this.#fatalFrom(error as Error);
+        if (isFatal(error)) this.#fatalFrom(error as Error);
         const retriable = error instanceof KafkaError && error.retriable;
         const wait = Math.min(
           this.#options.retryBackoffMaxMs,
@@ -509,6 +645,11 @@ export class TransactionManager {
   }
 
   #fatalFrom(error: Error): never {
+    throw this.#becomeFatal(error);
+  }
+
+  /** Makes the producer fatal because of `error`; returns the error calls fail with from now on. */
+  #becomeFatal(error: Error): ProducerFatalError {
     const fatal =
       error instanceof ProtocolError && FENCED.has(error.errorCode)
         ? new ProducerFencedError(
@@ -521,6 +662,6 @@ export class TransactionManager {
           );
     this.onFatal(fatal);
     this.#hooks.onFatal(fatal);
-    throw fatal;
+    return fatal;
   }
 }

@@ -151,6 +151,9 @@ export class FakeProduceCluster implements ProducerCluster {
     return Promise.reject(new Error('fake: no coordinator'));
   }
 
+  /** No coordinator is cached here: nothing to forget. */
+  invalidateCoordinator(): void {}
+
   sendToNode<Req, Res>(
     node: number,
     api: ApiDescriptor<Req, Res>,
