@@ -3,7 +3,11 @@
 // KIP-848 group (ConsumerGroupDescribe), and a wait with a generous deadline.
 
 import { randomUUID } from 'node:crypto';
-import { ConsumerGroupDescribeApi, createConsumerGroupDescribeRequest } from '@kafkats/codec';
+import {
+  ConsumerGroupDescribeApi,
+  createConsumerGroupDescribeRequest,
+  KafkaError,
+} from '@kafkats/codec';
 import type { Cluster } from '@kafkats/meta';
 import {
   Consumer,
@@ -250,8 +254,7 @@ export class Pipeline {
         ],
         this.consumer.groupMetadata(),
       );
-      this.#at('commitTransaction');
-      await this.producer.commitTransaction();
+      await this.#commit();
       this.#at('sends');
       await Promise.all(sends);
       this.transactions++;
@@ -267,6 +270,24 @@ export class Pipeline {
       this.aborted++;
       this.#at('idle');
       throw error;
+    }
+  }
+
+  /**
+   * commitTransaction(), repeated while it fails retriably (a timed-out EndTxn leaves the
+   * outcome unknown, and Kafka's TransactionManager then accepts only the commit again, as
+   * the producer here does); any other failure goes to the caller, which aborts.
+   */
+  async #commit(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      this.#at(attempt === 1 ? 'commitTransaction' : `commitTransaction (attempt ${attempt})`);
+      try {
+        await this.producer.commitTransaction();
+        return;
+      } catch (error) {
+        if (!(error instanceof KafkaError && error.retriable) || attempt >= 10) throw error;
+        this.lastRunError = `commitTransaction repeated after: ${error.name}: ${error.message}`;
+      }
     }
   }
 
