@@ -20,20 +20,18 @@ import { RecordBatchError } from './record-batch-error.js';
  * even inside a batch, so a partial last batch is normal, not an error.
  */
 export class RecordBatchIterator implements IterableIterator<RecordBatch> {
-  // `declare` fields: no class-field initialisers to run, the constructor sets them all.
-  declare private readonly buf: Buffer;
-  declare private pos: number;
-  declare private readonly verifyCrc: boolean;
-  declare private readonly maxBytes: number;
-  declare private readonly backend: CompressionBackend;
+  private readonly buf: Buffer;
+  private pos: number;
+  private readonly verifyCrc: boolean;
+  private readonly maxBytes: number;
+  private readonly backend: CompressionBackend;
   /** Bytes of an incomplete batch at the end; 0 until the iterator reaches it. */
-  declare partialBatchBytes: number;
+  partialBatchBytes = 0;
 
   /** @internal use {@link decodeRecordBatches} */
   constructor(buf: Buffer, options: DecodeRecordBatchesOptions) {
     this.buf = buf;
     this.pos = 0;
-    this.partialBatchBytes = 0;
     this.verifyCrc = options.verifyCrc ?? true;
     this.maxBytes = options.maxUncompressedBytes ?? DEFAULT_MAX_UNCOMPRESSED_BYTES;
     this.backend = options.compressionBackend ?? 'auto';
@@ -54,39 +52,37 @@ export class RecordBatchIterator implements IterableIterator<RecordBatch> {
     const left = buf.length - start;
     if (left === 0) return { done: true, value: undefined };
     if (left < LOG_OVERHEAD + 5) return this.partial(left);
-    // The length field, read by hand: `Buffer#readInt32BE` brings argument checks whose
-    // inlined bytecode would crowd the record getters out of the caller's inlining budget.
-    // For the same reason the rare paths below are calls.
-    const size =
-      (buf[start + 8]! << 24) |
-      (buf[start + 9]! << 16) |
-      (buf[start + 10]! << 8) |
-      buf[start + 11]!;
-    if (size < LEGACY_OVERHEAD_V0) throw tooShort(buf, start, size);
+    const size = buf.readInt32BE(start + 8);
+    if (size < LEGACY_OVERHEAD_V0) {
+      throw new RecordBatchError(
+        'LENGTH_INVALID',
+        buf.readBigInt64BE(start),
+        `batch length ${size} is below the minimum ${LEGACY_OVERHEAD_V0}`,
+      );
+    }
     if (size > left - LOG_OVERHEAD) return this.partial(left);
-    const batch =
-      buf[start + MAGIC_OFFSET] === 2
-        ? new DefaultRecordBatch(
-            buf,
-            start,
-            LOG_OVERHEAD + size,
-            this.verifyCrc,
-            this.maxBytes,
-            this.backend,
-          )
-        : this.legacy(start, size);
+    const magic = buf[start + MAGIC_OFFSET]!;
+    let batch: RecordBatch;
+    if (magic === 2) {
+      batch = new DefaultRecordBatch(
+        buf,
+        start,
+        LOG_OVERHEAD + size,
+        this.verifyCrc,
+        this.maxBytes,
+        this.backend,
+      );
+    } else if (magic === 0 || magic === 1) {
+      batch = new LegacyRecordBatch(buf, start, size, this.verifyCrc, this.maxBytes, this.backend);
+    } else {
+      throw new RecordBatchError(
+        'UNSUPPORTED',
+        buf.readBigInt64BE(start),
+        `unknown magic ${magic}`,
+      );
+    }
     this.pos = start + LOG_OVERHEAD + size;
     return { done: false, value: batch };
-  }
-
-  /** A v0/v1 message (or an unknown magic, which throws). */
-  private legacy(start: number, size: number): RecordBatch {
-    const buf = this.buf;
-    const magic = buf[start + MAGIC_OFFSET]!;
-    if (magic === 0 || magic === 1) {
-      return new LegacyRecordBatch(buf, start, size, this.verifyCrc, this.maxBytes, this.backend);
-    }
-    throw new RecordBatchError('UNSUPPORTED', buf.readBigInt64BE(start), `unknown magic ${magic}`);
   }
 
   private partial(left: number): IteratorResult<RecordBatch> {
@@ -94,14 +90,6 @@ export class RecordBatchIterator implements IterableIterator<RecordBatch> {
     this.pos = this.buf.length;
     return { done: true, value: undefined };
   }
-}
-
-function tooShort(buf: Buffer, start: number, size: number): RecordBatchError {
-  return new RecordBatchError(
-    'LENGTH_INVALID',
-    buf.readBigInt64BE(start),
-    `batch length ${size} is below the minimum ${LEGACY_OVERHEAD_V0}`,
-  );
 }
 
 /**

@@ -141,8 +141,7 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
   private readonly maxUncompressedBytes: number;
   private readonly backend: CompressionBackend;
   private body: Buffer | null = null;
-  /** @internal the records, read on the first `records()` call (by `readRecordTable`). */
-  table: RecordTable | null = null;
+  private table: RecordTable | null = null;
 
   get lastSequence(): number {
     const s = this.baseSequence;
@@ -223,8 +222,8 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
     this.backend = backend;
   }
 
-  /** @internal the uncompressed records section (a view for uncompressed batches). */
-  recordsSection(): Buffer {
+  /** The uncompressed records section (a view for uncompressed batches). */
+  private recordsSection(): Buffer {
     if (this.body !== null) return this.body;
     const raw = this.buffer.subarray(RECORD_BATCH_OVERHEAD);
     let body: Buffer;
@@ -253,10 +252,12 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
   }
 
   records(): IterableIterator<KafkaRecord> {
-    // Small on purpose: this call sits in a consumer's loop over batches, and whatever
-    // TurboFan inlines there comes out of the budget the record getters need. The first
-    // call's work is all in `readRecordTable`, too big to be inlined.
-    return new RecordIterator(this.table ?? readRecordTable(this));
+    let table = this.table;
+    if (table === null) {
+      table = readRecordTable(this, this.recordsSection());
+      this.table = table;
+    }
+    return new RecordIterator(table);
   }
 }
 
@@ -272,8 +273,7 @@ function hex(n: number): string {
  * malformed record ends the read: the table keeps the records before it and the error,
  * which the iterator throws when it gets there.
  */
-function readRecordTable(batch: DefaultRecordBatch): RecordTable {
-  const body = batch.recordsSection();
+function readRecordTable(batch: DefaultRecordBatch, body: Buffer): RecordTable {
   const count = batch.recordCount;
   const table = new RecordTable(batch, viewSource(body), count);
   const slots = table.slots;
@@ -417,7 +417,6 @@ function readRecordTable(batch: DefaultRecordBatch): RecordTable {
     table.error = e;
   }
   table.count = i;
-  batch.table = table;
   return table;
 }
 
@@ -487,13 +486,11 @@ function slowVarint(c: Cursor, p: number, end: number, long: boolean): number {
 
 /** Hands out the records of a {@link RecordTable}, then throws its error if it has one. */
 class RecordIterator implements IterableIterator<KafkaRecord> {
-  // `declare`: no class-field initialisers to run (the constructor sets both).
-  declare private readonly table: RecordTable;
-  declare private index: number;
+  private readonly table: RecordTable;
+  private index = 0;
 
   constructor(table: RecordTable) {
     this.table = table;
-    this.index = 0;
   }
 
   [Symbol.iterator](): IterableIterator<KafkaRecord> {

@@ -8,7 +8,7 @@
  */
 import { readVarint, type VarintSource } from '../varint.js';
 import type { RecordBatchError } from './record-batch-error.js';
-import { type ViewSource, view, viewOf } from './view.js';
+import { type ViewSource, view } from './view.js';
 
 /** One record header: UTF-8 key, nullable value (a view). */
 export interface RecordHeader {
@@ -77,67 +77,6 @@ export class RecordTable {
     this.src = src;
     this.slots = slotsFor(capacity);
   }
-
-  /** Record `i`'s absolute offset. */
-  offsetAt(i: number): bigint {
-    return BigInt.asIntN(64, this.baseOffset + BigInt(this.slots[i * RECORD_SLOTS]!));
-  }
-
-  /** Record `i`'s timestamp delta, as the record carries it. */
-  timestampDeltaAt(i: number): bigint {
-    const wide = this.wideTimestamps?.get(i);
-    return wide ?? BigInt(this.slots[i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!);
-  }
-
-  /** Record `i`'s timestamp (the batch's max timestamp for LogAppendTime batches). */
-  timestampAt(i: number): bigint {
-    if (this.logAppendTime === null && this.wideTimestamps === null) {
-      // An int32 delta: V8 adds it to the base as a machine int64, allocating only the result.
-      return BigInt.asIntN(
-        64,
-        this.baseTimestamp + BigInt(this.slots[i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!),
-      );
-    }
-    return this.unusualTimestampAt(i);
-  }
-
-  /** `timestampAt` for LogAppendTime batches and batches with a delta beyond int32. */
-  private unusualTimestampAt(i: number): bigint {
-    if (this.logAppendTime !== null) return this.logAppendTime;
-    const wide = this.wideTimestamps?.get(i);
-    if (wide !== undefined) return BigInt.asIntN(64, this.baseTimestamp + wide);
-    return BigInt.asIntN(
-      64,
-      this.baseTimestamp + BigInt(this.slots[i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!),
-    );
-  }
-
-  /** Record `i`'s producer sequence number, or -1 when the batch has none. */
-  sequenceAt(i: number): number {
-    const s = this.baseSequence;
-    // Sequences wrap at int32 max back to 0 (DefaultRecordBatch.incrementSequence).
-    return s < 0 ? -1 : (s + this.slots[i * RECORD_SLOTS + S_OFFSET_DELTA]!) % 0x80000000;
-  }
-
-  /** Record `i`'s key (a view), or null. */
-  keyAt(i: number): Buffer | null {
-    const s = i * RECORD_SLOTS;
-    const len = this.slots[s + S_KEY_LEN]!;
-    return len < 0 ? null : viewOf(this.src.ab, this.src.off + this.slots[s + S_KEY_POS]!, len);
-  }
-
-  /** Record `i`'s value (a view), or null. */
-  valueAt(i: number): Buffer | null {
-    const s = i * RECORD_SLOTS;
-    const len = this.slots[s + S_VALUE_LEN]!;
-    return len < 0 ? null : viewOf(this.src.ab, this.src.off + this.slots[s + S_VALUE_POS]!, len);
-  }
-
-  /** Record `i`'s headers, decoded on first access and cached here. */
-  headersAt(i: number): readonly RecordHeader[] {
-    if (this.slots[i * RECORD_SLOTS + S_HEADER_COUNT] === 0) return NO_HEADERS;
-    return this.headers?.[i] ?? decodeHeaders(this, i);
-  }
 }
 
 /**
@@ -164,19 +103,11 @@ function slotsFor(records: number): Int32Array {
   return slots;
 }
 
-/**
- * A record read from a batch.
- *
- * Every getter is one call on the table with the record's index, never with the record
- * itself: small getters leave TurboFan more of its inlining budget in a consumer's loop (a
- * getter call has no call-frequency feedback, so it is weighed after everything else), and
- * once they are inlined the handle does not escape through them.
- */
+/** A record read from a batch. */
 export class KafkaRecord {
-  // `declare`: no class-field initialisers to run per record (the constructor sets both).
-  declare private readonly t: RecordTable;
+  private readonly t: RecordTable;
   /** Index of the record in its table. */
-  declare private readonly i: number;
+  private readonly i: number;
 
   /** @internal built by the batch decoders */
   constructor(table: RecordTable, index: number) {
@@ -201,7 +132,8 @@ export class KafkaRecord {
 
   /** Absolute offset: `baseOffset + offsetDelta` in int64 arithmetic, as Kafka's `DefaultRecord` adds them. */
   get offset(): bigint {
-    return this.t.offsetAt(this.i);
+    const t = this.t;
+    return BigInt.asIntN(64, t.baseOffset + BigInt(t.slots[this.i * RECORD_SLOTS]!));
   }
 
   /**
@@ -209,7 +141,9 @@ export class KafkaRecord {
    * any int64, so a `bigint`, never a lossy number).
    */
   get timestampDelta(): bigint {
-    return this.t.timestampDeltaAt(this.i);
+    const t = this.t;
+    const wide = t.wideTimestamps?.get(this.i);
+    return wide ?? BigInt(t.slots[this.i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!);
   }
 
   /**
@@ -217,81 +151,94 @@ export class KafkaRecord {
    * `baseTimestamp + timestampDelta` in int64 arithmetic, as Kafka's `DefaultRecord` adds them.
    */
   get timestamp(): bigint {
-    return this.t.timestampAt(this.i);
+    const t = this.t;
+    if (t.logAppendTime !== null) return t.logAppendTime;
+    if (t.wideTimestamps !== null) {
+      const wide = t.wideTimestamps.get(this.i);
+      if (wide !== undefined) return BigInt.asIntN(64, t.baseTimestamp + wide);
+    }
+    // An int32 delta: V8 adds it to the base as a machine int64, allocating only the result.
+    return BigInt.asIntN(
+      64,
+      t.baseTimestamp + BigInt(t.slots[this.i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!),
+    );
   }
 
   /** Producer sequence number of this record, or -1 when the batch has none. */
   get sequence(): number {
-    return this.t.sequenceAt(this.i);
+    const s = this.t.baseSequence;
+    // Sequences wrap at int32 max back to 0 (DefaultRecordBatch.incrementSequence).
+    return s < 0 ? -1 : (s + this.offsetDelta) % 0x80000000;
   }
 
   /** The key (a view), or null. */
   get key(): Buffer | null {
-    return this.t.keyAt(this.i);
+    const t = this.t;
+    const s = this.i * RECORD_SLOTS;
+    const len = t.slots[s + S_KEY_LEN]!;
+    return len < 0 ? null : view(t.src, t.slots[s + S_KEY_POS]!, len);
   }
 
   /** The value (a view), or null (a tombstone). */
   get value(): Buffer | null {
-    return this.t.valueAt(this.i);
+    const t = this.t;
+    const s = this.i * RECORD_SLOTS;
+    const len = t.slots[s + S_VALUE_LEN]!;
+    return len < 0 ? null : view(t.src, t.slots[s + S_VALUE_POS]!, len);
   }
 
   /** The headers, decoded on first access (keys as strings, values as views). */
   get headers(): readonly RecordHeader[] {
-    return this.t.headersAt(this.i);
-  }
-}
-
-/**
- * Decodes and caches record `i`'s headers. Kept out of the `headers` getter, and given the
- * table and index rather than the record, so that the getter stays small enough to inline
- * and a record handle that is only read from never escapes (TurboFan can then drop it).
- */
-function decodeHeaders(t: RecordTable, i: number): readonly RecordHeader[] {
-  const s = i * RECORD_SLOTS;
-  const count = t.slots[s + S_HEADER_COUNT]!;
-  const buf = t.src.buf;
-  // Lengths were checked when the batch was read; these reads cannot fail. The headers
-  // start after the value and the header count's varint.
-  const cur: VarintSource = {
-    buf,
-    pos: t.slots[s + S_VALUE_POS]! + Math.max(t.slots[s + S_VALUE_LEN]!, 0),
-    end: buf.length,
-  };
-  readVarint(cur);
-  let p = cur.pos;
-  const out: RecordHeader[] = new Array(count);
-  for (let h = 0; h < count; h++) {
-    let len: number;
-    let b = buf[p]!;
-    if (b < 0x80) {
-      len = (b >>> 1) ^ -(b & 1);
-      p += 1;
-    } else {
-      cur.pos = p;
-      len = readVarint(cur);
-      p = cur.pos;
-    }
-    const key = headerKey(t, buf, p, len);
-    p += len;
-    b = buf[p]!;
-    if (b < 0x80) {
-      len = (b >>> 1) ^ -(b & 1);
-      p += 1;
-    } else {
-      cur.pos = p;
-      len = readVarint(cur);
-      p = cur.pos;
-    }
-    let value: Buffer | null = null;
-    if (len >= 0) {
-      value = view(t.src, p, len);
+    const t = this.t;
+    const s = this.i * RECORD_SLOTS;
+    const count = t.slots[s + S_HEADER_COUNT]!;
+    if (count === 0) return NO_HEADERS;
+    const decoded = t.headers?.[this.i];
+    if (decoded !== undefined) return decoded;
+    const buf = t.src.buf;
+    // Lengths were checked when the batch was read; these reads cannot fail. The headers
+    // start after the value and the header count's varint.
+    const cur: VarintSource = {
+      buf,
+      pos: t.slots[s + S_VALUE_POS]! + Math.max(t.slots[s + S_VALUE_LEN]!, 0),
+      end: buf.length,
+    };
+    readVarint(cur);
+    let p = cur.pos;
+    const out: RecordHeader[] = new Array(count);
+    for (let h = 0; h < count; h++) {
+      let len: number;
+      let b = buf[p]!;
+      if (b < 0x80) {
+        len = (b >>> 1) ^ -(b & 1);
+        p += 1;
+      } else {
+        cur.pos = p;
+        len = readVarint(cur);
+        p = cur.pos;
+      }
+      const key = headerKey(t, buf, p, len);
       p += len;
+      b = buf[p]!;
+      if (b < 0x80) {
+        len = (b >>> 1) ^ -(b & 1);
+        p += 1;
+      } else {
+        cur.pos = p;
+        len = readVarint(cur);
+        p = cur.pos;
+      }
+      let value: Buffer | null = null;
+      if (len >= 0) {
+        value = view(t.src, p, len);
+        p += len;
+      }
+      out[h] = { key, value };
     }
-    out[h] = { key, value };
+    t.headers ??= [];
+    t.headers[this.i] = out;
+    return out;
   }
-  t.headers ??= [];
-  t.headers[i] = out;
-  return out;
 }
 
 /**
