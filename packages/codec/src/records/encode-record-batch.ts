@@ -1,13 +1,12 @@
 /**
- * v2 record batch encoder (magic 2, KIP-98). Writes each record as soon as its size is known,
- * in one pass, into a shared slab after room for the 61-byte header, then the header, and
- * back-patches the CRC-32C.
+ * v2 record batch encoder (magic 2, KIP-98). Writes the records in one pass into a shared
+ * slab after room for the 61-byte header (each record's size varint once the record is
+ * written), then the header, and back-patches the CRC-32C.
  */
 import { constants } from 'node:buffer';
 import { CodecError } from '../errors.js';
 import {
   sizeOfVarint,
-  sizeOfVarlong,
   writeVarintAt as writeVarint,
   writeVarlongAt as writeVarlong,
 } from '../varint.js';
@@ -163,8 +162,8 @@ function asciiLength(s: string): number {
 }
 
 /**
- * Writes the records section in one pass, each record's size worked out from its fields
- * just before it is written, into a slab, after `room` bytes left in front for the batch
+ * Writes the records section in one pass, each record's size varint in front of it once it
+ * is written (no sizing pass over the fields), into a slab, after `room` bytes left in front for the batch
  * header (61 when the section goes out uncompressed, 0 when it gets compressed); returns it
  * as a view of exactly its size.
  */
@@ -209,46 +208,54 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
     const headers = r.headers ?? EMPTY_HEADERS;
     const kl = key === null ? -1 : key.length;
     const vl = value === null ? -1 : value.length;
-    let size =
-      1 +
-      (tsDelta >= -0x40000000 && tsDelta < 0x40000000
-        ? sizeOfVarint(tsDelta)
-        : sizeOfVarlong(tsDelta)) +
-      sizeOfVarint(od) +
-      (kl < 0 ? 1 : sizeOfVarint(kl) + kl) +
-      (vl < 0 ? 1 : sizeOfVarint(vl) + vl) +
-      sizeOfVarint(headers.length);
-    if (headers.length > 0) size += headersSize(headers);
+    // The most the record can take, every varint at its widest, for the room check: its
+    // exact size is known once it is written.
+    let most = 1 + 10 + 5 + (kl < 0 ? 1 : 5 + kl) + (vl < 0 ? 1 : 5 + vl) + 5;
+    if (headers.length > 0) most += headersMost(headers);
     // Room for the size varint (at most 5 bytes) and the record.
-    if (pos + 5 + size > buf.length) {
-      if (pos - start + 5 + size > 0x7fffffff - RECORD_BATCH_OVERHEAD) {
+    if (pos + 5 + most > buf.length) {
+      if (pos - start + 5 + most > 0x7fffffff - RECORD_BATCH_OVERHEAD) {
         bad(`records take more than ${0x7fffffff - RECORD_BATCH_OVERHEAD} bytes`);
       }
-      buf = newSlab(start, pos, 5 + size);
+      buf = newSlab(start, pos, 5 + most);
       pos -= start;
       start = 0;
     }
-    pos = writeVarint(buf, pos, size);
-    buf[pos++] = 0; // record attributes: unused, always 0
-    pos =
+    // The record is written 2 bytes on, room for its size as a two-byte varint (a record of
+    // 64 to 8191 bytes, the usual); one of another size is moved to fit its size varint.
+    const at = pos + 2;
+    let q = at;
+    buf[q++] = 0; // record attributes: unused, always 0
+    q =
       tsDelta >= -0x40000000 && tsDelta < 0x40000000
-        ? writeVarint(buf, pos, tsDelta)
-        : writeVarlong(buf, pos, tsDelta);
-    pos = writeVarint(buf, pos, od);
+        ? writeVarint(buf, q, tsDelta)
+        : writeVarlong(buf, q, tsDelta);
+    q = writeVarint(buf, q, od);
     if (key === null) {
-      buf[pos++] = 1; // zig-zag -1: null
+      buf[q++] = 1; // zig-zag -1: null
     } else {
-      pos = writeVarint(buf, pos, kl);
-      pos = put(buf, pos, key);
+      q = writeVarint(buf, q, kl);
+      q = put(buf, q, key);
     }
     if (value === null) {
-      buf[pos++] = 1;
+      buf[q++] = 1;
     } else {
-      pos = writeVarint(buf, pos, vl);
-      pos = put(buf, pos, value);
+      q = writeVarint(buf, q, vl);
+      q = put(buf, q, value);
     }
-    pos = writeVarint(buf, pos, headers.length);
-    if (headers.length > 0) pos = writeHeaders(buf, pos, headers);
+    q = writeVarint(buf, q, headers.length);
+    if (headers.length > 0) q = writeHeaders(buf, q, headers);
+    const size = q - at;
+    if (size >= 64 && size < 8192) {
+      const z = size << 1;
+      buf[pos] = (z & 0x7f) | 0x80;
+      buf[pos + 1] = z >>> 7;
+      pos = q;
+    } else {
+      const w = sizeOfVarint(size);
+      if (w !== 2) buf.copyWithin(pos + w, at, q);
+      pos = writeVarint(buf, pos, size) + size;
+    }
   }
   const body = buf.subarray(start, pos);
   // The next batch starts 8-byte aligned, as in Node's pool.
@@ -261,17 +268,17 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
   };
 }
 
-/** Bytes the headers of one record take after their count. */
-function headersSize(headers: readonly RecordHeaderInput[]): number {
-  let size = 0;
+/**
+ * The most the headers of one record can take after their count: a UTF-8 key is at most 3
+ * bytes per UTF-16 code unit, a varint at most 5 bytes.
+ */
+function headersMost(headers: readonly RecordHeaderInput[]): number {
+  let most = 0;
   for (let h = 0; h < headers.length; h++) {
     const hd = headers[h]!;
-    let kl = asciiLength(hd.key);
-    if (kl < 0) kl = Buffer.byteLength(javaUtf8(hd.key), 'utf8');
-    size += sizeOfVarint(kl) + kl;
-    size += hd.value === null ? 1 : sizeOfVarint(hd.value.length) + hd.value.length;
+    most += 10 + 3 * hd.key.length + (hd.value === null ? 0 : hd.value.length);
   }
-  return size;
+  return most;
 }
 
 /** Writes the headers of one record after their count; returns the position after them. */
