@@ -162,10 +162,10 @@ function asciiLength(s: string): number {
 }
 
 /**
- * Writes the records section in one pass, each record's size varint in front of it once it
- * is written (no sizing pass over the fields), into a slab, after `room` bytes left in front for the batch
- * header (61 when the section goes out uncompressed, 0 when it gets compressed); returns it
- * as a view of exactly its size.
+ * Writes the records section in one pass into a slab, each record's size varint put in front
+ * of it once it is written (no sizing pass over the fields), after `room` bytes left in front
+ * for the batch header (61 when the section goes out uncompressed, 0 when it gets
+ * compressed); returns it as a view of exactly its size.
  */
 function encodeRecords(input: RecordBatchInput, room: number): Prepared {
   const records = input.records;
