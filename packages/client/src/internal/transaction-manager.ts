@@ -120,7 +120,8 @@ export class TransactionManager {
   readonly #hooks: TransactionHooks;
   readonly #added = new Set<string>();
   readonly #pending = new Map<string, { topic: string; partition: number }>();
-  #adding = false;
+  /** The AddPartitionsToTxn rounds running now (`#addPartitions`), until they settle. */
+  #adding: Promise<void> | undefined;
   /** True once the coordinator knows of the transaction (a partition or offsets were added). */
   #started = false;
   #abortable: Error | undefined;
@@ -433,6 +434,11 @@ export class TransactionManager {
     this.#pending.clear();
     this.#hooks.failQueued(this.#abortedError());
     await this.#hooks.flush();
+    // An AddPartitionsToTxn in flight may still add a partition (and start the transaction at
+    // the coordinator): EndTxn(abort) is decided on its outcome, as Kafka's TransactionManager
+    // sends one transactional request at a time. With the pending partitions cleared above, no
+    // further round begins.
+    await this.#adding;
     this.#checkNotFatal();
     if (this.#started && !this.#abortEnded) {
       await this.#endTxn(false);
@@ -479,8 +485,11 @@ export class TransactionManager {
    * for the partition expire (its only bound on AddPartitionsToTxn).
    */
   async #addPartitions(): Promise<void> {
-    if (this.#adding) return;
-    this.#adding = true;
+    if (this.#adding !== undefined) return;
+    let settle!: () => void;
+    this.#adding = new Promise((resolve) => {
+      settle = resolve;
+    });
     try {
       let deadline = Date.now() + this.#options.maxBlockMs;
       while (this.#pending.size > 0 && this.#abortable === undefined && this.#fatal === undefined) {
@@ -547,7 +556,8 @@ export class TransactionManager {
         await sleep(backoffMs);
       }
     } finally {
-      this.#adding = false;
+      this.#adding = undefined;
+      settle();
     }
   }
 
