@@ -451,14 +451,13 @@ function viewBound(bytes: Buffer, version: number): Contestant {
   };
 }
 
-/** Builds every workload and its contestants (corpus encoded once, untimed). */
 /**
  * The least a Produce encoder that copies its input must do: every record's key and value
  * copied (`TypedArray#set`, the cheapest copy for ~100 B) to where kafkats's frame has them,
  * then one CRC-32C per batch over the range the batch's CRC covers, in a frame buffer of the
  * same size. Positions are found once, untimed, by decoding kafkats's own frame. No varints,
  * no headers, no record or batch headers, no request encoding: its bytes are not a valid
- * request, so it has no self-check; it is a floor, not a contestant.
+ * request, so it has no self-check; a bound, never a peer.
  */
 function copyBound(frame: Buffer, bodyAt: number, inputs: RecordInput[][]): Contestant {
   const body = frame.subarray(bodyAt);
@@ -509,6 +508,7 @@ function copyBound(frame: Buffer, bodyAt: number, inputs: RecordInput[][]): Cont
   };
 }
 
+/** Builds every workload and its contestants (corpus encoded once, untimed). */
 export async function buildWorkloads(): Promise<Workload[]> {
   const peers = await loadPeers();
   const pfRead = (b: Buffer) => peers.platformatic.Reader.from(b);
