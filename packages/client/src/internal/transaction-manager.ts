@@ -636,7 +636,7 @@ export class TransactionManager {
       } catch (error) {
         this.#checkNotFatal();
         if (isFatal(error)) this.#fatalFrom(error as Error);
-        const retriable = error instanceof KafkaError && error.retriable;
+        const retriable = isRetriable(error);
         const wait = Math.min(
           this.#options.retryBackoffMaxMs,
           this.#options.retryBackoffMs * 2 ** (attempt - 1),

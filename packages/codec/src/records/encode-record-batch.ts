@@ -246,16 +246,9 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
     q = writeVarint(buf, q, headers.length);
     if (headers.length > 0) q = writeHeaders(buf, q, headers);
     const size = q - at;
-    if (size >= 64 && size < 8192) {
-      const z = size << 1;
-      buf[pos] = (z & 0x7f) | 0x80;
-      buf[pos + 1] = z >>> 7;
-      pos = q;
-    } else {
-      const w = sizeOfVarint(size);
-      if (w !== 2) buf.copyWithin(pos + w, at, q);
-      pos = writeVarint(buf, pos, size) + size;
-    }
+    // Outside 64-8191 the size varint is not two bytes wide: move the record to fit it.
+    if (size < 64 || size >= 8192) buf.copyWithin(pos + sizeOfVarint(size), at, q);
+    pos = writeVarint(buf, pos, size) + size;
   }
   const body = buf.subarray(start, pos);
   // The next batch starts 8-byte aligned, as in Node's pool.
