@@ -1,14 +1,13 @@
 /**
- * A decoded record: a small handle on its batch's {@link RecordTable}. A batch's records are
- * read in one pass into that table (every length checked, positions kept in one `Int32Array`),
- * and a record object holds only the table and its index: its fields are read from the
- * table, and the key, value and headers are handed out on access as Buffer views into the
- * batch's (possibly decompressed) bytes (valid while those bytes are; copy to keep them
- * longer).
+ * A decoded record. A batch's records are read in one pass into its {@link RecordTable}
+ * (every length checked, positions kept in one `Int32Array`); a record object, made as the
+ * iterator hands it out, carries what every consumer reads (offset, timestamp, and the key
+ * and value as Buffer views into the batch's, possibly decompressed, bytes: valid while those
+ * bytes are; copy to keep them longer) and reads the rest (deltas, attributes, headers) from
+ * the table on access.
  */
-import { readVarint, type VarintSource } from '../varint.js';
 import type { RecordBatchError } from './record-batch-error.js';
-import { type ViewSource, view } from './view.js';
+import { type ViewSource, view, viewOf } from './view.js';
 
 /** One record header: UTF-8 key, nullable value (a view). */
 export interface RecordHeader {
@@ -46,8 +45,8 @@ export const S_HEADER_COUNT = 7;
 /**
  * @internal The records of one batch, read: each record's offset delta, timestamp delta,
  * attributes, header count, and where its key and value are, `RECORD_SLOTS` int32 slots per
- * record. Built by the batch decoders; a record reads its fields here, so a batch of n
- * records costs one table and n small handles, not n objects of a dozen fields.
+ * record. Built by the batch decoders; a record reads its rarer fields here, so a batch of n
+ * records costs one table and n objects of six fields, not n objects of a dozen.
  */
 export class RecordTable {
   readonly baseOffset: bigint;
@@ -103,14 +102,42 @@ function slotsFor(records: number): Int32Array {
   return slots;
 }
 
-/** A record read from a batch. */
+/**
+ * A record read from a batch. Its offset, timestamp, key and value are set when the record is
+ * handed out (what every consumer reads, as Kafka's `DefaultRecord.readFrom` reads them
+ * eagerly); the deltas, attributes and headers are read from the batch's table on access.
+ */
 export class KafkaRecord {
-  private readonly t: RecordTable;
+  /** Absolute offset: `baseOffset + offsetDelta` in int64 arithmetic, as Kafka's `DefaultRecord` adds them. */
+  declare readonly offset: bigint;
+  /**
+   * Timestamp in ms since the epoch (the batch's max timestamp for LogAppendTime batches):
+   * `baseTimestamp + timestampDelta` in int64 arithmetic, as Kafka's `DefaultRecord` adds them.
+   */
+  declare readonly timestamp: bigint;
+  /** The key (a view), or null. */
+  declare readonly key: Buffer | null;
+  /** The value (a view), or null (a tombstone). */
+  declare readonly value: Buffer | null;
+  declare private readonly t: RecordTable;
   /** Index of the record in its table. */
-  private readonly i: number;
+  declare private readonly i: number;
 
   /** @internal built by the batch decoders */
   constructor(table: RecordTable, index: number) {
+    const slots = table.slots;
+    const s = index * RECORD_SLOTS;
+    // An int32 delta: V8 adds it to the base as a machine int64, allocating only the result.
+    this.offset = BigInt.asIntN(64, table.baseOffset + BigInt(slots[s + S_OFFSET_DELTA]!));
+    this.timestamp =
+      table.logAppendTime === null && table.wideTimestamps === null
+        ? BigInt.asIntN(64, table.baseTimestamp + BigInt(slots[s + S_TIMESTAMP_DELTA]!))
+        : rareTimestamp(table, index);
+    const src = table.src;
+    const keyLen = slots[s + S_KEY_LEN]!;
+    this.key = keyLen < 0 ? null : viewOf(src.ab, src.off + slots[s + S_KEY_POS]!, keyLen);
+    const valueLen = slots[s + S_VALUE_LEN]!;
+    this.value = valueLen < 0 ? null : viewOf(src.ab, src.off + slots[s + S_VALUE_POS]!, valueLen);
     this.t = table;
     this.i = index;
   }
@@ -130,12 +157,6 @@ export class KafkaRecord {
     return this.t.slots[this.i * RECORD_SLOTS + S_HEADER_COUNT]!;
   }
 
-  /** Absolute offset: `baseOffset + offsetDelta` in int64 arithmetic, as Kafka's `DefaultRecord` adds them. */
-  get offset(): bigint {
-    const t = this.t;
-    return BigInt.asIntN(64, t.baseOffset + BigInt(t.slots[this.i * RECORD_SLOTS]!));
-  }
-
   /**
    * Timestamp relative to the batch's base timestamp, as the record carries it (a varlong:
    * any int64, so a `bigint`, never a lossy number).
@@ -146,24 +167,6 @@ export class KafkaRecord {
     return wide ?? BigInt(t.slots[this.i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!);
   }
 
-  /**
-   * Timestamp in ms since the epoch (the batch's max timestamp for LogAppendTime batches):
-   * `baseTimestamp + timestampDelta` in int64 arithmetic, as Kafka's `DefaultRecord` adds them.
-   */
-  get timestamp(): bigint {
-    const t = this.t;
-    if (t.logAppendTime !== null) return t.logAppendTime;
-    if (t.wideTimestamps !== null) {
-      const wide = t.wideTimestamps.get(this.i);
-      if (wide !== undefined) return BigInt.asIntN(64, t.baseTimestamp + wide);
-    }
-    // An int32 delta: V8 adds it to the base as a machine int64, allocating only the result.
-    return BigInt.asIntN(
-      64,
-      t.baseTimestamp + BigInt(t.slots[this.i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!),
-    );
-  }
-
   /** Producer sequence number of this record, or -1 when the batch has none. */
   get sequence(): number {
     const s = this.t.baseSequence;
@@ -171,74 +174,102 @@ export class KafkaRecord {
     return s < 0 ? -1 : (s + this.offsetDelta) % 0x80000000;
   }
 
-  /** The key (a view), or null. */
-  get key(): Buffer | null {
-    const t = this.t;
-    const s = this.i * RECORD_SLOTS;
-    const len = t.slots[s + S_KEY_LEN]!;
-    return len < 0 ? null : view(t.src, t.slots[s + S_KEY_POS]!, len);
-  }
-
-  /** The value (a view), or null (a tombstone). */
-  get value(): Buffer | null {
-    const t = this.t;
-    const s = this.i * RECORD_SLOTS;
-    const len = t.slots[s + S_VALUE_LEN]!;
-    return len < 0 ? null : view(t.src, t.slots[s + S_VALUE_POS]!, len);
-  }
-
   /** The headers, decoded on first access (keys as strings, values as views). */
   get headers(): readonly RecordHeader[] {
     const t = this.t;
-    const s = this.i * RECORD_SLOTS;
-    const count = t.slots[s + S_HEADER_COUNT]!;
-    if (count === 0) return NO_HEADERS;
-    const decoded = t.headers?.[this.i];
-    if (decoded !== undefined) return decoded;
-    const buf = t.src.buf;
-    // Lengths were checked when the batch was read; these reads cannot fail. The headers
-    // start after the value and the header count's varint.
-    const cur: VarintSource = {
-      buf,
-      pos: t.slots[s + S_VALUE_POS]! + Math.max(t.slots[s + S_VALUE_LEN]!, 0),
-      end: buf.length,
-    };
-    readVarint(cur);
-    let p = cur.pos;
-    const out: RecordHeader[] = new Array(count);
-    for (let h = 0; h < count; h++) {
-      let len: number;
-      let b = buf[p]!;
-      if (b < 0x80) {
-        len = (b >>> 1) ^ -(b & 1);
-        p += 1;
-      } else {
-        cur.pos = p;
-        len = readVarint(cur);
-        p = cur.pos;
-      }
-      const key = headerKey(t, buf, p, len);
-      p += len;
-      b = buf[p]!;
-      if (b < 0x80) {
-        len = (b >>> 1) ^ -(b & 1);
-        p += 1;
-      } else {
-        cur.pos = p;
-        len = readVarint(cur);
-        p = cur.pos;
-      }
-      let value: Buffer | null = null;
-      if (len >= 0) {
-        value = view(t.src, p, len);
-        p += len;
-      }
-      out[h] = { key, value };
-    }
-    t.headers ??= [];
-    t.headers[this.i] = out;
-    return out;
+    return t.slots[this.i * RECORD_SLOTS + S_HEADER_COUNT] === 0
+      ? NO_HEADERS
+      : (t.headers?.[this.i] ?? decodeHeaders(t, this.i));
   }
+}
+
+/**
+ * One decoded header. Made by a constructor, not an object literal: when a consumer keeps its
+ * records' headers, nearly every literal from one site survives a scavenge, and V8's
+ * allocation-site pretenuring then allocates that site's objects in the old generation, where
+ * they are promoted garbage for the next full GC and point at young value views.
+ */
+class Header implements RecordHeader {
+  declare readonly key: string;
+  declare readonly value: Buffer | null;
+  constructor(key: string, value: Buffer | null) {
+    this.key = key;
+    this.value = value;
+  }
+}
+
+/** Position after the last varint {@link varintAt} read. */
+let varintEnd = 0;
+
+/**
+ * The zig-zag varint at `buf[p]`, already checked by the batch's read (at most 5 bytes, inside
+ * the record): no bounds checks, and its end left in `varintEnd`.
+ */
+function varintAt(buf: Buffer, p: number): number {
+  let z = 0;
+  let shift = 0;
+  let b: number;
+  do {
+    b = buf[p++]!;
+    z |= (b & 0x7f) << shift;
+    shift += 7;
+  } while (b & 0x80);
+  varintEnd = p;
+  return (z >>> 1) ^ -(z & 1);
+}
+
+/** Decodes the headers of record `i` (at least one) and keeps them in its table. */
+function decodeHeaders(t: RecordTable, i: number): readonly RecordHeader[] {
+  const s = i * RECORD_SLOTS;
+  const count = t.slots[s + S_HEADER_COUNT]!;
+  const buf = t.src.buf;
+  // Lengths were checked when the batch was read; these reads cannot fail. The headers
+  // start after the value and the header count's varint.
+  varintAt(buf, t.slots[s + S_VALUE_POS]! + Math.max(t.slots[s + S_VALUE_LEN]!, 0));
+  let p = varintEnd;
+  const out: RecordHeader[] = new Array(count);
+  for (let h = 0; h < count; h++) {
+    let len: number;
+    let b = buf[p]!;
+    if (b < 0x80) {
+      len = (b >>> 1) ^ -(b & 1);
+      p += 1;
+    } else {
+      len = varintAt(buf, p);
+      p = varintEnd;
+    }
+    const key = headerKey(t, buf, p, len);
+    p += len;
+    b = buf[p]!;
+    if (b < 0x80) {
+      len = (b >>> 1) ^ -(b & 1);
+      p += 1;
+    } else {
+      len = varintAt(buf, p);
+      p = varintEnd;
+    }
+    let value: Buffer | null = null;
+    if (len >= 0) {
+      value = view(t.src, p, len);
+      p += len;
+    }
+    out[h] = new Header(key, value);
+  }
+  // One slot per record, made once: growing it record by record would copy it again and again.
+  t.headers ??= new Array<readonly RecordHeader[] | undefined>(t.count);
+  t.headers[i] = out;
+  return out;
+}
+
+/**
+ * The timestamp of record `i` of a LogAppendTime batch (the batch's max timestamp) or of a
+ * batch with deltas beyond int32.
+ */
+function rareTimestamp(t: RecordTable, i: number): bigint {
+  if (t.logAppendTime !== null) return t.logAppendTime;
+  const wide = t.wideTimestamps?.get(i);
+  const delta = wide ?? BigInt(t.slots[i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!);
+  return BigInt.asIntN(64, t.baseTimestamp + delta);
 }
 
 /**
