@@ -5,7 +5,8 @@
  *   parent fails the run unless all non-floor contestants of a workload agree.
  * - `time <seed> <ms>`: times every (workload, contestant) task in an order shuffled by
  *   `seed`, with a full `gc()` before each task, then the heap-state tasks (the same task
- *   while a heap-filling structure is alive), and prints the results as JSON.
+ *   while a heap-filling structure is alive; for Fetch, also with each call's result dropped
+ *   before the next call instead of kept through it), and prints the results as JSON.
  *
  * Needs `--expose-gc`.
  */
@@ -17,7 +18,10 @@ if (gc === undefined) throw new Error('codec-child needs node --expose-gc');
 export interface TimedResult {
   workload: string;
   contestant: string;
-  /** '' for a clean heap, 'filled heap' for the heap-state task. */
+  /**
+   * '' for a clean heap, 'filled heap' or 'previous result released' for the heap-state
+   * tasks.
+   */
   heap: string;
   usPerOp: number;
   /** Process CPU time (user + system, all threads: GC helpers included) per call. */
@@ -38,11 +42,15 @@ function mulberry32(seed: number): () => number {
 
 /**
  * Runs `fn` for at least `ms` (after a warm-up of a third of it); returns µs per call. `ms` 0
- * (smoke) calls it once to warm up and once timed.
+ * (smoke) calls it once to warm up and once timed. Each call's result is kept until the next
+ * call returns (nothing it built can be optimised away, and a caller that holds one batch
+ * while it decodes the next looks the same); with `release`, it is dropped before the next
+ * call starts.
  */
 async function time(
   fn: () => unknown,
   ms: number,
+  release = false,
 ): Promise<{ usPerOp: number; cpuUsPerOp: number; ops: number }> {
   const isAsync = fn() instanceof Promise;
   const run = async (budgetMs: number, minOps: number) => {
@@ -53,6 +61,7 @@ async function time(
     const end = t0 + BigInt(Math.round(budgetMs * 1e6));
     let now = t0;
     do {
+      if (release) sink = undefined;
       sink = isAsync ? await fn() : fn();
       ops++;
       now = process.hrtime.bigint();
@@ -117,6 +126,21 @@ if (mode === 'check') {
       filler = undefined;
       results.push({ workload: w.id, contestant: c.name, heap: 'filled heap', ...r });
     }
+  }
+  // The young generation's size against what a call allocates and keeps decides where in a
+  // call each scavenge falls, and with it how much of two calls' results it must copy: the
+  // Fetch tasks again with each result dropped before the next call.
+  const fetch = workloads.find((x) => x.id === 'fetch-v17')!;
+  for (const c of ms === 0 ? fetch.contestants.slice(0, 1) : fetch.contestants) {
+    if (c.floor === true) continue;
+    gc();
+    const r = await time(c.run, ms, true);
+    results.push({
+      workload: fetch.id,
+      contestant: c.name,
+      heap: 'previous result released',
+      ...r,
+    });
   }
   process.stdout.write(JSON.stringify(results));
 } else {
