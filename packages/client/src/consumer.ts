@@ -1,6 +1,5 @@
 import { KafkaError } from '@kafkats/codec';
 import { type Cluster, retryDelayMs, sleep } from '@kafkats/meta';
-import { ConnectionError } from '@kafkats/wire';
 import {
   ConsumerClosedError,
   ConsumerConfigError,
@@ -48,10 +47,9 @@ export interface ConsumerParts {
 
 const keyOf = (p: GroupTopicPartition) => `${p.topic}\u0000${p.partition}`;
 
-// Java's DisconnectException is retriable: so is a connection closed under the request (the pool
-// closes a broker's connections when the metadata moves it), as the KIP-848 membership has it.
-const retriable = (error: unknown) =>
-  error instanceof ConnectionError || (error instanceof KafkaError && error.retriable);
+// A connection the pool closed under the request (the metadata moved or dropped its broker) fails
+// it with a retriable ConnectionError, as Java's DisconnectException is retriable.
+const retriable = (error: unknown) => error instanceof KafkaError && error.retriable;
 
 interface Finished {
   readonly topic: string;

@@ -1,5 +1,5 @@
 import type { ApiDescriptor } from '@kafkats/codec';
-import type { ConnectionMetrics } from '@kafkats/wire';
+import type { CloseOptions, ConnectionMetrics } from '@kafkats/wire';
 
 /** Per-request options on one connection. The cluster always names the version. */
 export interface ConnectionSendOptions {
@@ -49,8 +49,12 @@ export interface MetaConnection {
   identify?(nodeId: number, metrics: ConnectionMetrics): void;
   /** Calls `listener` once when the connection drops or closes. Returns an unsubscribe. */
   onClose(listener: (error: Error | undefined) => void): () => void;
-  /** Closes the socket; in-flight requests fail. */
-  close(): Promise<void>;
+  /**
+   * Closes the socket; in-flight and queued requests fail: with a non-retriable error by
+   * default (the close is final), with a retriable one when `options.retriable` is set (the
+   * pool closing a connection on its own behalf, as the wire's `BrokerConnection.close` does).
+   */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /** Where a connection goes. `label` names it in errors: `broker 3 (127.0.0.1:9092)`. */

@@ -185,6 +185,7 @@ export class BrokerPool {
    * connection to a node's address becomes that node's connection; other bootstrap
    * connections are closed once nothing is in flight on them. With `complete` (a full
    * Metadata answer), brokers it does not name are forgotten and their connections closed.
+   * Requests in flight on a connection closed here fail with a retriable error, to be sent again.
    */
   learnAddresses(brokers: readonly BrokerInfo[], options: { complete?: boolean } = {}): void {
     if (options.complete === true) {
@@ -195,14 +196,21 @@ export class BrokerPool {
         if (present.has(nodeId)) continue;
         this.#addresses.delete(nodeId);
         this.#recorders.delete(`node ${nodeId}`);
-        this.#drop(nodeKey(nodeId, address.host, address.port));
+        this.#drop(
+          nodeKey(nodeId, address.host, address.port),
+          `broker ${nodeId} is no longer in the metadata`,
+        );
       }
     }
     for (const b of brokers) {
       const known = this.#addresses.get(b.nodeId);
       if (known !== undefined && known.host === b.host && known.port === b.port) continue;
       this.#addresses.set(b.nodeId, { host: b.host, port: b.port });
-      if (known !== undefined) this.#drop(nodeKey(b.nodeId, known.host, known.port));
+      if (known !== undefined)
+        this.#drop(
+          nodeKey(b.nodeId, known.host, known.port),
+          `broker ${b.nodeId} moved to ${b.host}:${b.port}`,
+        );
       this.#adoptBootstrap(b);
     }
     if (this.#addresses.size > 0) this.#closeBootstrapIfIdle();
@@ -212,10 +220,11 @@ export class BrokerPool {
    * Forgets every broker the metadata named and closes their connections: the next `any()`
    * dials the bootstrap addresses, resolved afresh (KIP-899 rebootstrap, also what a
    * REBOOTSTRAP_REQUIRED answer asks for, KIP-1102). Dedicated connections are the caller's.
+   * Requests in flight on the closed connections fail with a retriable error.
    */
   rebootstrap(): void {
     for (const [nodeId, address] of [...this.#addresses])
-      this.#drop(nodeKey(nodeId, address.host, address.port));
+      this.#drop(nodeKey(nodeId, address.host, address.port), 'rebootstrap');
     this.#addresses.clear();
   }
 
@@ -399,7 +408,7 @@ export class BrokerPool {
       const c = slot.connection;
       if (c === undefined || c.closed || c.pending > 0) continue;
       if (nowMs - c.lastActivityMs < this.#maxIdleMs) continue;
-      this.#release(slot);
+      this.#release(slot, `idle for ${this.#maxIdleMs} ms`);
       closed++;
     }
     return closed;
@@ -467,7 +476,10 @@ export class BrokerPool {
     return { ...target, metrics: r.metrics };
   }
 
-  /** Closes every connection, dedicated ones included; later `get` calls reject. */
+  /**
+   * Closes every connection, dedicated ones included; later `get` calls reject. The close is
+   * final: what is in flight fails with the connections' non-retriable close error.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#idleTimer !== undefined) clearInterval(this.#idleTimer);
@@ -568,26 +580,37 @@ export class BrokerPool {
       const slot = this.#slots.get(bootstrapKey(address));
       const c = slot?.connection;
       if (slot === undefined || c === undefined || c.closed || c.pending > 0) continue;
-      this.#release(slot);
+      this.#release(slot, 'bootstrap connection no longer needed');
     }
   }
 
   /** Closes a slot's connection on purpose (no broker-down signal) and forgets the slot. */
-  #release(slot: Slot): void {
+  #release(slot: Slot, reason: string): void {
     const connection = slot.connection;
     slot.connection = undefined;
     if (slot.connecting === undefined) this.#slots.delete(slot.key);
-    if (connection !== undefined) void connection.close().catch(() => {});
+    if (connection !== undefined) closeOnOwnBehalf(connection, reason);
   }
 
-  #drop(key: string): void {
+  /** Forgets an endpoint (moved, gone, rebootstrapped) and closes its connection. */
+  #drop(key: string, reason: string): void {
     const slot = this.#slots.get(key);
     if (slot === undefined) return;
     this.#slots.delete(key);
     const connection = slot.connection;
     slot.connection = undefined;
-    if (connection !== undefined) void connection.close().catch(() => {});
+    if (connection !== undefined) closeOnOwnBehalf(connection, reason);
   }
+}
+
+/**
+ * A close the pool makes on its own behalf, not the user's: what is still in flight or queued on
+ * the connection fails with a retriable error, as Kafka's NetworkClient completes a request whose
+ * connection it disconnected with a DisconnectException, so the dispatcher (or any caller) sends
+ * it again on the broker's current connection. Only close() of the pool itself is final.
+ */
+function closeOnOwnBehalf(connection: MetaConnection, reason: string): void {
+  void connection.close({ retriable: true, reason }).catch(() => {});
 }
 
 function nodeKey(nodeId: number, host: string, port: number): string {

@@ -41,6 +41,7 @@ import { errorFields, type Logger, silentLogger } from './logger.js';
 import type {
   BrokerConnectionEvents,
   BrokerConnectionOptions,
+  CloseOptions,
   ConnectionState,
   ConnectionStats,
   SendOptions,
@@ -391,14 +392,26 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
 
   /**
    * Closes the connection for good: everything in flight or queued fails with a
-   * non-retriable ConnectionError `ERR_KAFKA_CONNECTION_CLOSED`. Resolves once the socket is gone.
+   * non-retriable ConnectionError `ERR_KAFKA_CONNECTION_CLOSED`, or, with
+   * `options.retriable` (the owner closes the connection, not the work on it), with a
+   * retriable `ERR_KAFKA_CONNECTION_LOST` that says so, as Kafka's NetworkClient completes such
+   * requests with a DisconnectException. Either way it is a close by the caller: no
+   * `disconnect` event, and the `onClose` listeners get undefined. Resolves once the socket
+   * is gone.
    */
-  async close(): Promise<void> {
+  async close(options: CloseOptions = {}): Promise<void> {
     if (this.currentState === 'closed') return;
     const socket = this.socket;
     this.closedByCaller = true;
+    const reason = options.reason ?? 'connection closed';
     this.shutdown(
-      new ConnectionError('ERR_KAFKA_CONNECTION_CLOSED', this.name, 'connection closed'),
+      options.retriable === true
+        ? new ConnectionError(
+            'ERR_KAFKA_CONNECTION_LOST',
+            this.name,
+            `closed by its owner: ${reason}`,
+          )
+        : new ConnectionError('ERR_KAFKA_CONNECTION_CLOSED', this.name, reason),
     );
     if (socket !== null && !socket.destroyed) {
       await new Promise<void>((resolve) => {

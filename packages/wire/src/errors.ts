@@ -6,7 +6,9 @@ import { KafkaError } from '@kafkats/codec';
  * new connection (meta invalidates what that broker led).
  *
  * Codes: `ERR_KAFKA_CONNECTION_FAILED` (could not connect), `ERR_KAFKA_CONNECTION_LOST`
- * (dropped with requests in flight), `ERR_KAFKA_CONNECTION_CLOSED` (closed by the caller),
+ * (dropped with requests in flight, or closed under them by its owner with `retriable`, as
+ * when meta's pool leaves a broker that moved), `ERR_KAFKA_CONNECTION_CLOSED` (closed by the
+ * caller, final: the one code that is not retriable),
  * `ERR_KAFKA_CONNECTION_DESYNC` (bad frame or correlation id: the stream cannot be trusted),
  * `ERR_KAFKA_CONNECTION_FRAME_TOO_LARGE` (a response over `maxResponseBytes`).
  */

@@ -33,6 +33,7 @@ export { errorFields, filterLogger, silentLogger } from './logger.js';
 export type {
   BrokerConnectionEvents,
   BrokerConnectionOptions,
+  CloseOptions,
   ConnectionState,
   ConnectionStats,
   DisconnectEvent,

@@ -98,6 +98,21 @@ export interface SendOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Per-call options of `BrokerConnection.close`: how the requests still on it fail. */
+export interface CloseOptions {
+  /**
+   * The owner closes this connection but not the work on it (the broker moved to another
+   * address or left the cluster, the owner starts over from its bootstrap addresses): requests
+   * in flight or queued fail with a retriable ConnectionError `ERR_KAFKA_CONNECTION_LOST`, as
+   * Kafka's NetworkClient completes a request whose connection it disconnected with a
+   * DisconnectException, so their callers send them again on a new connection. Default false:
+   * they fail with the non-retriable `ERR_KAFKA_CONNECTION_CLOSED`, the close is final.
+   */
+  readonly retriable?: boolean;
+  /** Why, in the message of the error those requests fail with; default `connection closed`. */
+  readonly reason?: string;
+}
+
 /** Payload of the `disconnect` event. */
 export interface DisconnectEvent {
   /** `broker <id> (<host:port>)` or `bootstrap (<host:port>)`. */

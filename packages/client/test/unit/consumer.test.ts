@@ -514,7 +514,7 @@ describe('Consumer: committed offsets that could not be fetched', () => {
     expect(s.fetcher.assigned.map(key)).toEqual(['orders-0']);
   });
 
-  it('an OffsetFetch whose connection was closed under it is retried (a disconnect, as Java has it)', async () => {
+  it('an OffsetFetch whose connection the pool closed under it is retried (a disconnect, as Java has it)', async () => {
     const s = setup({ 1: 9n });
     let mode: 'hold' | 'answer' = 'hold';
     const offsetFetch = scriptOffsetFetch(s, () => mode);
@@ -523,7 +523,14 @@ describe('Consumer: committed offsets that could not be fetched', () => {
     await until(() => offsetFetch.seen.held === 1);
     const held = await s.coordinator.next();
     mode = 'answer';
-    held.fail(new ConnectionError('ERR_KAFKA_CONNECTION_CLOSED', 'broker 1', 'connection closed'));
+    // What the pool's own close of the coordinator's connection fails it with (its broker moved).
+    held.fail(
+      new ConnectionError(
+        'ERR_KAFKA_CONNECTION_LOST',
+        'broker 1',
+        'closed by its owner: broker 1 moved to 127.0.0.1:9102',
+      ),
+    );
     await starting;
     await until(() => s.fetcher.assigned.length === 2);
     expect(s.fetcher.assigned).toEqual([

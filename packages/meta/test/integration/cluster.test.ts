@@ -11,11 +11,14 @@ import {
   MetadataApi,
 } from '@kafkats/codec';
 import { sharedCluster, startFaultProxy } from '@kafkats/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectionError } from '@kafkats/wire';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   BrokerPool,
   buildMetadataRequest,
   Cluster,
+  classify,
+  type MetaConnection,
   type MetadataSnapshot,
   wireConnectionFactory,
 } from '../../src/index.js';
@@ -152,6 +155,38 @@ describe('against the shared 3-node cluster', () => {
     await expect(cluster.sendRouted(ListOffsetsApi, listOffsets('x', 0))).rejects.toMatchObject({
       code: 'ERR_KAFKA_ROUTING_NEEDS_TARGET',
     });
+  });
+
+  it('a request in flight when the pool leaves a broker that moved fails retriable, and the new connection answers', async () => {
+    const broker = shared.brokers[0];
+    if (broker === undefined) throw new Error('no broker');
+    // The broker is first known at a proxy's address, then "moves" to its own.
+    const proxy = await startFaultProxy({ target: { host: broker.host, port: broker.port } });
+    const pool = new BrokerPool([`${broker.host}:${broker.port}`], wireConnectionFactory());
+    const at = (host: string, port: number) => [{ nodeId: broker.nodeId, host, port, rack: null }];
+    const metadata = (c: MetaConnection) => {
+      const version = c.negotiatedVersion(MetadataApi.apiKey) ?? 0;
+      return c.send(MetadataApi, buildMetadataRequest(null, version), { version });
+    };
+    try {
+      pool.learnAddresses(at(proxy.host, proxy.port));
+      const viaProxy = await pool.get({ nodeId: broker.nodeId });
+      proxy.delayMs = 10_000; // the request reaches the broker late: it stays in flight
+      const held = metadata(viaProxy).catch((e: unknown) => e);
+      await vi.waitFor(() => expect(viaProxy.inFlight).toBe(1));
+      pool.learnAddresses(at(broker.host, broker.port));
+      const error = await held;
+      // As Kafka's NetworkClient completes it with a DisconnectException: send it again.
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_LOST', retriable: true });
+      expect(classify(error, 'node').retry).toBe(true);
+      const direct = await pool.get({ nodeId: broker.nodeId });
+      expect(direct).not.toBe(viaProxy);
+      expect((await metadata(direct)).brokers).toHaveLength(3);
+    } finally {
+      await pool.close();
+      await proxy.close();
+    }
   });
 
   it('opens one socket for twenty concurrent callers (counted at a TCP proxy)', async () => {

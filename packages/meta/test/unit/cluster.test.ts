@@ -433,6 +433,87 @@ describe('connection drops', () => {
   });
 });
 
+/**
+ * Holds the first request of `apiKey` to `nodeId` unanswered (in flight) until its connection
+ * fails it; every other request is answered as usual. `held()` resolves once it is in flight.
+ */
+function holdFirst(fake: FakeCluster, apiKey: number, nodeId: number) {
+  let seen = false;
+  let arrived: () => void = () => {};
+  const inFlight = new Promise<void>((r) => {
+    arrived = r;
+  });
+  fake.intercept = (node, key) => {
+    if (seen || key !== apiKey || node.nodeId !== nodeId) return undefined;
+    seen = true;
+    arrived();
+    return new Promise(() => {});
+  };
+  return { held: () => inFlight };
+}
+
+describe('connections the pool closes on its own behalf', () => {
+  // As Kafka's NetworkClient completes a request whose connection it disconnected with a
+  // (retriable) DisconnectException: the request is sent again, on the broker's new connection.
+  it('a request in flight when metadata moves its broker to a new address is sent again there', async () => {
+    const fake = new FakeCluster(3);
+    fake.topics.set('t', spreadTopic(3, 3));
+    const cluster = await connect(fake);
+    const hold = holdFirst(fake, ProduceApi.apiKey, 1);
+    const sending = cluster.sendToLeader('t', 0, ProduceApi, {});
+    await hold.held();
+    fake.broker(1).port = 9101; // broker 1 restarts on another port
+    await cluster.refresh();
+    expect((await sending).servedBy).toBe(1);
+    expect(fake.connects).toContain('broker 1 (127.0.0.1:9101)');
+    expect(fake.sent.filter((s) => s.apiKey === ProduceApi.apiKey).map((s) => s.node)).toEqual([
+      1, 1,
+    ]);
+  });
+
+  it('an OffsetCommit in flight when its coordinator moves to a new address is sent again there', async () => {
+    const fake = new FakeCluster(3);
+    const cluster = await connect(fake);
+    await cluster.coordinator('group', 'g');
+    const hold = holdFirst(fake, OffsetCommitApi.apiKey, 2);
+    const committing = cluster.sendToCoordinator('group', 'g', OffsetCommitApi, {});
+    await hold.held();
+    fake.broker(2).port = 9102;
+    await cluster.refresh();
+    expect((await committing).servedBy).toBe(2);
+    expect(fake.connects).toContain('broker 2 (127.0.0.1:9102)');
+  });
+
+  it('a request in flight to a broker that leaves the metadata is sent again to the new leader', async () => {
+    const fake = new FakeCluster(3);
+    fake.topics.set('t', spreadTopic(3, 3));
+    const cluster = await connect(fake);
+    const hold = holdFirst(fake, ProduceApi.apiKey, 3);
+    const sending = cluster.sendToLeader('t', 2, ProduceApi, {});
+    await hold.held();
+    // Broker 3 is scaled in; partition 2 is led by broker 1 now.
+    fake.brokers = fake.brokers.filter((b) => b.nodeId !== 3);
+    fake.topics.get('t')!.partitions[2] = { leader: 1, leaderEpoch: 1, replicas: [1, 2] };
+    await cluster.refresh();
+    expect((await sending).servedBy).toBe(1);
+    expect(fake.sent.filter((s) => s.apiKey === ProduceApi.apiKey).map((s) => s.node)).toEqual([
+      3, 1,
+    ]);
+  });
+
+  it('a request in flight when the cluster is closed still fails, and is not sent again', async () => {
+    const fake = new FakeCluster(3);
+    fake.topics.set('t', spreadTopic(3, 3));
+    const cluster = await connect(fake);
+    const hold = holdFirst(fake, ProduceApi.apiKey, 1);
+    const sending = cluster.sendToLeader('t', 0, ProduceApi, {}).catch((e: unknown) => e);
+    await hold.held();
+    await cluster.close();
+    expect(await sending).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_CLOSED', retriable: false });
+    expect(fake.sent.filter((s) => s.apiKey === ProduceApi.apiKey)).toHaveLength(1);
+  });
+});
+
 describe('readers during refreshes', () => {
   it('never see a mixed snapshot', async () => {
     const fake = new FakeCluster(3);

@@ -10,6 +10,7 @@ import {
   KafkaError,
   type MetadataResponse,
 } from '@kafkats/codec';
+import { type CloseOptions, ConnectionError } from '@kafkats/wire';
 import type {
   ConnectionFactory,
   ConnectionSendOptions,
@@ -154,6 +155,8 @@ export class FakeConnection implements MetaConnection {
   pending = 0;
   lastActivityMs = Date.now();
   readonly #listeners = new Set<(e: Error | undefined) => void>();
+  /** Fails the requests still waiting for their answer, as the wire's shutdown does. */
+  readonly #inFlight = new Set<(e: Error) => void>();
 
   readonly cluster: FakeCluster;
   readonly broker: FakeBroker;
@@ -185,9 +188,15 @@ export class FakeConnection implements MetaConnection {
     });
     this.lastActivityMs = Date.now();
     this.pending++;
+    let fail: (e: Error) => void = () => {};
+    const failed = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    this.#inFlight.add(fail);
     try {
-      return (await this.#answer(api, request, version)) as Res;
+      return (await Promise.race([this.#answer(api, request, version), failed])) as Res;
     } finally {
+      this.#inFlight.delete(fail);
       this.pending--;
     }
   }
@@ -246,15 +255,34 @@ export class FakeConnection implements MetaConnection {
     return () => this.#listeners.delete(listener);
   }
 
+  /** The socket is gone: what is in flight fails with a retriable LOST, listeners get `error`. */
   lose(error: Error | undefined): void {
+    const name = `broker ${this.broker.nodeId}`;
+    this.#end(
+      error,
+      new ConnectionError('ERR_KAFKA_CONNECTION_LOST', name, 'connection lost', { cause: error }),
+    );
+  }
+
+  /** As the wire's `BrokerConnection.close`: final by default, retriable when asked. */
+  async close(options: CloseOptions = {}): Promise<void> {
+    const name = `broker ${this.broker.nodeId}`;
+    const reason = options.reason ?? 'connection closed';
+    this.#end(
+      undefined,
+      options.retriable === true
+        ? new ConnectionError('ERR_KAFKA_CONNECTION_LOST', name, `closed by its owner: ${reason}`)
+        : new ConnectionError('ERR_KAFKA_CONNECTION_CLOSED', name, reason),
+    );
+  }
+
+  #end(reported: Error | undefined, failure: Error): void {
     if (this.closed) return;
     this.closed = true;
     this.cluster.open.delete(this);
-    for (const l of this.#listeners) l(error);
-  }
-
-  async close(): Promise<void> {
-    this.lose(undefined);
+    for (const fail of [...this.#inFlight]) fail(failure);
+    this.#inFlight.clear();
+    for (const l of this.#listeners) l(reported);
   }
 }
 

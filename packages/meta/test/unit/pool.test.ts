@@ -1,6 +1,7 @@
+import { ConnectionError } from '@kafkats/wire';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BrokerPool } from '../../src/index.js';
-import { FakeCluster } from './fake-cluster.js';
+import { FakeCluster, fakeApi } from './fake-cluster.js';
 
 function learn(pool: BrokerPool, fake: FakeCluster): void {
   pool.learnAddresses(
@@ -310,6 +311,64 @@ describe('BrokerPool', () => {
     pool.learnAddresses([{ nodeId: 1, host: '127.0.0.1', port: 9001, rack: null }]);
     expect(pool.knownNodes().sort()).toEqual([1, 2, 3]);
     await pool.close();
+  });
+
+  describe('what is in flight on a connection the pool closes', () => {
+    // Held until its connection fails it.
+    const inFlightOn = async (pool: BrokerPool, fake: FakeCluster, nodeId: number) => {
+      fake.intercept = () => new Promise(() => {});
+      const connection = await pool.get({ nodeId });
+      const failed = connection
+        .send(fakeApi(0, 'Produce'), {}, { version: 0 })
+        .catch((e: unknown) => e);
+      await vi.waitFor(() => expect(connection.pending).toBe(1));
+      return { failed };
+    };
+    const retriableClose = { code: 'ERR_KAFKA_CONNECTION_LOST', retriable: true };
+
+    it('fails retriable when the broker moved to a new address', async () => {
+      const fake = new FakeCluster(2);
+      const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+      learn(pool, fake);
+      const { failed } = await inFlightOn(pool, fake, 1);
+      pool.learnAddresses([{ nodeId: 1, host: '127.0.0.1', port: 9101, rack: null }]);
+      const error = await failed;
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).toMatchObject(retriableClose);
+      expect((error as Error).message).toContain('broker 1 moved to 127.0.0.1:9101');
+      await pool.close();
+    });
+
+    it('fails retriable when the broker left the metadata', async () => {
+      const fake = new FakeCluster(2);
+      const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+      learn(pool, fake);
+      const { failed } = await inFlightOn(pool, fake, 2);
+      pool.learnAddresses([{ nodeId: 1, host: '127.0.0.1', port: 9001, rack: null }], {
+        complete: true,
+      });
+      expect(await failed).toMatchObject(retriableClose);
+      await pool.close();
+    });
+
+    it('fails retriable on a rebootstrap', async () => {
+      const fake = new FakeCluster(1);
+      const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+      learn(pool, fake);
+      const { failed } = await inFlightOn(pool, fake, 1);
+      pool.rebootstrap();
+      expect(await failed).toMatchObject(retriableClose);
+      await pool.close();
+    });
+
+    it('fails finally when the user closes the pool', async () => {
+      const fake = new FakeCluster(1);
+      const pool = new BrokerPool(fake.bootstrap(), fake.factory);
+      learn(pool, fake);
+      const { failed } = await inFlightOn(pool, fake, 1);
+      await pool.close();
+      expect(await failed).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_CLOSED', retriable: false });
+    });
   });
 
   it.each(['', 'host', 'host:0', 'host:70000', ':9092'])(

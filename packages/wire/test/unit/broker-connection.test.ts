@@ -631,6 +631,28 @@ describe('BrokerConnection: close', () => {
     });
   });
 
+  it('close({ retriable }) fails what is in flight with a retriable LOST, still a close by the caller', async () => {
+    const broker = await track(startCodecBroker(() => {}));
+    const c = connectionTo(broker);
+    await c.connect();
+    const events: DisconnectEvent[] = [];
+    c.on('disconnect', (e) => events.push(e));
+    const closes: (Error | undefined)[] = [];
+    c.onClose((e) => closes.push(e));
+    const inFlight = c.send(MetadataApi, metadataRequest()).catch((e: unknown) => e);
+    await vi.waitFor(() => expect(c.pending).toBe(1));
+    await c.close({ retriable: true, reason: 'broker 7 moved to 10.0.0.9:9092' });
+    const err = await inFlight;
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err).toMatchObject({ code: 'ERR_KAFKA_CONNECTION_LOST', retriable: true });
+    expect((err as Error).message).toContain(
+      'closed by its owner: broker 7 moved to 10.0.0.9:9092',
+    );
+    expect(c.state).toBe('closed');
+    expect(events).toEqual([]);
+    expect(closes).toEqual([undefined]);
+  });
+
   it('close() while resolving leaves no socket behind', async () => {
     const broker = await answeringBroker();
     const proxy = await track(
