@@ -86,6 +86,18 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const isFatal = (error: unknown) =>
   (error instanceof ProtocolError && FENCED.has(error.errorCode)) || isFatalError(error);
 
+/**
+ * EndTxn answers after which the transaction can still be aborted (Kafka's EndTxnHandler:
+ * `abortableErrorIfPossible` for a producer id the coordinator no longer knows, and KIP-890's
+ * TRANSACTION_ABORTABLE); fencing and authorization are fatal as everywhere, and so is any
+ * other answer that cannot be retried.
+ */
+const END_TXN_ABORTABLE: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_PRODUCER_ID,
+  ErrorCode.INVALID_PRODUCER_ID_MAPPING,
+  ErrorCode.TRANSACTION_ABORTABLE,
+]);
+
 /** What beginTransaction() tells a caller in a state other than `ready`. */
 const BEGIN_HINT: Partial<Record<TransactionState, string>> = {
   uninitialized: '; call initTransactions() first',
@@ -461,21 +473,34 @@ export class TransactionManager {
     return new TransactionAbortableError(`transaction of ${JSON.stringify(this.#id)} was aborted`);
   }
 
-  #endTxn(committed: boolean) {
-    return this.#call(
-      'transaction',
-      this.#id,
-      EndTxnApi,
-      () =>
-        EndTxnApi.createRequest({
-          transactionalId: this.#id,
-          producerId: this.#idem.producerId,
-          producerEpoch: this.#idem.producerEpoch,
-          committed,
-        }),
-      CAP.endTxn,
-      Date.now() + this.#options.maxBlockMs,
-    );
+  async #endTxn(committed: boolean) {
+    try {
+      return await this.#call(
+        'transaction',
+        this.#id,
+        EndTxnApi,
+        () =>
+          EndTxnApi.createRequest({
+            transactionalId: this.#id,
+            producerId: this.#idem.producerId,
+            producerEpoch: this.#idem.producerEpoch,
+            committed,
+          }),
+        CAP.endTxn,
+        Date.now() + this.#options.maxBlockMs,
+      );
+    } catch (error) {
+      // Kafka's EndTxnHandler: an answer it neither retries nor turns into an abortable error
+      // (INVALID_TXN_STATE, or any code it does not expect) is fatal.
+      if (
+        error instanceof ProtocolError &&
+        !error.retriable &&
+        !END_TXN_ABORTABLE.has(error.errorCode)
+      ) {
+        this.#fatalFrom(error);
+      }
+      throw error;
+    }
   }
 
   /**

@@ -11,6 +11,7 @@ import { OperationTimeoutError } from '@kafkats/meta';
 import { describe, expect, it } from 'vitest';
 import {
   Producer,
+  ProducerFatalError,
   ProducerFencedError,
   type ProducerOptions,
   TransactionAbortableError,
@@ -217,6 +218,57 @@ describe('transactional producer: a failed abort or commit can be called again',
     await expect(producer.abortTransaction()).rejects.toBeInstanceOf(ProducerFencedError);
     expect(() => producer.beginTransaction()).toThrow(ProducerFencedError);
     expect(endTxns(cluster)).toEqual([false]);
+    await producer.close();
+  });
+});
+
+describe("transactional producer: EndTxn answers, as Kafka's EndTxnHandler reads them", () => {
+  for (const committed of [true, false]) {
+    const call = committed ? 'commitTransaction()' : 'abortTransaction()';
+    it(`${call} answered INVALID_TXN_STATE makes the producer fatal`, async () => {
+      const cluster = new TxnFakeCluster({ out: 1 });
+      const producer = await inTransaction(cluster);
+      cluster.answer = (c) =>
+        c.api === 'EndTxn'
+          ? ProtocolError.fromCode(ErrorCode.INVALID_TXN_STATE, 'EndTxn')
+          : undefined;
+      const end = () => (committed ? producer.commitTransaction() : producer.abortTransaction());
+      const error = await rejection(end());
+      expect(error).toBeInstanceOf(ProducerFatalError);
+      expect((error as ProducerFatalError).cause).toMatchObject({
+        errorCode: ErrorCode.INVALID_TXN_STATE,
+      });
+      await expect(producer.abortTransaction()).rejects.toBeInstanceOf(ProducerFatalError);
+      expect(() => producer.beginTransaction()).toThrow(ProducerFatalError);
+      expect(endTxns(cluster)).toEqual([committed]);
+      await producer.close();
+    });
+  }
+
+  it('an answer EndTxn does not expect (UNKNOWN_SERVER_ERROR) is fatal too', async () => {
+    const cluster = new TxnFakeCluster({ out: 1 });
+    const producer = await inTransaction(cluster);
+    cluster.answer = (c) =>
+      c.api === 'EndTxn'
+        ? ProtocolError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, 'EndTxn')
+        : undefined;
+    await expect(producer.commitTransaction()).rejects.toBeInstanceOf(ProducerFatalError);
+    expect(() => producer.beginTransaction()).toThrow(ProducerFatalError);
+    await producer.close();
+  });
+
+  it('UNKNOWN_PRODUCER_ID on commit leaves the transaction abortable, and the producer goes on', async () => {
+    const cluster = new TxnFakeCluster({ out: 1 });
+    const producer = await inTransaction(cluster);
+    cluster.answer = (c) =>
+      c.api === 'EndTxn' && c.request.committed
+        ? ProtocolError.fromCode(ErrorCode.UNKNOWN_PRODUCER_ID, 'EndTxn')
+        : undefined;
+    await expect(producer.commitTransaction()).rejects.toBeInstanceOf(TransactionAbortableError);
+    await producer.abortTransaction();
+    expect(endTxns(cluster)).toEqual([true, false]);
+    cluster.answer = () => undefined;
+    await commitsAnother(producer);
     await producer.close();
   });
 });
