@@ -8,10 +8,11 @@
  * (counts and a checksum of names, ids, keys, values, offsets, ...): a contestant that did
  * less work fails the run. Then `runs` separate child processes (`--expose-gc`) time every
  * task in a shuffled order with a full GC before each, plus the heap-state tasks (the same
- * task with ~150 MB of live objects in the heap; the Fetch task with each call's result dropped
- * before the next call, where every other task keeps it through the next call). Printed: median and min-max over the runs,
- * the ratio of each kafkats task to the best peer of its workload (above 1 = kafkats faster),
- * and the load average before and after (the machine may be shared).
+ * task with ~150 MB of live objects in the heap; the Fetch task with each call's result
+ * dropped before the next call, where every other task keeps it through the next call).
+ * Printed: median and min-max over the runs, the ratio of each kafkats task to the best peer
+ * of its workload (above 1 = kafkats faster), and the load average before and after (the
+ * machine may be shared).
  */
 import { execFile } from 'node:child_process';
 import { loadavg } from 'node:os';

@@ -127,7 +127,7 @@ export class KafkaRecord {
   constructor(table: RecordTable, index: number) {
     const slots = table.slots;
     const s = index * RECORD_SLOTS;
-    // An int32 delta: V8 adds it to the base as a machine int64, allocating only the result.
+    // Sums in int64 arithmetic (`BigInt.asIntN`), wrapping past int64 as Java's `long` does.
     this.offset = BigInt.asIntN(64, table.baseOffset + BigInt(slots[s + S_OFFSET_DELTA]!));
     this.timestamp =
       table.logAppendTime === null && table.wideTimestamps === null
@@ -186,8 +186,8 @@ export class KafkaRecord {
 /**
  * One decoded header. Made by a constructor, not an object literal: when a consumer keeps its
  * records' headers, nearly every literal from one site survives a scavenge, and V8's
- * allocation-site pretenuring then allocates that site's objects in the old generation, where
- * they are promoted garbage for the next full GC and point at young value views.
+ * allocation-site pretenuring then allocates that site's objects in the old generation: garbage
+ * only a full GC frees, each pointing at a young value view.
  */
 class Header implements RecordHeader {
   declare readonly key: string;
