@@ -294,23 +294,26 @@ export class TransactionManager {
       deadline,
     ).catch((error: unknown) => this.#abortableFrom(error));
     this.#started = true;
-    const topics = new Map<string, ReturnType<typeof createTxnOffsetCommitRequestTopic>>();
-    for (const o of offsets) {
-      let t = topics.get(o.topic);
-      if (t === undefined) {
-        t = createTxnOffsetCommitRequestTopic({ name: o.topic });
-        topics.set(o.topic, t);
-      }
-      t.partitions.push(
-        createTxnOffsetCommitRequestPartition({
-          partitionIndex: o.partition,
-          committedOffset: o.offset,
-          committedLeaderEpoch: o.leaderEpoch ?? -1,
-          committedMetadata: o.metadata ?? '',
-        }),
-      );
-    }
+    // Only the partitions that failed go again, as Kafka's TxnOffsetCommitHandler keeps the
+    // pending ones and drops those the coordinator accepted.
+    let pending = offsets;
     for (;;) {
+      const topics = new Map<string, ReturnType<typeof createTxnOffsetCommitRequestTopic>>();
+      for (const o of pending) {
+        let t = topics.get(o.topic);
+        if (t === undefined) {
+          t = createTxnOffsetCommitRequestTopic({ name: o.topic });
+          topics.set(o.topic, t);
+        }
+        t.partitions.push(
+          createTxnOffsetCommitRequestPartition({
+            partitionIndex: o.partition,
+            committedOffset: o.offset,
+            committedLeaderEpoch: o.leaderEpoch ?? -1,
+            committedMetadata: o.metadata ?? '',
+          }),
+        );
+      }
       const response = await this.#call(
         'group',
         group.groupId,
@@ -329,22 +332,30 @@ export class TransactionManager {
         CAP.txnOffsetCommit,
         deadline,
       ).catch((error: unknown) => this.#abortableFrom(error));
-      const errors = response.topics.flatMap((t) =>
-        t.partitions
-          .filter((p) => p.errorCode !== 0)
-          .map((p) =>
+      const errors: ProtocolError[] = [];
+      const failed = new Set<string>();
+      for (const t of response.topics) {
+        for (const p of t.partitions) {
+          if (p.errorCode === 0) continue;
+          failed.add(`${t.name}\u0000${p.partitionIndex}`);
+          errors.push(
             ProtocolError.fromCode(
               p.errorCode,
               `TxnOffsetCommit for group ${JSON.stringify(group.groupId)}, ${t.name}-${p.partitionIndex}`,
             ),
-          ),
-      );
+          );
+        }
+      }
       if (errors.length === 0) return;
       const fatal = errors.find(isFatal);
       if (fatal !== undefined) this.#fatalFrom(fatal);
       for (const e of errors) this.#coordinatorMoved(e, 'group', group.groupId);
+      // TxnOffsetCommitHandler also looks the coordinator up again after REQUEST_TIMED_OUT.
+      if (errors.some((e) => e.errorCode === ErrorCode.REQUEST_TIMED_OUT))
+        this.#cluster.invalidateCoordinator('group', group.groupId);
       const error = errors.find((e) => !e.retriable) ?? errors[0]!;
       if (error.retriable && Date.now() < deadline) {
+        pending = pending.filter((o) => failed.has(`${o.topic}\u0000${o.partition}`));
         await sleep(this.#options.retryBackoffMs);
         continue;
       }

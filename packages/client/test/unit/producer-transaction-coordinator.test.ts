@@ -136,6 +136,51 @@ describe('transactional producer: a moved coordinator named for one partition of
   );
 });
 
+describe("transactional producer: TxnOffsetCommit retries, as Kafka's TxnOffsetCommitHandler", () => {
+  it('sends again only the partitions the coordinator did not accept', async () => {
+    const cluster = new TxnFakeCluster({ out: 1 });
+    const producer = await inTransaction(cluster);
+    let first = true;
+    cluster.answer = (c) => {
+      if (c.api !== 'TxnOffsetCommit' || !first) return undefined;
+      first = false;
+      return txnOffsetCommitReply(c, (_t, p) =>
+        p === 1 ? ErrorCode.COORDINATOR_LOAD_IN_PROGRESS : 0,
+      );
+    };
+    const offsets = [0, 1, 2].map((partition) => ({ topic: 'in', partition, offset: 5n }));
+    await producer.sendOffsetsToTransaction(offsets, 'group');
+    const sent = cluster
+      .callsOf('TxnOffsetCommit')
+      .map((c) =>
+        (c.request.topics as { partitions: { partitionIndex: number }[] }[]).flatMap((t) =>
+          t.partitions.map((p) => p.partitionIndex),
+        ),
+      );
+    expect(sent).toEqual([[0, 1, 2], [1]]);
+    expect(cluster.invalidated).toEqual([]);
+    await producer.commitTransaction();
+    await producer.close();
+  });
+
+  it('a partition answered REQUEST_TIMED_OUT makes it look the group coordinator up again', async () => {
+    const cluster = new TxnFakeCluster({ out: 1 });
+    const producer = await inTransaction(cluster);
+    let moved = false;
+    cluster.coordinatorNode = (kind) => (kind === 'group' && moved ? 3 : 1);
+    cluster.answer = (c) => {
+      if (c.api !== 'TxnOffsetCommit' || c.node !== 1) return undefined;
+      moved = true;
+      return txnOffsetCommitReply(c, () => ErrorCode.REQUEST_TIMED_OUT);
+    };
+    await producer.sendOffsetsToTransaction([{ topic: 'in', partition: 0, offset: 5n }], 'group');
+    expect(cluster.invalidated).toEqual(['group group']);
+    expect(cluster.callsOf('TxnOffsetCommit').map((c) => c.node)).toEqual([1, 3]);
+    await producer.commitTransaction();
+    await producer.close();
+  });
+});
+
 describe('transactional producer: AddPartitionsToTxn retries end after maxBlockMs', () => {
   it('a partition refused with CONCURRENT_TRANSACTIONS again and again makes the transaction abortable', async () => {
     const cluster = new TxnFakeCluster({ out: 1 });
