@@ -98,6 +98,20 @@ const END_TXN_ABORTABLE: ReadonlySet<number> = new Set([
   ErrorCode.TRANSACTION_ABORTABLE,
 ]);
 
+/**
+ * TxnOffsetCommit answers after which the transaction can still be aborted (Kafka's
+ * TxnOffsetCommitHandler): the group refused (authorization, a fenced static member, a member
+ * or generation it no longer knows) or KIP-890's TRANSACTION_ABORTABLE. Any other answer that
+ * cannot be retried is fatal.
+ */
+const TXN_OFFSET_COMMIT_ABORTABLE: ReadonlySet<number> = new Set([
+  ErrorCode.GROUP_AUTHORIZATION_FAILED,
+  ErrorCode.FENCED_INSTANCE_ID,
+  ErrorCode.UNKNOWN_MEMBER_ID,
+  ErrorCode.ILLEGAL_GENERATION,
+  ErrorCode.TRANSACTION_ABORTABLE,
+]);
+
 /** What beginTransaction() tells a caller in a state other than `ready`. */
 const BEGIN_HINT: Partial<Record<TransactionState, string>> = {
   uninitialized: '; call initTransactions() first',
@@ -354,6 +368,9 @@ export class TransactionManager {
       if (errors.some((e) => e.errorCode === ErrorCode.REQUEST_TIMED_OUT))
         this.#cluster.invalidateCoordinator('group', group.groupId);
       const error = errors.find((e) => !e.retriable) ?? errors[0]!;
+      // TxnOffsetCommitHandler: an answer it can neither retry nor abort on is fatal.
+      if (!error.retriable && !TXN_OFFSET_COMMIT_ABORTABLE.has(error.errorCode))
+        this.#fatalFrom(error);
       if (error.retriable && Date.now() < deadline) {
         pending = pending.filter((o) => failed.has(`${o.topic}\u0000${o.partition}`));
         await sleep(this.#options.retryBackoffMs);

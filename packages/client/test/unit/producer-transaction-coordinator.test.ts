@@ -181,6 +181,40 @@ describe("transactional producer: TxnOffsetCommit retries, as Kafka's TxnOffsetC
   });
 });
 
+describe('transactional producer: TxnOffsetCommit answers it cannot retry', () => {
+  it.each([
+    ['UNKNOWN_MEMBER_ID', ErrorCode.UNKNOWN_MEMBER_ID],
+    ['ILLEGAL_GENERATION', ErrorCode.ILLEGAL_GENERATION],
+    ['GROUP_AUTHORIZATION_FAILED', ErrorCode.GROUP_AUTHORIZATION_FAILED],
+  ])('%s leaves the transaction abortable', async (_, code) => {
+    const cluster = new TxnFakeCluster({ out: 1 });
+    const producer = await inTransaction(cluster);
+    cluster.answer = (c) =>
+      c.api === 'TxnOffsetCommit' ? txnOffsetCommitReply(c, () => code) : undefined;
+    const offsets = [{ topic: 'in', partition: 0, offset: 5n }];
+    await expect(producer.sendOffsetsToTransaction(offsets, 'group')).rejects.toBeInstanceOf(
+      TransactionAbortableError,
+    );
+    await producer.abortTransaction();
+    await producer.close();
+  });
+
+  it('a code TxnOffsetCommit does not expect (UNKNOWN_SERVER_ERROR) makes the producer fatal', async () => {
+    const cluster = new TxnFakeCluster({ out: 1 });
+    const producer = await inTransaction(cluster);
+    cluster.answer = (c) =>
+      c.api === 'TxnOffsetCommit'
+        ? txnOffsetCommitReply(c, () => ErrorCode.UNKNOWN_SERVER_ERROR)
+        : undefined;
+    const offsets = [{ topic: 'in', partition: 0, offset: 5n }];
+    await expect(producer.sendOffsetsToTransaction(offsets, 'group')).rejects.toBeInstanceOf(
+      ProducerFatalError,
+    );
+    expect(() => producer.beginTransaction()).toThrow(ProducerFatalError);
+    await producer.close();
+  });
+});
+
 describe('transactional producer: AddPartitionsToTxn retries end after maxBlockMs', () => {
   it('a partition refused with CONCURRENT_TRANSACTIONS again and again makes the transaction abortable', async () => {
     const cluster = new TxnFakeCluster({ out: 1 });
