@@ -229,25 +229,12 @@ function decodeHeaders(t: RecordTable, i: number): readonly RecordHeader[] {
   let p = varintEnd;
   const out: RecordHeader[] = new Array(count);
   for (let h = 0; h < count; h++) {
-    let len: number;
-    let b = buf[p]!;
-    if (b < 0x80) {
-      len = (b >>> 1) ^ -(b & 1);
-      p += 1;
-    } else {
-      len = varintAt(buf, p);
-      p = varintEnd;
-    }
+    let len = varintAt(buf, p);
+    p = varintEnd;
     const key = headerKey(t, buf, p, len);
     p += len;
-    b = buf[p]!;
-    if (b < 0x80) {
-      len = (b >>> 1) ^ -(b & 1);
-      p += 1;
-    } else {
-      len = varintAt(buf, p);
-      p = varintEnd;
-    }
+    len = varintAt(buf, p);
+    p = varintEnd;
     let value: Buffer | null = null;
     if (len >= 0) {
       value = view(t.src, p, len);
