@@ -116,6 +116,12 @@ export class ProducerBatch {
     this.encoded = out;
   }
 
+  /** Records the epoch and sequence of the bytes about to go out (called on every drain). */
+  markSent(): void {
+    this.sentEpoch = this.producerEpoch;
+    this.sentSequence = this.baseSequence;
+  }
+
   /** Resolves every record: offsets count up from `baseOffset` (-1n stays -1n). */
   complete(baseOffset: bigint, logAppendTimeMs: bigint): void {
     if (this.done) return;

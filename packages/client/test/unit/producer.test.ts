@@ -158,6 +158,74 @@ describe('Producer retries', () => {
     expect(fake.log('t', 0).values).toEqual(['a', 'b']);
   });
 
+  it('renumbers a partition still on the old epoch when its batch fails after another partition bumped', async () => {
+    // Partition 0 has three batches out under epoch 0 when partition 1's sequence gap bumps the
+    // producer to epoch 1. Then the first of the three fails for good: the other two must start
+    // epoch 1 at sequence 0, not resend epoch 0 sequences the broker will never accept.
+    const fake = new FakeProduceCluster({ t: 2 });
+    const producer = new Producer(fake, {
+      batchSize: 1,
+      lingerMs: 0,
+      retryBackoffMs: 1,
+      retryBackoffMaxMs: 5,
+      requestTimeoutMs: 500,
+      deliveryTimeoutMs: 2000,
+    });
+    await producer.send({ topic: 't', partition: 0, value: 'a' });
+    await producer.send({ topic: 't', partition: 1, value: 'q0' });
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    // Partition 0 (broker 1): its epoch 0 answers wait until partition 1 has bumped the epoch.
+    fake.fault = (request) => {
+      const epoch0 = request.node === 1 && request.batches.some((b) => b.producerEpoch === 0);
+      fake.gate = epoch0 ? held : undefined;
+      return 'ok';
+    };
+    fake.log('t', 0).nextError = ErrorCode.MESSAGE_TOO_LARGE;
+    const outcomes = ['b1', 'b2', 'b3'].map((value) =>
+      producer.send({ topic: 't', partition: 0, value }).then(
+        (m) => m.offset,
+        (e: unknown) => e,
+      ),
+    );
+    fake.log('t', 1).nextError = ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
+    await producer.send({ topic: 't', partition: 1, value: 'q1' });
+    release();
+    const [b1, b2, b3] = await Promise.all(outcomes);
+    expect(b1).toMatchObject({ errorName: 'MESSAGE_TOO_LARGE' });
+    expect([b2, b3]).toEqual([1n, 2n]);
+    // Neither partition bumps again: both go on numbering under epoch 1.
+    const more = await Promise.all([
+      producer.send({ topic: 't', partition: 0, value: 'c' }),
+      producer.send({ topic: 't', partition: 1, value: 'q2' }),
+    ]);
+    await producer.close();
+    expect(more.map((m) => m.offset)).toEqual([3n, 2n]);
+    expect(fake.log('t', 0).values).toEqual(['a', 'b2', 'b3', 'c']);
+    const sent = (partition: number) =>
+      fake.requests
+        .flatMap((r) => r.batches)
+        .filter((b) => b.partition === partition)
+        .map((b) => [b.producerEpoch, b.baseSequence]);
+    expect(sent(0)).toEqual([
+      [0, 0],
+      [0, 1],
+      [0, 2],
+      [0, 3],
+      [1, 0],
+      [1, 1],
+      [1, 2],
+    ]);
+    expect(sent(1)).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+    ]);
+  });
+
   it('fails records with DeliveryTimeoutError (cause: the last error) after deliveryTimeoutMs', async () => {
     const fake = new FakeProduceCluster({ t: 1 });
     fake.fault = () => 'not-leader';
