@@ -160,3 +160,46 @@ describe('IdempotenceState: transactional producers abort instead', () => {
     expect(idem.epochBumpRequired).toBe(false);
   });
 });
+
+describe('IdempotenceState: a renumbered batch that has been sent again', () => {
+  /** a and b out under epoch 0; a's real gap bumps to epoch 1; a is resent and acknowledged. */
+  function renumberedAndResent() {
+    const idem = new IdempotenceState(false, 5);
+    idem.setProducerIdAndEpoch(7000n, 0);
+    const a = batch('t', 0);
+    const b = batch('t', 0, 2);
+    send(idem, a);
+    send(idem, b);
+    expect(idem.canRetry(a, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, false, 0n)).toBe(true);
+    expect(idem.bumpEpochIfRequired()).toBe('bumped');
+    expect([a, b].map(numbering)).toEqual([
+      [1, 0],
+      [1, 1],
+    ]);
+    // The answer to b's epoch 0 bytes is about the old numbering: retried, no further bump.
+    expect(idem.canRetry(b, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, false, 0n)).toBe(true);
+    expect(idem.epochBumpRequired).toBe(false);
+    send(idem, a);
+    idem.onSuccess(a, 0n);
+    send(idem, b);
+    expect(b.sequenceReset).toBe(false);
+    return { idem, b };
+  }
+
+  it('bumps again when its new bytes meet a real gap (OUT_OF_ORDER on the next sequence)', () => {
+    const { idem, b } = renumberedAndResent();
+    // The broker lost a's write (an unclean leader election): b is next, yet out of order.
+    expect(idem.canRetry(b, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, false, 0n)).toBe(true);
+    expect(idem.epochBumpRequired).toBe(true);
+    expect(idem.bumpEpochIfRequired()).toBe('bumped');
+    expect(numbering(b)).toEqual([2, 0]);
+  });
+
+  it('bumps again when its new bytes meet UNKNOWN_PRODUCER_ID', () => {
+    const { idem, b } = renumberedAndResent();
+    expect(idem.canRetry(b, ErrorCode.UNKNOWN_PRODUCER_ID, false, 0n)).toBe(true);
+    expect(idem.epochBumpRequired).toBe(true);
+    expect(idem.bumpEpochIfRequired()).toBe('bumped');
+    expect(numbering(b)).toEqual([2, 0]);
+  });
+});

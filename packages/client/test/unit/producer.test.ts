@@ -226,6 +226,54 @@ describe('Producer retries', () => {
     ]);
   });
 
+  it('bumps again when a renumbered batch, resent, meets a real gap', async () => {
+    // After a bump renumbered b1 and b2, the broker acknowledged b1 under epoch 1 and then lost
+    // it (an unclean leader election). b2, resent under epoch 1, is the next sequence the
+    // producer knows of, yet out of order: only another bump lets it through.
+    const fake = new FakeProduceCluster({ t: 1 });
+    const producer = new Producer(fake, {
+      batchSize: 1,
+      lingerMs: 0,
+      retryBackoffMs: 1,
+      retryBackoffMaxMs: 5,
+      requestTimeoutMs: 500,
+      deliveryTimeoutMs: 2000,
+    });
+    await producer.send({ topic: 't', value: 'a' });
+    const log = fake.log('t', 0);
+    log.nextError = ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
+    let lost = false;
+    fake.fault = (request) => {
+      const b = request.batches[0];
+      if (!lost && b?.producerEpoch === 1 && b.baseSequence === 1) {
+        lost = true;
+        log.values.pop();
+        for (const p of log.producers.values()) {
+          p.lastSeq = -1;
+          p.cache.length = 0;
+        }
+      }
+      return 'ok';
+    };
+    const [b1, b2] = await Promise.all(
+      ['b1', 'b2'].map((value) => producer.send({ topic: 't', value })),
+    );
+    await producer.close();
+    expect(lost).toBe(true);
+    expect([b1?.offset, b2?.offset]).toEqual([1n, 1n]);
+    expect(log.values).toEqual(['a', 'b2']);
+    expect(
+      fake.requests.map((r) => [r.batches[0]!.producerEpoch, r.batches[0]!.baseSequence]),
+    ).toEqual([
+      [0, 0],
+      [0, 1],
+      [0, 2],
+      [1, 0],
+      [1, 1],
+      [2, 0],
+    ]);
+  });
+
   it('fails records with DeliveryTimeoutError (cause: the last error) after deliveryTimeoutMs', async () => {
     const fake = new FakeProduceCluster({ t: 1 });
     fake.fault = () => 'not-leader';
