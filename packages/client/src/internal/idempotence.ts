@@ -185,16 +185,30 @@ export class IdempotenceState {
   }
 
   /**
-   * A batch failed for good. If it had been sent under the current epoch, the broker may hold
-   * a gap in the partition's sequences: an idempotent producer bumps the epoch and renumbers the
-   * partition's remaining batches from 0 (a transactional one aborts instead).
+   * A batch failed for good after being sent: the broker may hold a gap in the partition's
+   * sequences, so its later batches would meet OUT_OF_ORDER_SEQUENCE_NUMBER until they expire.
+   * An idempotent producer renumbers the partition's remaining batches from 0 under an epoch
+   * the partition has not used, whatever epoch the producer has moved to since the batch was
+   * numbered (Kafka's TransactionManager.handleFailedBatch); a transactional one aborts instead.
    */
   onFailed(batch: ProducerBatch): void {
-    this.#remove(batch);
-    if (batch.baseSequence < 0) return;
-    if (batch.producerId !== this.producerId || batch.producerEpoch !== this.producerEpoch) return;
-    if (this.#transactional) this.transactionalBumpRequired = true;
-    else this.requestEpochBump(batch.topic, batch.partition);
+    const e = this.#remove(batch);
+    if (batch.baseSequence < 0 || batch.producerId !== this.producerId) return;
+    if (this.#transactional) {
+      // Only a batch of this epoch belongs to the transaction that must now abort.
+      if (batch.producerEpoch === this.producerEpoch) this.transactionalBumpRequired = true;
+      return;
+    }
+    // Numbered under another epoch than the partition's (forgotten or renumbered): no gap to fix.
+    if (batch.producerEpoch !== e.producerEpoch) return;
+    if (this.#stale(e)) {
+      // Another partition's bump moved the producer on while this one still ran on the old
+      // epoch, so nothing of it carries the current epoch: that epoch starts afresh here, as in
+      // Kafka's maybeUpdateProducerIdAndEpoch. A further bump would stall the partitions on it.
+      this.#rewrite(e);
+      return;
+    }
+    this.requestEpochBump(batch.topic, batch.partition);
   }
 
   /** Asks for an epoch bump that renumbers this partition's in-flight batches. */

@@ -49,7 +49,10 @@ export class ProducerBatch {
   /** Not drained again before this time (retry backoff), ms. */
   retryAtMs = 0;
   inFlight = false;
-  /** True after an epoch bump gave this batch a new producer epoch and sequence. */
+  /**
+   * True from an epoch bump's renumbering until the batch is sent again: an answer meanwhile is
+   * about the bytes of the old numbering (Kafka's ProducerBatch.sequenceHasBeenReset).
+   */
   sequenceReset = false;
   /** The epoch and sequence of the bytes last sent (an answer is about those, not a later rewrite). */
   sentEpoch = -1;
@@ -114,6 +117,16 @@ export class ProducerBatch {
     out.writeInt32BE(baseSequence, BASE_SEQUENCE_OFFSET);
     out.writeUInt32BE(crc32c(out, ATTRIBUTES_OFFSET, out.length), CRC_OFFSET);
     this.encoded = out;
+  }
+
+  /** Records the epoch and sequence of the bytes about to go out (called on every drain). */
+  markSent(): void {
+    this.sentEpoch = this.producerEpoch;
+    this.sentSequence = this.baseSequence;
+    // The next answer is about these bytes: judged as any batch's, so a real gap found by the
+    // renumbered bytes bumps again rather than retrying until the delivery timeout (Kafka's
+    // ProducerBatch clears `reopened` when it is drained again).
+    this.sequenceReset = false;
   }
 
   /** Resolves every record: offsets count up from `baseOffset` (-1n stays -1n). */

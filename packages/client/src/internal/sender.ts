@@ -210,8 +210,7 @@ export class Sender {
         if (idem !== null && head.baseSequence < 0) idem.assignSequence(head);
         head.inFlight = true;
         head.attempts++;
-        head.sentEpoch = head.producerEpoch;
-        head.sentSequence = head.baseSequence;
+        head.markSent();
         request.batches.push(head);
         request.bytes += size;
       }

@@ -158,6 +158,122 @@ describe('Producer retries', () => {
     expect(fake.log('t', 0).values).toEqual(['a', 'b']);
   });
 
+  it('renumbers a partition still on the old epoch when its batch fails after another partition bumped', async () => {
+    // Partition 0 has three batches out under epoch 0 when partition 1's sequence gap bumps the
+    // producer to epoch 1. Then the first of the three fails for good: the other two must start
+    // epoch 1 at sequence 0, not resend epoch 0 sequences the broker will never accept.
+    const fake = new FakeProduceCluster({ t: 2 });
+    const producer = new Producer(fake, {
+      batchSize: 1,
+      lingerMs: 0,
+      retryBackoffMs: 1,
+      retryBackoffMaxMs: 5,
+      requestTimeoutMs: 500,
+      deliveryTimeoutMs: 2000,
+    });
+    await producer.send({ topic: 't', partition: 0, value: 'a' });
+    await producer.send({ topic: 't', partition: 1, value: 'q0' });
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    // Partition 0 (broker 1): its epoch 0 answers wait until partition 1 has bumped the epoch.
+    fake.fault = (request) => {
+      const epoch0 = request.node === 1 && request.batches.some((b) => b.producerEpoch === 0);
+      fake.gate = epoch0 ? held : undefined;
+      return 'ok';
+    };
+    fake.log('t', 0).nextError = ErrorCode.MESSAGE_TOO_LARGE;
+    const outcomes = ['b1', 'b2', 'b3'].map((value) =>
+      producer.send({ topic: 't', partition: 0, value }).then(
+        (m) => m.offset,
+        (e: unknown) => e,
+      ),
+    );
+    fake.log('t', 1).nextError = ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
+    await producer.send({ topic: 't', partition: 1, value: 'q1' });
+    release();
+    const [b1, b2, b3] = await Promise.all(outcomes);
+    expect(b1).toMatchObject({ errorName: 'MESSAGE_TOO_LARGE' });
+    expect([b2, b3]).toEqual([1n, 2n]);
+    // Neither partition bumps again: both go on numbering under epoch 1.
+    const more = await Promise.all([
+      producer.send({ topic: 't', partition: 0, value: 'c' }),
+      producer.send({ topic: 't', partition: 1, value: 'q2' }),
+    ]);
+    await producer.close();
+    expect(more.map((m) => m.offset)).toEqual([3n, 2n]);
+    expect(fake.log('t', 0).values).toEqual(['a', 'b2', 'b3', 'c']);
+    const sent = (partition: number) =>
+      fake.requests
+        .flatMap((r) => r.batches)
+        .filter((b) => b.partition === partition)
+        .map((b) => [b.producerEpoch, b.baseSequence]);
+    expect(sent(0)).toEqual([
+      [0, 0],
+      [0, 1],
+      [0, 2],
+      [0, 3],
+      [1, 0],
+      [1, 1],
+      [1, 2],
+    ]);
+    expect(sent(1)).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 0],
+      [1, 1],
+    ]);
+  });
+
+  it('bumps again when a renumbered batch, resent, meets a real gap', async () => {
+    // After a bump renumbered b1 and b2, the broker acknowledged b1 under epoch 1 and then lost
+    // it (an unclean leader election). b2, resent under epoch 1, is the next sequence the
+    // producer knows of, yet out of order: only another bump lets it through.
+    const fake = new FakeProduceCluster({ t: 1 });
+    const producer = new Producer(fake, {
+      batchSize: 1,
+      lingerMs: 0,
+      retryBackoffMs: 1,
+      retryBackoffMaxMs: 5,
+      requestTimeoutMs: 500,
+      deliveryTimeoutMs: 2000,
+    });
+    await producer.send({ topic: 't', value: 'a' });
+    const log = fake.log('t', 0);
+    log.nextError = ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
+    let lost = false;
+    fake.fault = (request) => {
+      const b = request.batches[0];
+      if (!lost && b?.producerEpoch === 1 && b.baseSequence === 1) {
+        lost = true;
+        log.values.pop();
+        for (const p of log.producers.values()) {
+          p.lastSeq = -1;
+          p.cache.length = 0;
+        }
+      }
+      return 'ok';
+    };
+    const [b1, b2] = await Promise.all(
+      ['b1', 'b2'].map((value) => producer.send({ topic: 't', value })),
+    );
+    await producer.close();
+    expect(lost).toBe(true);
+    expect([b1?.offset, b2?.offset]).toEqual([1n, 1n]);
+    expect(log.values).toEqual(['a', 'b2']);
+    expect(
+      fake.requests.map((r) => [r.batches[0]!.producerEpoch, r.batches[0]!.baseSequence]),
+    ).toEqual([
+      [0, 0],
+      [0, 1],
+      [0, 2],
+      [1, 0],
+      [1, 1],
+      [2, 0],
+    ]);
+  });
+
   it('fails records with DeliveryTimeoutError (cause: the last error) after deliveryTimeoutMs', async () => {
     const fake = new FakeProduceCluster({ t: 1 });
     fake.fault = () => 'not-leader';
