@@ -3,10 +3,17 @@
  *
  * - `check`: runs every contestant once and prints each one's {@link Summary} as JSON; the
  *   parent fails the run unless all non-floor contestants of a workload agree.
- * - `time <seed> <ms>`: times every (workload, contestant) task in an order shuffled by
- *   `seed`, with a full `gc()` before each task, then the heap-state tasks (the same task
- *   while a heap-filling structure is alive; for Fetch, also with each call's result dropped
- *   before the next call instead of kept through it), and prints the results as JSON.
+ * - `time <seed> <ms> <workload> <contestant>`: times one task (the contestant at that index
+ *   of that workload) with a full `gc()` before it, then its heap-state tasks (the same task
+ *   while a heap-filling structure is alive, for the Metadata v12 and Fetch v17 workloads;
+ *   for Fetch v17, also with each call's result dropped before the next call instead of kept
+ *   through it), and prints the results as JSON. The suite starts one process per task, as
+ *   JMH forks a JVM per benchmark: what one library's code left in the process (the JIT's
+ *   type feedback for shared builtins such as Buffer's constructor, V8's young-generation
+ *   size and pretenuring decisions) cannot change another's figures.
+ * - `time <seed> <ms>` (no task): every task in one process, in an order shuffled by `seed`,
+ *   then every heap-state task: the suite's `--shared-process` method, kept to show how much
+ *   the tasks run before one move its figure.
  *
  * Needs `--expose-gc`.
  */
@@ -41,7 +48,8 @@ function mulberry32(seed: number): () => number {
 }
 
 /**
- * Runs `fn` for at least `ms` (after a warm-up of a third of it); returns µs per call. `ms` 0
+ * Runs `fn` for at least `ms` (after a warm-up as long: the process is fresh, so the JIT and
+ * the young generation's sizing start from nothing); returns µs per call. `ms` 0
  * (smoke) calls it once to warm up and once timed. Each call's result is kept until the next
  * call returns (nothing it built can be optimised away, and a caller that holds one batch
  * while it decodes the next looks the same); with `release`, it is dropped before the next
@@ -74,7 +82,7 @@ async function time(
       ops,
     };
   };
-  await run(ms / 3, ms === 0 ? 0 : 2);
+  await run(ms, ms === 0 ? 0 : 2);
   return run(ms, ms === 0 ? 1 : 3);
 }
 
@@ -99,12 +107,22 @@ if (mode === 'check') {
   }
   process.stdout.write(JSON.stringify(out));
 } else if (mode === 'time') {
-  const random = mulberry32(Number(seedArg));
   const ms = Number(msArg);
-  const tasks = workloads.flatMap((w) => w.contestants.map((c) => ({ w, c })));
-  for (let i = tasks.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [tasks[i], tasks[j]] = [tasks[j]!, tasks[i]!];
+  const [workloadArg, contestantArg] = process.argv.slice(5);
+  let tasks = workloads.flatMap((w) => w.contestants.map((c) => ({ w, c })));
+  if (workloadArg !== undefined) {
+    const w = workloads.find((x) => x.id === workloadArg);
+    const c = w?.contestants[Number(contestantArg)];
+    if (w === undefined || c === undefined) {
+      throw new Error(`codec-child: no task ${workloadArg} ${String(contestantArg)}`);
+    }
+    tasks = [{ w, c }];
+  } else {
+    const random = mulberry32(Number(seedArg));
+    for (let i = tasks.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [tasks[i], tasks[j]] = [tasks[j]!, tasks[i]!];
+    }
   }
   const results: TimedResult[] = [];
   for (const { w, c } of tasks) {
@@ -114,10 +132,12 @@ if (mode === 'check') {
   }
   // Heap state: the Metadata v12 and Fetch v17 tasks again while ~150 MB of live objects
   // fill the old generation (each scavenge and mark then has more to walk).
+  const one = workloadArg !== undefined;
   for (const id of ['metadata-v12', 'fetch-v17']) {
     const w = workloads.find((x) => x.id === id)!;
-    // Smoke: one contestant, to prove the path runs.
-    for (const c of ms === 0 ? w.contestants.slice(0, 1) : w.contestants) {
+    const of = one ? tasks.filter((t) => t.w === w).map((t) => t.c) : w.contestants;
+    // Smoke, all tasks in one process: one contestant, to prove the path runs.
+    for (const c of ms === 0 && !one ? of.slice(0, 1) : of) {
       if (c.floor === true) continue;
       gc();
       let filler: unknown[] | undefined = fillHeap();
@@ -131,7 +151,8 @@ if (mode === 'check') {
   // call each scavenge falls, and with it how much of two calls' results it must copy: the
   // Fetch tasks again with each result dropped before the next call.
   const fetch = workloads.find((x) => x.id === 'fetch-v17')!;
-  for (const c of ms === 0 ? fetch.contestants.slice(0, 1) : fetch.contestants) {
+  const of = one ? tasks.filter((t) => t.w === fetch).map((t) => t.c) : fetch.contestants;
+  for (const c of ms === 0 && !one ? of.slice(0, 1) : of) {
     if (c.floor === true) continue;
     gc();
     const r = await time(c.run, ms, true);

@@ -6,10 +6,15 @@
  *
  * Method: a child process first runs every contestant once and compares what each produced
  * (counts and a checksum of names, ids, keys, values, offsets, ...): a contestant that did
- * less work fails the run. Then `runs` separate child processes (`--expose-gc`) time every
- * task in a shuffled order with a full GC before each, plus the heap-state tasks (the same
- * task with ~150 MB of live objects in the heap; the Fetch task with each call's result
- * dropped before the next call, where every other task keeps it through the next call).
+ * less work fails the run. Then, `runs` times over, every task (one contestant of one
+ * workload) is timed in a child process of its own (`--expose-gc`), the tasks in an order
+ * shuffled for each run, with a full GC before each timing, followed in the same process by
+ * the task's heap-state timings (the same task with ~150 MB of live objects in the heap; the
+ * Fetch task with each call's result dropped before the next call, where every other timing
+ * keeps it through the next call). A process per task, as JMH forks a JVM per benchmark, so
+ * that no library's figures depend on which others ran before it in the same process; with
+ * `--shared-process`, each run times every task in one process instead (the method of earlier
+ * runs, kept to show that dependence).
  * Printed: median and min-max over the runs, the ratio of each kafkats task to the best peer
  * of its workload (above 1 = kafkats faster), and the load average before and after (the
  * machine may be shared).
@@ -44,6 +49,18 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/** Deterministic shuffle order from a seed (mulberry32), so a run's order can be replayed. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 function fmt(us: number): string {
   return us >= 100 ? us.toFixed(0) : us.toFixed(1);
 }
@@ -52,7 +69,12 @@ function fmt(us: number): string {
  * Runs the codec suite and prints its tables. `smoke`: the self-check and one short timing
  * run (CI proves the suite runs and every contestant does the same work; figures mean nothing).
  */
-export async function runCodecSuite(smoke: boolean, runs = smoke ? 1 : 5): Promise<void> {
+export async function runCodecSuite(
+  smoke: boolean,
+  options: { runs?: number; sharedProcess?: boolean } = {},
+): Promise<void> {
+  const runs = options.runs ?? (smoke ? 1 : 5);
+  const shared = options.sharedProcess === true;
   const workloads = await buildWorkloads();
   console.log('suite: codec: what each contestant does');
   console.table(
@@ -78,11 +100,26 @@ export async function runCodecSuite(smoke: boolean, runs = smoke ? 1 : 5): Promi
 
   const loadBefore = load();
   const all: TimedResult[][] = [];
+  const ms = smoke ? '0' : '300';
   for (let i = 0; i < runs; i++) {
     const seed = (Date.now() ^ (i * 0x9e3779b9)) >>> 0;
-    all.push(
-      JSON.parse(await runChild(['time', String(seed), smoke ? '0' : '300'])) as TimedResult[],
-    );
+    if (shared) {
+      all.push(JSON.parse(await runChild(['time', String(seed), ms])) as TimedResult[]);
+      continue;
+    }
+    const tasks = workloads.flatMap((w) => w.contestants.map((_, c) => [w.id, String(c)]));
+    const random = mulberry32(seed);
+    for (let j = tasks.length - 1; j > 0; j--) {
+      const k = Math.floor(random() * (j + 1));
+      [tasks[j], tasks[k]] = [tasks[k]!, tasks[j]!];
+    }
+    const results: TimedResult[] = [];
+    for (const task of tasks) {
+      results.push(
+        ...(JSON.parse(await runChild(['time', String(seed), ms, ...task])) as TimedResult[]),
+      );
+    }
+    all.push(results);
   }
   const loadAfter = load();
 
@@ -138,8 +175,11 @@ export async function runCodecSuite(smoke: boolean, runs = smoke ? 1 : 5): Promi
       }
     }
   }
+  const method = shared
+    ? 'every task of a run in one process (--shared-process)'
+    : 'each task in a process of its own';
   console.log(
-    `suite: codec: ${runs} process run(s), median and min-max of the per-run means, wall clock and process CPU time (user + system, GC threads included; steadier than wall clock on a loaded machine); "best peer / this" above 1 = faster than the fastest peer of the workload (same heap state); load average before ${loadBefore}, after ${loadAfter}`,
+    `suite: codec: ${runs} run(s), ${method}, median and min-max of the per-run means, wall clock and process CPU time (user + system, GC threads included; steadier than wall clock on a loaded machine); "best peer / this" above 1 = faster than the fastest peer of the workload (same heap state); load average before ${loadBefore}, after ${loadAfter}`,
   );
   console.table(rows);
 }

@@ -1,6 +1,8 @@
 /**
  * Benchmark entry point: runs every suite and prints its table. `--smoke` runs each task a
  * handful of times so CI proves the suites still run; its figures mean nothing.
+ * `--shared-process`: the codec suite times all of a run's tasks in one process instead of
+ * one process per task (see `codec-suite.ts`).
  */
 import { Bench } from 'tinybench';
 import { runClientSuite } from './client-suite.js';
@@ -28,7 +30,8 @@ async function memcpyFloor(): Promise<void> {
 }
 
 await memcpyFloor();
-if (only === undefined || only === 'codec') await runCodecSuite(smoke);
+if (only === undefined || only === 'codec')
+  await runCodecSuite(smoke, { sharedProcess: process.argv.includes('--shared-process') });
 if (only === undefined || only === 'records') await runRecordsSuite(smoke);
 if (only === undefined || only === 'compression') await runCompressionSuite(smoke);
 if (only === undefined || only === 'wire') await runWireSuite(smoke);
