@@ -3,6 +3,7 @@ import { incrementSequence, type ProducerBatch } from './producer-batch.js';
 
 /** Sequence bookkeeping of one partition (Kafka's TxnPartitionEntry). */
 interface PartitionSequences {
+  readonly key: string;
   producerId: bigint;
   producerEpoch: number;
   nextSequence: number;
@@ -13,6 +14,13 @@ interface PartitionSequences {
 }
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+
+/**
+ * How a batch came to fail for good. `'not-written'`: the broker answered it with an error that
+ * is not retried, so those bytes are not in the log. `'unknown'`: it ran out of time after being
+ * sent, or its send ended without an answer for it, so the broker may hold it.
+ */
+export type FailedOutcome = 'not-written' | 'unknown';
 
 /**
  * The idempotent producer's state: producer id and epoch, per-partition sequence numbers, and
@@ -28,6 +36,12 @@ export class IdempotenceState {
   readonly #partitions = new Map<string, PartitionSequences>();
   /** Partitions whose in-flight batches must be renumbered by the next epoch bump. */
   readonly #toRewrite = new Set<string>();
+  /**
+   * Partitions where a batch failed with an unknown outcome (Kafka's
+   * partitionsWithUnresolvedSequences): the sequence after the last such batch. No new batch of
+   * the partition is numbered until its in-flight batches are done and show whether it landed.
+   */
+  readonly #unresolved = new Map<string, number>();
   epochBumpRequired = false;
   /**
    * A transactional batch failed after being sent: its sequences may have a gap, so the abort
@@ -54,6 +68,7 @@ export class IdempotenceState {
   resetSequences(): void {
     this.#partitions.clear();
     this.#toRewrite.clear();
+    this.#unresolved.clear();
     this.epochBumpRequired = false;
     this.transactionalBumpRequired = false;
   }
@@ -63,6 +78,7 @@ export class IdempotenceState {
     let e = this.#partitions.get(k);
     if (e === undefined) {
       e = {
+        key: k,
         producerId: this.producerId,
         producerEpoch: this.producerEpoch,
         nextSequence: 0,
@@ -82,14 +98,16 @@ export class IdempotenceState {
   /**
    * Whether the head batch of a partition may be sent now (Kafka's
    * RecordAccumulator.shouldStopDrainBatchesForPartition, inverted): a new batch waits while the
-   * partition has `maxInFlight` batches out or batches of an older epoch still out; a retried
-   * batch goes only when it is the partition's oldest unfinished one, so retries keep order.
+   * partition has `maxInFlight` batches out, batches of an older epoch still out, or an
+   * unresolved sequence; a retried batch goes only when it is the partition's oldest unfinished
+   * one, so retries keep order.
    */
   canDrain(batch: ProducerBatch): boolean {
     if (!this.hasProducerId()) return false;
     const e = this.#entry(batch.topic, batch.partition);
     if (batch.baseSequence < 0) {
       if (e.inflight.length > 0 && this.#stale(e)) return false;
+      if (this.#unresolved.has(key(batch.topic, batch.partition))) return false;
       return e.inflight.length < this.#maxInFlight;
     }
     return e.inflight[0] === batch;
@@ -142,6 +160,8 @@ export class IdempotenceState {
    * TransactionManager.canRetry): UNKNOWN_PRODUCER_ID and OUT_OF_ORDER_SEQUENCE_NUMBER are
    * retried by the idempotent producer, after an epoch bump when the broker really lost the
    * producer's state or a sequence gap is real; otherwise `retriable` (the error table) decides.
+   * While the partition is unresolved, only OUT_OF_ORDER_SEQUENCE_NUMBER on the sequence right
+   * after the failed batch counts as a real gap.
    *
    * @param logStartOffset from the partition's response, -1n when unknown
    */
@@ -171,11 +191,18 @@ export class IdempotenceState {
       return false;
     }
     if (errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) {
+      const unresolvedNext = this.#unresolved.get(key(batch.topic, batch.partition));
       // Not the next sequence: an earlier batch failed and goes again first.
-      if (batch.sequenceReset || batch.baseSequence !== incrementSequence(e.lastAckedSequence, 1))
+      if (
+        unresolvedNext === undefined &&
+        (batch.sequenceReset || batch.baseSequence !== incrementSequence(e.lastAckedSequence, 1))
+      )
         return true;
       if (!this.#transactional) {
-        this.requestEpochBump(batch.topic, batch.partition);
+        // With a batch of unknown outcome before it, only the batch right after that one proves
+        // the gap; a later one is retried, unbumped, until the in-flight batches settle it.
+        if (unresolvedNext === undefined || batch.baseSequence === unresolvedNext)
+          this.requestEpochBump(batch.topic, batch.partition);
         return true;
       }
       return false;
@@ -185,13 +212,16 @@ export class IdempotenceState {
   }
 
   /**
-   * A batch failed for good after being sent: the broker may hold a gap in the partition's
-   * sequences, so its later batches would meet OUT_OF_ORDER_SEQUENCE_NUMBER until they expire.
-   * An idempotent producer renumbers the partition's remaining batches from 0 under an epoch
-   * the partition has not used, whatever epoch the producer has moved to since the batch was
-   * numbered (Kafka's TransactionManager.handleFailedBatch); a transactional one aborts instead.
+   * A batch failed for good after being sent (Kafka's TransactionManager.handleFailedBatch). Not
+   * written: the broker holds a gap in the partition's sequences, so an idempotent producer
+   * renumbers the partition's remaining batches from 0 under an epoch the partition has not
+   * used, whatever epoch the producer has moved to since the batch was numbered. Unknown: the
+   * batch may still be in the log, and a later batch with a lost send of its own could still
+   * land under its old number, so the partition is marked unresolved instead and settled by
+   * `resolveSequences` once its in-flight batches are done (Kafka's markSequenceUnresolved).
+   * A transactional producer aborts instead.
    */
-  onFailed(batch: ProducerBatch): void {
+  onFailed(batch: ProducerBatch, outcome: FailedOutcome): void {
     const e = this.#remove(batch);
     if (batch.baseSequence < 0 || batch.producerId !== this.producerId) return;
     if (this.#transactional) {
@@ -201,6 +231,13 @@ export class IdempotenceState {
     }
     // Numbered under another epoch than the partition's (forgotten or renumbered): no gap to fix.
     if (batch.producerEpoch !== e.producerEpoch) return;
+    if (outcome === 'unknown') {
+      const k = key(batch.topic, batch.partition);
+      const next = incrementSequence(batch.lastSequence, 1);
+      const known = this.#unresolved.get(k);
+      this.#unresolved.set(k, known === undefined ? next : Math.max(known, next));
+      return;
+    }
     if (this.#stale(e)) {
       // Another partition's bump moved the producer on while this one still ran on the old
       // epoch, so nothing of it carries the current epoch: that epoch starts afresh here, as in
@@ -209,6 +246,32 @@ export class IdempotenceState {
       return;
     }
     this.requestEpochBump(batch.topic, batch.partition);
+  }
+
+  /**
+   * Settles each unresolved partition whose in-flight batches are all done (Kafka's
+   * TransactionManager.maybeResolveSequences; the sender calls it on every pass). Acknowledged up
+   * to the last sequence handed out: the failed batch landed, or later ones proved it did, so
+   * numbering goes on. Otherwise the gap is real: an epoch bump (for a partition still on the
+   * previous epoch, the current epoch's fresh start, with no further bump).
+   */
+  resolveSequences(): void {
+    for (const k of this.#unresolved.keys()) {
+      const e = this.#partitions.get(k);
+      if (e !== undefined && e.inflight.length > 0) continue;
+      this.#unresolved.delete(k);
+      if (e === undefined || e.nextSequence === incrementSequence(e.lastAckedSequence, 1)) continue;
+      if (this.#stale(e)) this.#rewrite(e);
+      else {
+        this.#toRewrite.add(k);
+        this.epochBumpRequired = true;
+      }
+    }
+  }
+
+  /** Whether a partition waits for its in-flight batches to settle a failed one (tests, diagnostics). */
+  hasUnresolvedSequence(topic: string, partition: number): boolean {
+    return this.#unresolved.has(key(topic, partition));
   }
 
   /** Asks for an epoch bump that renumbers this partition's in-flight batches. */
@@ -232,6 +295,7 @@ export class IdempotenceState {
       this.producerEpoch = -1;
       this.#partitions.clear();
       this.#toRewrite.clear();
+      this.#unresolved.clear();
       return 'new-id';
     }
     this.producerEpoch++;
@@ -256,6 +320,8 @@ export class IdempotenceState {
     e.nextSequence = sequence;
     e.lastAckedSequence = -1;
     e.lastAckedOffset = -1n;
+    // A fresh start under the current epoch: the unresolved sequence belonged to the old numbering.
+    this.#unresolved.delete(e.key);
   }
 
   /** Unfinished sequenced batches of a partition (tests, diagnostics). */

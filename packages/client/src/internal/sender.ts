@@ -17,7 +17,7 @@ import type { ProducerCluster } from '../producer-cluster.js';
 import { DeliveryTimeoutError } from '../producer-errors.js';
 import type { ResolvedProducerOptions } from '../producer-options.js';
 import type { Accumulator } from './accumulator.js';
-import type { IdempotenceState } from './idempotence.js';
+import type { FailedOutcome, IdempotenceState } from './idempotence.js';
 import type { ProducerBatch } from './producer-batch.js';
 
 /** What the sender asks of the producer around it. */
@@ -145,17 +145,22 @@ export class Sender {
     const now = Date.now();
     const idem = this.#idempotence;
     const transactional = this.#options.transactionalId !== undefined;
-    if (idem !== null && !transactional) {
-      if (idem.bumpEpochIfRequired() === 'new-id') this.#failStaleProducerBatches();
-      if (!idem.hasProducerId()) this.#initProducerId();
-    }
     if (transactional) {
       const abortWith = this.#hooks.undrainedError?.();
       if (abortWith !== undefined) this.failQueued(abortWith);
     }
     let next = this.#accumulator.closeDue(now);
     for (const batch of this.#accumulator.expired(now, this.#options.deliveryTimeoutMs)) {
-      this.#fail(batch, this.#timeoutError(batch));
+      // Only a batch that was sent has a sequence; it expires between attempts, so the broker
+      // may have written an earlier one (Kafka's Sender marks such a batch unresolved).
+      this.#fail(batch, this.#timeoutError(batch), 'unknown');
+    }
+    if (idem !== null && !transactional) {
+      // After the expiries, so a partition they left unresolved with nothing in flight is
+      // settled in this pass: nothing else would wake the sender for it.
+      idem.resolveSequences();
+      if (idem.bumpEpochIfRequired() === 'new-id') this.#failStaleProducerBatches();
+      if (!idem.hasProducerId()) this.#initProducerId();
     }
     if (idem === null || idem.hasProducerId()) next = Math.min(next, this.#drain(now));
     if (next !== Number.POSITIVE_INFINITY) this.scheduleAt(next);
@@ -423,7 +428,7 @@ export class Sender {
         { topic: batch.topic, partition: batch.partition, ...errorFields(error) },
         'producer failed: it cannot continue',
       );
-      this.#fail(batch, error);
+      this.#fail(batch, error, errorCode < 0 ? 'unknown' : 'not-written');
       this.#hooks.onFatal(error);
       return;
     }
@@ -453,7 +458,10 @@ export class Sender {
       return;
     }
     if (trace !== null) trace.outcome = 'error';
-    this.#fail(batch, canRetry ? this.#timeoutError(batch) : error);
+    // Out of time, or no answer for the batch: the broker may hold it. Otherwise the broker
+    // answered with an error that is not retried, so these bytes are not in the log.
+    const outcome: FailedOutcome = canRetry || errorCode < 0 ? 'unknown' : 'not-written';
+    this.#fail(batch, canRetry ? this.#timeoutError(batch) : error, outcome);
   }
 
   /** Exponential backoff with ±20% jitter (Kafka's retry.backoff.ms / retry.backoff.max.ms). */
@@ -487,10 +495,10 @@ export class Sender {
   }
 
   /** Fails a batch that is not queued (in flight, just answered, or expired). */
-  #fail(batch: ProducerBatch, error: Error): void {
+  #fail(batch: ProducerBatch, error: Error, outcome: FailedOutcome): void {
     batch.inFlight = false;
     if (!batch.done) this.counters.recordsFailed += batch.recordCount;
-    this.#idempotence?.onFailed(batch);
+    this.#idempotence?.onFailed(batch, outcome);
     this.#accumulator.finished(batch);
     batch.fail(error);
     if (this.#options.transactionalId !== undefined) this.#hooks.onAbortable(error);
@@ -498,7 +506,8 @@ export class Sender {
 
   /** Fails every queued batch with `error` (fatal state, abort, forced close). */
   failQueued(error: Error): void {
-    for (const b of this.#accumulator.takeAll()) this.#fail(b, error);
+    // Never sent again: whatever an earlier send did stays unknown.
+    for (const b of this.#accumulator.takeAll()) this.#fail(b, error, 'unknown');
   }
 
   /** After a producer id reset, batches stamped with the old id cannot be retried: fail them. */
@@ -508,7 +517,7 @@ export class Sender {
         const b = q.batches[i]!;
         if (b.baseSequence >= 0) {
           q.batches.splice(i, 1);
-          this.#fail(b, this.#timeoutError(b));
+          this.#fail(b, this.#timeoutError(b), 'unknown');
         } else i++;
       }
     }

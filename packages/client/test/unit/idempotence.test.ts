@@ -69,7 +69,7 @@ describe('IdempotenceState: a batch of a partition still on the previous epoch f
   it('renumbers the partition from 0 under the current epoch, without a further bump', () => {
     const { idem, p } = staleAfterAnotherPartitionsBump();
     const [b1, b2, b3] = p as [ProducerBatch, ProducerBatch, ProducerBatch];
-    idem.onFailed(b1);
+    idem.onFailed(b1, 'not-written');
     expect(numbering(b2)).toEqual([1, 0]);
     expect(numbering(b3)).toEqual([1, 3]);
     expect(b2.sequenceReset && b3.sequenceReset).toBe(true);
@@ -83,7 +83,7 @@ describe('IdempotenceState: a batch of a partition still on the previous epoch f
   it('retries the answers to the old bytes, then the renumbered batches land in order', () => {
     const { idem, p } = staleAfterAnotherPartitionsBump();
     const [b1, b2, b3] = p as [ProducerBatch, ProducerBatch, ProducerBatch];
-    idem.onFailed(b1);
+    idem.onFailed(b1, 'not-written');
     // The broker still holds epoch 0 up to sequence 0, so the old bytes of b2 and b3 are out of order.
     expect(idem.canRetry(b2, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, false, 0n)).toBe(true);
     expect(idem.canRetry(b3, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, false, 0n)).toBe(true);
@@ -103,30 +103,42 @@ describe('IdempotenceState: a batch of a partition still on the previous epoch f
   it('leaves the partitions already on the current epoch numbering on', () => {
     const { idem, p, q1 } = staleAfterAnotherPartitionsBump();
     idem.onSuccess(q1, 1n);
-    idem.onFailed(p[0]!);
+    idem.onFailed(p[0]!, 'not-written');
     const q2 = batch('t', 1);
     send(idem, q2);
     expect(numbering(q2)).toEqual([1, 1]);
   });
 
-  it('renumbers again when old bytes turn out to have landed (the failed batch was written after all)', () => {
+  it('waits for its in-flight batches when the failed batch may have been written, then moves to the current epoch', () => {
     const { idem, p } = staleAfterAnotherPartitionsBump();
     const [b1, b2, b3] = p as [ProducerBatch, ProducerBatch, ProducerBatch];
-    // b1 expired after a lost answer: the broker did write it, so b2's epoch 0 bytes land too.
-    idem.onFailed(b1);
+    // b1 expired after a lost answer: nothing is renumbered while b2 and b3 may still land.
+    idem.onFailed(b1, 'unknown');
+    expect(idem.hasUnresolvedSequence('t', 0)).toBe(true);
+    expect([b2, b3].map(numbering)).toEqual([
+      [0, 3],
+      [0, 6],
+    ]);
+    // The broker did write b1, so b2's epoch 0 bytes land, then b3's: the acks prove b1.
     idem.onSuccess(b2, 3n);
-    // Epoch 1 has still not started on the partition: b3 opens it at 0.
-    expect(numbering(b3)).toEqual([1, 0]);
-    expect(idem.nextSequence('t', 0)).toBe(1);
-    expect(idem.canRetry(b3, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, false, 0n)).toBe(true);
+    idem.resolveSequences();
+    expect(idem.hasUnresolvedSequence('t', 0)).toBe(true);
+    idem.onSuccess(b3, 6n);
+    idem.resolveSequences();
+    expect(idem.hasUnresolvedSequence('t', 0)).toBe(false);
     expect(idem.epochBumpRequired).toBe(false);
+    // Nothing of epoch 0 is out any more: the partition starts epoch 1 at 0, no further bump.
+    const next = batch('t', 0);
+    send(idem, next);
+    expect(numbering(next)).toEqual([1, 0]);
+    expect(idem.producerEpoch).toBe(1);
   });
 
   it('still bumps the epoch for a failed batch of a partition on the current epoch', () => {
     const { idem, q1 } = staleAfterAnotherPartitionsBump();
     const q2 = batch('t', 1);
     send(idem, q2);
-    idem.onFailed(q1);
+    idem.onFailed(q1, 'not-written');
     expect(idem.epochBumpRequired).toBe(true);
     expect(idem.bumpEpochIfRequired()).toBe('bumped');
     expect(numbering(q2)).toEqual([2, 0]);
@@ -138,7 +150,7 @@ describe('IdempotenceState: a batch of a partition still on the previous epoch f
     const old = batch('t', 0);
     send(idem, old);
     idem.setProducerIdAndEpoch(7001n, 0);
-    idem.onFailed(old);
+    idem.onFailed(old, 'not-written');
     expect(idem.epochBumpRequired).toBe(false);
   });
 });
@@ -151,11 +163,11 @@ describe('IdempotenceState: transactional producers abort instead', () => {
     send(idem, old);
     idem.setProducerIdAndEpoch(7000n, 4);
     idem.resetSequences();
-    idem.onFailed(old);
+    idem.onFailed(old, 'not-written');
     expect(idem.transactionalBumpRequired).toBe(false);
     const current = batch('t', 0);
     send(idem, current);
-    idem.onFailed(current);
+    idem.onFailed(current, 'unknown');
     expect(idem.transactionalBumpRequired).toBe(true);
     expect(idem.epochBumpRequired).toBe(false);
   });
@@ -201,5 +213,87 @@ describe('IdempotenceState: a renumbered batch that has been sent again', () => 
     expect(idem.epochBumpRequired).toBe(true);
     expect(idem.bumpEpochIfRequired()).toBe('bumped');
     expect(numbering(b)).toEqual([2, 0]);
+  });
+});
+
+describe('IdempotenceState: a batch that fails with an unknown outcome', () => {
+  /** a acked; b1, b2, b3 out under epoch 0; b1 then runs out of time after a lost answer. */
+  function b1Unresolved() {
+    const idem = new IdempotenceState(false, 5);
+    idem.setProducerIdAndEpoch(7000n, 0);
+    const a = batch('t', 0);
+    send(idem, a);
+    idem.onSuccess(a, 0n);
+    const [b1, b2, b3] = [batch('t', 0, 2), batch('t', 0), batch('t', 0)] as const;
+    for (const b of [b1, b2, b3]) send(idem, b);
+    idem.onFailed(b1, 'unknown');
+    return { idem, b1, b2, b3 };
+  }
+
+  it('renumbers nothing and numbers no new batch while the in-flight batches may still land', () => {
+    const { idem, b2, b3 } = b1Unresolved();
+    expect(idem.hasUnresolvedSequence('t', 0)).toBe(true);
+    expect(idem.epochBumpRequired).toBe(false);
+    idem.resolveSequences();
+    expect(idem.bumpEpochIfRequired()).toBe('none');
+    expect([b2, b3].map(numbering)).toEqual([
+      [0, 3],
+      [0, 4],
+    ]);
+    expect(idem.canDrain(batch('t', 0))).toBe(false);
+    // Another partition is not held back.
+    expect(idem.canDrain(batch('t', 1))).toBe(true);
+  });
+
+  it('retries OUT_OF_ORDER_SEQUENCE_NUMBER unbumped, except on the sequence right after the failed batch', () => {
+    const { idem, b2, b3 } = b1Unresolved();
+    expect(idem.canRetry(b3, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, false, 0n)).toBe(true);
+    expect(idem.epochBumpRequired).toBe(false);
+    expect(idem.canRetry(b2, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, false, 0n)).toBe(true);
+    expect(idem.epochBumpRequired).toBe(true);
+    expect(idem.bumpEpochIfRequired()).toBe('bumped');
+    expect([b2, b3].map(numbering)).toEqual([
+      [1, 0],
+      [1, 1],
+    ]);
+    expect(idem.hasUnresolvedSequence('t', 0)).toBe(false);
+  });
+
+  it('goes on without a bump once later acknowledgements prove the failed batch', () => {
+    const { idem, b2, b3 } = b1Unresolved();
+    idem.onSuccess(b2, 3n);
+    idem.onSuccess(b3, 4n);
+    idem.resolveSequences();
+    expect(idem.hasUnresolvedSequence('t', 0)).toBe(false);
+    expect(idem.bumpEpochIfRequired()).toBe('none');
+    const next = batch('t', 0);
+    send(idem, next);
+    expect(numbering(next)).toEqual([0, 5]);
+  });
+
+  it('bumps when the in-flight batches are done and the acknowledgements fall short', () => {
+    const { idem, b2, b3 } = b1Unresolved();
+    const queued = batch('t', 0);
+    idem.onFailed(b2, 'unknown');
+    idem.resolveSequences();
+    expect(idem.epochBumpRequired).toBe(false);
+    idem.onFailed(b3, 'unknown');
+    idem.resolveSequences();
+    expect(idem.epochBumpRequired).toBe(true);
+    expect(idem.bumpEpochIfRequired()).toBe('bumped');
+    expect(idem.hasUnresolvedSequence('t', 0)).toBe(false);
+    send(idem, queued);
+    expect(numbering(queued)).toEqual([1, 0]);
+  });
+
+  it('still bumps at once for a batch the broker refused (not written)', () => {
+    const idem = new IdempotenceState(false, 5);
+    idem.setProducerIdAndEpoch(7000n, 0);
+    const [b1, b2] = [batch('t', 0), batch('t', 0)] as const;
+    send(idem, b1);
+    send(idem, b2);
+    idem.onFailed(b1, 'not-written');
+    expect(idem.bumpEpochIfRequired()).toBe('bumped');
+    expect(numbering(b2)).toEqual([1, 0]);
   });
 });
