@@ -18,6 +18,7 @@
  * Needs `--expose-gc`.
  */
 import { buildWorkloads, type Summary } from './codec-workloads.js';
+import { shuffle } from './shuffle.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('codec-child needs node --expose-gc');
@@ -34,17 +35,6 @@ export interface TimedResult {
   /** Process CPU time (user + system, all threads: GC helpers included) per call. */
   cpuUsPerOp: number;
   ops: number;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
@@ -118,11 +108,7 @@ if (mode === 'check') {
     }
     tasks = [{ w, c }];
   } else {
-    const random = mulberry32(Number(seedArg));
-    for (let i = tasks.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [tasks[i], tasks[j]] = [tasks[j]!, tasks[i]!];
-    }
+    shuffle(tasks, Number(seedArg));
   }
   const results: TimedResult[] = [];
   for (const { w, c } of tasks) {

@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TimedResult } from './codec-child.js';
 import { buildWorkloads, type Summary } from './codec-workloads.js';
+import { shuffle } from './shuffle.js';
 
 const run = promisify(execFile);
 const child = join(dirname(fileURLToPath(import.meta.url)), 'codec-child.js');
@@ -47,18 +48,6 @@ function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-/** Deterministic shuffle order from a seed (mulberry32), so a run's order can be replayed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function fmt(us: number): string {
@@ -107,12 +96,10 @@ export async function runCodecSuite(
       all.push(JSON.parse(await runChild(['time', String(seed), ms])) as TimedResult[]);
       continue;
     }
-    const tasks = workloads.flatMap((w) => w.contestants.map((_, c) => [w.id, String(c)]));
-    const random = mulberry32(seed);
-    for (let j = tasks.length - 1; j > 0; j--) {
-      const k = Math.floor(random() * (j + 1));
-      [tasks[j], tasks[k]] = [tasks[k]!, tasks[j]!];
-    }
+    const tasks = shuffle(
+      workloads.flatMap((w) => w.contestants.map((_, c) => [w.id, String(c)])),
+      seed,
+    );
     const results: TimedResult[] = [];
     for (const task of tasks) {
       results.push(
