@@ -232,6 +232,19 @@ export class Accumulator {
     return out;
   }
 
+  /**
+   * The earliest time a batch not in flight will reach its delivery timeout, or Infinity
+   * (Kafka's RecordAccumulator.nextExpiryTimeMs): the sender wakes then even when nothing else
+   * would, so a batch stuck behind a request that does not come back still fails on time.
+   */
+  nextExpiryMs(deliveryTimeoutMs: number): number {
+    let first = Number.POSITIVE_INFINITY;
+    for (const q of this.#queues.values()) {
+      for (const b of q.batches) if (b.createdMs < first) first = b.createdMs;
+    }
+    return first + deliveryTimeoutMs;
+  }
+
   /** Removes and returns every batch not in flight (abort, forced close). */
   takeAll(): ProducerBatch[] {
     const out: ProducerBatch[] = [];

@@ -163,6 +163,10 @@ export class Sender {
       if (!idem.hasProducerId()) this.#initProducerId();
     }
     if (idem === null || idem.hasProducerId()) next = Math.min(next, this.#drain(now));
+    // What is still queued after the drain must fail at its deadline even if no answer, retry
+    // or metadata change wakes the sender before then (Kafka's Sender polls no longer than
+    // RecordAccumulator.nextExpiryTimeMs).
+    next = Math.min(next, this.#accumulator.nextExpiryMs(this.#options.deliveryTimeoutMs));
     if (next !== Number.POSITIVE_INFINITY) this.scheduleAt(next);
     if (this.#staleTopics.size > 0) this.#refreshMetadata();
   }

@@ -199,3 +199,37 @@ describe('Producer: a batch that expires after being sent leaves its partition u
     expect(numbered(fake).at(-1)).toEqual([1, 0]);
   });
 });
+
+describe('Producer: a queued batch fails at its delivery deadline', () => {
+  it('even when no answer, retry or metadata change wakes the sender before it', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    const producer = new Producer(fake, {
+      batchSize: 1,
+      lingerMs: 0,
+      maxInFlight: 1,
+      requestTimeoutMs: 1000,
+      deliveryTimeoutMs: 1500,
+      random: () => 0.5,
+    });
+    // Every answer is held: a's request never comes back, so nothing wakes the sender.
+    const held = gate();
+    fake.gate = held.held;
+    const a = send(producer, 'a');
+    await advance(100);
+    let bSettled = false;
+    const b = send(producer, 'b').finally(() => {
+      bSettled = true;
+    });
+    // b waits behind a (one request in flight); its deadline is 100 + 1500 ms.
+    await advance(1499);
+    expect(bSettled).toBe(false);
+    await advance(1);
+    expect(bSettled).toBe(true);
+    expect(await b).toBeInstanceOf(DeliveryTimeoutError);
+    expect(fake.requests).toHaveLength(1);
+    await held.open();
+    expect(await a).toBe(0n);
+    await producer.close();
+    expect(fake.log('t', 0).values).toEqual(['a']);
+  });
+});
