@@ -8,21 +8,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { crc32c } from '@node-rs/crc32';
+import { mulberry32 } from './seeded-random.js';
 
 /** Distinct values per pool; record i carries pool[i % POOL_SIZE]. */
 export const POOL_SIZE = 1000;
-
-/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november ' +
@@ -35,7 +24,7 @@ const EVENTS = ['click', 'view', 'purchase', 'search', 'login', 'logout', 'signu
 
 /** The pool of `POOL_SIZE` values of exactly `size` bytes (ASCII), deterministic for a size. */
 export function makeValues(size: number): Buffer[] {
-  const random = prng(0x6b61666b ^ size);
+  const random = mulberry32(0x6b61666b ^ size);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
   const values: Buffer[] = [];
   for (let i = 0; i < POOL_SIZE; i++) {

@@ -18,7 +18,7 @@
  * Needs `--expose-gc`.
  */
 import { buildWorkloads, type Summary } from './codec-workloads.js';
-import { shuffle } from './shuffle.js';
+import { shuffle } from './seeded-random.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('codec-child needs node --expose-gc');

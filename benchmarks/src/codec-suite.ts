@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TimedResult } from './codec-child.js';
 import { buildWorkloads, type Summary } from './codec-workloads.js';
-import { shuffle } from './shuffle.js';
+import { shuffle } from './seeded-random.js';
 
 const run = promisify(execFile);
 const child = join(dirname(fileURLToPath(import.meta.url)), 'codec-child.js');

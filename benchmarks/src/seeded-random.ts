@@ -1,9 +1,10 @@
 /**
- * A seeded shuffle (mulberry32 as the generator), so the order a benchmark run used can be
- * replayed from its seed.
+ * Seeded randomness for the benchmarks, so a run's inputs and order can be replayed from its
+ * seed.
  */
 
-function mulberry32(seed: number): () => number {
+/** mulberry32: a small seeded PRNG, uniform in [0, 1). */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
