@@ -34,16 +34,22 @@ function send(idem: IdempotenceState, b: ProducerBatch): void {
 
 const numbering = (b: ProducerBatch) => [b.producerEpoch, b.baseSequence];
 
-/**
- * Partition t-0 acked one batch and has three more out under epoch 0; then t-1's gap bumps the
- * producer to epoch 1, which leaves t-0 on the old epoch.
- */
-function staleAfterAnotherPartitionsBump() {
+/** An idempotent producer (id 7000, epoch 0) whose first batch on t-0 is acknowledged. */
+function afterOneAck(): IdempotenceState {
   const idem = new IdempotenceState(false, 5);
   idem.setProducerIdAndEpoch(7000n, 0);
   const a = batch('t', 0);
   send(idem, a);
   idem.onSuccess(a, 0n);
+  return idem;
+}
+
+/**
+ * Partition t-0 acked one batch and has three more out under epoch 0; then t-1's gap bumps the
+ * producer to epoch 1, which leaves t-0 on the old epoch.
+ */
+function staleAfterAnotherPartitionsBump() {
+  const idem = afterOneAck();
   const p = [batch('t', 0, 2), batch('t', 0, 3), batch('t', 0, 1)];
   for (const b of p) send(idem, b);
   const q0 = batch('t', 1);
@@ -198,18 +204,13 @@ describe('IdempotenceState: a renumbered batch that has been sent again', () => 
     return { idem, b };
   }
 
-  it('bumps again when its new bytes meet a real gap (OUT_OF_ORDER on the next sequence)', () => {
+  // The broker lost a's write (an unclean leader election): b is next, yet refused.
+  it.each([
+    ['OUT_OF_ORDER on the next sequence', ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER],
+    ['UNKNOWN_PRODUCER_ID', ErrorCode.UNKNOWN_PRODUCER_ID],
+  ])('bumps again when its new bytes meet a real gap (%s)', (_, code) => {
     const { idem, b } = renumberedAndResent();
-    // The broker lost a's write (an unclean leader election): b is next, yet out of order.
-    expect(idem.canRetry(b, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, false, 0n)).toBe(true);
-    expect(idem.epochBumpRequired).toBe(true);
-    expect(idem.bumpEpochIfRequired()).toBe('bumped');
-    expect(numbering(b)).toEqual([2, 0]);
-  });
-
-  it('bumps again when its new bytes meet UNKNOWN_PRODUCER_ID', () => {
-    const { idem, b } = renumberedAndResent();
-    expect(idem.canRetry(b, ErrorCode.UNKNOWN_PRODUCER_ID, false, 0n)).toBe(true);
+    expect(idem.canRetry(b, code, false, 0n)).toBe(true);
     expect(idem.epochBumpRequired).toBe(true);
     expect(idem.bumpEpochIfRequired()).toBe('bumped');
     expect(numbering(b)).toEqual([2, 0]);
@@ -219,11 +220,7 @@ describe('IdempotenceState: a renumbered batch that has been sent again', () => 
 describe('IdempotenceState: a batch that fails with an unknown outcome', () => {
   /** a acked; b1, b2, b3 out under epoch 0; b1 then runs out of time after a lost answer. */
   function b1Unresolved() {
-    const idem = new IdempotenceState(false, 5);
-    idem.setProducerIdAndEpoch(7000n, 0);
-    const a = batch('t', 0);
-    send(idem, a);
-    idem.onSuccess(a, 0n);
+    const idem = afterOneAck();
     const [b1, b2, b3] = [batch('t', 0, 2), batch('t', 0), batch('t', 0)] as const;
     for (const b of [b1, b2, b3]) send(idem, b);
     idem.onFailed(b1, 'unknown');

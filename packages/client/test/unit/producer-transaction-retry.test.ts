@@ -45,6 +45,30 @@ const rejection = (p: Promise<unknown>) =>
 const endTxns = (cluster: TxnFakeCluster) =>
   cluster.callsOf('EndTxn').map((c) => c.request.committed as boolean);
 
+/** The coordinator answers EndTxn (only a commit's, with `commitOnly`) with `code`. */
+function refuseEndTxn(cluster: TxnFakeCluster, code: number, commitOnly = false): void {
+  cluster.answer = (c) =>
+    c.api === 'EndTxn' && (!commitOnly || c.request.committed)
+      ? ProtocolError.fromCode(code, 'EndTxn')
+      : undefined;
+}
+
+/**
+ * The commit of a transaction is answered `code`: it must fail abortable, the abort that follows
+ * go through, and the producer then commit another transaction.
+ */
+async function commitRefusedLeavesAbortable(code: number): Promise<void> {
+  const cluster = new TxnFakeCluster({ out: 1 });
+  const producer = await inTransaction(cluster);
+  refuseEndTxn(cluster, code, true);
+  await expect(producer.commitTransaction()).rejects.toBeInstanceOf(TransactionAbortableError);
+  await producer.abortTransaction();
+  expect(endTxns(cluster)).toEqual([true, false]);
+  cluster.answer = () => undefined;
+  await commitsAnother(producer);
+  await producer.close();
+}
+
 async function inTransaction(cluster: TxnFakeCluster): Promise<Producer> {
   const producer = new Producer(cluster, OPTIONS);
   await producer.initTransactions();
@@ -130,18 +154,7 @@ describe('transactional producer: a failed abort or commit can be called again',
   });
 
   it('a commit the coordinator refuses (not retriable) is aborted, as before', async () => {
-    const cluster = new TxnFakeCluster({ out: 1 });
-    const producer = await inTransaction(cluster);
-    cluster.answer = (c) =>
-      c.api === 'EndTxn' && c.request.committed
-        ? ProtocolError.fromCode(ErrorCode.TRANSACTION_ABORTABLE, 'EndTxn')
-        : undefined;
-    await expect(producer.commitTransaction()).rejects.toBeInstanceOf(TransactionAbortableError);
-    await producer.abortTransaction();
-    expect(endTxns(cluster)).toEqual([true, false]);
-    cluster.answer = () => undefined;
-    await commitsAnother(producer);
-    await producer.close();
+    await commitRefusedLeavesAbortable(ErrorCode.TRANSACTION_ABORTABLE);
   });
 
   it('a second call while a commit or an abort runs joins it (one EndTxn each)', async () => {
@@ -228,10 +241,7 @@ describe("transactional producer: EndTxn answers, as Kafka's EndTxnHandler reads
     it(`${call} answered INVALID_TXN_STATE makes the producer fatal`, async () => {
       const cluster = new TxnFakeCluster({ out: 1 });
       const producer = await inTransaction(cluster);
-      cluster.answer = (c) =>
-        c.api === 'EndTxn'
-          ? ProtocolError.fromCode(ErrorCode.INVALID_TXN_STATE, 'EndTxn')
-          : undefined;
+      refuseEndTxn(cluster, ErrorCode.INVALID_TXN_STATE);
       const end = () => (committed ? producer.commitTransaction() : producer.abortTransaction());
       const error = await rejection(end());
       expect(error).toBeInstanceOf(ProducerFatalError);
@@ -248,28 +258,14 @@ describe("transactional producer: EndTxn answers, as Kafka's EndTxnHandler reads
   it('an answer EndTxn does not expect (UNKNOWN_SERVER_ERROR) is fatal too', async () => {
     const cluster = new TxnFakeCluster({ out: 1 });
     const producer = await inTransaction(cluster);
-    cluster.answer = (c) =>
-      c.api === 'EndTxn'
-        ? ProtocolError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, 'EndTxn')
-        : undefined;
+    refuseEndTxn(cluster, ErrorCode.UNKNOWN_SERVER_ERROR);
     await expect(producer.commitTransaction()).rejects.toBeInstanceOf(ProducerFatalError);
     expect(() => producer.beginTransaction()).toThrow(ProducerFatalError);
     await producer.close();
   });
 
   it('UNKNOWN_PRODUCER_ID on commit leaves the transaction abortable, and the producer goes on', async () => {
-    const cluster = new TxnFakeCluster({ out: 1 });
-    const producer = await inTransaction(cluster);
-    cluster.answer = (c) =>
-      c.api === 'EndTxn' && c.request.committed
-        ? ProtocolError.fromCode(ErrorCode.UNKNOWN_PRODUCER_ID, 'EndTxn')
-        : undefined;
-    await expect(producer.commitTransaction()).rejects.toBeInstanceOf(TransactionAbortableError);
-    await producer.abortTransaction();
-    expect(endTxns(cluster)).toEqual([true, false]);
-    cluster.answer = () => undefined;
-    await commitsAnother(producer);
-    await producer.close();
+    await commitRefusedLeavesAbortable(ErrorCode.UNKNOWN_PRODUCER_ID);
   });
 });
 

@@ -12,6 +12,16 @@ import {
 } from '../../src/index.js';
 import { FakeProduceCluster } from './fake-produce-cluster.js';
 
+/** One record per batch, sent at once, retried fast: every batch's numbering is visible. */
+const ONE_RECORD_BATCHES = {
+  batchSize: 1,
+  lingerMs: 0,
+  retryBackoffMs: 1,
+  retryBackoffMaxMs: 5,
+  requestTimeoutMs: 500,
+  deliveryTimeoutMs: 2000,
+} as const;
+
 const sendAll = (producer: Producer, topic: string, n: number, partition?: number) =>
   Promise.all(
     Array.from({ length: n }, (_, i) =>
@@ -163,14 +173,7 @@ describe('Producer retries', () => {
     // producer to epoch 1. Then the first of the three fails for good: the other two must start
     // epoch 1 at sequence 0, not resend epoch 0 sequences the broker will never accept.
     const fake = new FakeProduceCluster({ t: 2 });
-    const producer = new Producer(fake, {
-      batchSize: 1,
-      lingerMs: 0,
-      retryBackoffMs: 1,
-      retryBackoffMaxMs: 5,
-      requestTimeoutMs: 500,
-      deliveryTimeoutMs: 2000,
-    });
+    const producer = new Producer(fake, ONE_RECORD_BATCHES);
     await producer.send({ topic: 't', partition: 0, value: 'a' });
     await producer.send({ topic: 't', partition: 1, value: 'q0' });
     let release!: () => void;
@@ -231,14 +234,7 @@ describe('Producer retries', () => {
     // it (an unclean leader election). b2, resent under epoch 1, is the next sequence the
     // producer knows of, yet out of order: only another bump lets it through.
     const fake = new FakeProduceCluster({ t: 1 });
-    const producer = new Producer(fake, {
-      batchSize: 1,
-      lingerMs: 0,
-      retryBackoffMs: 1,
-      retryBackoffMaxMs: 5,
-      requestTimeoutMs: 500,
-      deliveryTimeoutMs: 2000,
-    });
+    const producer = new Producer(fake, ONE_RECORD_BATCHES);
     await producer.send({ topic: 't', value: 'a' });
     const log = fake.log('t', 0);
     log.nextError = ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER;
