@@ -12,8 +12,10 @@ export { CodecError, KafkaError } from './errors.js';
 export {
   decodeResponseFrame,
   encodeRequestFrame,
+  encodeRequestFrameChunks,
   readResponseCorrelationId,
   writeRequestFrame,
+  ZERO_COPY_FROM_BYTES,
 } from './frame.js';
 export * from './gen/descriptions/index.js';
 export type { BrokerErrorInfo, ErrorName } from './gen/errors.js';

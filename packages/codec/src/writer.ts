@@ -20,8 +20,20 @@ const UUID_TEXT = /^[A-Za-z0-9_-]{21}[AQgw]$/;
 export class Writer {
   /** The backing buffer; replaced when it grows, so do not keep a reference across writes. */
   buf: Buffer;
-  /** Bytes written so far. */
+  /** Bytes written so far into `buf` (see {@link Writer.size} once bytes go zero-copy). */
   pos: number;
+  /**
+   * Zero-copy mode (off until {@link Writer.zeroCopy}): the pieces already closed, in order;
+   * `buf` from `chunkFrom` to `pos` is the open piece.
+   */
+  private chunks: Buffer[] | null = null;
+  private chunkFrom = 0;
+  /** Raw byte fields at least this long go out by reference in zero-copy mode; 0: off. */
+  private zeroCopyFrom = 0;
+  /** Bytes in `chunks` that are not in `buf` (the fields passed by reference). */
+  private external = 0;
+  /** Size slots open (`beginSized` without its `endSized`): nothing goes zero-copy inside one. */
+  private sizedOpen = 0;
 
   /** @param initialSize first buffer size in bytes (grows by doubling). */
   constructor(initialSize = 256) {
@@ -36,18 +48,65 @@ export class Writer {
     let size = this.buf.length * 2;
     while (size < need) size *= 2;
     const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.pos);
+    // Bytes before `chunkFrom` are closed pieces (views of the old buffer): only the open one moves.
+    this.buf.copy(next, this.chunkFrom, this.chunkFrom, this.pos);
     this.buf = next;
+  }
+
+  /**
+   * Zero-copy mode, for a frame about to go to a socket as a list of buffers (a writev), as
+   * Kafka's `SendBuilder` adds a request's records by reference: from now on a raw byte field
+   * of at least `minBytes` (a Produce request's record batches) is not copied; the writer
+   * closes the piece written so far and keeps the caller's buffer as the next piece. Read the
+   * result with {@link Writer.finishChunks}; the caller must not change such a buffer until
+   * the pieces have been written. Fields inside a size slot (tagged fields) are always copied.
+   */
+  zeroCopy(minBytes: number): void {
+    if (!(Number.isInteger(minBytes) && minBytes > 0))
+      throw badValue('zero-copy threshold', minBytes);
+    this.chunks ??= [];
+    this.zeroCopyFrom = minBytes;
+  }
+
+  /** Bytes written so far, the zero-copy fields included. */
+  get size(): number {
+    return this.pos + this.external;
+  }
+
+  /**
+   * The bytes written so far as the pieces to write in order: views of the writer's buffer
+   * and, in zero-copy mode, the fields passed by reference. One piece when nothing went
+   * zero-copy; valid until the writer is used again.
+   */
+  finishChunks(): Buffer[] {
+    const out = this.chunks === null ? [] : this.chunks.slice();
+    if (this.pos > this.chunkFrom || out.length === 0) {
+      out.push(this.buf.subarray(this.chunkFrom, this.pos));
+    }
+    return out;
   }
 
   /** A view of the bytes written so far (shares memory with the writer until it is reused). */
   finish(): Buffer {
+    // Once a field went zero-copy, the closed pieces are not all in `buf`: join them.
+    if (this.chunks !== null && this.chunks.length > 0) {
+      return Buffer.concat(this.finishChunks(), this.size);
+    }
     return this.buf.subarray(0, this.pos);
+  }
+
+  /** True once {@link Writer.zeroCopy} was called. */
+  get zeroCopying(): boolean {
+    return this.chunks !== null;
   }
 
   /** Forgets what was written; the buffer is kept for reuse. */
   reset(): void {
     this.pos = 0;
+    this.chunkFrom = 0;
+    this.external = 0;
+    this.sizedOpen = 0;
+    if (this.chunks !== null) this.chunks = [];
   }
 
   /** Writes int8 (-128..127). @throws CodecError VALUE_INVALID when out of range */
@@ -168,6 +227,14 @@ export class Writer {
 
   /** Raw bytes, no length prefix. */
   writeRaw(v: Buffer): void {
+    if (this.zeroCopyFrom > 0 && v.length >= this.zeroCopyFrom && this.sizedOpen === 0) {
+      const chunks = this.chunks as Buffer[];
+      if (this.pos > this.chunkFrom) chunks.push(this.buf.subarray(this.chunkFrom, this.pos));
+      chunks.push(v);
+      this.chunkFrom = this.pos;
+      this.external += v.length;
+      return;
+    }
     this.ensure(v.length);
     v.copy(this.buf, this.pos);
     this.pos += v.length;
@@ -241,11 +308,13 @@ export class Writer {
    */
   beginSized(): number {
     this.ensure(1);
+    this.sizedOpen++;
     return this.pos++;
   }
 
   /** Writes the size of everything after `slot` into it, moving the bytes if it needs more. */
   endSized(slot: number): void {
+    if (this.sizedOpen > 0) this.sizedOpen--;
     const size = this.pos - slot - 1;
     if (size < 0x80) {
       this.buf[slot] = size;

@@ -5,7 +5,7 @@ import {
   type ApiDescriptor,
   apiDescriptor,
   decodeResponseFrame,
-  encodeRequestFrame,
+  encodeRequestFrameChunks,
   KafkaError,
 } from '@kafkats/codec';
 import type { BrokerCapabilities } from './broker-capabilities.js';
@@ -615,9 +615,9 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         );
         return;
       }
-      let frame: Buffer;
+      let frame: Buffer[];
       try {
-        frame = encodeRequestFrame(api, version, slot.correlationId, this.clientId, request);
+        frame = encodeRequestFrameChunks(api, version, slot.correlationId, this.clientId, request);
       } catch (err) {
         this.ring.unacquire(slot);
         reject(err);
@@ -686,21 +686,22 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       return;
     }
     if (isOneWay(api, request)) {
-      let frame: Buffer;
+      let frame: Buffer[];
       const correlationId = this.ring.nextId();
       try {
-        frame = encodeRequestFrame(api, version, correlationId, this.clientId, request);
+        frame = encodeRequestFrameChunks(api, version, correlationId, this.clientId, request);
       } catch (err) {
         reject(err);
         return;
       }
       this.activityMs = Date.now();
+      const bytes = frameBytes(frame);
       this.recorder.requests++;
-      this.recorder.bytesOut += frame.length;
+      this.recorder.bytesOut += bytes;
       if (trace !== null) {
         trace.version = version;
         trace.correlationId = correlationId;
-        trace.bytesOut = frame.length;
+        trace.bytesOut = bytes;
       }
       // Settles either way: written (resolve) or dropped with the socket (the teardown error).
       this.writer.enqueue(frame, (dropped) =>
@@ -709,9 +710,9 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       return;
     }
     const slot = this.ring.acquire() as PipelineSlot<PendingRequest>;
-    let frame: Buffer;
+    let frame: Buffer[];
     try {
-      frame = encodeRequestFrame(api, version, slot.correlationId, this.clientId, request);
+      frame = encodeRequestFrameChunks(api, version, slot.correlationId, this.clientId, request);
     } catch (err) {
       this.ring.unacquire(slot);
       reject(err);
@@ -721,12 +722,13 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.occupy(slot, api, version, false, Math.max(1, deadlineMs - Date.now()), resolve, reject);
     slot.data.timeoutMs = timeoutMs;
     this.recorder.requests++;
-    this.recorder.bytesOut += frame.length;
+    const bytes = frameBytes(frame);
+    this.recorder.bytesOut += bytes;
     if (trace !== null) {
       slot.data.trace = trace;
       trace.version = version;
       trace.correlationId = slot.correlationId;
-      trace.bytesOut = frame.length;
+      trace.bytesOut = bytes;
     }
     if (signal !== null) {
       const id = slot.correlationId;
@@ -1039,4 +1041,11 @@ function isOneWay(api: ApiDescriptor<unknown, unknown>, request: unknown): boole
 function remoteAddress(socket: Socket): string {
   const host = socket.remoteAddress ?? '?';
   return `${host.includes(':') ? `[${host}]` : host}:${socket.remotePort ?? '?'}`;
+}
+
+/** A frame's length, size prefix included, from its pieces. */
+function frameBytes(pieces: readonly Buffer[]): number {
+  let n = 0;
+  for (let i = 0; i < pieces.length; i++) n += (pieces[i] as Buffer).length;
+  return n;
 }

@@ -59,6 +59,31 @@ describe('Producer against Kafka', () => {
     },
   );
 
+  // Batches of 4 KiB or more go to the socket by reference (the codec's
+  // encodeRequestFrameChunks), and a request above 64 KiB leaves as one writev of its pieces:
+  // four partitions of about 190 KB each make every such request one.
+  it('requests of several large batches, written by reference, read back byte for byte through the Java consumer', async () => {
+    const name = await topic('zero-copy', 4);
+    const producer = new Producer(cluster, { batchSize: 512 * 1024, lingerMs: 100 });
+    const sent = Array.from({ length: 2400 }, (_, i) => ({
+      topic: name,
+      partition: i % 4,
+      key: `key-${i}`,
+      value: `${String(i).padStart(6, '0')}-${'xyz'.repeat(100)}`,
+    }));
+    const results = await Promise.all(sent.map((r) => producer.send(r)));
+    await producer.close();
+    const consumed = await kafka.admin.consume(name, { maxRecords: 2400, timeoutMs: 60_000 });
+    expect(consumed).toHaveLength(2400);
+    const byValue = new Map(consumed.map((r) => [r.value!.toString(), r]));
+    sent.forEach((r, i) => {
+      const got = byValue.get(r.value);
+      expect(got?.key?.toString()).toBe(r.key);
+      expect(got?.partition).toBe(r.partition);
+      expect(got?.offset).toBe(results[i]!.offset);
+    });
+  });
+
   it('a committed transaction is visible under read_committed, an aborted one only under read_uncommitted', async () => {
     const name = await topic('txn', 3);
     const producer = new Producer(cluster, { transactionalId: unique('tx') });

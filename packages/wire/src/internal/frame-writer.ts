@@ -8,7 +8,10 @@ export interface WritableSink {
   once(event: 'drain', listener: () => void): unknown;
 }
 
-/** Frames up to this total are joined into one buffer; beyond it they go out corked (writev). */
+/**
+ * Frames (and the pieces of zero-copy frames) up to this total are joined into one buffer;
+ * beyond it they go out corked (writev), each by reference.
+ */
 const CONCAT_LIMIT_BYTES = 64 * 1024;
 
 /**
@@ -52,13 +55,23 @@ export class CoalescingWriter {
   }
 
   /**
-   * Queues one frame; `onWritten(null)` runs once it has been handed to the socket and the
-   * socket's buffer is under its high-water mark (at once, or on the next 'drain'), or
-   * `onWritten(error)` when the socket went away first (acks=0).
+   * Queues one frame, a buffer or the pieces `encodeRequestFrameChunks` gives (written in
+   * order, by reference: the caller leaves them unchanged until written); `onWritten(null)`
+   * runs once it has been handed to the socket and the socket's buffer is under its
+   * high-water mark (at once, or on the next 'drain'), or `onWritten(error)` when the socket
+   * went away first (acks=0).
    */
-  enqueue(frame: Buffer, onWritten?: (dropped: unknown) => void): void {
-    this.queue.push(frame);
-    this.queuedBytes += frame.length;
+  enqueue(frame: Buffer | readonly Buffer[], onWritten?: (dropped: unknown) => void): void {
+    if (Buffer.isBuffer(frame)) {
+      this.queue.push(frame);
+      this.queuedBytes += frame.length;
+    } else {
+      for (let i = 0; i < frame.length; i++) {
+        const piece = frame[i] as Buffer;
+        this.queue.push(piece);
+        this.queuedBytes += piece.length;
+      }
+    }
     if (onWritten !== undefined) this.afterFlush.push(onWritten);
     if (!this.scheduled) {
       this.scheduled = true;

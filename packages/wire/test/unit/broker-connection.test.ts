@@ -3,6 +3,9 @@ import {
   ApiVersionsApi,
   type ApiVersionsRequest,
   createMetadataResponseTopic,
+  createProduceRequestPartitionProduceData,
+  createProduceRequestTopicProduceData,
+  encodeRequestFrame,
   MetadataApi,
   ProduceApi,
   SaslAuthenticateApi,
@@ -303,6 +306,43 @@ describe('BrokerConnection: pipeline, coalescing, back-pressure', () => {
     expect(produce.correlationId).toBe(2);
     await c.close();
     expect(await stalled).toBe('failed');
+  });
+});
+
+describe('BrokerConnection: zero-copy record batches', () => {
+  it('sends a Produce request whose batches go by reference with the bytes of a copied frame', async () => {
+    const broker = await track(startCodecBroker(() => {}));
+    const c = connectionTo(broker, { clientId: 'zero-copy' });
+    await c.connect();
+    const batches = [Buffer.alloc(40_000, 1), Buffer.alloc(100, 2), Buffer.alloc(90_000, 3)];
+    const request = ProduceApi.createRequest({
+      acks: 0,
+      timeoutMs: 1000,
+      topicData: [
+        createProduceRequestTopicProduceData({
+          name: 'orders',
+          partitionData: batches.map((records, index) =>
+            createProduceRequestPartitionProduceData({ index, records }),
+          ),
+        }),
+      ],
+    });
+    const before = c.metrics.bytesOut;
+    await c.send(ProduceApi, request);
+    const version = c.negotiatedVersion(ProduceApi.apiKey) as number;
+    const expected = encodeRequestFrame(ProduceApi, version, 1, 'zero-copy', request);
+    const received = await vi.waitFor(
+      () => {
+        const found = broker.requests.find((r) => r.apiKey === ProduceApi.apiKey);
+        if (found === undefined) throw new Error('Produce not received yet');
+        return found;
+      },
+      { timeout: 10_000 },
+    );
+    // The correlation id is the connection's; everything else is the copied frame's bytes.
+    expect(received.frame.length).toBe(expected.length - 4);
+    expect(received.frame.subarray(8).equals(expected.subarray(12))).toBe(true);
+    expect(c.metrics.bytesOut - before).toBe(expected.length);
   });
 });
 

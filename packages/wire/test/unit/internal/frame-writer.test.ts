@@ -6,12 +6,19 @@ import { CoalescingWriter, type WritableSink } from '../../../src/internal/frame
 class Sink extends EventEmitter implements WritableSink {
   full = false;
   written: Buffer[] = [];
+  /** Calls in order: 'cork', 'uncork' or the length of a write. */
+  calls: (string | number)[] = [];
   write(chunk: Buffer): boolean {
     this.written.push(chunk);
+    this.calls.push(chunk.length);
     return !this.full;
   }
-  cork(): void {}
-  uncork(): void {}
+  cork(): void {
+    this.calls.push('cork');
+  }
+  uncork(): void {
+    this.calls.push('uncork');
+  }
 }
 
 const tick = () => new Promise((r) => process.nextTick(r));
@@ -47,6 +54,35 @@ describe('CoalescingWriter', () => {
     sink.emit('drain');
     expect(done).toEqual([null, null]);
     expect(sink.listenerCount('drain')).toBe(0);
+  });
+
+  it('joins the pieces of small zero-copy frames with other frames into one write', async () => {
+    const sink = new Sink();
+    const w = new CoalescingWriter();
+    w.attach(sink);
+    w.enqueue([Buffer.from([1, 2]), Buffer.from([3])]);
+    w.enqueue(Buffer.from([4]));
+    await tick();
+    expect(sink.written).toEqual([Buffer.from([1, 2, 3, 4])]);
+    expect(w.bytes).toBe(4);
+    expect(w.writes).toBe(1);
+  });
+
+  it('writes the pieces of a large frame by reference, in order, under one cork', async () => {
+    const sink = new Sink();
+    const w = new CoalescingWriter();
+    w.attach(sink);
+    const head = Buffer.from([0, 1, 0, 5]);
+    const batch = Buffer.alloc(70_000, 7);
+    const tail = Buffer.from([9]);
+    const done: unknown[] = [];
+    w.enqueue([head, batch, tail], (e) => done.push(e));
+    w.enqueue(Buffer.from([10]));
+    await tick();
+    expect(sink.calls).toEqual(['cork', 4, 70_000, 1, 1, 'uncork']);
+    expect(sink.written[1]).toBe(batch);
+    expect(w.bytes).toBe(70_006);
+    expect(done).toEqual([null]);
   });
 
   it('fails held callbacks when the socket goes away, and ignores the old socket draining', async () => {
