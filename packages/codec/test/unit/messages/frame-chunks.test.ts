@@ -62,7 +62,7 @@ describe('encodeRequestFrameChunks', () => {
   });
 
   it('takes a threshold: 1 passes every non-empty batch by reference', () => {
-    const batches = [Buffer.from([1, 2, 3]), Buffer.alloc(0), Buffer.from([4])];
+    const batches: Buffer[] = [Buffer.from([1, 2, 3]), Buffer.alloc(0), Buffer.from([4])];
     const request = produce(batches);
     const pieces = encodeRequestFrameChunks(ProduceApi, 11, 1, null, request, 1);
     expect(Buffer.concat(pieces).equals(encodeRequestFrame(ProduceApi, 11, 1, null, request))).toBe(
