@@ -17,7 +17,7 @@
  *
  * Needs `--expose-gc`.
  */
-import { buildWorkloads, type Summary } from './codec-workloads.js';
+import { buildWorkloads, GROWN, type Summary, setKeptGrowth } from './codec-workloads.js';
 import { shuffle } from './seeded-random.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -148,6 +148,17 @@ if (mode === 'check') {
       heap: 'previous result released',
       ...r,
     });
+  }
+  // The Fetch tasks again with the kept records pushed into arrays grown from empty, as the
+  // suite kept them before it sized them up front: the harness's own garbage then moves each
+  // contestant's figure by where its scavenges fall (see `Kept` in codec-workloads.ts).
+  for (const c of ms === 0 && !one ? of.slice(0, 1) : of) {
+    if (c.floor === true) continue;
+    gc();
+    setKeptGrowth(true);
+    const r = await time(c.run, ms);
+    setKeptGrowth(false);
+    results.push({ workload: fetch.id, contestant: c.name, heap: GROWN, ...r });
   }
   process.stdout.write(JSON.stringify(results));
 } else {

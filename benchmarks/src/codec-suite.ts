@@ -11,7 +11,8 @@
  * shuffled for each run, with a full GC before each timing, followed in the same process by
  * the task's heap-state timings (the same task with ~150 MB of live objects in the heap; the
  * Fetch task with each call's result dropped before the next call, where every other timing
- * keeps it through the next call). A process per task, as JMH forks a JVM per benchmark, so
+ * keeps it through the next call; the Fetch task with its records kept in arrays grown from
+ * empty instead of sized up front). A process per task, as JMH forks a JVM per benchmark, so
  * that no library's figures depend on which others ran before it in the same process; with
  * `--shared-process`, each run times every task in one process instead (the method of earlier
  * runs, kept to show that dependence).
@@ -25,7 +26,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { TimedResult } from './codec-child.js';
-import { buildWorkloads, type Summary } from './codec-workloads.js';
+import { buildWorkloads, GROWN, type Summary } from './codec-workloads.js';
 import { shuffle } from './seeded-random.js';
 
 const run = promisify(execFile);
@@ -125,7 +126,7 @@ export async function runCodecSuite(
   }
   const rows: Record<string, string>[] = [];
   for (const w of workloads) {
-    for (const heap of ['', 'filled heap', 'previous result released']) {
+    for (const heap of ['', 'filled heap', 'previous result released', GROWN]) {
       const peers = w.contestants.filter((c) => !c.ours && c.floor !== true && c.bound !== true);
       const best = (m: Map<string, number[]>) => {
         const xs = peers

@@ -166,36 +166,88 @@ function snapshotView(s: MetadataSnapshot): MetaView {
   };
 }
 
-const NO_VALUES: readonly unknown[] = [];
+/** Records in each Fetch workload's response: 10 partitions x 1,000. */
+const FETCH_RECORDS = 10_000;
 
 /**
- * Kept records of a Fetch decode: the same five parallel arrays for every contestant, made
- * without a V8 allocation site. An array or object literal is one, and V8 pretenures a site
- * when nearly every object it made is still alive at a scavenge. That happens here to any
- * contestant that allocates enough to scavenge about once every two calls, since its previous
- * and its current result are then both alive at every scavenge. The next containers are then
- * allocated in the old generation, and each one, once dead, still keeps every young view and
- * bigint it points to alive through the remembered set until a full GC: they are promoted, the
- * old generation fills, mark-compacts follow. Whether a process falls into that depends on
- * where its scavenges fall, not on its work: the same kafkats task measured about 4 or about
- * 10 ms per call from one process to the next, the slow ones with `--trace-pretenuring-statistics`
- * showing six sites (these five arrays and their object) tenured and about 99% of what each
- * scavenge kept promoted. Copies of an empty array and a class instance carry no site.
+ * What a `Kept` array is made from: copies of a slice of this (an array of `undefined`, made
+ * once) or of an empty array carry no V8 allocation site (see `Kept`).
+ */
+const SLOTS: readonly unknown[] = new Array(FETCH_RECORDS).fill(undefined);
+const NO_VALUES: readonly unknown[] = [];
+
+/** The heap-state label of the Fetch tasks timed with `setKeptGrowth(true)`. */
+export const GROWN = 'records kept in arrays grown from empty';
+
+/** How `Kept` arrays are made: sized up front (the main rows), or grown record by record. */
+let keptGrowth = false;
+
+/**
+ * Makes every `Kept` made from now on start empty and grow record by record (true), or sized
+ * for the records it will hold (false, the default): the codec child's heap-state task for
+ * the first.
+ */
+export function setKeptGrowth(grow: boolean): void {
+  keptGrowth = grow;
+}
+
+/**
+ * Kept records of a Fetch decode: the same five parallel arrays for every contestant, filled
+ * by `add`, made without a V8 allocation site, and sized up front.
+ *
+ * - **No allocation site.** An array or object literal is one, and V8 pretenures a site when
+ *   nearly every object it made is still alive at a scavenge. That happens here to any
+ *   contestant that allocates enough to scavenge about once every two calls, since its
+ *   previous and its current result are then both alive at every scavenge. The next
+ *   containers are then allocated in the old generation, and each one, once dead, still
+ *   keeps every young view and bigint it points to alive through the remembered set until a
+ *   full GC: they are promoted, the old generation fills, mark-compacts follow. Whether a
+ *   process falls into that depends on where its scavenges fall, not on its work: the same
+ *   kafkats task measured about 4 or about 10 ms per call from one process to the next, the
+ *   slow ones with `--trace-pretenuring-statistics` showing six sites (these five arrays and
+ *   their object) tenured and about 99% of what each scavenge kept promoted. Copies of an
+ *   array and a class instance carry no site.
+ * - **Sized up front.** Arrays grown by `push` from empty leave about 1.2 MB of outgrown
+ *   backing stores per 10,000 records, and the half-grown stores of the call in progress are
+ *   alive at a scavenge. That garbage is the harness's, yet what it costs a contestant depends
+ *   on where its own allocation puts the scavenges: in one set of processes, sizing the
+ *   arrays took 1.2-1.9 ms a call off kafkats, 0.6-0.7 ms off the bound and 0.3-1.9 ms off
+ *   the peer. So the arrays are sized for the workload's records, and the grown arrays are
+ *   timed as a heap-state row of their own (`setKeptGrowth`).
  */
 class Kept {
-  readonly offsets = NO_VALUES.slice();
-  readonly timestamps = NO_VALUES.slice();
-  readonly keys = NO_VALUES.slice();
-  readonly values = NO_VALUES.slice();
-  readonly headers = NO_VALUES.slice();
+  readonly offsets: unknown[];
+  readonly timestamps: unknown[];
+  readonly keys: unknown[];
+  readonly values: unknown[];
+  readonly headers: unknown[];
+  /** Records added. */
+  n = 0;
+  constructor(capacity: number) {
+    const grow = keptGrowth || capacity > SLOTS.length;
+    this.offsets = grow ? NO_VALUES.slice() : SLOTS.slice(0, capacity);
+    this.timestamps = grow ? NO_VALUES.slice() : SLOTS.slice(0, capacity);
+    this.keys = grow ? NO_VALUES.slice() : SLOTS.slice(0, capacity);
+    this.values = grow ? NO_VALUES.slice() : SLOTS.slice(0, capacity);
+    this.headers = grow ? NO_VALUES.slice() : SLOTS.slice(0, capacity);
+  }
+  /** Keeps one record's five fields (past the sized length, the arrays grow). */
+  add(offset: unknown, timestamp: unknown, key: unknown, value: unknown, headers: unknown): void {
+    const i = this.n++;
+    this.offsets[i] = offset;
+    this.timestamps[i] = timestamp;
+    this.keys[i] = key;
+    this.values[i] = value;
+    this.headers[i] = headers;
+  }
 }
-function newKept(): Kept {
-  return new Kept();
+function newKept(capacity = FETCH_RECORDS): Kept {
+  return new Kept(capacity);
 }
 function summarizeKept(k: Kept): Summary {
   let h = 2166136261;
   let headers = 0;
-  for (let i = 0; i < k.offsets.length; i++) {
+  for (let i = 0; i < k.n; i++) {
     h = mixBig(h, k.offsets[i] as bigint);
     h = mixBig(h, k.timestamps[i] as bigint);
     h = mixBytes(h, k.keys[i] as Uint8Array | null);
@@ -203,7 +255,7 @@ function summarizeKept(k: Kept): Summary {
     const hs = k.headers[i] as unknown[] | Record<string, unknown>;
     headers += Array.isArray(hs) ? hs.length : Object.keys(hs).length;
   }
-  return { counts: [k.offsets.length, headers], checksum: h };
+  return { counts: [k.n, headers], checksum: h };
 }
 
 // ---- peers ----
@@ -349,11 +401,7 @@ function keepKafkatsFetch(body: ReturnType<typeof decodeFetchResponse>): Kept {
       if (p.records === null) continue;
       for (const batch of decodeRecordBatches(p.records)) {
         for (const r of batch.records()) {
-          k.offsets.push(r.offset);
-          k.timestamps.push(r.timestamp);
-          k.keys.push(r.key);
-          k.values.push(r.value);
-          k.headers.push(r.headers);
+          k.add(r.offset, r.timestamp, r.key, r.value, r.headers);
         }
       }
     }
@@ -452,13 +500,15 @@ function viewBound(bytes: Buffer, version: number): Contestant {
       for (const e of at) {
         const n = e.od.length;
         for (let i = 0; i < n; i++) {
-          k.offsets.push(BigInt.asIntN(64, e.base + BigInt(e.od[i]!)));
-          k.timestamps.push(BigInt.asIntN(64, e.ts + e.td[i]!));
           const kl = e.kl[i]!;
           const vl = e.vl[i]!;
-          k.keys.push(kl < 0 ? null : new View(ab, off + e.kp[i]!, kl));
-          k.values.push(vl < 0 ? null : new View(ab, off + e.vp[i]!, vl));
-          k.headers.push(e.h[i]);
+          k.add(
+            BigInt.asIntN(64, e.base + BigInt(e.od[i]!)),
+            BigInt.asIntN(64, e.ts + e.td[i]!),
+            kl < 0 ? null : new View(ab, off + e.kp[i]!, kl),
+            vl < 0 ? null : new View(ab, off + e.vp[i]!, vl),
+            e.h[i],
+          );
         }
       }
       return k;
@@ -688,11 +738,13 @@ export async function buildWorkloads(): Promise<Workload[]> {
             for (const p of t.partitions) {
               for (const b of p.records ?? []) {
                 for (const r of b.records) {
-                  k.offsets.push(b.firstOffset + BigInt(r.offsetDelta));
-                  k.timestamps.push(b.firstTimestamp + r.timestampDelta);
-                  k.keys.push(r.key);
-                  k.values.push(r.value);
-                  k.headers.push(r.headers);
+                  k.add(
+                    b.firstOffset + BigInt(r.offsetDelta),
+                    b.firstTimestamp + r.timestampDelta,
+                    r.key,
+                    r.value,
+                    r.headers,
+                  );
                 }
               }
             }
@@ -714,11 +766,7 @@ export async function buildWorkloads(): Promise<Workload[]> {
           for (const t of res.responses) {
             for (const p of t.partitions) {
               for (const r of p.messages) {
-                k.offsets.push(r.offset);
-                k.timestamps.push(r.timestamp);
-                k.keys.push(r.key);
-                k.values.push(r.value);
-                k.headers.push(r.headers);
+                k.add(r.offset, r.timestamp, r.key, r.value, r.headers);
               }
             }
           }
@@ -764,11 +812,7 @@ export async function buildWorkloads(): Promise<Workload[]> {
         for (const batch of decodeRecordBatches(p.records)) {
           for (const r of batch.records()) {
             // Offsets are the producer's deltas; only their order and the payload matter.
-            k.offsets.push(BigInt(r.offsetDelta));
-            k.timestamps.push(r.timestamp);
-            k.keys.push(r.key);
-            k.values.push(r.value);
-            k.headers.push(r.headers);
+            k.add(BigInt(r.offsetDelta), r.timestamp, r.key, r.value, r.headers);
           }
         }
       }
