@@ -49,8 +49,10 @@ describe('encodeRequestFrameChunks', () => {
       expect(pieces[3]).toBe(atThreshold);
       expect(pieces.some((p) => p === small)).toBe(false);
       expect(pieces[0]!.readInt32BE(0)).toBe(one.length - 4);
-      // The copied pieces share one buffer sized without the batches passed by reference.
-      expect(pieces[0]!.buffer.byteLength).toBeLessThan(2 * ZERO_COPY_FROM_BYTES);
+      // The copied pieces share one buffer sized without the batches passed by reference
+      // (a small one comes from Node's Buffer pool, whose size differs across releases).
+      expect(pieces[0]!.buffer).toBe(pieces[2]!.buffer);
+      expect(pieces[0]!.buffer.byteLength).toBeLessThan(big.length);
     }
   });
 
