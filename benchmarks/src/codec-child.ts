@@ -133,32 +133,27 @@ if (mode === 'check') {
       results.push({ workload: w.id, contestant: c.name, heap: 'filled heap', ...r });
     }
   }
-  // The young generation's size against what a call allocates and keeps decides where in a
-  // call each scavenge falls, and with it how much of two calls' results it must copy: the
-  // Fetch tasks again with each result dropped before the next call.
+  // The Fetch tasks again, in two more heap states:
+  // - each result dropped before the next call: the young generation's size against what a
+  //   call allocates and keeps decides where in a call each scavenge falls, and with it how
+  //   much of two calls' results it must copy;
+  // - the kept records pushed into arrays grown from empty, as the suite kept them before it
+  //   sized them up front: the harness's own garbage then moves each contestant's figure by
+  //   where its scavenges fall (see `Kept` in codec-workloads.ts).
   const fetch = workloads.find((x) => x.id === 'fetch-v17')!;
   const of = one ? tasks.filter((t) => t.w === fetch).map((t) => t.c) : fetch.contestants;
-  for (const c of ms === 0 && !one ? of.slice(0, 1) : of) {
-    if (c.floor === true) continue;
-    gc();
-    const r = await time(c.run, ms, true);
-    results.push({
-      workload: fetch.id,
-      contestant: c.name,
-      heap: 'previous result released',
-      ...r,
-    });
-  }
-  // The Fetch tasks again with the kept records pushed into arrays grown from empty, as the
-  // suite kept them before it sized them up front: the harness's own garbage then moves each
-  // contestant's figure by where its scavenges fall (see `Kept` in codec-workloads.ts).
-  for (const c of ms === 0 && !one ? of.slice(0, 1) : of) {
-    if (c.floor === true) continue;
-    gc();
-    setKeptGrowth(true);
-    const r = await time(c.run, ms);
-    setKeptGrowth(false);
-    results.push({ workload: fetch.id, contestant: c.name, heap: GROWN, ...r });
+  for (const variant of [
+    { heap: 'previous result released', release: true, grow: false },
+    { heap: GROWN, release: false, grow: true },
+  ]) {
+    for (const c of ms === 0 && !one ? of.slice(0, 1) : of) {
+      if (c.floor === true) continue;
+      gc();
+      setKeptGrowth(variant.grow);
+      const r = await time(c.run, ms, variant.release);
+      setKeptGrowth(false);
+      results.push({ workload: fetch.id, contestant: c.name, heap: variant.heap, ...r });
+    }
   }
   process.stdout.write(JSON.stringify(results));
 } else {

@@ -170,8 +170,8 @@ function snapshotView(s: MetadataSnapshot): MetaView {
 const FETCH_RECORDS = 10_000;
 
 /**
- * What a `Kept` array is made from: copies of a slice of this (an array of `undefined`, made
- * once) or of an empty array carry no V8 allocation site (see `Kept`).
+ * What a `Kept` array is copied from: this (an array of `undefined`, made once) or an empty
+ * array; a copy carries no V8 allocation site (see `Kept`).
  */
 const SLOTS: readonly unknown[] = new Array(FETCH_RECORDS).fill(undefined);
 const NO_VALUES: readonly unknown[] = [];
@@ -223,15 +223,15 @@ class Kept {
   readonly headers: unknown[];
   /** Records added. */
   n = 0;
-  constructor(capacity: number) {
-    const grow = keptGrowth || capacity > SLOTS.length;
-    this.offsets = grow ? NO_VALUES.slice() : SLOTS.slice(0, capacity);
-    this.timestamps = grow ? NO_VALUES.slice() : SLOTS.slice(0, capacity);
-    this.keys = grow ? NO_VALUES.slice() : SLOTS.slice(0, capacity);
-    this.values = grow ? NO_VALUES.slice() : SLOTS.slice(0, capacity);
-    this.headers = grow ? NO_VALUES.slice() : SLOTS.slice(0, capacity);
+  constructor() {
+    const from = keptGrowth ? NO_VALUES : SLOTS;
+    this.offsets = from.slice();
+    this.timestamps = from.slice();
+    this.keys = from.slice();
+    this.values = from.slice();
+    this.headers = from.slice();
   }
-  /** Keeps one record's five fields (past the sized length, the arrays grow). */
+  /** Keeps one record's five fields (past `FETCH_RECORDS`, the arrays grow). */
   add(offset: unknown, timestamp: unknown, key: unknown, value: unknown, headers: unknown): void {
     const i = this.n++;
     this.offsets[i] = offset;
@@ -241,8 +241,8 @@ class Kept {
     this.headers[i] = headers;
   }
 }
-function newKept(capacity = FETCH_RECORDS): Kept {
-  return new Kept(capacity);
+function newKept(): Kept {
+  return new Kept();
 }
 function summarizeKept(k: Kept): Summary {
   let h = 2166136261;
@@ -793,13 +793,9 @@ export async function buildWorkloads(): Promise<Workload[]> {
 
   // ---- Produce ----
   const partitionsRecords = Array.from({ length: 10 }, (_, p) => recordsCorpus(100, p));
-  const produceBytes = encode((w) =>
-    encodeProduceRequest(
-      w,
-      produceRequest(partitionsRecords.map((records) => encodeRecordBatchSync({ records }))),
-      11,
-    ),
-  ).length;
+  const ourProduceRequest = () =>
+    produceRequest(partitionsRecords.map((records) => encodeRecordBatchSync({ records })));
+  const produceBytes = encode((w) => encodeProduceRequest(w, ourProduceRequest(), 11)).length;
   const produceCopy = [Buffer.alloc(produceBytes, 1), Buffer.alloc(produceBytes)] as const;
   const summarizeProduce = (bytes: Buffer, version: number): Summary => {
     const req = decodeProduceRequest(new Reader(bytes), version);
@@ -846,22 +842,9 @@ export async function buildWorkloads(): Promise<Workload[]> {
       headers: new Map((r.headers ?? []).map((h) => [Buffer.from(h.key), h.value])),
     })),
   );
-  const ourProduceFrame = () =>
-    encodeRequestFrame(
-      ProduceApi,
-      11,
-      1,
-      'bench',
-      produceRequest(partitionsRecords.map((records) => encodeRecordBatchSync({ records }))),
-    );
+  const ourProduceFrame = () => encodeRequestFrame(ProduceApi, 11, 1, 'bench', ourProduceRequest());
   const ourProducePieces = () =>
-    encodeRequestFrameChunks(
-      ProduceApi,
-      11,
-      1,
-      'bench',
-      produceRequest(partitionsRecords.map((records) => encodeRecordBatchSync({ records }))),
-    );
+    encodeRequestFrameChunks(ProduceApi, 11, 1, 'bench', ourProduceRequest());
   // The summary reads the request body: the frame less its size, header and tag byte.
   const ourBodyAt = 4 + 2 + 2 + 4 + 2 + 5 + 1;
   workloads.push({
