@@ -55,22 +55,17 @@ export class CoalescingWriter {
   }
 
   /**
-   * Queues one frame, a buffer or the pieces `encodeRequestFrameChunks` gives (written in
-   * order, by reference: the caller leaves them unchanged until written); `onWritten(null)`
+   * Queues one frame as the pieces `encodeRequestFrameChunks` gives (written in order, by
+   * reference: the caller leaves them unchanged until written); `onWritten(null)`
    * runs once it has been handed to the socket and the socket's buffer is under its
    * high-water mark (at once, or on the next 'drain'), or `onWritten(error)` when the socket
    * went away first (acks=0).
    */
-  enqueue(frame: Buffer | readonly Buffer[], onWritten?: (dropped: unknown) => void): void {
-    if (Buffer.isBuffer(frame)) {
-      this.queue.push(frame);
-      this.queuedBytes += frame.length;
-    } else {
-      for (let i = 0; i < frame.length; i++) {
-        const piece = frame[i] as Buffer;
-        this.queue.push(piece);
-        this.queuedBytes += piece.length;
-      }
+  enqueue(pieces: readonly Buffer[], onWritten?: (dropped: unknown) => void): void {
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i] as Buffer;
+      this.queue.push(piece);
+      this.queuedBytes += piece.length;
     }
     if (onWritten !== undefined) this.afterFlush.push(onWritten);
     if (!this.scheduled) {

@@ -29,7 +29,7 @@ describe('CoalescingWriter', () => {
     const w = new CoalescingWriter();
     w.attach(sink);
     const done: unknown[] = [];
-    for (let i = 0; i < 5; i++) w.enqueue(Buffer.from([i]), (e) => done.push(e));
+    for (let i = 0; i < 5; i++) w.enqueue([Buffer.from([i])], (e) => done.push(e));
     await tick();
     expect(sink.written).toEqual([Buffer.from([0, 1, 2, 3, 4])]);
     expect(done).toEqual([null, null, null, null, null]);
@@ -44,9 +44,9 @@ describe('CoalescingWriter', () => {
     const w = new CoalescingWriter();
     w.attach(sink);
     const done: unknown[] = [];
-    w.enqueue(Buffer.from([1]), (e) => done.push(e));
+    w.enqueue([Buffer.from([1])], (e) => done.push(e));
     await tick();
-    w.enqueue(Buffer.from([2]), (e) => done.push(e));
+    w.enqueue([Buffer.from([2])], (e) => done.push(e));
     await tick();
     expect(sink.written.length).toBe(2);
     expect(done).toEqual([]);
@@ -61,7 +61,7 @@ describe('CoalescingWriter', () => {
     const w = new CoalescingWriter();
     w.attach(sink);
     w.enqueue([Buffer.from([1, 2]), Buffer.from([3])]);
-    w.enqueue(Buffer.from([4]));
+    w.enqueue([Buffer.from([4])]);
     await tick();
     expect(sink.written).toEqual([Buffer.from([1, 2, 3, 4])]);
     expect(w.bytes).toBe(4);
@@ -77,7 +77,7 @@ describe('CoalescingWriter', () => {
     const tail = Buffer.from([9]);
     const done: unknown[] = [];
     w.enqueue([head, batch, tail], (e) => done.push(e));
-    w.enqueue(Buffer.from([10]));
+    w.enqueue([Buffer.from([10])]);
     await tick();
     expect(sink.calls).toEqual(['cork', 4, 70_000, 1, 1, 'uncork']);
     expect(sink.written[1]).toBe(batch);
@@ -91,7 +91,7 @@ describe('CoalescingWriter', () => {
     const w = new CoalescingWriter();
     w.attach(old);
     const done: unknown[] = [];
-    w.enqueue(Buffer.from([1]), (e) => done.push(e));
+    w.enqueue([Buffer.from([1])], (e) => done.push(e));
     await tick();
     const gone = new Error('gone');
     w.attach(new Sink(), gone);
