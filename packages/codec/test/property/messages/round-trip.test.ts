@@ -1,6 +1,7 @@
 // decode(encode(x)) equals x and encode(decode(b)) equals b for every generated message and
-// every version: requests, responses, both headers, metadata records and data types. The
-// arbitraries are generated from the schemas (test/support/gen/arbitraries.ts).
+// every version: requests, responses, both headers, metadata records and data types; a writer
+// in zero-copy mode gives the same bytes in pieces. The arbitraries are generated from the
+// schemas (test/support/gen/arbitraries.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -30,31 +31,15 @@ describe('every message and version round-trips', () => {
             const w2 = new Writer(16);
             c.encode(w2, back, v);
             expect(w2.finish().equals(bytes)).toBe(true);
-          }),
-          { numRuns: RUNS },
-        );
-      }
-    });
-  }
-});
-
-// Every raw field of one byte or more goes by reference (tagged fields' bytes excepted): the
-// pieces still join into the bytes a copying writer gives.
-describe('a writer in zero-copy mode writes the same bytes in pieces', () => {
-  for (const c of MESSAGE_CODECS) {
-    it(`${c.name} v${c.minVersion}-${c.maxVersion}`, () => {
-      for (let v = c.minVersion; v <= c.maxVersion; v++) {
-        fc.assert(
-          fc.property(c.arbitrary(v), (x) => {
-            const w = new Writer(64);
-            c.encode(w, x, v);
+            // Zero-copy mode, every raw field of a byte or more by reference (tagged fields'
+            // bytes excepted): the pieces still join into the same bytes.
             const z = new Writer(16);
             z.zeroCopy(1);
             c.encode(z, x, v);
-            expect(z.size).toBe(w.pos);
-            expect(Buffer.concat(z.finishChunks()).equals(w.finish())).toBe(true);
+            expect(z.size).toBe(bytes.length);
+            expect(Buffer.concat(z.finishChunks()).equals(bytes)).toBe(true);
           }),
-          { numRuns: 5 },
+          { numRuns: RUNS },
         );
       }
     });
