@@ -79,10 +79,11 @@ export class Writer {
    * zero-copy; valid until the writer is used again.
    */
   finishChunks(): Buffer[] {
-    const out = this.chunks === null ? [] : this.chunks.slice();
-    if (this.pos > this.chunkFrom || out.length === 0) {
-      out.push(this.buf.subarray(this.chunkFrom, this.pos));
-    }
+    const open = this.buf.subarray(this.chunkFrom, this.pos);
+    // Most frames have no field by reference: one piece, no copy of the (empty) list.
+    if (this.chunks === null || this.chunks.length === 0) return [open];
+    const out = this.chunks.slice();
+    if (open.length > 0) out.push(open);
     return out;
   }
 
