@@ -19,7 +19,7 @@ import { apiAccess } from './access.js';
 import type { ConnectionFactory, MetaConnection } from './api.js';
 import { classify } from './classify.js';
 import { CoordinatorBatcher } from './coordinator-batcher.js';
-import { OperationTimeoutError, ReadOnlyError } from './errors.js';
+import { ClusterClosedError, OperationTimeoutError, ReadOnlyError } from './errors.js';
 import {
   buildFindCoordinatorBatchRequest,
   buildFindCoordinatorRequest,
@@ -596,6 +596,7 @@ export class Cluster {
    *   connection error when the broker cannot be reached
    */
   async openConnection(nodeId: number): Promise<MetaConnection> {
+    if (this.#closed) throw new ClusterClosedError();
     if (!this.#pool.knownNodes().includes(nodeId))
       await this.#refreshOnce(this.#oneShot()).catch(() => {});
     return this.#pool.openDedicated(nodeId);
@@ -713,6 +714,7 @@ export class Cluster {
     const started = Date.now();
     const attempt: Attempt = { deadline: started + operationTimeoutMs, signal };
     const label = `${what} to ${describe(target)}`;
+    if (this.#closed) throw new ClusterClosedError(`${label}: the cluster is closed`);
     for (let n = 1; ; n++) {
       if (signal?.aborted) throw new AbortedError(label, signal.reason);
       let error: Error;

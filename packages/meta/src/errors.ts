@@ -30,13 +30,14 @@ export class UnknownNodeError extends KafkaError {
 }
 
 /**
- * The pool or cluster is closed, or a connection it opened has no owner any more.
- * Code `ERR_KAFKA_POOL_CLOSED`; retriable only when the pool itself is still open (the
- * connection was superseded by a newer one to the same node).
+ * The cluster was closed (`Cluster.close()`, or the broker pool under it): no request is sent
+ * after that. Code `ERR_KAFKA_CLUSTER_CLOSED`; not retriable: open a new `Cluster`.
  */
-export class PoolClosedError extends KafkaError {
-  constructor(message: string, retriable = false) {
-    super('ERR_KAFKA_POOL_CLOSED', message, { retriable });
+export class ClusterClosedError extends KafkaError {
+  constructor(what = 'the cluster is closed') {
+    super('ERR_KAFKA_CLUSTER_CLOSED', `${what}: no requests are sent after close()`, {
+      retriable: false,
+    });
   }
 }
 

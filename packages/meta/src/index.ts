@@ -17,8 +17,8 @@ export type {
 } from './cluster.js';
 export { Cluster } from './cluster.js';
 export {
+  ClusterClosedError,
   OperationTimeoutError,
-  PoolClosedError,
   ReadOnlyError,
   UnknownNodeError,
 } from './errors.js';

@@ -9,7 +9,7 @@ import {
   silentLogger,
 } from '@kafkats/wire';
 import type { ConnectionFactory, ConnectTarget, MetaConnection } from './api.js';
-import { PoolClosedError, UnknownNodeError } from './errors.js';
+import { ClusterClosedError, UnknownNodeError } from './errors.js';
 import { retryDelayMs, sleep } from './retry.js';
 import type { BrokerInfo } from './snapshot.js';
 
@@ -246,10 +246,10 @@ export class BrokerPool {
    * @throws UnknownNodeError (retriable: metadata may learn it) for a node id without a known
    *   address; the factory's error (a retriable connection error) when the connect fails; a
    *   retriable `ConnectionError` when the connect outlasts `wait.deadline`; `AbortedError`;
-   *   `PoolClosedError` after close()
+   *   `ClusterClosedError` after close()
    */
   get(endpoint: Endpoint, wait?: PoolWait): Promise<MetaConnection> {
-    if (this.#closed) return Promise.reject(new PoolClosedError('the broker pool is closed'));
+    if (this.#closed) return Promise.reject(new ClusterClosedError());
     let target: ConnectTarget;
     let key: string;
     if ('nodeId' in endpoint) {
@@ -321,7 +321,7 @@ export class BrokerPool {
    * @throws UnknownNodeError; the factory's connect error
    */
   async openDedicated(nodeId: number): Promise<MetaConnection> {
-    if (this.#closed) throw new PoolClosedError('the broker pool is closed');
+    if (this.#closed) throw new ClusterClosedError();
     const address = this.#addresses.get(nodeId);
     if (address === undefined) throw new UnknownNodeError(nodeId);
     const connection = await this.#factory({
@@ -330,7 +330,7 @@ export class BrokerPool {
     });
     if (this.#closed) {
       await connection.close().catch(() => {});
-      throw new PoolClosedError('the broker pool is closed');
+      throw new ClusterClosedError();
     }
     this.#dedicated.set(connection, nodeId);
     connection.onClose(() => this.#dedicated.delete(connection));
@@ -502,9 +502,12 @@ export class BrokerPool {
       if (this.#closed || this.#slots.get(slot.key) !== slot) {
         // Closed, or the node moved, while we were connecting: this socket has no owner.
         await connection.close().catch(() => {});
-        throw new PoolClosedError(
-          `${slot.target.label}: connection no longer wanted`,
-          !this.#closed,
+        if (this.#closed) throw new ClusterClosedError();
+        throw new ConnectionError(
+          'ERR_KAFKA_CONNECTION_LOST',
+          slot.target.label,
+          'the broker moved while this connection was opened; connect again',
+          { retriable: true },
         );
       }
       slot.failures = 0;

@@ -113,7 +113,7 @@ describe('BrokerPool', () => {
     });
     await pool.close();
     await expect(pool.get({ bootstrap: '127.0.0.1:9001' })).rejects.toMatchObject({
-      code: 'ERR_KAFKA_POOL_CLOSED',
+      code: 'ERR_KAFKA_CLUSTER_CLOSED',
     });
   });
 
