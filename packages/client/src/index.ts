@@ -1,3 +1,21 @@
+// The pieces a library user meets besides this package's own classes: the Cluster every
+// producer, consumer and reader is built on, and the error classes of the layers below that
+// reach the application, so that `npm install @kafkats/client` is enough for `instanceof`.
+export { KafkaError, ProtocolError, RecordBatchError } from '@kafkats/codec';
+export type { ClusterConfig } from '@kafkats/meta';
+export {
+  Cluster,
+  ClusterClosedError,
+  OperationTimeoutError,
+  ReadOnlyError,
+} from '@kafkats/meta';
+export {
+  AbortedError,
+  AuthenticationError,
+  ConnectionError,
+  RequestTimeoutError,
+  UnsupportedVersionError,
+} from '@kafkats/wire';
 export { Admin } from './admin.js';
 export type {
   AclBinding,
