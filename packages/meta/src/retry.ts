@@ -51,9 +51,11 @@ export function retryDelayMs(
 }
 
 /**
- * Resolves after `ms`, with an unref'd timer so a pending retry never keeps Node alive.
- * Rejects with `AbortedError` (naming `what`) as soon as `signal` aborts. The one retry wait
- * of the stack: the dispatcher, the pool and the admin client's own rounds use it.
+ * Resolves after `ms`. Rejects with `AbortedError` (naming `what`) as soon as `signal` aborts.
+ * The one retry wait of the stack: the dispatcher, the pool and the admin client's own rounds
+ * use it. The timer keeps Node alive: a backoff is part of an operation someone awaits, and
+ * with no socket open (a refused connect) it is all that stands between the caller's `await`
+ * and a process that exits with the promise unsettled.
  */
 export function sleep(ms: number, signal?: AbortSignal, what = 'retry backoff'): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -69,7 +71,6 @@ export function sleep(ms: number, signal?: AbortSignal, what = 'retry backoff'):
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
-    timer.unref?.();
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -2,7 +2,9 @@ import { AbortedError } from '@kafkats/wire';
 
 /**
  * Resolves after `ms`, or as soon as `signal` aborts (resolving, not rejecting: the caller
- * checks `signal.aborted`). The timer is unref'd: a reader backing off never keeps Node alive.
+ * checks `signal.aborted`). The timer keeps Node alive, as `sleep` in meta does: a reader
+ * backing off from a broker it cannot reach has no socket open, and a caller iterating it must
+ * not see its process exit with the iteration unsettled.
  */
 export function delay(ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted || ms <= 0) return Promise.resolve();
@@ -13,7 +15,6 @@ export function delay(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     };
     const timer = setTimeout(done, ms);
-    timer.unref?.();
     signal.addEventListener('abort', done, { once: true });
   });
 }

@@ -502,7 +502,6 @@ export class SessionFetcher implements Fetcher {
       },
       Math.max(0, at - Date.now()),
     );
-    this.#timer.unref?.();
   }
 
   #node(nodeId: number): NodeState {

@@ -316,8 +316,9 @@ export class ConsumerProtocolMembership implements GroupMembership {
         clearTimeout(timer);
         resolve();
       };
+      // Not unref'd: a member retrying a coordinator it cannot reach holds no socket, and the
+      // application awaiting its records must not see the process exit.
       const timer = setTimeout(done, ms);
-      timer.unref?.();
       this.#wake = done;
       this.#stop.signal.addEventListener('abort', done, { once: true });
     });
