@@ -13,15 +13,22 @@ export class ProducerClosedError extends KafkaError {
 /**
  * `send` waited `maxBlockMs` for room in the producer's buffer (`bufferMemory`) or for a topic's
  * metadata and got neither. Code `ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED` or
- * `ERR_KAFKA_PRODUCER_METADATA_TIMEOUT`; retriable (later, with less load or once the topic exists).
+ * `ERR_KAFKA_PRODUCER_METADATA_TIMEOUT` (the topic does not exist, has no such partition, or no
+ * broker answered for it: the message says which; `cause` the broker's error, when one came);
+ * retriable (later, with less load or once the topic exists).
  */
 export class ProducerBlockedError extends KafkaError {
+  /** The topic of the record that waited. */
+  readonly topic: string;
+
   constructor(
     code: 'ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED' | 'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
     message: string,
+    topic: string,
     cause?: unknown,
   ) {
     super(code, message, { retriable: true, ...(cause === undefined ? {} : { cause }) });
+    this.topic = topic;
   }
 }
 

@@ -1,4 +1,5 @@
-import { KafkaError, ProtocolError, type RecordInput } from '@kafkats/codec';
+import { ErrorCode, KafkaError, ProtocolError, type RecordInput } from '@kafkats/codec';
+import { retryDelayMs } from '@kafkats/meta';
 import { clusterLogger, type ProducerMetricsSnapshot } from './client-diagnostics.js';
 import { Accumulator } from './internal/accumulator.js';
 import { IdempotenceState } from './internal/idempotence.js';
@@ -95,6 +96,10 @@ export class Producer {
   #memoryUsed = 0;
   #waitTimer: ReturnType<typeof setTimeout> | undefined;
   #metadataRefresh: Promise<unknown> | undefined;
+  // Why the last metadata refresh for a waiting record failed, for the error after maxBlockMs;
+  // refreshes since a waiting record last got in (their backoff grows with the count).
+  #lastRefreshError: unknown;
+  #refreshRounds = 0;
   #fatal: Error | undefined;
   #closing: Promise<void> | undefined;
   #closed = false;
@@ -367,10 +372,14 @@ export class Producer {
     return this.#txn?.sendError();
   }
 
-  /** Appends when the topic's metadata is known and the buffer has room; false otherwise. */
+  /**
+   * Appends when the topic's metadata is known and the buffer has room; false otherwise. A
+   * topic the metadata answered with an error (UNKNOWN_TOPIC_OR_PARTITION) counts as unknown:
+   * another process may be creating it, so it is asked for again until `maxBlockMs`.
+   */
   #tryAppend(p: Prepared): boolean {
     const topic = this.#cluster.snapshot().topic(p.topic);
-    const count = topic?.partitions.length ?? 0;
+    const count = topic?.errorCode === 0 ? topic.partitions.length : 0;
     if (topic === undefined || count === 0 || (p.partition !== undefined && p.partition >= count)) {
       this.#refreshFor(p.topic);
       return false;
@@ -404,12 +413,31 @@ export class Producer {
     return true;
   }
 
+  /**
+   * Refreshes the metadata of a waiting record's topic, one refresh at a time, then looks at
+   * the waiting records again. Refreshes that do not make the topic usable back off
+   * exponentially (`retryBackoffMs` to `retryBackoffMaxMs`), as Kafka's metadata updates do
+   * (KIP-580), so a topic that does not exist is not asked for ten times a second.
+   */
   #refreshFor(topic: string): void {
     if (this.#metadataRefresh !== undefined) return;
+    const o = this.#options;
+    const backoffMs = retryDelayMs(
+      { backoffMs: o.retryBackoffMs, maxBackoffMs: o.retryBackoffMaxMs, jitter: 0.2 },
+      ++this.#refreshRounds + 1,
+      o.random,
+    );
     this.#metadataRefresh = this.#cluster
       .refreshTopics([topic])
-      .catch(() => {})
-      .then(() => new Promise((r) => setTimeout(r, this.#options.retryBackoffMs)))
+      .then(
+        () => {
+          this.#lastRefreshError = undefined;
+        },
+        (error: unknown) => {
+          this.#lastRefreshError = error;
+        },
+      )
+      .then(() => new Promise((r) => setTimeout(r, backoffMs)))
       .finally(() => {
         this.#metadataRefresh = undefined;
         this.#processWaiting();
@@ -429,23 +457,14 @@ export class Producer {
       const refused = this.#refusal();
       if (refused === undefined && this.#tryAppend(head)) {
         this.#waiting.shift();
+        this.#refreshRounds = 0;
         head.accepted.resolve();
         continue;
       }
-      if (refused === undefined && head.deadline > now) break;
+      const refusedTopic = refused === undefined ? this.#topicRefusal(head) : undefined;
+      if (refused === undefined && refusedTopic === undefined && head.deadline > now) break;
       this.#waiting.shift();
-      const known = this.#cluster.snapshot().topic(head.topic) !== undefined;
-      const error =
-        refused ??
-        (known
-          ? new ProducerBlockedError(
-              'ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED',
-              `no room in bufferMemory (${this.#options.bufferMemory} bytes) for a record of topic ${head.topic} within maxBlockMs (${this.#options.maxBlockMs} ms)`,
-            )
-          : new ProducerBlockedError(
-              'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
-              `topic ${head.topic} (or its partition ${head.partition ?? ''}) not in metadata within maxBlockMs (${this.#options.maxBlockMs} ms)`,
-            ));
+      const error = refused ?? refusedTopic ?? this.#blockedError(head);
       head.reject(error);
       head.accepted.reject(error);
     }
@@ -455,6 +474,55 @@ export class Producer {
     if (head !== undefined) {
       this.#waitTimer = setTimeout(() => this.#processWaiting(), Math.max(0, head.deadline - now));
     }
+  }
+
+  /**
+   * The error that refuses a waiting record at once: the metadata answered its topic with
+   * TOPIC_AUTHORIZATION_FAILED or INVALID_TOPIC_EXCEPTION, which waiting cannot change (as
+   * Kafka's `Metadata.maybeThrowExceptionForTopic` throws them to `send`).
+   */
+  #topicRefusal(p: Prepared): ProtocolError | undefined {
+    const code = this.#cluster.snapshot().topic(p.topic)?.errorCode ?? 0;
+    if (code !== ErrorCode.TOPIC_AUTHORIZATION_FAILED && code !== ErrorCode.INVALID_TOPIC_EXCEPTION)
+      return undefined;
+    return new ProtocolError(code, `metadata for topic ${JSON.stringify(p.topic)}`);
+  }
+
+  /** What a record that waited `maxBlockMs` is told: which of topic, partition or room was missing. */
+  #blockedError(p: Prepared): ProducerBlockedError {
+    const waited = `within maxBlockMs (${this.#options.maxBlockMs} ms)`;
+    const name = JSON.stringify(p.topic);
+    const topic = this.#cluster.snapshot().topic(p.topic);
+    if (topic === undefined)
+      return new ProducerBlockedError(
+        'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
+        `no metadata for topic ${name} ${waited}: no broker answered for it`,
+        p.topic,
+        this.#lastRefreshError,
+      );
+    if (topic.errorCode !== 0) {
+      const cause = new ProtocolError(topic.errorCode, `metadata for topic ${name}`);
+      const missing = topic.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      return new ProducerBlockedError(
+        'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
+        missing
+          ? `topic ${name} does not exist: the brokers answered UNKNOWN_TOPIC_OR_PARTITION for it ${waited} (the producer never creates topics; create it first)`
+          : `topic ${name} not usable ${waited}: ${cause.message}`,
+        p.topic,
+        cause,
+      );
+    }
+    if (p.partition !== undefined && p.partition >= topic.partitions.length)
+      return new ProducerBlockedError(
+        'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
+        `partition ${p.partition} of topic ${name} does not exist ${waited}: the topic has ${topic.partitions.length} partition${topic.partitions.length === 1 ? '' : 's'}`,
+        p.topic,
+      );
+    return new ProducerBlockedError(
+      'ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED',
+      `no room in bufferMemory (${this.#options.bufferMemory} bytes) for a record of topic ${name} ${waited}`,
+      p.topic,
+    );
   }
 
   /**

@@ -78,7 +78,16 @@ export class FakeProduceCluster implements ProducerCluster {
   constructor(
     topics: Record<string, number>,
     leaders: (partition: number) => number = (p) => (p % 3) + 1,
+    /** Topics the metadata answers with an error code (UNKNOWN_TOPIC_OR_PARTITION, ...). */
+    erroredTopics: Record<string, number> = {},
   ) {
+    const errored = Object.entries(erroredTopics).map(([name, errorCode]) => ({
+      name,
+      topicId: 'AAAAAAAAAAAAAAAAAAAAAA',
+      isInternal: false,
+      errorCode,
+      partitions: [],
+    }));
     this.#snapshot = new MetadataSnapshot({
       brokers: [1, 2, 3].map((nodeId) => ({
         nodeId,
@@ -86,21 +95,23 @@ export class FakeProduceCluster implements ProducerCluster {
         port: 9000 + nodeId,
         rack: null,
       })),
-      topics: Object.entries(topics).map(([name, count], i) => ({
-        name,
-        topicId: `AAAAAAAAAAAAAAAAAAAAA${i}`,
-        isInternal: false,
-        errorCode: 0,
-        partitions: Array.from({ length: count }, (_, partition) => ({
-          partition,
-          leader: leaders(partition),
-          leaderEpoch: 0,
-          replicas: [1, 2, 3],
-          isr: [1, 2, 3],
-          offlineReplicas: [],
+      topics: Object.entries(topics)
+        .map(([name, count], i) => ({
+          name,
+          topicId: `AAAAAAAAAAAAAAAAAAAAA${i}`,
+          isInternal: false,
           errorCode: 0,
-        })),
-      })),
+          partitions: Array.from({ length: count }, (_, partition) => ({
+            partition,
+            leader: leaders(partition),
+            leaderEpoch: 0,
+            replicas: [1, 2, 3],
+            isr: [1, 2, 3],
+            offlineReplicas: [],
+            errorCode: 0,
+          })),
+        }))
+        .concat(errored),
       clusterId: 'fake',
       fetchedAtMs: Date.now(),
     });

@@ -326,6 +326,47 @@ describe('Producer limits and lifecycle', () => {
     });
     const error = await producer.send({ topic: 'nope', value: 'x' }).catch((e: unknown) => e);
     expect((error as ProducerBlockedError).code).toBe('ERR_KAFKA_PRODUCER_METADATA_TIMEOUT');
+    expect(error).toMatchObject({ topic: 'nope' });
+    await producer.close();
+  });
+
+  it('says a topic the brokers answer UNKNOWN_TOPIC_OR_PARTITION for does not exist, not that the buffer is full', async () => {
+    const fake = new FakeProduceCluster({}, undefined, {
+      nope: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    });
+    const producer = new Producer(fake, { maxBlockMs: 30, retryBackoffMs: 5 });
+    const error = await producer.send({ topic: 'nope', value: 'x' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProducerBlockedError);
+    expect(error).toMatchObject({
+      code: 'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
+      topic: 'nope',
+      cause: { errorName: 'UNKNOWN_TOPIC_OR_PARTITION' },
+    });
+    expect((error as Error).message).toContain('topic "nope" does not exist');
+    await producer.close();
+  });
+
+  it('names the partition a pinned record asks for when the topic has fewer', async () => {
+    const producer = new Producer(new FakeProduceCluster({ t: 2 }), {
+      maxBlockMs: 30,
+      retryBackoffMs: 5,
+    });
+    const error = await producer
+      .send({ topic: 't', partition: 5, value: 'x' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT', topic: 't' });
+    expect((error as Error).message).toContain('partition 5 of topic "t" does not exist');
+    expect((error as Error).message).toContain('the topic has 2 partitions');
+    await producer.close();
+  });
+
+  it('refuses a topic the metadata answers TOPIC_AUTHORIZATION_FAILED for at once, without waiting maxBlockMs', async () => {
+    const fake = new FakeProduceCluster({}, undefined, {
+      secret: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    });
+    const producer = new Producer(fake, { maxBlockMs: 60_000 });
+    const error = await producer.send({ topic: 'secret', value: 'x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ errorName: 'TOPIC_AUTHORIZATION_FAILED' });
     await producer.close();
   });
 
