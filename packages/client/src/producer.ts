@@ -161,6 +161,10 @@ export class Producer {
       accept = this.#submit(record, resolve, reject);
     });
     accept!.catch(() => {});
+    // In a transaction every failure of a record is also the transaction's (it becomes
+    // abortable, and commitTransaction() rejects), as a Java send's failed Future is: a send
+    // nobody awaits is then safe, and its rejection is not reported as unhandled.
+    if (this.#txn !== null) result.catch(() => {});
     return result;
   }
 
@@ -316,6 +320,7 @@ export class Producer {
         'ERR_KAFKA_PRODUCER_PARTITION_INVALID',
         `partition ${record.partition} of topic ${record.topic} is not a partition number`,
       );
+      this.#txn?.onAbortable(error);
       reject(error);
       return Promise.reject(error);
     }
@@ -335,6 +340,7 @@ export class Producer {
       const error = new RecordTooLargeError(
         `a record of about ${bytes} bytes for topic ${record.topic} exceeds maxRequestSize (${this.#options.maxRequestSize}) or bufferMemory (${this.#options.bufferMemory})`,
       );
+      this.#txn?.onAbortable(error);
       reject(error);
       return Promise.reject(error);
     }
@@ -465,6 +471,9 @@ export class Producer {
       if (refused === undefined && refusedTopic === undefined && head.deadline > now) break;
       this.#waiting.shift();
       const error = refused ?? refusedTopic ?? this.#blockedError(head);
+      // A record refused on its way in fails the transaction it was sent in, as Kafka's
+      // KafkaProducer.doSend hands such an ApiException to the TransactionManager.
+      if (refused === undefined) this.#txn?.onAbortable(error);
       head.reject(error);
       head.accepted.reject(error);
     }
