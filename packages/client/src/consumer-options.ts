@@ -1,3 +1,4 @@
+import { type Logger, silentLogger } from '@kafkats/wire';
 import { ConsumerConfigError } from './consumer-errors.js';
 import type { GroupTopicPartition } from './internal/consumer/contracts.js';
 import type { IsolationLevelName } from './partition-batch.js';
@@ -95,6 +96,12 @@ export interface ConsumerOptions {
   /** Bound on one decompressed batch. Default 268435456. */
   readonly maxUncompressedBytes?: number;
   readonly listeners?: ConsumerRebalanceListener;
+  /**
+   * Where the consumer logs: `subscribed topics do not exist` at warn. Default the cluster's
+   * logger; when neither was given, that warning goes to Node's `process.emitWarning` instead
+   * (code `KAFKATS_CONSUMER_TOPIC_MISSING`), so a misspelt topic is never silent.
+   */
+  readonly logger?: Logger;
   /** Injectable randomness (member ids excepted) for jitter, tests. */
   readonly random?: () => number;
 }
@@ -124,9 +131,11 @@ export interface ConsumerRunOptions {
 }
 
 export type ResolvedConsumerOptions = Required<
-  Omit<ConsumerOptions, 'listeners' | 'requestTimeoutMs' | 'topicPattern'>
+  Omit<ConsumerOptions, 'listeners' | 'requestTimeoutMs' | 'topicPattern' | 'logger'>
 > & {
   readonly listeners: ConsumerRebalanceListener;
+  /** Undefined: neither the consumer nor its cluster was given one. */
+  readonly logger: Logger | undefined;
   readonly requestTimeoutMs: number | undefined;
   readonly topicPattern: string | null;
 };
@@ -154,7 +163,10 @@ function positive(name: string, value: number, min = 1): number {
 }
 
 /** Applies defaults and checks ranges. @throws ConsumerConfigError */
-export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsumerOptions {
+export function resolveConsumerOptions(
+  options: ConsumerOptions,
+  clusterLogger?: Logger,
+): ResolvedConsumerOptions {
   const groupId = options.groupId ?? '';
   if (typeof groupId !== 'string' || (options.groupId !== undefined && groupId === ''))
     throw new ConsumerConfigError('groupId must be a non-empty string');
@@ -242,6 +254,7 @@ export function resolveConsumerOptions(options: ConsumerOptions): ResolvedConsum
       options.maxUncompressedBytes ?? 268_435_456,
     ),
     listeners: options.listeners ?? {},
+    logger: options.logger ?? (clusterLogger === silentLogger ? undefined : clusterLogger),
     random: options.random ?? Math.random,
   };
 }

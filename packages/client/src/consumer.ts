@@ -1,5 +1,6 @@
-import { KafkaError } from '@kafkats/codec';
+import { ErrorCode, KafkaError } from '@kafkats/codec';
 import { type Cluster, retryDelayMs, sleep } from '@kafkats/meta';
+import { clusterLogger } from './client-diagnostics.js';
 import {
   ConsumerClosedError,
   ConsumerConfigError,
@@ -133,13 +134,15 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   readonly #offsetAbort = new AbortController();
   // The member leaving after a fatal error of the consumer's own (an OffsetFetch refused).
   #fatalLeave: Promise<void> | undefined;
+  // Subscribed names already warned about as missing.
+  readonly #warnedMissing = new Set<string>();
 
   /**
    * @throws ConsumerConfigError for an option out of range (see the README's table)
    */
   constructor(cluster: Cluster, options: ConsumerOptions, parts: ConsumerParts = {}) {
     this.#cluster = cluster;
-    this.#options = resolveConsumerOptions(options);
+    this.#options = resolveConsumerOptions(options, clusterLogger(cluster));
     this.#parts = parts;
     this.#topics = this.#options.topics;
     this.#pattern = this.#options.topicPattern;
@@ -165,6 +168,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     this.#topics = [...topics];
     this.#pattern = null;
     this.#membership?.subscribe(this.#topics, null);
+    if (this.#membership !== undefined) this.#warnMissingTopics().catch(() => undefined);
   }
 
   /**
@@ -448,7 +452,12 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     }
   }
 
+  /**
+   * A read begun after close() (or after a fatal error) throws ConsumerClosedError, as Java's
+   * poll on a closed consumer throws; a read under way when close() is called ends quietly.
+   */
   #beginReading(): void {
+    this.#checkOpen();
     if (this.#reading)
       throw new ConsumerConfigError(
         'the consumer is already being read (one iteration or run at a time)',
@@ -547,6 +556,36 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       this.#stopTimers();
       throw error;
     }
+    if (this.#manual === undefined) await this.#warnMissingTopics().catch(() => undefined);
+  }
+
+  /**
+   * Warns once per name about subscribed topics the brokers answer UNKNOWN_TOPIC_OR_PARTITION
+   * for. The member stays subscribed (the group assigns a topic's partitions once it exists, as
+   * with Java's consumer), so without the warning a misspelt name reads nothing, silently.
+   */
+  async #warnMissingTopics(): Promise<void> {
+    if (this.#pattern !== null) return;
+    const names = this.#topics.filter((t) => !this.#warnedMissing.has(t));
+    if (names.length === 0) return;
+    // Subscribed topics that exist are in the snapshot once assigned; only others are asked for.
+    if (names.some((t) => this.#cluster.snapshot().topic(t) === undefined))
+      await this.#cluster.refreshTopics(names).catch(() => undefined);
+    const snapshot = this.#cluster.snapshot();
+    const missing = names.filter(
+      (t) => snapshot.topic(t)?.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    );
+    if (missing.length === 0 || this.#closing !== undefined) return;
+    for (const t of missing) this.#warnedMissing.add(t);
+    const groupId = this.#options.groupId;
+    const message = `consumer of group ${JSON.stringify(groupId)}: subscribed topic${missing.length === 1 ? '' : 's'} ${missing.map((t) => JSON.stringify(t)).join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist; the group assigns ${missing.length === 1 ? 'its' : 'their'} partitions once created`;
+    const logger = this.#options.logger;
+    if (logger !== undefined) logger.warn({ groupId, topics: missing }, message);
+    else
+      process.emitWarning(message, {
+        type: 'KafkatsWarning',
+        code: 'KAFKATS_CONSUMER_TOPIC_MISSING',
+      });
   }
 
   /**

@@ -26,6 +26,8 @@ export class ScriptedCoordinator {
   readonly invalidated: string[] = [];
   readonly refreshed: string[][] = [];
   topics: FakeTopic[];
+  /** Names metadata answers UNKNOWN_TOPIC_OR_PARTITION for, once they were refreshed. */
+  missingTopics: string[] = [];
   heartbeatVersion: number | undefined = 1;
   /** Answers a request at once when it returns a response; undefined leaves it to `next()`. */
   auto: ((apiName: string, request: unknown) => unknown) | undefined;
@@ -43,15 +45,22 @@ export class ScriptedCoordinator {
       invalidateCoordinator: (_kind: string, key: string) => {
         this.invalidated.push(key);
       },
-      snapshot: () => ({
-        topics: this.topics.map((t) => ({
+      snapshot: () => {
+        const topics = this.topics.map((t) => ({
           name: t.name,
           topicId: t.topicId,
           isInternal: false,
           errorCode: 0,
           partitions: Array.from({ length: t.partitions }, (_, i) => ({ partition: i })),
-        })),
-      }),
+        }));
+        const known = (name: string) => topics.find((t) => t.name === name);
+        // A name in `missingTopics` is answered as metadata answers a topic that does not exist.
+        const missing = (name: string) =>
+          this.refreshed.some((r) => r.includes(name)) && this.missingTopics.includes(name)
+            ? { name, topicId: '', isInternal: false, errorCode: 3, partitions: [] }
+            : undefined;
+        return { topics, topic: (name: string) => known(name) ?? missing(name) };
+      },
       refreshTopics: async (names: readonly string[]) => {
         this.refreshed.push([...names]);
       },

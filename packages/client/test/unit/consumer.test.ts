@@ -238,6 +238,40 @@ describe('Consumer: starting positions', () => {
   });
 });
 
+describe('Consumer: subscribed topics that do not exist', () => {
+  it('start() resolves with the first assignment, empty here, and the logger hears which topics are missing, once', async () => {
+    const s = setup();
+    s.target = { epoch: 1, partitions: [], interval: 5 };
+    s.coordinator.missingTopics = ['ordres'];
+    const warnings: { fields: unknown; message: string }[] = [];
+    const logger = {
+      debug: () => {},
+      info: () => {},
+      warn: (fields: unknown, message: string) => warnings.push({ fields, message }),
+      error: () => {},
+    };
+    const consumer = new Consumer(
+      s.coordinator.cluster,
+      { groupId: 'g', topics: ['orders', 'ordres'], logger },
+      { fetcher: () => s.fetcher },
+    );
+    await consumer.start();
+    expect(consumer.assignment()).toEqual([]);
+    expect(warnings).toEqual([
+      {
+        fields: { groupId: 'g', topics: ['ordres'] },
+        message: expect.stringContaining('subscribed topic "ordres" does not exist'),
+      },
+    ]);
+    // Warned names are not looked up again.
+    const lookups = s.coordinator.refreshed.length;
+    consumer.subscribe(['orders', 'ordres']);
+    expect(s.coordinator.refreshed).toHaveLength(lookups);
+    expect(warnings).toHaveLength(1);
+    await consumer.close();
+  });
+});
+
 describe('Consumer: what a commit counts', () => {
   it('with the iterator, a batch is finished when the next one is asked for; commit() sends finished offsets with the member epoch', async () => {
     const s = setup();
@@ -376,6 +410,23 @@ describe('Consumer: rebalances', () => {
     expect(m.memberId).toHaveLength(22);
     await consumer.close();
     expect(s.heartbeats.at(-1)?.memberEpoch).toBe(-2);
+  });
+
+  it('a read begun after close() throws ConsumerClosedError (iterator and run)', async () => {
+    const s = setup();
+    const consumer = new Consumer(
+      s.coordinator.cluster,
+      { groupId: 'g', topics: ['orders'] },
+      { fetcher: () => s.fetcher },
+    );
+    await consumer.start();
+    await consumer.close();
+    const iterated = await (async () => {
+      for await (const _ of consumer) return 'a batch';
+      return 'ended quietly';
+    })().catch((e: unknown) => e);
+    expect(iterated).toBeInstanceOf(ConsumerClosedError);
+    await expect(consumer.run({ eachBatch: () => {} })).rejects.toBeInstanceOf(ConsumerClosedError);
   });
 
   it('close() during the join ends the iteration quietly and still says goodbye', async () => {
