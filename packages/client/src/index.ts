@@ -170,8 +170,10 @@ export {
 } from './producer-errors.js';
 export type {
   Delivery,
+  HeaderValue,
   ProducerOptions,
   ProducerRecord,
+  ProducerRecordHeaders,
   RecordMetadata,
   TransactionGroup,
   TransactionOffset,

@@ -14,11 +14,25 @@ export interface ProducerRecord {
   readonly key?: Buffer | string | null;
   /** Value bytes; a string is sent as UTF-8; null is a tombstone. */
   readonly value: Buffer | string | null;
-  /** Header values as bytes (a string is UTF-8) or null. */
-  readonly headers?: readonly { readonly key: string; readonly value: Buffer | string | null }[];
+  /**
+   * Headers, in order: `[{ key, value }]` (a key may repeat), or an object `{ key: value }`.
+   * Values are bytes (a string is UTF-8) or null. Default none.
+   */
+  readonly headers?: ProducerRecordHeaders;
   /** CreateTime, ms since the epoch. Default the time of `send`. */
   readonly timestamp?: number | bigint;
 }
+
+/** A header value: bytes, a string (sent as UTF-8), or null. */
+export type HeaderValue = Buffer | string | null;
+
+/**
+ * A record's headers: a list (order kept, keys may repeat, as Kafka allows) or an object, one
+ * value per key, in the object's key order.
+ */
+export type ProducerRecordHeaders =
+  | readonly { readonly key: string; readonly value: HeaderValue }[]
+  | { readonly [key: string]: HeaderValue };
 
 /** Where and when a record was written. */
 export interface RecordMetadata {

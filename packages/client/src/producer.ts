@@ -1,4 +1,10 @@
-import { ErrorCode, KafkaError, ProtocolError, type RecordInput } from '@kafkats/codec';
+import {
+  ErrorCode,
+  KafkaError,
+  ProtocolError,
+  type RecordHeader,
+  type RecordInput,
+} from '@kafkats/codec';
 import { retryDelayMs } from '@kafkats/meta';
 import { clusterLogger, type ProducerMetricsSnapshot } from './client-diagnostics.js';
 import { Accumulator } from './internal/accumulator.js';
@@ -18,8 +24,10 @@ import {
 } from './producer-errors.js';
 import {
   type Delivery,
+  type HeaderValue,
   type ProducerOptions,
   type ProducerRecord,
+  type ProducerRecordHeaders,
   type RecordMetadata,
   type ResolvedProducerOptions,
   resolveProducerOptions,
@@ -46,6 +54,20 @@ interface Prepared {
 
 const toBytes = (v: Buffer | string | null | undefined): Buffer | null =>
   v === null || v === undefined ? null : typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
+
+/** A record's headers as the batch writer takes them: a list, values as bytes. */
+function headerList(headers: ProducerRecordHeaders | undefined): RecordHeader[] {
+  if (headers === undefined) return [];
+  if (Array.isArray(headers))
+    return headers.map((h: { key: string; value: HeaderValue }) => ({
+      key: h.key,
+      value: toBytes(h.value),
+    }));
+  const list: RecordHeader[] = [];
+  for (const key in headers)
+    list.push({ key, value: toBytes((headers as Record<string, HeaderValue>)[key]) });
+  return list;
+}
 
 /** Bytes of a zig-zag varint holding `n` (record lengths and counts in a v2 batch). */
 function varintBytes(n: number): number {
@@ -326,7 +348,7 @@ export class Producer {
     }
     const key = toBytes(record.key);
     const value = toBytes(record.value);
-    const headers = (record.headers ?? []).map((h) => ({ key: h.key, value: toBytes(h.value) }));
+    const headers = headerList(record.headers);
     const timestamp = record.timestamp === undefined ? Date.now() : Number(record.timestamp);
     let bytes =
       recordOverhead(key?.length ?? -1, value?.length ?? -1, headers.length) +

@@ -11,6 +11,7 @@ import {
   ErrorCode,
   KafkaError,
   type ProduceRequest,
+  type RecordHeader,
 } from '@kafkats/codec';
 import {
   type BrokerInfo,
@@ -40,6 +41,8 @@ interface ProducerEntry {
 
 export interface PartitionLog {
   values: string[];
+  /** Each record's headers as `[key, value as UTF-8 or null]`, beside `values`. */
+  headers: [string, string | null][][];
   producers: Map<bigint, ProducerEntry>;
   /** Answer the next append with this code instead of appending (then cleared). */
   nextError?: number;
@@ -121,7 +124,7 @@ export class FakeProduceCluster implements ProducerCluster {
     const k = `${topic}-${partition}`;
     let l = this.logs.get(k);
     if (l === undefined) {
-      l = { values: [], producers: new Map(), logStartOffset: 0n };
+      l = { values: [], headers: [], producers: new Map(), logStartOffset: 0n };
       this.logs.set(k, l);
     }
     return l;
@@ -259,7 +262,8 @@ export class FakeProduceCluster implements ProducerCluster {
       return fail(code);
     }
     const batch = decodeRecordBatches(bytes).next().value!;
-    const values = [...batch.records()].map((r) => r.value?.toString() ?? '');
+    const records = [...batch.records()];
+    const values = records.map((r) => r.value?.toString() ?? '');
     const first = batch.baseSequence;
     const last = first + batch.recordCount - 1;
     if (batch.producerId >= 0n) {
@@ -289,6 +293,13 @@ export class FakeProduceCluster implements ProducerCluster {
     }
     const baseOffset = BigInt(log.values.length);
     log.values.push(...values);
+    for (const r of records)
+      log.headers.push(
+        r.headers.map((h: RecordHeader): [string, string | null] => [
+          h.key,
+          h.value?.toString() ?? null,
+        ]),
+      );
     return { errorCode: 0, baseOffset, logStartOffset: log.logStartOffset };
   }
 }

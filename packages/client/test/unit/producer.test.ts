@@ -305,6 +305,43 @@ describe('Producer retries', () => {
   });
 });
 
+describe('Producer record headers', () => {
+  it('takes headers as a list (keys may repeat) or as an object, in order, values as bytes, strings or null', async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    const producer = new Producer(fake, { lingerMs: 0 });
+    await producer.send({
+      topic: 't',
+      value: 'list',
+      headers: [
+        { key: 'a', value: '1' },
+        { key: 'a', value: Buffer.from('2') },
+        { key: 'b', value: null },
+      ],
+    });
+    await producer.send({
+      topic: 't',
+      value: 'object',
+      headers: { trace: 'x-1', bytes: Buffer.from([0x68, 0x69]), gone: null },
+    });
+    await producer.send({ topic: 't', value: 'none' });
+    await producer.close();
+    expect(fake.log('t', 0).values).toEqual(['list', 'object', 'none']);
+    expect(fake.log('t', 0).headers).toEqual([
+      [
+        ['a', '1'],
+        ['a', '2'],
+        ['b', null],
+      ],
+      [
+        ['trace', 'x-1'],
+        ['bytes', 'hi'],
+        ['gone', null],
+      ],
+      [],
+    ]);
+  });
+});
+
 describe('Producer limits and lifecycle', () => {
   it('rejects a send with BUFFER_EXHAUSTED when bufferMemory stays full for maxBlockMs', async () => {
     const fake = new FakeProduceCluster({ t: 1 });
