@@ -42,25 +42,64 @@ export interface GroupMember {
   readonly groupInstanceId: string | null;
   readonly clientId: string;
   readonly clientHost: string;
-  /** The member's subscription as its protocol encodes it (a copy). */
+  /**
+   * The member's subscription as its protocol encodes it (a copy). Empty for a member of a
+   * `consumer` group (KIP-848): its subscription is `subscribedTopicNames` / `subscribedTopicRegex`.
+   */
   readonly metadata: Buffer;
-  /** The member's assignment as its protocol encodes it (a copy). */
+  /**
+   * The member's assignment as its protocol encodes it (a copy). Empty for a member of a
+   * `consumer` group (KIP-848), whose assignment comes as topic partitions.
+   */
   readonly assignment: Buffer;
-  /** `assignment` decoded, for groups of protocol type `consumer`; absent otherwise. */
+  /**
+   * The partitions the member owns: `assignment` decoded for classic groups of protocol type
+   * `consumer` (absent for other protocol types); for KIP-848 groups, the broker's list.
+   */
   readonly assignedPartitions?: readonly TopicPartition[];
+  /** KIP-848 groups: the member's epoch. */
+  readonly memberEpoch?: number;
+  /** KIP-848 groups: the member's rack (`client.rack`), or null. */
+  readonly rackId?: string | null;
+  /** KIP-848 groups: the topics the member subscribed to by name. */
+  readonly subscribedTopicNames?: readonly string[];
+  /** KIP-848 groups: the member's regex subscription, or null. */
+  readonly subscribedTopicRegex?: string | null;
+  /** KIP-848 groups: the partitions the coordinator is moving the member to. */
+  readonly targetAssignment?: readonly TopicPartition[];
+  /**
+   * KIP-848 groups, from ConsumerGroupDescribe v1 (Kafka 4.0): `classic` for a member that
+   * joined with the classic protocol (a group being upgraded), else `consumer`.
+   */
+  readonly memberType?: 'classic' | 'consumer';
 }
 
-/** A group as {@link Admin.describeGroups} describes it (the classic protocol's view). */
+/**
+ * A group as {@link Admin.describeGroups} describes it: a KIP-848 `consumer` group by
+ * ConsumerGroupDescribe, any other by the classic DescribeGroups, as Kafka's admin does.
+ */
 export interface GroupDescription {
   readonly groupId: string;
   /** GROUP_AUTHORIZATION_FAILED, GROUP_ID_NOT_FOUND, COORDINATOR_NOT_AVAILABLE past the deadline... */
   readonly error?: KafkaError;
-  /** `Stable`, `Empty`, `PreparingRebalance`, `CompletingRebalance`, `Dead`; empty on error. */
+  /**
+   * Which protocol the group runs, so which request described it: `consumer` (KIP-848,
+   * ConsumerGroupDescribe) or `classic` (DescribeGroups). Absent on error.
+   */
+  readonly type?: 'classic' | 'consumer';
+  /**
+   * Classic: `Stable`, `Empty`, `PreparingRebalance`, `CompletingRebalance`, `Dead`. KIP-848:
+   * `Stable`, `Empty`, `Assigning`, `Reconciling`, `Dead`. Empty on error.
+   */
   readonly state: string;
+  /** `consumer` for consumer groups (KIP-848 ones included), `connect`, ... */
   readonly protocolType: string;
-  /** The chosen protocol (the assignor for consumer groups: `range`, ...). */
+  /** The chosen protocol: the assignor for consumer groups (`range`, `uniform`, ...). */
   readonly protocol: string;
   readonly members: readonly GroupMember[];
+  /** KIP-848 groups: the group's epoch, and the epoch of its target assignment. */
+  readonly groupEpoch?: number;
+  readonly assignmentEpoch?: number;
   /** Kafka's `AclOperation` bit set, when asked for and returned. */
   readonly authorizedOperations?: number;
 }

@@ -6,7 +6,10 @@ export interface GroupDocument {
   /** `classic`, `consumer`, `share`, `streams`; null when the broker does not say (ListGroups < v5). */
   readonly type: string | null;
   readonly protocolType: string;
-  /** `Stable`, `Empty`, ...; from DescribeGroups (the classic view). */
+  /**
+   * `Stable`, `Empty`, ...: from ConsumerGroupDescribe for a KIP-848 group, from DescribeGroups
+   * for the others.
+   */
   readonly state: string;
   readonly protocol: string;
   readonly members: readonly {
@@ -50,7 +53,7 @@ export async function groupsCommand(ctx: CommandContext, names: readonly string[
       const listing = listed[i];
       return {
         groupId: d.groupId,
-        type: listing?.type ?? null,
+        type: listing?.type ?? d.type ?? null,
         protocolType: d.protocolType || listing?.protocolType || '',
         state: d.state,
         protocol: d.protocol,

@@ -1,10 +1,15 @@
 import {
+  ConsumerGroupDescribeApi,
+  type ConsumerGroupDescribeResponse,
+  type ConsumerGroupDescribeResponseAssignment,
   type ConsumerProtocolAssignment,
+  createConsumerGroupDescribeRequest,
   createDescribeGroupsRequest,
   createListGroupsRequest,
   createOffsetFetchRequest,
   DescribeGroupsApi,
   decodeConsumerProtocolAssignment,
+  ErrorCode,
   type KafkaError,
   ListGroupsApi,
   OffsetFetchApi,
@@ -107,7 +112,17 @@ function decodeAssignment(bytes: Buffer): TopicPartition[] | undefined {
   }
 }
 
-/** DescribeGroups, one request per group to its coordinator, in parallel. */
+/** Kafka's AUTHORIZED_OPERATIONS_OMITTED: the answer carries no operations. */
+const OPERATIONS_OMITTED = -2147483648;
+
+const operations = (bits: number) =>
+  bits === OPERATIONS_OMITTED ? {} : { authorizedOperations: bits };
+
+/**
+ * Describes each group, in parallel, as Kafka's DescribeConsumerGroupsHandler does:
+ * ConsumerGroupDescribe first (a KIP-848 group); a coordinator that answers it
+ * GROUP_ID_NOT_FOUND (not a consumer group) or does not offer it is asked DescribeGroups.
+ */
 export async function describeGroups(
   call: AdminCall,
   groupIds: readonly string[],
@@ -118,56 +133,11 @@ export async function describeGroups(
     [...new Set(groupIds)].map(async (groupId) => {
       const empty = { groupId, state: '', protocolType: '', protocol: '', members: [] };
       try {
-        let version = 0;
-        const response = await sendToGroup(
-          call,
+        const consumerGroup = await describeConsumerGroup(call, groupId, options);
+        described.set(
           groupId,
-          DescribeGroupsApi,
-          (v) => {
-            version = v;
-            return createDescribeGroupsRequest({
-              groups: [groupId],
-              ...(v >= 3
-                ? { includeAuthorizedOperations: options.includeAuthorizedOperations ?? false }
-                : {}),
-            });
-          },
-          (r) => r.groups.find((g) => g.groupId === groupId)?.errorCode ?? 0,
+          consumerGroup ?? (await describeClassicGroup(call, groupId, options, empty)),
         );
-        const g = response.groups.find((x) => x.groupId === groupId);
-        const context = `DescribeGroups v${version}, group ${groupId}`;
-        if (g === undefined) {
-          described.set(groupId, { ...empty, error: brokerError(-1, `${context}: no answer`) });
-          return;
-        }
-        const error = errorOrUndefined(g.errorCode, context, g.errorMessage);
-        if (error !== undefined) {
-          described.set(groupId, { ...empty, error });
-          return;
-        }
-        const consumer = g.protocolType === 'consumer';
-        described.set(groupId, {
-          groupId,
-          state: g.groupState,
-          protocolType: g.protocolType,
-          protocol: g.protocolData,
-          members: g.members.map((m): GroupMember => {
-            const assignment = Buffer.from(m.memberAssignment);
-            const assigned = consumer ? decodeAssignment(assignment) : undefined;
-            return {
-              memberId: m.memberId,
-              groupInstanceId: m.groupInstanceId,
-              clientId: m.clientId,
-              clientHost: m.clientHost,
-              metadata: Buffer.from(m.memberMetadata),
-              assignment,
-              ...(assigned === undefined ? {} : { assignedPartitions: assigned }),
-            };
-          }),
-          ...(g.authorizedOperations === -2147483648
-            ? {}
-            : { authorizedOperations: g.authorizedOperations }),
-        });
       } catch (thrown) {
         described.set(groupId, { ...empty, error: asItemError(thrown) });
       }
@@ -176,6 +146,133 @@ export async function describeGroups(
   const groups = groupIds.map((id) => described.get(id)!);
   throwIfNothingAnswered(groups.map((g) => g.error));
   return { groups };
+}
+
+const partitionsOf = (a: ConsumerGroupDescribeResponseAssignment): TopicPartition[] =>
+  a.topicPartitions.flatMap((t) =>
+    t.partitions.map((partition) => ({ topic: t.topicName, partition })),
+  );
+
+/**
+ * ConsumerGroupDescribe (KIP-848) for one group; undefined when the group is not a consumer
+ * group (GROUP_ID_NOT_FOUND) or its coordinator does not offer the API.
+ */
+async function describeConsumerGroup(
+  call: AdminCall,
+  groupId: string,
+  options: DescribeGroupsOptions,
+): Promise<GroupDescription | undefined> {
+  let version = 0;
+  let response: ConsumerGroupDescribeResponse;
+  try {
+    response = await sendToGroup(
+      call,
+      groupId,
+      ConsumerGroupDescribeApi,
+      (v) => {
+        version = v;
+        return createConsumerGroupDescribeRequest({
+          groupIds: [groupId],
+          includeAuthorizedOperations: options.includeAuthorizedOperations ?? false,
+        });
+      },
+      (r) => r.groups.find((g) => g.groupId === groupId)?.errorCode ?? 0,
+    );
+  } catch (thrown) {
+    if (thrown instanceof UnsupportedVersionError) return undefined;
+    throw thrown;
+  }
+  const g = response.groups.find((x) => x.groupId === groupId);
+  if (g === undefined || g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) return undefined;
+  const context = `ConsumerGroupDescribe v${version}, group ${groupId}`;
+  const error = errorOrUndefined(g.errorCode, context, g.errorMessage);
+  if (error !== undefined)
+    return { groupId, state: '', protocolType: '', protocol: '', members: [], error };
+  return {
+    groupId,
+    type: 'consumer',
+    state: g.groupState,
+    protocolType: 'consumer',
+    protocol: g.assignorName,
+    groupEpoch: g.groupEpoch,
+    assignmentEpoch: g.assignmentEpoch,
+    members: g.members.map(
+      (m): GroupMember => ({
+        memberId: m.memberId,
+        groupInstanceId: m.instanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        metadata: Buffer.alloc(0),
+        assignment: Buffer.alloc(0),
+        assignedPartitions: partitionsOf(m.assignment),
+        memberEpoch: m.memberEpoch,
+        rackId: m.rackId,
+        subscribedTopicNames: [...m.subscribedTopicNames],
+        // Brokers answer '' for a member without a regex.
+        subscribedTopicRegex: m.subscribedTopicRegex || null,
+        targetAssignment: partitionsOf(m.targetAssignment),
+        // KIP-1099: 0 classic, 1 consumer, -1 unknown (v0 has no field).
+        ...(m.memberType === 0
+          ? { memberType: 'classic' as const }
+          : m.memberType === 1
+            ? { memberType: 'consumer' as const }
+            : {}),
+      }),
+    ),
+    ...operations(g.authorizedOperations),
+  };
+}
+
+/** The classic DescribeGroups for one group. */
+async function describeClassicGroup(
+  call: AdminCall,
+  groupId: string,
+  options: DescribeGroupsOptions,
+  empty: GroupDescription,
+): Promise<GroupDescription> {
+  let version = 0;
+  const response = await sendToGroup(
+    call,
+    groupId,
+    DescribeGroupsApi,
+    (v) => {
+      version = v;
+      return createDescribeGroupsRequest({
+        groups: [groupId],
+        ...(v >= 3
+          ? { includeAuthorizedOperations: options.includeAuthorizedOperations ?? false }
+          : {}),
+      });
+    },
+    (r) => r.groups.find((g) => g.groupId === groupId)?.errorCode ?? 0,
+  );
+  const g = response.groups.find((x) => x.groupId === groupId);
+  const context = `DescribeGroups v${version}, group ${groupId}`;
+  if (g === undefined) return { ...empty, error: brokerError(-1, `${context}: no answer`) };
+  const error = errorOrUndefined(g.errorCode, context, g.errorMessage);
+  if (error !== undefined) return { ...empty, error };
+  const consumer = g.protocolType === 'consumer';
+  return {
+    groupId,
+    type: 'classic',
+    state: g.groupState,
+    protocolType: g.protocolType,
+    protocol: g.protocolData,
+    members: g.members.map((m): GroupMember => {
+      const assignment = Buffer.from(m.memberAssignment);
+      const assigned = consumer ? decodeAssignment(assignment) : undefined;
+      return {
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        metadata: Buffer.from(m.memberMetadata),
+        assignment,
+        ...(assigned === undefined ? {} : { assignedPartitions: assigned }),
+      };
+    }),
+    ...operations(g.authorizedOperations),
+  };
 }
 
 // OffsetFetch v10 names topics by id only; up to v9 the answer carries names, which is what

@@ -5,7 +5,7 @@
 import { ProtocolError } from '@kafkats/codec';
 import { kafkaVersionAtLeast, runKafkaTool, sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Admin } from '../../src/index.js';
+import { Admin, Cluster, Consumer } from '../../src/index.js';
 import { eventually, unique } from './admin-support.js';
 
 const shared = sharedCluster();
@@ -145,6 +145,72 @@ describe('Admin groups (real brokers, Kafka’s console consumer and group comma
     ]);
     expect(tool.stdout).toContain(member.memberId);
     await running;
+  });
+
+  it('describes a live group of kafkats consumers on the protocol it runs (KIP-848 from Kafka 4.0), as Kafka’s group command sees it', async () => {
+    const kip848 = kafkaVersionAtLeast(shared.description.kafkaVersion, '4.0');
+    const group = unique('adm-kafkats');
+    const cluster = await Cluster.connect(shared.bootstrap);
+    const consumers = [0, 1].map(
+      () =>
+        new Consumer(cluster, {
+          groupId: group,
+          topics: [topic],
+          groupProtocol: kip848 ? 'consumer' : 'classic',
+        }),
+    );
+    try {
+      await Promise.all(consumers.map((c) => c.start()));
+      const described = await eventually(
+        () => admin.describeGroups([group]),
+        (r) =>
+          r.groups[0]!.state === 'Stable' &&
+          r.groups[0]!.members.length === 2 &&
+          r.groups[0]!.members.every((m) => (m.assignedPartitions ?? []).length === 1),
+        60_000,
+      );
+      const g = described.groups[0]!;
+      expect(g.error).toBeUndefined();
+      expect(g).toMatchObject({
+        type: kip848 ? 'consumer' : 'classic',
+        protocolType: 'consumer',
+      });
+      // Each member's partitions are what that consumer says it owns.
+      const ours = new Map(
+        consumers.map((c) => [
+          c.groupMetadata().memberId,
+          c.assignment().map((p) => `${p.topic}-${p.partition}`),
+        ]),
+      );
+      expect(
+        new Map(
+          g.members.map((m) => [
+            m.memberId,
+            (m.assignedPartitions ?? []).map((p) => `${p.topic}-${p.partition}`),
+          ]),
+        ),
+      ).toEqual(ours);
+      if (kip848) {
+        for (const m of g.members) {
+          expect(m.memberEpoch).toBe(g.groupEpoch);
+          expect(m.subscribedTopicNames).toEqual([topic]);
+          expect(m.targetAssignment).toEqual(m.assignedPartitions);
+        }
+      }
+      const tool = await runKafkaTool(GROUP_COMMAND, [
+        '--bootstrap-server',
+        shared.bootstrap,
+        '--describe',
+        '--group',
+        group,
+        '--members',
+      ]);
+      expect(tool.status).toBe(0);
+      for (const m of g.members) expect(tool.stdout).toContain(m.memberId);
+    } finally {
+      await Promise.all(consumers.map((c) => c.close()));
+      await cluster.close();
+    }
   });
 
   it('types the error of a group the cluster does not know', async () => {

@@ -44,8 +44,8 @@ export class FakeKafka {
   readonly sent: Sent[] = [];
   controllerId = 1;
   coordinatorId = 2;
-  /** Versions the fake negotiates, by API key; default each API's maximum. */
-  readonly versions = new Map<number, number>();
+  /** Versions the fake negotiates, by API key (undefined: not offered); default each API's maximum. */
+  readonly versions = new Map<number, number | undefined>();
 
   constructor(nodes = 3) {
     this.brokers = Array.from({ length: nodes }, (_, i) => i + 1);
@@ -147,7 +147,8 @@ export class FakeKafka {
       },
       pending: 0,
       lastActivityMs: Date.now(),
-      negotiatedVersion: (apiKey) => fake.versions.get(apiKey) ?? apiDescriptor(apiKey)?.maxVersion,
+      negotiatedVersion: (apiKey) =>
+        fake.versions.has(apiKey) ? fake.versions.get(apiKey) : apiDescriptor(apiKey)?.maxVersion,
       async send(api, request, options) {
         if (closed)
           throw new KafkaError('ERR_KAFKA_CONNECTION_CLOSED', 'closed', { retriable: true });

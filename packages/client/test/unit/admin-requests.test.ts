@@ -9,6 +9,7 @@ import { FakeKafka } from './admin-fake-kafka.js';
 
 const CREATE_TOPICS = 19;
 const DESCRIBE_CONFIGS = 32;
+const CONSUMER_GROUP_DESCRIBE = 69;
 const DESCRIBE_GROUPS = 15;
 const FIND_COORDINATOR = 10;
 const OFFSET_FETCH = 9;
@@ -202,9 +203,144 @@ describe('describeConfigs', () => {
   });
 });
 
+/** ConsumerGroupDescribe's answer for a group that is not a KIP-848 consumer group. */
+function notAConsumerGroup(fake: FakeKafka): void {
+  fake.on(CONSUMER_GROUP_DESCRIBE, (_node, req) => ({
+    throttleTimeMs: 0,
+    groups: [
+      {
+        errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+        errorMessage: `Group ${req.groupIds[0]} is not a consumer group.`,
+        groupId: req.groupIds[0],
+        groupState: '',
+        groupEpoch: -1,
+        assignmentEpoch: -1,
+        assignorName: '',
+        members: [],
+        authorizedOperations: -2147483648,
+      },
+    ],
+  }));
+}
+
+const emptyClassicGroup = (groupId: string) => ({
+  throttleTimeMs: 0,
+  groups: [
+    {
+      errorCode: 0,
+      errorMessage: null,
+      groupId,
+      groupState: 'Empty',
+      protocolType: 'consumer',
+      protocolData: '',
+      members: [],
+      authorizedOperations: -2147483648,
+    },
+  ],
+});
+
 describe('group calls', () => {
+  it('describes a KIP-848 group by ConsumerGroupDescribe: member epochs, subscriptions, assignment and target', async () => {
+    const fake = new FakeKafka(3);
+    const topicPartitions = (partitions: number[]) => ({
+      topicPartitions: [{ topicId: 'T1T1T1T1T1T1T1T1T1T1Tw', topicName: 'orders', partitions }],
+    });
+    fake.on(CONSUMER_GROUP_DESCRIBE, (_node, req) => ({
+      throttleTimeMs: 0,
+      groups: [
+        {
+          errorCode: 0,
+          errorMessage: null,
+          groupId: req.groupIds[0],
+          groupState: 'Reconciling',
+          groupEpoch: 7,
+          assignmentEpoch: 7,
+          assignorName: 'uniform',
+          members: [
+            {
+              memberId: 'm-1',
+              instanceId: 'i-1',
+              rackId: 'r1',
+              memberEpoch: 6,
+              clientId: 'c',
+              clientHost: '/127.0.0.1',
+              subscribedTopicNames: ['orders'],
+              subscribedTopicRegex: '',
+              assignment: topicPartitions([0, 1]),
+              targetAssignment: topicPartitions([0]),
+              memberType: 1,
+            },
+          ],
+          authorizedOperations: -2147483648,
+        },
+      ],
+    }));
+    const result = await (await start(fake)).describeGroups(['g']);
+
+    expect(fake.sentTo(DESCRIBE_GROUPS)).toEqual([]);
+    expect(result.groups).toEqual([
+      {
+        groupId: 'g',
+        type: 'consumer',
+        state: 'Reconciling',
+        protocolType: 'consumer',
+        protocol: 'uniform',
+        groupEpoch: 7,
+        assignmentEpoch: 7,
+        members: [
+          {
+            memberId: 'm-1',
+            groupInstanceId: 'i-1',
+            clientId: 'c',
+            clientHost: '/127.0.0.1',
+            metadata: Buffer.alloc(0),
+            assignment: Buffer.alloc(0),
+            assignedPartitions: [
+              { topic: 'orders', partition: 0 },
+              { topic: 'orders', partition: 1 },
+            ],
+            memberEpoch: 6,
+            rackId: 'r1',
+            subscribedTopicNames: ['orders'],
+            subscribedTopicRegex: null,
+            targetAssignment: [{ topic: 'orders', partition: 0 }],
+            memberType: 'consumer',
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('describes a group by DescribeGroups when ConsumerGroupDescribe answers it is not a consumer group, or is not offered', async () => {
+    const fake = new FakeKafka(1);
+    fake.coordinatorId = 1;
+    notAConsumerGroup(fake);
+    fake.on(DESCRIBE_GROUPS, (_node, req) => emptyClassicGroup(req.groups[0]));
+    const expected = {
+      groupId: 'g',
+      type: 'classic',
+      state: 'Empty',
+      protocolType: 'consumer',
+      protocol: '',
+      members: [],
+    };
+    expect((await (await start(fake)).describeGroups(['g'])).groups).toEqual([expected]);
+    expect(fake.sentTo(CONSUMER_GROUP_DESCRIBE)).toHaveLength(1);
+
+    const older = new FakeKafka(1);
+    older.coordinatorId = 1;
+    older.versions.set(CONSUMER_GROUP_DESCRIBE, undefined);
+    older.on(DESCRIBE_GROUPS, (_node, req) => emptyClassicGroup(req.groups[0]));
+    const a = new Admin(await older.connect());
+    expect((await a.describeGroups(['g'])).groups).toEqual([expected]);
+    expect(older.sentTo(CONSUMER_GROUP_DESCRIBE)).toEqual([]);
+    await a.close();
+    await a.cluster.close();
+  });
+
   it('asks again while the coordinator loads, and finds it again after NOT_COORDINATOR', async () => {
     const fake = new FakeKafka(3);
+    notAConsumerGroup(fake);
     const answers = [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.NOT_COORDINATOR, 0];
     fake.on(DESCRIBE_GROUPS, (_node, req) => {
       const code = answers.shift() ?? 0;
@@ -230,7 +366,14 @@ describe('group calls', () => {
     expect(fake.sentTo(DESCRIBE_GROUPS).map((s) => s.node)).toEqual([2, 2, 3]);
     expect(fake.sentTo(FIND_COORDINATOR)).toHaveLength(2);
     expect(result.groups).toEqual([
-      { groupId: 'g', state: 'Empty', protocolType: 'consumer', protocol: '', members: [] },
+      {
+        groupId: 'g',
+        type: 'classic',
+        state: 'Empty',
+        protocolType: 'consumer',
+        protocol: '',
+        members: [],
+      },
     ]);
   });
 
