@@ -3,7 +3,7 @@
 // consumer, and the exit codes of the failures a person meets first (unknown topic,
 // unreachable bootstrap, --read-only, a wrong password).
 import { randomBytes } from 'node:crypto';
-import { Admin } from '@kafkats/client';
+import { Admin, Cluster, Consumer } from '@kafkats/client';
 import {
   KafkaMetadataEventLog,
   RemoteLogMetadataManager,
@@ -247,6 +247,35 @@ describe('kafkats against a real cluster', () => {
     expect(g).toMatchObject({ groupId: group, state: 'Empty', members: [], error: null });
     const human = await kafkats(['groups', group, ...b()]);
     expect(human.stdout).toMatch(new RegExp(`${group}\\s+\\S+\\s+Empty`));
+  });
+
+  it('groups GROUP: describes a live KIP-848 group (ConsumerGroupDescribe), its member and partitions', async () => {
+    const group = unique('cli-848');
+    const cluster = await Cluster.connect(shared.bootstrap);
+    const consumer = new Consumer(cluster, { groupId: group, topics: [topic] });
+    try {
+      await consumer.start();
+      expect(consumer.assignment()).toHaveLength(3);
+      const json = await kafkats(['groups', group, ...b(), '--json']);
+      expect(json.code).toBe(0);
+      const [g] = JSON.parse(json.stdout).groups;
+      expect(g).toMatchObject({
+        groupId: group,
+        type: 'consumer',
+        state: 'Stable',
+        protocolType: 'consumer',
+        error: null,
+      });
+      expect(g.members).toHaveLength(1);
+      expect(g.members[0].memberId).toBe(consumer.groupMetadata().memberId);
+      expect(g.members[0].partitions).toHaveLength(3);
+      const human = await kafkats(['groups', group, ...b()]);
+      expect(human.code).toBe(0);
+      expect(human.stdout).toMatch(new RegExp(`${group}\\s+consumer\\s+Stable\\s+\\S+\\s+1\\s+3`));
+    } finally {
+      await consumer.close();
+      await cluster.close();
+    }
   });
 
   it('exits 4 for an unknown topic, naming it, from every command that takes one', async () => {

@@ -121,7 +121,8 @@ const operations = (bits: number) =>
 /**
  * Describes each group, in parallel, as Kafka's DescribeConsumerGroupsHandler does:
  * ConsumerGroupDescribe first (a KIP-848 group); a coordinator that answers it
- * GROUP_ID_NOT_FOUND (not a consumer group) or does not offer it is asked DescribeGroups.
+ * GROUP_ID_NOT_FOUND (not a consumer group) or UNSUPPORTED_VERSION, or does not offer it, is
+ * asked DescribeGroups.
  */
 export async function describeGroups(
   call: AdminCall,
@@ -155,7 +156,7 @@ const partitionsOf = (a: ConsumerGroupDescribeResponseAssignment): TopicPartitio
 
 /**
  * ConsumerGroupDescribe (KIP-848) for one group; undefined when the group is not a consumer
- * group (GROUP_ID_NOT_FOUND) or its coordinator does not offer the API.
+ * group (GROUP_ID_NOT_FOUND) or its coordinator does not offer the API or KIP-848.
  */
 async function describeConsumerGroup(
   call: AdminCall,
@@ -183,7 +184,14 @@ async function describeConsumerGroup(
     throw thrown;
   }
   const g = response.groups.find((x) => x.groupId === groupId);
-  if (g === undefined || g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) return undefined;
+  // Not a consumer group; or a broker that offers the API with KIP-848 off (Kafka 3.x
+  // answers UNSUPPORTED_VERSION then): DescribeGroups, as Java's handler falls back.
+  if (
+    g === undefined ||
+    g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND ||
+    g.errorCode === ErrorCode.UNSUPPORTED_VERSION
+  )
+    return undefined;
   const context = `ConsumerGroupDescribe v${version}, group ${groupId}`;
   const error = errorOrUndefined(g.errorCode, context, g.errorMessage);
   if (error !== undefined)

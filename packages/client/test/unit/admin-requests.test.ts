@@ -203,13 +203,16 @@ describe('describeConfigs', () => {
   });
 });
 
-/** ConsumerGroupDescribe's answer for a group that is not a KIP-848 consumer group. */
-function notAConsumerGroup(fake: FakeKafka): void {
+/**
+ * ConsumerGroupDescribe's answer for a group that is not a KIP-848 consumer group, or (with
+ * UNSUPPORTED_VERSION) from a Kafka 3.x broker with KIP-848 off.
+ */
+function notAConsumerGroup(fake: FakeKafka, errorCode: number = ErrorCode.GROUP_ID_NOT_FOUND) {
   fake.on(CONSUMER_GROUP_DESCRIBE, (_node, req) => ({
     throttleTimeMs: 0,
     groups: [
       {
-        errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+        errorCode,
         errorMessage: `Group ${req.groupIds[0]} is not a consumer group.`,
         groupId: req.groupIds[0],
         groupState: '',
@@ -222,6 +225,15 @@ function notAConsumerGroup(fake: FakeKafka): void {
     ],
   }));
 }
+
+const classicExpected = {
+  groupId: 'g',
+  type: 'classic',
+  state: 'Empty',
+  protocolType: 'consumer',
+  protocol: '',
+  members: [],
+};
 
 const emptyClassicGroup = (groupId: string) => ({
   throttleTimeMs: 0,
@@ -311,31 +323,28 @@ describe('group calls', () => {
     ]);
   });
 
-  it('describes a group by DescribeGroups when ConsumerGroupDescribe answers it is not a consumer group, or is not offered', async () => {
-    const fake = new FakeKafka(1);
-    fake.coordinatorId = 1;
-    notAConsumerGroup(fake);
-    fake.on(DESCRIBE_GROUPS, (_node, req) => emptyClassicGroup(req.groups[0]));
-    const expected = {
-      groupId: 'g',
-      type: 'classic',
-      state: 'Empty',
-      protocolType: 'consumer',
-      protocol: '',
-      members: [],
-    };
-    expect((await (await start(fake)).describeGroups(['g'])).groups).toEqual([expected]);
-    expect(fake.sentTo(CONSUMER_GROUP_DESCRIBE)).toHaveLength(1);
+  it.each([
+    ['GROUP_ID_NOT_FOUND (not a consumer group)', ErrorCode.GROUP_ID_NOT_FOUND],
+    ['UNSUPPORTED_VERSION (Kafka 3.x, KIP-848 off)', ErrorCode.UNSUPPORTED_VERSION],
+  ])(
+    'describes a group by DescribeGroups when ConsumerGroupDescribe answers %s',
+    async (_, code) => {
+      const fake = new FakeKafka(1);
+      fake.coordinatorId = 1;
+      notAConsumerGroup(fake, code);
+      fake.on(DESCRIBE_GROUPS, (_node, req) => emptyClassicGroup(req.groups[0]));
+      expect((await (await start(fake)).describeGroups(['g'])).groups).toEqual([classicExpected]);
+      expect(fake.sentTo(CONSUMER_GROUP_DESCRIBE)).toHaveLength(1);
+    },
+  );
 
+  it('describes a group by DescribeGroups alone when the coordinator does not offer ConsumerGroupDescribe', async () => {
     const older = new FakeKafka(1);
     older.coordinatorId = 1;
     older.versions.set(CONSUMER_GROUP_DESCRIBE, undefined);
     older.on(DESCRIBE_GROUPS, (_node, req) => emptyClassicGroup(req.groups[0]));
-    const a = new Admin(await older.connect());
-    expect((await a.describeGroups(['g'])).groups).toEqual([expected]);
+    expect((await (await start(older)).describeGroups(['g'])).groups).toEqual([classicExpected]);
     expect(older.sentTo(CONSUMER_GROUP_DESCRIBE)).toEqual([]);
-    await a.close();
-    await a.cluster.close();
   });
 
   it('asks again while the coordinator loads, and finds it again after NOT_COORDINATOR', async () => {
