@@ -96,6 +96,12 @@ export interface DeleteAclsFilterResult {
   readonly deleted: readonly { readonly binding: AclBinding; readonly error?: ProtocolError }[];
 }
 
+/** {@link Admin.describeAcls}' answer. */
+export interface DescribeAclsResult {
+  /** Every binding matching the filter, as the broker listed them. */
+  readonly bindings: readonly AclBinding[];
+}
+
 /** {@link Admin.deleteAcls}' answer: one entry per filter, in request order. */
 export interface DeleteAclsResult {
   readonly results: readonly DeleteAclsFilterResult[];

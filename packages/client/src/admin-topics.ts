@@ -81,6 +81,12 @@ export interface TopicListing {
   readonly isInternal: boolean;
 }
 
+/** {@link Admin.listTopics}' answer. */
+export interface ListTopicsResult {
+  /** Sorted by name. */
+  readonly topics: readonly TopicListing[];
+}
+
 /** One partition of a described topic. */
 export interface PartitionDescription {
   readonly partition: number;

@@ -1,10 +1,10 @@
 import { Cluster } from '@kafkats/meta';
 import type {
-  AclBinding,
   AclBindingFilter,
   AclBindingInput,
   CreateAclsResult,
   DeleteAclsResult,
+  DescribeAclsResult,
 } from './admin-acls.js';
 import type {
   ClusterDescription,
@@ -49,9 +49,9 @@ import type {
   DeleteTopicsResult,
   DescribeTopicsResult,
   ListTopicsOptions,
+  ListTopicsResult,
   NewPartitions,
   NewTopic,
-  TopicListing,
   TopicToWaitFor,
   WaitForTopicsOptions,
 } from './admin-topics.js';
@@ -153,7 +153,7 @@ export class Admin {
   }
 
   /** Lists the topics the principal may describe (Metadata for all topics, any broker), sorted by name. */
-  async listTopics(options: ListTopicsOptions = {}): Promise<TopicListing[]> {
+  async listTopics(options: ListTopicsOptions = {}): Promise<ListTopicsResult> {
     return topics.listTopics(this.#call('listTopics', options), options);
   }
 
@@ -330,7 +330,7 @@ export class Admin {
   async describeAcls(
     filter: AclBindingFilter = {},
     options: AdminCallOptions = {},
-  ): Promise<AclBinding[]> {
+  ): Promise<DescribeAclsResult> {
     return acls.describeAcls(this.#call('describeAcls', options), filter);
   }
 

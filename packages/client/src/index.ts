@@ -28,6 +28,7 @@ export type {
   CreateAclsResult,
   DeleteAclsFilterResult,
   DeleteAclsResult,
+  DescribeAclsResult,
 } from './admin-acls.js';
 export type {
   BrokerDescription,
@@ -101,6 +102,7 @@ export type {
   DeleteTopicsResult,
   DescribeTopicsResult,
   ListTopicsOptions,
+  ListTopicsResult,
   NewPartitions,
   NewTopic,
   PartitionDescription,

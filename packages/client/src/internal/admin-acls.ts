@@ -19,6 +19,7 @@ import type {
   CreateAclsResult,
   DeleteAclsFilterResult,
   DeleteAclsResult,
+  DescribeAclsResult,
 } from '../admin-acls.js';
 import { type AdminCall, errorOrUndefined } from './admin-call.js';
 
@@ -157,13 +158,13 @@ export async function createAcls(
 export async function describeAcls(
   call: AdminCall,
   filter: AclBindingFilter,
-): Promise<AclBinding[]> {
+): Promise<DescribeAclsResult> {
   const response = await call.cluster.sendAny(
     DescribeAclsApi,
     () => createDescribeAclsRequest(filterFields(filter)),
     call.sendOptions(),
   );
-  return response.resources.flatMap((r) =>
+  const bindings = response.resources.flatMap((r) =>
     r.acls.map((a) =>
       fromWire({
         resourceType: r.resourceType,
@@ -176,6 +177,7 @@ export async function describeAcls(
       }),
     ),
   );
+  return { bindings };
 }
 
 /** DeleteAcls to any broker (it forwards to the controller). */

@@ -28,6 +28,7 @@ import type {
   DeleteTopicsResult,
   DescribeTopicsResult,
   ListTopicsOptions,
+  ListTopicsResult,
   NewPartitions,
   NewTopic,
   TopicDescription,
@@ -157,7 +158,7 @@ export async function deleteTopics(
 export async function listTopics(
   call: AdminCall,
   options: ListTopicsOptions,
-): Promise<TopicListing[]> {
+): Promise<ListTopicsResult> {
   const response = await call.cluster.sendAny(
     MetadataApi,
     (v) => buildMetadataRequest(null, v),
@@ -169,7 +170,7 @@ export async function listTopics(
     if (t.isInternal && options.listInternal !== true) continue;
     out.push({ name: t.name, topicId: t.topicId, isInternal: t.isInternal });
   }
-  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return { topics: out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
 }
 
 function describeOne(

@@ -69,9 +69,9 @@ describe('Admin ACLs (private ACL cluster, Java admin as second client)', () => 
     await cluster.admin.createAcls([
       { resourceType: 'TOPIC', name: topic, principal: 'User:carol', operation: 'WRITE' },
     ]);
-    const ours = await eventually(
+    const { bindings: ours } = await eventually(
       () => admin.describeAcls({ principal: 'User:carol', resourceType: 'TOPIC' }),
-      (found) => found.length === 2,
+      (found) => found.bindings.length === 2,
     );
     expect(ours.map((b) => b.operation).sort()).toEqual(['READ', 'WRITE']);
     expect(ours[0]).toMatchObject({
@@ -79,7 +79,7 @@ describe('Admin ACLs (private ACL cluster, Java admin as second client)', () => 
       patternType: 'LITERAL',
       permission: 'ALLOW',
     });
-    const matching = await admin.describeAcls({
+    const { bindings: matching } = await admin.describeAcls({
       resourceType: 'GROUP',
       resourceName: 'adm-group',
       patternType: 'MATCH',

@@ -63,7 +63,7 @@ describe('Admin topics (real brokers, Java admin as second client)', () => {
     expect(javaConfigs['retention.ms']).toBe('123456');
     expect(javaConfigs['cleanup.policy']).toBe('compact');
 
-    const listed = await admin.listTopics();
+    const { topics: listed } = await admin.listTopics();
     expect(listed.find((t) => t.name === name)?.topicId).toBe(java.topicId);
   });
 
