@@ -118,9 +118,13 @@ export class Producer {
   #memoryUsed = 0;
   #waitTimer: ReturnType<typeof setTimeout> | undefined;
   #metadataRefresh: Promise<unknown> | undefined;
-  // Why the last metadata refresh for a waiting record failed, for the error after maxBlockMs;
-  // refreshes since a waiting record last got in (their backoff grows with the count).
-  #lastRefreshError: unknown;
+  // The last refresh for a waiting record: its topic, the topic's error code in the answer, or
+  // the refresh's own failure. A full background refresh drops topics that do not exist from
+  // the snapshot, so the error after maxBlockMs reads why the record waited here too.
+  #lastRefresh:
+    | { readonly topic: string; readonly errorCode: number; readonly error: unknown }
+    | undefined;
+  // Refreshes since a waiting record last got in (their backoff grows with the count).
   #refreshRounds = 0;
   #fatal: Error | undefined;
   #closing: Promise<void> | undefined;
@@ -458,11 +462,12 @@ export class Producer {
     this.#metadataRefresh = this.#cluster
       .refreshTopics([topic])
       .then(
-        () => {
-          this.#lastRefreshError = undefined;
+        (snapshot) => {
+          const errorCode = snapshot.topic(topic)?.errorCode ?? 0;
+          this.#lastRefresh = { topic, errorCode, error: undefined };
         },
         (error: unknown) => {
-          this.#lastRefreshError = error;
+          this.#lastRefresh = { topic, errorCode: 0, error };
         },
       )
       .then(() => new Promise((r) => setTimeout(r, backoffMs)))
@@ -513,10 +518,17 @@ export class Producer {
    * Kafka's `Metadata.maybeThrowExceptionForTopic` throws them to `send`).
    */
   #topicRefusal(p: Prepared): ProtocolError | undefined {
-    const code = this.#cluster.snapshot().topic(p.topic)?.errorCode ?? 0;
+    const code = this.#topicErrorCode(p.topic);
     if (code !== ErrorCode.TOPIC_AUTHORIZATION_FAILED && code !== ErrorCode.INVALID_TOPIC_EXCEPTION)
       return undefined;
     return new ProtocolError(code, `metadata for topic ${JSON.stringify(p.topic)}`);
+  }
+
+  /** The topic's error code in the snapshot, else in the last refresh for it; 0 for none. */
+  #topicErrorCode(topic: string): number {
+    const entry = this.#cluster.snapshot().topic(topic);
+    if (entry !== undefined) return entry.errorCode;
+    return this.#lastRefresh?.topic === topic ? this.#lastRefresh.errorCode : 0;
   }
 
   /** What a record that waited `maxBlockMs` is told: which of topic, partition or room was missing. */
@@ -524,16 +536,10 @@ export class Producer {
     const waited = `within maxBlockMs (${this.#options.maxBlockMs} ms)`;
     const name = JSON.stringify(p.topic);
     const topic = this.#cluster.snapshot().topic(p.topic);
-    if (topic === undefined)
-      return new ProducerBlockedError(
-        'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
-        `no metadata for topic ${name} ${waited}: no broker answered for it`,
-        p.topic,
-        this.#lastRefreshError,
-      );
-    if (topic.errorCode !== 0) {
-      const cause = new ProtocolError(topic.errorCode, `metadata for topic ${name}`);
-      const missing = topic.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    const errorCode = this.#topicErrorCode(p.topic);
+    if (errorCode !== 0) {
+      const cause = new ProtocolError(errorCode, `metadata for topic ${name}`);
+      const missing = errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
       return new ProducerBlockedError(
         'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
         missing
@@ -543,6 +549,13 @@ export class Producer {
         cause,
       );
     }
+    if (topic === undefined)
+      return new ProducerBlockedError(
+        'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
+        `no metadata for topic ${name} ${waited}: no broker answered for it`,
+        p.topic,
+        this.#lastRefresh?.topic === p.topic ? this.#lastRefresh.error : undefined,
+      );
     if (p.partition !== undefined && p.partition >= topic.partitions.length)
       return new ProducerBlockedError(
         'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',

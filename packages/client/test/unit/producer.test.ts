@@ -383,6 +383,24 @@ describe('Producer limits and lifecycle', () => {
     await producer.close();
   });
 
+  it('still says the topic does not exist when a full refresh dropped its entry from the snapshot meanwhile', async () => {
+    // A full metadata refresh lists existing topics only: the UNKNOWN_TOPIC_OR_PARTITION entry
+    // of the last targeted refresh is gone from the snapshot when maxBlockMs runs out.
+    const answered = new FakeProduceCluster({}, undefined, {
+      nope: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    });
+    const fake = new FakeProduceCluster({});
+    fake.refreshTopics = () => answered.refreshTopics();
+    const producer = new Producer(fake, { maxBlockMs: 30, retryBackoffMs: 5 });
+    const error = await producer.send({ topic: 'nope', value: 'x' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
+      cause: { errorName: 'UNKNOWN_TOPIC_OR_PARTITION' },
+    });
+    expect((error as Error).message).toContain('topic "nope" does not exist');
+    await producer.close();
+  });
+
   it('names the partition a pinned record asks for when the topic has fewer', async () => {
     const producer = new Producer(new FakeProduceCluster({ t: 2 }), {
       maxBlockMs: 30,
