@@ -53,6 +53,9 @@ const allSteps = [
   ['generated error table is current', 'npm', ['run', 'codegen:errors:check']],
   ['typecheck tests (src + test per package)', 'node', ['scripts/typecheck-tests.mjs']],
   ['lint', 'npx', ['biome', 'check', '.']],
+  // The README code blocks marked `<!-- example: examples/... -->` are those files' regions; the
+  // files themselves are compiled and run against real brokers by the integration tests.
+  ['README examples are the files in examples/', 'node', ['scripts/readme-examples.mjs']],
   ['layering', 'node', ['scripts/check-layers.mjs']],
   ['publishable packages (npm pack, publint, attw)', 'node', ['scripts/check-packages.mjs']],
   [
