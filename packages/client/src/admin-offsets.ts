@@ -1,11 +1,7 @@
 import type { KafkaError } from '@kafkats/codec';
 import type { AdminCallOptions } from './admin-options.js';
 
-/** A topic-partition. */
-export interface TopicPartition {
-  readonly topic: string;
-  readonly partition: number;
-}
+import type { TopicPartition } from './topic-partition.js';
 
 /**
  * Which offset {@link Admin.listOffsets} asks for (Kafka's `OffsetSpec`):

@@ -38,7 +38,6 @@ import type {
   ListOffsetsOptions,
   ListOffsetsRequestItem,
   ListOffsetsResult,
-  TopicPartition,
 } from './admin-offsets.js';
 import { type AdminCallOptions, AdminClosedError, type AdminOptions } from './admin-options.js';
 import type {
@@ -62,6 +61,7 @@ import * as configs from './internal/admin-configs.js';
 import * as groups from './internal/admin-groups.js';
 import * as offsets from './internal/admin-offsets.js';
 import * as topics from './internal/admin-topics.js';
+import type { TopicPartition } from './topic-partition.js';
 
 /**
  * Kafka's admin operations over a {@link Cluster}, each request routed as Kafka routes it:

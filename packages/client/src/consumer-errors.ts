@@ -1,11 +1,5 @@
 import { KafkaError } from '@kafkats/codec';
 
-// Errors the consumer's parts throw through it: the classic membership's own failures and a
-// partition the fetcher cannot read on.
-export type { ClassicMembershipErrorCode } from './internal/consumer/classic-errors.js';
-export { ClassicMembershipError } from './internal/consumer/classic-errors.js';
-export { FetchPartitionError } from './internal/consumer/fetcher.js';
-
 /**
  * An option of the `Consumer` is out of range or contradicts another. Code
  * `ERR_KAFKA_CONSUMER_CONFIG`; not retriable.
@@ -99,5 +93,29 @@ export class CommitFailedError extends KafkaError {
       retriable: false,
       ...(cause === undefined ? {} : { cause }),
     });
+  }
+}
+
+/** The stable codes a {@link ClassicMembershipError} carries. */
+export type ClassicMembershipErrorCode =
+  /** No assignor configured, or a name that is neither `range` nor `cooperative-sticky`. */
+  | 'ERR_KAFKA_GROUP_ASSIGNOR_INVALID'
+  /**
+   * The coordinator chose a protocol (assignor) this member did not offer, or answered with
+   * another protocol type or name than the group's (Kafka's INCONSISTENT_GROUP_PROTOCOL).
+   */
+  | 'ERR_KAFKA_GROUP_PROTOCOL_MISMATCH'
+  /** `start()` was called twice. */
+  | 'ERR_KAFKA_GROUP_MEMBERSHIP_STARTED'
+  /** The membership was left or abandoned before it had delivered an assignment. */
+  | 'ERR_KAFKA_GROUP_MEMBERSHIP_STOPPED';
+
+/** The classic group membership cannot go on, for a reason that is not a broker error code. Not retriable. */
+export class ClassicMembershipError extends KafkaError {
+  readonly groupId: string;
+
+  constructor(code: ClassicMembershipErrorCode, groupId: string, detail: string) {
+    super(code, `group ${groupId}: ${detail}`, { retriable: false });
+    this.groupId = groupId;
   }
 }

@@ -1,9 +1,10 @@
 import { type Logger, silentLogger } from '@kafkats/wire';
 import { ConsumerConfigError } from './consumer-errors.js';
-import type { GroupTopicPartition } from './internal/consumer/contracts.js';
 import type { IsolationLevelName } from './partition-batch.js';
+import type { TopicPartition } from './topic-partition.js';
 
-export type { GroupTopicPartition } from './internal/consumer/contracts.js';
+/** A partition as the consumer names it: the same shape as {@link TopicPartition}. */
+export type GroupTopicPartition = TopicPartition;
 
 /**
  * Rebalance callbacks (Kafka's `ConsumerRebalanceListener`). Each is awaited before the
@@ -11,15 +12,15 @@ export type { GroupTopicPartition } from './internal/consumer/contracts.js';
  */
 export interface ConsumerRebalanceListener {
   /** Partitions newly owned, after their committed offsets were fetched: `seek` here to override. */
-  onAssigned?(partitions: readonly GroupTopicPartition[]): Promise<void> | void;
+  onAssigned?(partitions: readonly TopicPartition[]): Promise<void> | void;
   /**
    * Partitions given up in a rebalance or on close. Runs after the consumer stopped fetching
    * them, waited for the application to finish their delivered batches and (with
    * `enableAutoCommit`) committed them; `commit()` here still commits them.
    */
-  onRevoked?(partitions: readonly GroupTopicPartition[]): Promise<void> | void;
+  onRevoked?(partitions: readonly TopicPartition[]): Promise<void> | void;
   /** Partitions lost without a chance to commit (the member was fenced or expired). */
-  onLost?(partitions: readonly GroupTopicPartition[]): Promise<void> | void;
+  onLost?(partitions: readonly TopicPartition[]): Promise<void> | void;
 }
 
 /** The `Consumer`'s options; Java's names in the README. Only `groupId` is required. */
@@ -116,7 +117,7 @@ export interface ConsumerGroupMetadata {
 }
 
 /** An explicit offset for `commit(offsets)`: the next offset to read (last processed + 1). */
-export interface ConsumerCommitOffset extends GroupTopicPartition {
+export interface ConsumerCommitOffset extends TopicPartition {
   readonly offset: bigint;
   readonly leaderEpoch?: number;
   readonly metadata?: string | null;

@@ -16,15 +16,12 @@ import {
   topicRegExp,
 } from './consumer-options.js';
 import type {
-  Fetcher,
-  FetcherConfig,
-  FetchStart,
   GroupMembership,
-  GroupTopicPartition,
   MembershipConfig,
   MembershipListener,
 } from './internal/consumer/contracts.js';
 import { SessionFetcher } from './internal/consumer/fetcher.js';
+import type { Fetcher, FetcherConfig, FetchStart } from './internal/consumer/fetcher-contract.js';
 import {
   type CommittedPosition,
   commitOffsets,
@@ -36,6 +33,7 @@ import { ManualAssignment } from './internal/consumer/manual-assignment.js';
 import { ClassicMembership } from './internal/consumer/membership-classic.js';
 import { ConsumerProtocolMembership } from './internal/consumer/membership-consumer.js';
 import type { PartitionBatch } from './partition-batch.js';
+import type { TopicPartition } from './topic-partition.js';
 
 /**
  * How the consumer gets its parts; tests inject fakes. Not exported from the package.
@@ -46,7 +44,7 @@ export interface ConsumerParts {
   readonly membership?: (config: MembershipConfig) => GroupMembership;
 }
 
-const keyOf = (p: GroupTopicPartition) => `${p.topic}\u0000${p.partition}`;
+const keyOf = (p: TopicPartition) => `${p.topic}\u0000${p.partition}`;
 
 // A connection the pool closed under the request (the metadata moved or dropped its broker) fails
 // it with a retriable ConnectionError, as Java's DisconnectException is retriable.
@@ -69,7 +67,7 @@ interface Buffered {
  * for its committed offset (`'committed'`: OffsetFetch, retried while it fails), or, with none
  * committed and `autoOffsetReset` 'none', for the application to seek it (`'seek'`).
  */
-interface Unpositioned extends GroupTopicPartition {
+interface Unpositioned extends TopicPartition {
   readonly waitsFor: 'committed' | 'seek';
 }
 
@@ -93,7 +91,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   #pattern: string | null;
   #patternTimer: NodeJS.Timeout | undefined;
   // Set by assign(): partitions named by the application, no group membership.
-  #manual: GroupTopicPartition[] | undefined;
+  #manual: TopicPartition[] | undefined;
   #membership: GroupMembership | undefined;
   #fetcher: Fetcher | undefined;
   #started: Promise<void> | undefined;
@@ -103,7 +101,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   // Errors to hand to the application on its next read (no offset for a partition, a throwing
   // rebalance callback): Java throws them from the next poll.
   readonly #pendingErrors: Error[] = [];
-  readonly #owned = new Map<string, GroupTopicPartition>();
+  readonly #owned = new Map<string, TopicPartition>();
   readonly #paused = new Set<string>();
   // Bumped whenever a partition's position jumps (assign, seek, revoke): buffered batches
   // fetched before carry the old token and are dropped.
@@ -210,7 +208,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
    * listeners are not called. Resolves once the change is applied (reading need not wait).
    * @throws ConsumerConfigError after a subscription, for a bad partition
    */
-  assign(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  assign(partitions: readonly TopicPartition[]): Promise<void> {
     this.#checkOpen();
     if (
       this.#topics.length > 0 ||
@@ -220,7 +218,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       throw new ConsumerConfigError(
         'assign() on a subscribed consumer: a consumer either subscribes or is assigned partitions',
       );
-    const unique = new Map<string, GroupTopicPartition>();
+    const unique = new Map<string, TopicPartition>();
     for (const p of partitions) {
       if (typeof p?.topic !== 'string' || p.topic === '')
         throw new ConsumerConfigError(
@@ -244,7 +242,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   }
 
   /** The partitions this member owns now. */
-  assignment(): GroupTopicPartition[] {
+  assignment(): TopicPartition[] {
     return [...this.#owned.values()];
   }
 
@@ -358,7 +356,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
    * undefined for a partition without one.
    */
   async committed(
-    partitions: readonly GroupTopicPartition[],
+    partitions: readonly TopicPartition[],
   ): Promise<Map<string, { offset: bigint; leaderEpoch: number } | undefined>> {
     if (this.#options.groupId === '') throw new ConsumerConfigError('committed() needs a groupId');
     const answer = await fetchCommitted(this.#offsetCall(), partitions);
@@ -371,18 +369,18 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   }
 
   /** Stops delivering (and fetching) owned partitions until `resume`; positions are kept. */
-  pause(partitions: readonly GroupTopicPartition[]): void {
+  pause(partitions: readonly TopicPartition[]): void {
     for (const p of partitions) this.#paused.add(keyOf(p));
     this.#fetcher?.pause(partitions);
   }
 
-  resume(partitions: readonly GroupTopicPartition[]): void {
+  resume(partitions: readonly TopicPartition[]): void {
     for (const p of partitions) this.#paused.delete(keyOf(p));
     this.#fetcher?.resume(partitions);
   }
 
   /** The paused partitions. */
-  paused(): GroupTopicPartition[] {
+  paused(): TopicPartition[] {
     return [...this.#owned.values()].filter((p) => this.#paused.has(keyOf(p)));
   }
 
@@ -392,7 +390,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
    * none under `autoOffsetReset: 'none'`) starts there, whatever OffsetFetch answers later.
    * @throws ConsumerConfigError for a partition not owned, or a negative offset
    */
-  seek(partition: GroupTopicPartition, offset: bigint): void {
+  seek(partition: TopicPartition, offset: bigint): void {
     const key = keyOf(partition);
     if (!this.#owned.has(key) || this.#fetcher === undefined)
       throw new ConsumerConfigError(
@@ -414,7 +412,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
    * The offset of the next record this consumer will hand out for an owned partition; undefined
    * while it has no position (its committed offset is still being fetched).
    */
-  position(partition: GroupTopicPartition): bigint | undefined {
+  position(partition: TopicPartition): bigint | undefined {
     const key = keyOf(partition);
     if (!this.#owned.has(key)) return undefined;
     const token = this.#tokens.get(key) ?? 0;
@@ -785,7 +783,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
    * their committed offsets (then they start there, else at `autoOffsetReset`); the listener
    * runs after that first attempt, so a `seek` there wins.
    */
-  async #onAssigned(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  async #onAssigned(partitions: readonly TopicPartition[]): Promise<void> {
     const waiting: Unpositioned[] = [];
     for (const p of partitions) {
       const key = keyOf(p);
@@ -822,7 +820,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     if (signal.aborted) return;
     const o = this.#options;
     const byKey = new Map(committed.map((c) => [keyOf(c), c]));
-    const starts: (GroupTopicPartition & { start: FetchStart })[] = [];
+    const starts: (TopicPartition & { start: FetchStart })[] = [];
     for (const u of waiting) {
       const key = keyOf(u);
       if (this.#unpositioned.get(key) !== u) continue; // revoked, assigned again or sought
@@ -848,7 +846,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   }
 
   /** Gives the fetcher partitions with their positions (paused ones paused). */
-  #startFetching(starts: (GroupTopicPartition & { start: FetchStart })[]): void {
+  #startFetching(starts: (TopicPartition & { start: FetchStart })[]): void {
     const fetcher = this.#fetcher;
     if (fetcher === undefined || starts.length === 0) return;
     fetcher.assign(starts);
@@ -901,7 +899,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       this.#fatalLeave = membership.leave().catch(() => undefined);
   }
 
-  async #onRevoked(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  async #onRevoked(partitions: readonly TopicPartition[]): Promise<void> {
     // Leaving because the application stopped polling: it may hold batches for long, and a
     // commit would not count any more (Java treats these partitions as lost).
     if (this.#staleLeave !== undefined) return this.#onLost(partitions);
@@ -921,7 +919,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     this.#forget(keys);
   }
 
-  async #onLost(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  async #onLost(partitions: readonly TopicPartition[]): Promise<void> {
     const keys = new Set(partitions.map(keyOf));
     for (const key of keys) this.#bump(key);
     this.#fetcher?.unassign(partitions);
@@ -948,7 +946,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
 
   async #callListener(
     which: 'onAssigned' | 'onRevoked' | 'onLost',
-    partitions: readonly GroupTopicPartition[],
+    partitions: readonly TopicPartition[],
   ): Promise<void> {
     const callback = this.#options.listeners[which];
     // Java calls no rebalance listener for a manual assignment.

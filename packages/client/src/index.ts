@@ -1,6 +1,7 @@
 // The pieces a library user meets besides this package's own classes: the Cluster every
 // producer, consumer and reader is built on, and the error classes of the layers below that
 // reach the application, so that `npm install @kafkats/client` is enough for `instanceof`.
+
 export { KafkaError, ProtocolError, RecordBatchError } from '@kafkats/codec';
 export type { ClusterConfig } from '@kafkats/meta';
 export {
@@ -88,7 +89,6 @@ export type {
   OffsetSpec,
   PartitionProducers,
   ProducerState,
-  TopicPartition,
 } from './admin-offsets.js';
 export type { AdminCallOptions, AdminOptions } from './admin-options.js';
 export { AdminClosedError } from './admin-options.js';
@@ -123,7 +123,6 @@ export {
   PRODUCE_CHANNEL,
   produceChannel,
 } from './client-diagnostics.js';
-
 export { Consumer } from './consumer.js';
 export type { ClassicMembershipErrorCode } from './consumer-errors.js';
 export {
@@ -131,7 +130,6 @@ export {
   CommitFailedError,
   ConsumerClosedError,
   ConsumerConfigError,
-  FetchPartitionError,
   GroupMembershipError,
   GroupProtocolUnsupportedError,
   NoOffsetForPartitionError,
@@ -144,6 +142,7 @@ export type {
   ConsumerRunOptions,
   GroupTopicPartition,
 } from './consumer-options.js';
+export type { TopicPartition } from './topic-partition.js';
 
 /** The package's name. */
 export const PACKAGE_NAME = '@kafkats/client';
@@ -181,4 +180,8 @@ export type {
   TransactionOffset,
 } from './producer-options.js';
 export type { PartitionReaderErrorCode } from './reader-errors.js';
-export { OffsetOutOfRangeError, PartitionReaderError } from './reader-errors.js';
+export {
+  FetchPartitionError,
+  OffsetOutOfRangeError,
+  PartitionReaderError,
+} from './reader-errors.js';

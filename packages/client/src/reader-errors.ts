@@ -63,3 +63,30 @@ export class OffsetOutOfRangeError extends ProtocolError {
     this.logEndOffset = range.logEndOffset;
   }
 }
+
+/**
+ * A broker error (or a corrupt batch) that stops one partition, as the consumer's fetcher
+ * rejects its poll with it: a `ProtocolError` (`errorCode`, `ERR_KAFKA_BROKER_<NAME>`) that names the
+ * partition and the offset it was read at. A corrupt or unreadable record batch is
+ * CORRUPT_MESSAGE, with the codec's `RecordBatchError` as `cause`.
+ */
+export class FetchPartitionError extends ProtocolError {
+  readonly topic: string;
+  readonly partition: number;
+  /** The offset read at; -1 when the error came before the first Fetch (from metadata). */
+  readonly fetchOffset: bigint;
+
+  constructor(
+    errorCode: number,
+    topic: string,
+    partition: number,
+    fetchOffset: bigint,
+    context: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(errorCode, `${topic}-${partition} at ${fetchOffset}: ${context}`, options);
+    this.topic = topic;
+    this.partition = partition;
+    this.fetchOffset = fetchOffset;
+  }
+}

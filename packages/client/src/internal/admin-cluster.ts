@@ -18,7 +18,7 @@ import type {
   ElectLeadersOptions,
   ElectLeadersResult,
 } from '../admin-cluster.js';
-import type { TopicPartition } from '../admin-offsets.js';
+import type { TopicPartition } from '../topic-partition.js';
 import {
   type AdminCall,
   asItemError,

@@ -30,7 +30,7 @@ import type {
   ListGroupsOptions,
   ListGroupsResult,
 } from '../admin-groups.js';
-import type { TopicPartition } from '../admin-offsets.js';
+import type { TopicPartition } from '../topic-partition.js';
 import {
   type AdminCall,
   asItemError,

@@ -22,8 +22,8 @@ import type {
   OffsetSpec,
   PartitionProducers,
   ProducerState,
-  TopicPartition,
 } from '../admin-offsets.js';
+import type { TopicPartition } from '../topic-partition.js';
 import { type AdminCall, throwIfNothingAnswered } from './admin-call.js';
 import {
   type FanOutResult,

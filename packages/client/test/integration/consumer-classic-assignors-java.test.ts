@@ -5,6 +5,7 @@
 // ours follows step by step, HashMap member order included); with different subscriptions
 // Kafka's GeneralAssignmentBuilder and ours may pick different partitions to move, so there
 // both must keep the same promises instead.
+
 import { join } from 'node:path';
 import { runKafkaTool } from '@kafkats/testkit';
 import fc from 'fast-check';
@@ -12,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { partitionKey } from '../../src/internal/consumer/assignors/assignor.js';
 import { cooperativeStickyAssignor } from '../../src/internal/consumer/assignors/cooperative-sticky.js';
 import { rangeAssignor } from '../../src/internal/consumer/assignors/range.js';
-import type { GroupTopicPartition } from '../../src/internal/consumer/contracts.js';
+import type { TopicPartition } from '../../src/topic-partition.js';
 import {
   type AssignorCase,
   evolvedCaseArb,
@@ -34,8 +35,8 @@ async function javaAssign(lines: readonly string[]): Promise<string[]> {
 }
 
 /** `member=t:p,t:p member2=...` back into a map. */
-function parseLine(line: string): Map<string, GroupTopicPartition[]> {
-  const out = new Map<string, GroupTopicPartition[]>();
+function parseLine(line: string): Map<string, TopicPartition[]> {
+  const out = new Map<string, TopicPartition[]>();
   for (const entry of line.split(' ')) {
     const [member, list] = entry.split('=') as [string, string];
     out.set(

@@ -1,10 +1,10 @@
 import { Cluster } from '@kafkats/meta';
 import type {
-  GroupTopicPartition,
   MembershipConfig,
   MembershipListener,
 } from '../../src/internal/consumer/contracts.js';
 import { ClassicMembership } from '../../src/internal/consumer/membership-classic.js';
+import type { TopicPartition } from '../../src/topic-partition.js';
 
 /** One listener call, as a recording listener saw it. */
 export interface ListenerEvent {
@@ -18,28 +18,28 @@ export class RecordingListener implements MembershipListener {
   readonly owned = new Set<string>();
   fatal: Error | undefined;
 
-  async onAssigned(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  async onAssigned(partitions: readonly TopicPartition[]): Promise<void> {
     this.#record('assigned', partitions);
     for (const p of partitions) this.owned.add(label(p));
   }
-  async onRevoked(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  async onRevoked(partitions: readonly TopicPartition[]): Promise<void> {
     this.#record('revoked', partitions);
     for (const p of partitions) this.owned.delete(label(p));
   }
-  async onLost(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  async onLost(partitions: readonly TopicPartition[]): Promise<void> {
     this.#record('lost', partitions);
     for (const p of partitions) this.owned.delete(label(p));
   }
   onFatal(error: Error): void {
     this.fatal = error;
   }
-  #record(kind: ListenerEvent['kind'], partitions: readonly GroupTopicPartition[]): void {
+  #record(kind: ListenerEvent['kind'], partitions: readonly TopicPartition[]): void {
     this.events.push({ kind, partitions: partitions.map(label).sort() });
   }
 }
 
 /** `topic-partition`, Kafka's `TopicPartition.toString`. */
-export function label(tp: GroupTopicPartition): string {
+export function label(tp: TopicPartition): string {
   return `${tp.topic}-${tp.partition}`;
 }
 

@@ -5,7 +5,7 @@
 import { Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Consumer, type GroupTopicPartition, Producer } from '../../src/index.js';
+import { Consumer, Producer, type TopicPartition } from '../../src/index.js';
 import { unique } from './admin-support.js';
 import { waitFor } from './consumer-support.js';
 
@@ -45,7 +45,7 @@ for (const groupProtocol of ['consumer', 'classic'] as const) {
         sessionTimeoutMs: 120_000,
         ...(groupProtocol === 'classic' ? { assignors: ['cooperative-sticky' as const] } : {}),
       };
-      const lost: GroupTopicPartition[][] = [];
+      const lost: TopicPartition[][] = [];
       let stuck = false;
       let release = () => {};
       const released = new Promise<void>((resolve) => {

@@ -2,8 +2,8 @@ import { Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PartitionBatch, Producer } from '../../src/index.js';
-import type { FetcherConfig } from '../../src/internal/consumer/contracts.js';
 import { type FetchObservation, SessionFetcher } from '../../src/internal/consumer/fetcher.js';
+import type { FetcherConfig } from '../../src/internal/consumer/fetcher-contract.js';
 import { moveLeader, unique } from './support.js';
 
 const shared = sharedCluster();

@@ -2,12 +2,13 @@
 // Kafka's own assignors: topics with partition counts, members with subscriptions, and owned
 // partitions that come from a previous assignment (as a real group's do), sometimes with a
 // stale claim from an older or the same generation.
+
 import fc from 'fast-check';
 import type {
   MemberSubscription,
   PartitionAssignor,
 } from '../../src/internal/consumer/assignors/assignor.js';
-import type { GroupTopicPartition } from '../../src/internal/consumer/contracts.js';
+import type { TopicPartition } from '../../src/topic-partition.js';
 
 export interface AssignorCase {
   readonly partitionsPerTopic: Map<string, number>;
@@ -24,7 +25,7 @@ const memberIdArb = fc.stringMatching(/^[a-z][a-z0-9-]{0,14}$/);
 function member(
   memberId: string,
   topics: readonly string[],
-  owned: readonly GroupTopicPartition[] = [],
+  owned: readonly TopicPartition[] = [],
   generationId = -1,
   groupInstanceId: string | null = null,
 ): MemberSubscription {
@@ -147,7 +148,7 @@ function restrict(c: AssignorCase): AssignorCase {
 export function settle(
   assignor: PartitionAssignor,
   c: AssignorCase,
-): Map<string, GroupTopicPartition[]> {
+): Map<string, TopicPartition[]> {
   let current = c.members;
   let result = assignor.assign(c.partitionsPerTopic, subscriptionsOf(c));
   for (let round = 0; round < 5; round++) {
@@ -165,8 +166,8 @@ export function settle(
 }
 
 export function sameAssignment(
-  a: ReadonlyMap<string, readonly GroupTopicPartition[]>,
-  b: ReadonlyMap<string, readonly GroupTopicPartition[]>,
+  a: ReadonlyMap<string, readonly TopicPartition[]>,
+  b: ReadonlyMap<string, readonly TopicPartition[]>,
 ): boolean {
   if (a.size !== b.size) return false;
   for (const [k, v] of a) {
@@ -176,7 +177,7 @@ export function sameAssignment(
   return true;
 }
 
-export function labels(tps: readonly GroupTopicPartition[]): string[] {
+export function labels(tps: readonly TopicPartition[]): string[] {
   return tps.map((tp) => `${tp.topic}:${tp.partition}`).sort();
 }
 
@@ -197,7 +198,7 @@ export function javaLine(assignor: string, c: AssignorCase): string {
 /** Our result in the form ClassicAssignorVectors.java prints. */
 export function resultLine(
   c: AssignorCase,
-  result: ReadonlyMap<string, readonly GroupTopicPartition[]>,
+  result: ReadonlyMap<string, readonly TopicPartition[]>,
 ): string {
   return c.members
     .map((m) => {

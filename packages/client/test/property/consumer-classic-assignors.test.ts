@@ -3,6 +3,7 @@
 // they own while that stays balanced, and (KIP-429) no partition moves straight from one owner
 // to another within one rebalance. The same inputs are compared with Kafka's own assignors in
 // test/integration/consumer-classic-assignors-java.test.ts.
+
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { partitionKey } from '../../src/internal/consumer/assignors/assignor.js';
@@ -12,7 +13,7 @@ import {
   javaStringHash,
 } from '../../src/internal/consumer/assignors/java-hash-order.js';
 import { compareMembers, rangeAssignor } from '../../src/internal/consumer/assignors/range.js';
-import type { GroupTopicPartition } from '../../src/internal/consumer/contracts.js';
+import type { TopicPartition } from '../../src/topic-partition.js';
 import {
   type AssignorCase,
   evolvedCaseArb,
@@ -38,7 +39,7 @@ function subscribedPartitions(c: AssignorCase): string[] {
 /** No partition twice, each to a member that subscribes to its topic, every member present. */
 function expectValid(
   c: AssignorCase,
-  result: ReadonlyMap<string, readonly GroupTopicPartition[]>,
+  result: ReadonlyMap<string, readonly TopicPartition[]>,
 ): void {
   expect([...result.keys()].sort()).toEqual(c.members.map((m) => m.memberId).sort());
   const seen = new Set<string>();
@@ -54,7 +55,7 @@ function expectValid(
 }
 
 /** Whether `memberId`'s claim on `tp` beats every other claim (Kafka's generation rule). */
-function winsClaim(c: AssignorCase, memberId: string, tp: GroupTopicPartition): boolean {
+function winsClaim(c: AssignorCase, memberId: string, tp: TopicPartition): boolean {
   const me = c.members.find((m) => m.memberId === memberId)!;
   return c.members.every(
     (o) =>
@@ -64,7 +65,7 @@ function winsClaim(c: AssignorCase, memberId: string, tp: GroupTopicPartition): 
   );
 }
 
-function loads(result: ReadonlyMap<string, readonly GroupTopicPartition[]>): number[] {
+function loads(result: ReadonlyMap<string, readonly TopicPartition[]>): number[] {
   return [...result.values()].map((v) => v.length);
 }
 

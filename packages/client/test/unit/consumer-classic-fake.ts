@@ -1,6 +1,7 @@
 // A scripted group coordinator behind the few Cluster methods a ClassicMembership uses
 // (coordinator, openConnection, sendOn, sendToCoordinator, refreshTopics, snapshot), for the
 // error paths a real broker will not produce on demand.
+
 import {
   createHeartbeatResponse,
   createJoinGroupResponse,
@@ -15,11 +16,11 @@ import type { Cluster, MetaConnection } from '@kafkats/meta';
 import { ConnectionError } from '@kafkats/wire';
 import { encodeAssignment } from '../../src/internal/consumer/consumer-protocol.js';
 import type {
-  GroupTopicPartition,
   MembershipConfig,
   MembershipListener,
 } from '../../src/internal/consumer/contracts.js';
 import { ClassicMembership } from '../../src/internal/consumer/membership-classic.js';
+import type { TopicPartition } from '../../src/topic-partition.js';
 
 type ApiName = 'JoinGroup' | 'SyncGroup' | 'Heartbeat' | 'LeaveGroup';
 
@@ -49,7 +50,7 @@ export class FakeGroupCluster {
   /** Partition counts the metadata snapshot knows. */
   readonly partitions = new Map<string, number>();
   /** Follower mode: the assignment of each successive SyncGroup. */
-  followerAssignments: GroupTopicPartition[][] | null = null;
+  followerAssignments: TopicPartition[][] | null = null;
   /** APIs whose requests get no answer (until the membership aborts them). */
   readonly unanswered = new Set<ApiName>();
   /** APIs whose next request only is held, until {@link release} answers it. */
@@ -261,13 +262,13 @@ export class LoggingListener implements MembershipListener {
   constructor(log: string[]) {
     this.log = log;
   }
-  async onAssigned(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  async onAssigned(partitions: readonly TopicPartition[]): Promise<void> {
     this.log.push(`assigned[${names(partitions)}]`);
   }
-  async onRevoked(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  async onRevoked(partitions: readonly TopicPartition[]): Promise<void> {
     this.log.push(`revoked[${names(partitions)}]`);
   }
-  async onLost(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  async onLost(partitions: readonly TopicPartition[]): Promise<void> {
     this.log.push(`lost[${names(partitions)}]`);
   }
   onFatal(error: Error): void {
@@ -276,7 +277,7 @@ export class LoggingListener implements MembershipListener {
   }
 }
 
-function names(partitions: readonly GroupTopicPartition[]): string {
+function names(partitions: readonly TopicPartition[]): string {
   return partitions.map((p) => `${p.topic}-${p.partition}`).join(',');
 }
 

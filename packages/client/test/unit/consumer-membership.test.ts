@@ -3,11 +3,11 @@ import { ConnectionError } from '@kafkats/wire';
 import { describe, expect, it } from 'vitest';
 import { GroupMembershipError, GroupProtocolUnsupportedError } from '../../src/consumer-errors.js';
 import type {
-  GroupTopicPartition,
   MembershipConfig,
   MembershipListener,
 } from '../../src/internal/consumer/contracts.js';
 import { ConsumerProtocolMembership } from '../../src/internal/consumer/membership-consumer.js';
+import type { TopicPartition } from '../../src/topic-partition.js';
 import { assignment, ScriptedCoordinator } from './consumer-fake-coordinator.js';
 
 const ORDERS = { name: 'orders', topicId: 'T1T1T1T1T1T1T1T1T1T1Tw', partitions: 4 };
@@ -17,8 +17,7 @@ type Event =
   | { kind: 'assigned' | 'revoked' | 'lost'; partitions: string[] }
   | { kind: 'fatal'; error: Error };
 
-const names = (ps: readonly GroupTopicPartition[]) =>
-  ps.map((p) => `${p.topic}-${p.partition}`).sort();
+const names = (ps: readonly TopicPartition[]) => ps.map((p) => `${p.topic}-${p.partition}`).sort();
 
 /** A listener that records its calls; `gate` holds a callback open until the test releases it. */
 function recordingListener() {

@@ -15,12 +15,9 @@ import {
   ConsumerConfigError,
   NoOffsetForPartitionError,
 } from '../../src/consumer-errors.js';
-import type {
-  Fetcher,
-  FetchStart,
-  GroupTopicPartition,
-} from '../../src/internal/consumer/contracts.js';
+import type { Fetcher, FetchStart } from '../../src/internal/consumer/fetcher-contract.js';
 import type { PartitionBatch } from '../../src/partition-batch.js';
+import type { TopicPartition } from '../../src/topic-partition.js';
 import {
   assignment,
   type PendingRequest,
@@ -28,11 +25,11 @@ import {
 } from './consumer-fake-coordinator.js';
 
 const ORDERS = { name: 'orders', topicId: 'T1T1T1T1T1T1T1T1T1T1Tw', partitions: 4 };
-const key = (p: GroupTopicPartition) => `${p.topic}-${p.partition}`;
+const key = (p: TopicPartition) => `${p.topic}-${p.partition}`;
 
 /** A fetcher that hands out what the test queues, and records what it was told. */
 class FakeFetcher implements Fetcher {
-  readonly assigned: (GroupTopicPartition & { start: FetchStart })[] = [];
+  readonly assigned: (TopicPartition & { start: FetchStart })[] = [];
   readonly unassigned: string[] = [];
   readonly #queue: PartitionBatch[] = [];
   #wake: (() => void) | undefined;
@@ -61,10 +58,10 @@ class FakeFetcher implements Fetcher {
     this.#wake?.();
   }
 
-  assign(partitions: ReadonlyArray<GroupTopicPartition & { readonly start: FetchStart }>): void {
+  assign(partitions: ReadonlyArray<TopicPartition & { readonly start: FetchStart }>): void {
     this.assigned.push(...partitions);
   }
-  unassign(partitions: readonly GroupTopicPartition[]): void {
+  unassign(partitions: readonly TopicPartition[]): void {
     this.unassigned.push(...partitions.map(key));
   }
   seek(): void {}

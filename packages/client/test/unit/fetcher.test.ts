@@ -5,13 +5,13 @@
 import { ErrorCode, type FetchRequest } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OffsetOutOfRangeError, type PartitionBatch } from '../../src/index.js';
-import type { FetcherConfig } from '../../src/internal/consumer/contracts.js';
 import {
-  type FetchObservation,
   FetchPartitionError,
-  SessionFetcher,
-} from '../../src/internal/consumer/fetcher.js';
+  OffsetOutOfRangeError,
+  type PartitionBatch,
+} from '../../src/index.js';
+import { type FetchObservation, SessionFetcher } from '../../src/internal/consumer/fetcher.js';
+import type { FetcherConfig } from '../../src/internal/consumer/fetcher-contract.js';
 import { SessionFakeKafka } from './fetcher-fake-kafka.js';
 
 const clusters: Cluster[] = [];

@@ -9,9 +9,9 @@ import {
   Reader,
   Writer,
 } from '@kafkats/codec';
+import type { TopicPartition } from '../../topic-partition.js';
 import type { MemberSubscription } from './assignors/assignor.js';
 import { compareStrings, compareTopicPartition } from './assignors/assignor.js';
-import type { GroupTopicPartition } from './contracts.js';
 
 /** JoinGroup's `protocolType` for consumer groups (Kafka's `ConsumerProtocol.PROTOCOL_TYPE`). */
 export const CONSUMER_PROTOCOL_TYPE = 'consumer';
@@ -37,9 +37,7 @@ export class ConsumerProtocolError extends KafkaError {
 }
 
 /** Groups partitions by topic, topics and partitions sorted as Kafka's serializer does. */
-function byTopic(
-  partitions: readonly GroupTopicPartition[],
-): { topic: string; partitions: number[] }[] {
+function byTopic(partitions: readonly TopicPartition[]): { topic: string; partitions: number[] }[] {
   const sorted = [...partitions].sort(compareTopicPartition);
   const out: { topic: string; partitions: number[] }[] = [];
   for (const tp of sorted) {
@@ -54,7 +52,7 @@ function byTopic(
 export interface SubscriptionInput {
   readonly topics: readonly string[];
   readonly userData: Buffer | null;
-  readonly ownedPartitions: readonly GroupTopicPartition[];
+  readonly ownedPartitions: readonly TopicPartition[];
   readonly generationId: number;
   readonly rackId: string | null;
 }
@@ -104,7 +102,7 @@ export function decodeSubscription(
     const r = new Reader(bytes);
     const version = readVersion(r, 'subscription');
     const m = decodeConsumerProtocolSubscription(r, version);
-    const owned: GroupTopicPartition[] = [];
+    const owned: TopicPartition[] = [];
     for (const t of m.ownedPartitions)
       for (const partition of t.partitions) owned.push({ topic: t.topic, partition });
     return {
@@ -126,7 +124,7 @@ export function decodeSubscription(
  * their topics first appear, as Kafka's `serializeAssignment` does. Returns a fresh buffer.
  */
 export function encodeAssignment(
-  partitions: readonly GroupTopicPartition[],
+  partitions: readonly TopicPartition[],
   version: number = CONSUMER_PROTOCOL_VERSION,
 ): Buffer {
   const topics = new Map<string, number[]>();
@@ -152,12 +150,12 @@ export function encodeAssignment(
  * @throws ConsumerProtocolError for bytes that are not an assignment (fewer than 2 bytes too:
  *   Kafka's `onJoinComplete` refuses those)
  */
-export function decodeAssignment(bytes: Buffer): GroupTopicPartition[] {
+export function decodeAssignment(bytes: Buffer): TopicPartition[] {
   try {
     const r = new Reader(bytes);
     const version = readVersion(r, 'assignment');
     const m = decodeConsumerProtocolAssignment(r, version);
-    const out: GroupTopicPartition[] = [];
+    const out: TopicPartition[] = [];
     for (const t of m.assignedPartitions)
       for (const partition of t.partitions) out.push({ topic: t.topic, partition });
     return out;

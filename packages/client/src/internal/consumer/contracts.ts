@@ -1,5 +1,5 @@
 import type { Cluster } from '@kafkats/meta';
-import type { IsolationLevelName, PartitionBatch } from '../../partition-batch.js';
+import type { TopicPartition } from '../../topic-partition.js';
 
 /**
  * The seams inside the group consumer. Three pieces meet here, each behind one interface:
@@ -7,16 +7,11 @@ import type { IsolationLevelName, PartitionBatch } from '../../partition-batch.j
  * - a {@link GroupMembership} keeps this member in its group and says which partitions it owns:
  *   KIP-848's `ConsumerGroupHeartbeat` protocol (Kafka's `ConsumerMembershipManager`) or the
  *   classic JoinGroup/SyncGroup/Heartbeat protocol (Kafka's `ConsumerCoordinator`);
- * - a {@link Fetcher} reads the owned partitions, one fetch session per broker (KIP-227);
+ * - a `Fetcher` (the fetch engine's front, `fetcher-contract.ts`) reads the owned partitions,
+ *   one fetch session per broker (KIP-227);
  * - the `Consumer` ties them together: committed offsets on assignment, commits on revocation,
  *   the application's iteration.
  */
-
-/** One partition of one topic. */
-export interface GroupTopicPartition {
-  readonly topic: string;
-  readonly partition: number;
-}
 
 /**
  * What a membership tells the consumer. Calls are made one at a time, in order, and each
@@ -27,17 +22,17 @@ export interface GroupTopicPartition {
  */
 export interface MembershipListener {
   /** Newly owned partitions (only the added ones, never the whole assignment again). */
-  onAssigned(partitions: readonly GroupTopicPartition[]): Promise<void>;
+  onAssigned(partitions: readonly TopicPartition[]): Promise<void>;
   /**
    * Partitions this member gives up while still a member: the consumer stops fetching them and
    * commits what the application finished, then the membership tells the coordinator.
    */
-  onRevoked(partitions: readonly GroupTopicPartition[]): Promise<void>;
+  onRevoked(partitions: readonly TopicPartition[]): Promise<void>;
   /**
    * Partitions lost without the chance to commit (fenced, session expired, unknown member):
    * the consumer drops them and must not commit their offsets.
    */
-  onLost(partitions: readonly GroupTopicPartition[]): Promise<void>;
+  onLost(partitions: readonly TopicPartition[]): Promise<void>;
   /** The membership stopped for good (authorization, an unsupported assignor, ...). */
   onFatal(error: Error): void;
 }
@@ -87,7 +82,7 @@ export interface GroupMembership {
   /** Current identity; generationId -1 while not a member. */
   readonly identity: MemberIdentity;
   /** Partitions owned now. */
-  readonly assignment: readonly GroupTopicPartition[];
+  readonly assignment: readonly TopicPartition[];
   /**
    * Joins, then keeps the membership alive in the background (heartbeats, rebalances,
    * rejoining after fencing) until {@link leave} or {@link abandon}. Resolves once the first
@@ -104,64 +99,4 @@ export interface GroupMembership {
   leave(): Promise<void>;
   /** Stops heartbeating without a word to the coordinator (a crash, as tests need it). */
   abandon(): void;
-}
-
-/** The fetcher's knobs; defaults already applied by the consumer. */
-export interface FetcherConfig {
-  readonly cluster: Cluster;
-  readonly isolationLevel: IsolationLevelName;
-  /** Where to go after OFFSET_OUT_OF_RANGE: Kafka's `auto.offset.reset`. */
-  readonly autoOffsetReset: 'earliest' | 'latest' | 'none';
-  readonly maxWaitMs: number;
-  readonly minBytes: number;
-  readonly maxBytes: number;
-  readonly partitionMaxBytes: number;
-  /**
-   * Bound on fetched-but-not-polled data: a partition with buffered batches is left out of the
-   * next Fetch (as Kafka's `AbstractFetch` does), and no Fetch is sent while the buffered bytes
-   * exceed this.
-   */
-  readonly maxBufferedBytes: number;
-  readonly requestTimeoutMs: number;
-  readonly retryBackoffMs: number;
-  readonly retryBackoffMaxMs: number;
-  readonly verifyCrc: boolean;
-  readonly maxUncompressedBytes: number;
-  /** KIP-392 `client.rack`, sent in Fetch v11+; null sends ''. */
-  readonly rackId: string | null;
-  readonly random: () => number;
-}
-
-/** Where a partition starts: an offset (with the leader epoch it was committed at), or a reset. */
-export type FetchStart =
-  | { readonly offset: bigint; readonly leaderEpoch?: number }
-  | 'earliest'
-  | 'latest';
-
-/**
- * Reads the assigned partitions: one fetch session per leader broker (KIP-227), incremental
- * requests, bounded prefetch. Positions are what {@link poll} delivered: a batch handed out
- * moves its partition's position to the batch's `nextOffset`.
- */
-export interface Fetcher {
-  /** Starts reading partitions (replacing the position of one already assigned). */
-  assign(partitions: ReadonlyArray<GroupTopicPartition & { readonly start: FetchStart }>): void;
-  /** Stops reading partitions and drops what is buffered for them (in-flight answers too). */
-  unassign(partitions: readonly GroupTopicPartition[]): void;
-  /** Moves a partition's position; buffered and in-flight data for it is dropped. */
-  seek(partition: GroupTopicPartition, offset: bigint): void;
-  /** Stops delivering (and fetching) these partitions until resumed; positions are kept. */
-  pause(partitions: readonly GroupTopicPartition[]): void;
-  resume(partitions: readonly GroupTopicPartition[]): void;
-  /** The next offset to deliver, with the leader epoch of the last delivered record; undefined when not assigned or not yet resolved. */
-  position(partition: GroupTopicPartition): { offset: bigint; leaderEpoch: number } | undefined;
-  /**
-   * Waits until at least one batch is buffered for an assigned, unpaused partition, then
-   * returns what is buffered (each partition's batches in offset order) and moves positions.
-   * Resolves with [] when the signal aborts. Rejects with the first error the fetcher cannot
-   * retry (OffsetOutOfRangeError when `autoOffsetReset` is 'none', authorization, ...).
-   */
-  poll(signal?: AbortSignal): Promise<PartitionBatch[]>;
-  /** Stops every fetch, closes every fetch session (a final Fetch with epoch -1 is optional). */
-  close(): Promise<void>;
 }

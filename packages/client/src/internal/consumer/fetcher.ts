@@ -17,12 +17,16 @@ import {
   ZERO_UUID,
 } from '@kafkats/meta';
 import type { PartitionBatch } from '../../partition-batch.js';
-import { OffsetOutOfRangeError, PartitionReaderError } from '../../reader-errors.js';
+import {
+  FetchPartitionError,
+  OffsetOutOfRangeError,
+  PartitionReaderError,
+} from '../../reader-errors.js';
+import type { TopicPartition } from '../../topic-partition.js';
 import { unlessAborted } from '../abortable.js';
 import { FETCH_TOPIC_ID_VERSION } from '../fetch-request.js';
 import { readFetchedRecords } from '../fetched-records.js';
 import { listOffset } from '../list-offset.js';
-import type { Fetcher, FetcherConfig, FetchStart, GroupTopicPartition } from './contracts.js';
 import {
   buildSessionFetchRequest,
   type FetchRequestCommon,
@@ -31,33 +35,7 @@ import {
   type SessionRequestPlan,
   sessionKey,
 } from './fetch-session.js';
-
-/**
- * A broker error (or a corrupt batch) that stops one partition, as {@link SessionFetcher.poll}
- * rejects with it: a `ProtocolError` (`errorCode`, `ERR_KAFKA_BROKER_<NAME>`) that names the
- * partition and the offset it was read at. A corrupt or unreadable record batch is
- * CORRUPT_MESSAGE, with the codec's `RecordBatchError` as `cause`.
- */
-export class FetchPartitionError extends ProtocolError {
-  readonly topic: string;
-  readonly partition: number;
-  /** The offset read at; -1 when the error came before the first Fetch (from metadata). */
-  readonly fetchOffset: bigint;
-
-  constructor(
-    errorCode: number,
-    topic: string,
-    partition: number,
-    fetchOffset: bigint,
-    context: string,
-    options: { cause?: unknown } = {},
-  ) {
-    super(errorCode, `${topic}-${partition} at ${fetchOffset}: ${context}`, options);
-    this.topic = topic;
-    this.partition = partition;
-    this.fetchOffset = fetchOffset;
-  }
-}
+import type { Fetcher, FetcherConfig, FetchStart } from './fetcher-contract.js';
 
 /** What one Fetch of a session looked like, for instrumentation and tests. */
 export interface FetchObservation {
@@ -234,7 +212,7 @@ export class SessionFetcher implements Fetcher {
     }));
   }
 
-  assign(partitions: ReadonlyArray<GroupTopicPartition & { readonly start: FetchStart }>): void {
+  assign(partitions: ReadonlyArray<TopicPartition & { readonly start: FetchStart }>): void {
     for (const p of partitions) {
       const key = sessionKey(p.topic, p.partition);
       const old = this.#partitions.get(key);
@@ -264,7 +242,7 @@ export class SessionFetcher implements Fetcher {
     this.#pump();
   }
 
-  unassign(partitions: readonly GroupTopicPartition[]): void {
+  unassign(partitions: readonly TopicPartition[]): void {
     for (const p of partitions) {
       const state = this.#partitions.get(sessionKey(p.topic, p.partition));
       if (state === undefined) continue;
@@ -275,7 +253,7 @@ export class SessionFetcher implements Fetcher {
     this.#pump();
   }
 
-  seek(partition: GroupTopicPartition, offset: bigint): void {
+  seek(partition: TopicPartition, offset: bigint): void {
     const state = this.#require(partition, 'seek');
     this.#dropBuffered(state);
     state.generation++;
@@ -287,7 +265,7 @@ export class SessionFetcher implements Fetcher {
     this.#pump();
   }
 
-  pause(partitions: readonly GroupTopicPartition[]): void {
+  pause(partitions: readonly TopicPartition[]): void {
     for (const p of partitions) {
       const state = this.#partitions.get(sessionKey(p.topic, p.partition));
       if (state !== undefined) state.paused = true;
@@ -295,7 +273,7 @@ export class SessionFetcher implements Fetcher {
     this.#pump();
   }
 
-  resume(partitions: readonly GroupTopicPartition[]): void {
+  resume(partitions: readonly TopicPartition[]): void {
     for (const p of partitions) {
       const state = this.#partitions.get(sessionKey(p.topic, p.partition));
       if (state !== undefined) state.paused = false;
@@ -304,7 +282,7 @@ export class SessionFetcher implements Fetcher {
     this.#pump();
   }
 
-  position(partition: GroupTopicPartition): { offset: bigint; leaderEpoch: number } | undefined {
+  position(partition: TopicPartition): { offset: bigint; leaderEpoch: number } | undefined {
     const state = this.#partitions.get(sessionKey(partition.topic, partition.partition));
     if (state === undefined || typeof state.position !== 'bigint') return undefined;
     return { offset: state.position, leaderEpoch: state.positionEpoch };
@@ -376,7 +354,7 @@ export class SessionFetcher implements Fetcher {
 
   // -- delivery --------------------------------------------------------------------------
 
-  #require(partition: GroupTopicPartition, what: string): PartitionState {
+  #require(partition: TopicPartition, what: string): PartitionState {
     const state = this.#partitions.get(sessionKey(partition.topic, partition.partition));
     if (state === undefined) {
       throw new KafkaError(

@@ -10,14 +10,15 @@ import {
 import { type Cluster, retryDelayMs, sleep, ZERO_UUID } from '@kafkats/meta';
 import { UnsupportedVersionError } from '@kafkats/wire';
 import { CommitFailedError } from '../../consumer-errors.js';
-import type { GroupTopicPartition, MemberIdentity } from './contracts.js';
+import type { TopicPartition } from '../../topic-partition.js';
+import type { MemberIdentity } from './contracts.js';
 
 // OffsetCommit and OffsetFetch v10 name topics by id only; v9 by name is enough here, and keeps
 // the answer readable without a metadata lookup (the admin caps OffsetFetch the same way).
 const BY_NAME_MAX = 9;
 
 /** An offset to commit: the next one the group should read (last processed + 1). */
-export interface OffsetToCommit extends GroupTopicPartition {
+export interface OffsetToCommit extends TopicPartition {
   readonly offset: bigint;
   /** The leader epoch of the last consumed record; -1 or absent when unknown. */
   readonly leaderEpoch?: number;
@@ -25,7 +26,7 @@ export interface OffsetToCommit extends GroupTopicPartition {
 }
 
 /** A committed offset as OffsetFetch gave it; `offset` -1n when the group has none. */
-export interface CommittedPosition extends GroupTopicPartition {
+export interface CommittedPosition extends TopicPartition {
   readonly offset: bigint;
   readonly leaderEpoch: number;
   readonly metadata: string | null;
@@ -65,7 +66,7 @@ async function versionFor(cluster: Cluster, apiKey: number, name: string): Promi
   return Math.min(negotiated, BY_NAME_MAX);
 }
 
-function byTopic<T extends GroupTopicPartition>(items: readonly T[]): Map<string, T[]> {
+function byTopic<T extends TopicPartition>(items: readonly T[]): Map<string, T[]> {
   const topics = new Map<string, T[]>();
   for (const item of items) {
     const list = topics.get(item.topic);
@@ -169,7 +170,7 @@ function commitFailed(config: OffsetCallConfig, cause: unknown): CommitFailedErr
  */
 export async function fetchCommitted(
   config: OffsetCallConfig,
-  partitions: readonly GroupTopicPartition[],
+  partitions: readonly TopicPartition[],
 ): Promise<CommittedPosition[]> {
   if (partitions.length === 0) return [];
   const version = await versionFor(config.cluster, OffsetFetchApi.apiKey, 'OffsetFetch');

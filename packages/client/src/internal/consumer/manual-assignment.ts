@@ -1,11 +1,7 @@
-import type {
-  GroupMembership,
-  GroupTopicPartition,
-  MemberIdentity,
-  MembershipListener,
-} from './contracts.js';
+import type { TopicPartition } from '../../topic-partition.js';
+import type { GroupMembership, MemberIdentity, MembershipListener } from './contracts.js';
 
-const keyOf = (p: GroupTopicPartition) => `${p.topic}\u0000${p.partition}`;
+const keyOf = (p: TopicPartition) => `${p.topic}\u0000${p.partition}`;
 
 const NOT_A_MEMBER: MemberIdentity = Object.freeze({
   memberId: '',
@@ -25,19 +21,19 @@ export class ManualAssignment implements GroupMembership {
   readonly protocol = 'none';
   readonly identity = NOT_A_MEMBER;
   readonly #listener: MembershipListener;
-  #owned: GroupTopicPartition[] = [];
-  #wanted: GroupTopicPartition[];
+  #owned: TopicPartition[] = [];
+  #wanted: TopicPartition[];
   #started = false;
   #left = false;
   // Changes apply one at a time, in call order.
   #chain: Promise<void> = Promise.resolve();
 
-  constructor(listener: MembershipListener, partitions: readonly GroupTopicPartition[]) {
+  constructor(listener: MembershipListener, partitions: readonly TopicPartition[]) {
     this.#listener = listener;
     this.#wanted = [...partitions];
   }
 
-  get assignment(): readonly GroupTopicPartition[] {
+  get assignment(): readonly TopicPartition[] {
     return this.#owned;
   }
 
@@ -50,7 +46,7 @@ export class ManualAssignment implements GroupMembership {
   }
 
   /** Replaces the assignment; resolves once the consumer revoked and assigned. */
-  assign(partitions: readonly GroupTopicPartition[]): Promise<void> {
+  assign(partitions: readonly TopicPartition[]): Promise<void> {
     this.#wanted = [...partitions];
     if (!this.#started) return Promise.resolve();
     return this.#apply();

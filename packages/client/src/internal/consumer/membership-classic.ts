@@ -14,6 +14,8 @@ import {
 } from '@kafkats/codec';
 import { type Cluster, type MetaConnection, retryDelayMs } from '@kafkats/meta';
 import { ConnectionError } from '@kafkats/wire';
+import { ClassicMembershipError } from '../../consumer-errors.js';
+import type { TopicPartition } from '../../topic-partition.js';
 import {
   compareTopicPartition,
   type MemberSubscription,
@@ -22,7 +24,6 @@ import {
 } from './assignors/assignor.js';
 import { cooperativeStickyAssignor } from './assignors/cooperative-sticky.js';
 import { rangeAssignor } from './assignors/range.js';
-import { ClassicMembershipError } from './classic-errors.js';
 import {
   CONSUMER_PROTOCOL_TYPE,
   decodeAssignment,
@@ -30,12 +31,7 @@ import {
   encodeAssignment,
   encodeSubscription,
 } from './consumer-protocol.js';
-import type {
-  GroupMembership,
-  GroupTopicPartition,
-  MemberIdentity,
-  MembershipConfig,
-} from './contracts.js';
+import type { GroupMembership, MemberIdentity, MembershipConfig } from './contracts.js';
 import { Wakeup } from './wakeup.js';
 
 /** Kafka's `AbstractCoordinator.MemberState`. */
@@ -154,7 +150,7 @@ export class ClassicMembership implements GroupMembership {
 
   #topics: readonly string[];
   #joinedTopics: readonly string[] | null = null;
-  #owned: GroupTopicPartition[] = [];
+  #owned: TopicPartition[] = [];
   #generation: Generation = NO_GENERATION;
   #state: MemberState = 'unjoined';
   #rejoinNeeded = true;
@@ -218,7 +214,7 @@ export class ClassicMembership implements GroupMembership {
     };
   }
 
-  get assignment(): readonly GroupTopicPartition[] {
+  get assignment(): readonly TopicPartition[] {
     return this.#owned;
   }
 

@@ -10,12 +10,8 @@ import {
 import { retryDelayMs, sleep } from '@kafkats/meta';
 import { ConnectionError, UnsupportedVersionError } from '@kafkats/wire';
 import { GroupMembershipError, GroupProtocolUnsupportedError } from '../../consumer-errors.js';
-import type {
-  GroupMembership,
-  GroupTopicPartition,
-  MemberIdentity,
-  MembershipConfig,
-} from './contracts.js';
+import type { TopicPartition } from '../../topic-partition.js';
+import type { GroupMembership, MemberIdentity, MembershipConfig } from './contracts.js';
 
 // Member epochs with a meaning of their own (ConsumerGroupHeartbeatRequest.json).
 const JOIN_EPOCH = 0;
@@ -48,7 +44,7 @@ export function randomMemberId(): string {
   }
 }
 
-interface OwnedPartition extends GroupTopicPartition {
+interface OwnedPartition extends TopicPartition {
   readonly topicId: string;
 }
 
@@ -116,7 +112,7 @@ export class ConsumerProtocolMembership implements GroupMembership {
     };
   }
 
-  get assignment(): readonly GroupTopicPartition[] {
+  get assignment(): readonly TopicPartition[] {
     return [...this.#owned.values()].map(({ topic, partition }) => ({ topic, partition }));
   }
 

@@ -1,4 +1,4 @@
-import type { GroupTopicPartition } from '../contracts.js';
+import type { TopicPartition } from '../../../topic-partition.js';
 
 /**
  * One member's subscription as the group leader sees it: what Kafka's
@@ -11,7 +11,7 @@ export interface MemberSubscription {
   /** Subscribed topics (ConsumerProtocolSubscription v0+). */
   readonly topics: readonly string[];
   /** Partitions the member owns now (v1+; empty for an eager member). */
-  readonly ownedPartitions: readonly GroupTopicPartition[];
+  readonly ownedPartitions: readonly TopicPartition[];
   /** The generation the owned partitions were assigned in (v2+), -1 when unknown. */
   readonly generationId: number;
   /** KIP-881 `client.rack` (v3+), null when unset. */
@@ -24,7 +24,7 @@ export interface MemberSubscription {
 export type PartitionsPerTopic = ReadonlyMap<string, number>;
 
 /** Member id to the partitions it gets. Every member of the input has an entry. */
-export type GroupAssignment = Map<string, GroupTopicPartition[]>;
+export type GroupAssignment = Map<string, TopicPartition[]>;
 
 /**
  * A client-side assignor, as Kafka's `ConsumerPartitionAssignor`: the group leader runs the
@@ -48,12 +48,12 @@ export interface PartitionAssignor {
 }
 
 /** `topic-partition` key, for sets and maps of partitions. */
-export function partitionKey(tp: GroupTopicPartition): string {
+export function partitionKey(tp: TopicPartition): string {
   return `${tp.topic}\u0000${tp.partition}`;
 }
 
 /** Kafka's `TopicPartition` order: by topic, then partition. */
-export function compareTopicPartition(a: GroupTopicPartition, b: GroupTopicPartition): number {
+export function compareTopicPartition(a: TopicPartition, b: TopicPartition): number {
   if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
   return a.partition - b.partition;
 }

@@ -1,4 +1,4 @@
-import type { GroupTopicPartition } from '../contracts.js';
+import type { TopicPartition } from '../../../topic-partition.js';
 import {
   compareStrings,
   compareTopicPartition,
@@ -32,7 +32,7 @@ interface StickyInput {
   /** Members in the order Kafka's HashMap walks them. */
   readonly order: readonly string[];
   /** Owned partitions each member may keep (existing topics, conflicts resolved). */
-  readonly owned: Map<string, GroupTopicPartition[]>;
+  readonly owned: Map<string, TopicPartition[]>;
   /** Partitions two members of the same generation both claimed: neither keeps them. */
   readonly multiplyOwned: Set<string>;
 }
@@ -48,7 +48,7 @@ function readOwnership(
   subscriptions: ReadonlyMap<string, MemberSubscription>,
 ): { input: StickyInput; allEqual: boolean } {
   const order = javaHashMapOrder([...subscriptions.keys()]);
-  const owned = new Map<string, GroupTopicPartition[]>();
+  const owned = new Map<string, TopicPartition[]>();
   const multiplyOwned = new Set<string>();
   const previousOwner = new Map<string, string>();
   let reference = new Set<string>();
@@ -63,7 +63,7 @@ function readOwnership(
     )
       allEqual = false;
     const generation = memberGeneration(s);
-    const mine: GroupTopicPartition[] = [];
+    const mine: TopicPartition[] = [];
     owned.set(member, mine);
     for (const tp of s.ownedPartitions) {
       if (!partitionsPerTopic.has(tp.topic)) continue;
@@ -89,7 +89,7 @@ function readOwnership(
   return { input: { partitionsPerTopic, subscriptions, order, owned, multiplyOwned }, allEqual };
 }
 
-function removePartition(list: GroupTopicPartition[], key: string): void {
+function removePartition(list: TopicPartition[], key: string): void {
   const i = list.findIndex((tp) => partitionKey(tp) === key);
   if (i >= 0) list.splice(i, 1);
 }
@@ -147,14 +147,14 @@ function constrainedAssignment(input: StickyInput): {
     }
   }
 
-  const unassigned: GroupTopicPartition[] = [];
+  const unassigned: TopicPartition[] = [];
   for (const topic of [...partitionsPerTopic.keys()].sort(compareStrings))
     for (const tp of topicPartitions(topic, partitionsPerTopic.get(topic)!))
       if (!assigned.has(partitionKey(tp))) unassigned.push(tp);
   unfilledUnderMin.sort(compareStrings);
   unfilledExactlyMin.sort(compareStrings);
 
-  const assignNew = (tp: GroupTopicPartition, member: string): number => {
+  const assignNew = (tp: TopicPartition, member: string): number => {
     const into = assignment.get(member)!;
     into.push(tp);
     const key = partitionKey(tp);

@@ -1,4 +1,4 @@
-import type { GroupTopicPartition } from '../contracts.js';
+import type { TopicPartition } from '../../../topic-partition.js';
 import {
   compareStrings,
   type GroupAssignment,
@@ -66,8 +66,8 @@ export const rangeAssignor: PartitionAssignor = {
 };
 
 /** The partitions of `topic`, 0 to `count - 1`. */
-export function topicPartitions(topic: string, count: number): GroupTopicPartition[] {
-  const out: GroupTopicPartition[] = [];
+export function topicPartitions(topic: string, count: number): TopicPartition[] {
+  const out: TopicPartition[] = [];
   for (let p = 0; p < count; p++) out.push({ topic, partition: p });
   return out;
 }

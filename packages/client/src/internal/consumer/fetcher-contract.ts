@@ -1,0 +1,66 @@
+import type { Cluster } from '@kafkats/meta';
+import type { IsolationLevelName, PartitionBatch } from '../../partition-batch.js';
+import type { TopicPartition } from '../../topic-partition.js';
+
+// The fetch engine's front: what a reader of assigned partitions (the group consumer today)
+// asks of it, and the knobs it is built with.
+
+/** The fetcher's knobs; defaults already applied by the consumer. */
+export interface FetcherConfig {
+  readonly cluster: Cluster;
+  readonly isolationLevel: IsolationLevelName;
+  /** Where to go after OFFSET_OUT_OF_RANGE: Kafka's `auto.offset.reset`. */
+  readonly autoOffsetReset: 'earliest' | 'latest' | 'none';
+  readonly maxWaitMs: number;
+  readonly minBytes: number;
+  readonly maxBytes: number;
+  readonly partitionMaxBytes: number;
+  /**
+   * Bound on fetched-but-not-polled data: a partition with buffered batches is left out of the
+   * next Fetch (as Kafka's `AbstractFetch` does), and no Fetch is sent while the buffered bytes
+   * exceed this.
+   */
+  readonly maxBufferedBytes: number;
+  readonly requestTimeoutMs: number;
+  readonly retryBackoffMs: number;
+  readonly retryBackoffMaxMs: number;
+  readonly verifyCrc: boolean;
+  readonly maxUncompressedBytes: number;
+  /** KIP-392 `client.rack`, sent in Fetch v11+; null sends ''. */
+  readonly rackId: string | null;
+  readonly random: () => number;
+}
+
+/** Where a partition starts: an offset (with the leader epoch it was committed at), or a reset. */
+export type FetchStart =
+  | { readonly offset: bigint; readonly leaderEpoch?: number }
+  | 'earliest'
+  | 'latest';
+
+/**
+ * Reads the assigned partitions: one fetch session per leader broker (KIP-227), incremental
+ * requests, bounded prefetch. Positions are what {@link poll} delivered: a batch handed out
+ * moves its partition's position to the batch's `nextOffset`.
+ */
+export interface Fetcher {
+  /** Starts reading partitions (replacing the position of one already assigned). */
+  assign(partitions: ReadonlyArray<TopicPartition & { readonly start: FetchStart }>): void;
+  /** Stops reading partitions and drops what is buffered for them (in-flight answers too). */
+  unassign(partitions: readonly TopicPartition[]): void;
+  /** Moves a partition's position; buffered and in-flight data for it is dropped. */
+  seek(partition: TopicPartition, offset: bigint): void;
+  /** Stops delivering (and fetching) these partitions until resumed; positions are kept. */
+  pause(partitions: readonly TopicPartition[]): void;
+  resume(partitions: readonly TopicPartition[]): void;
+  /** The next offset to deliver, with the leader epoch of the last delivered record; undefined when not assigned or not yet resolved. */
+  position(partition: TopicPartition): { offset: bigint; leaderEpoch: number } | undefined;
+  /**
+   * Waits until at least one batch is buffered for an assigned, unpaused partition, then
+   * returns what is buffered (each partition's batches in offset order) and moves positions.
+   * Resolves with [] when the signal aborts. Rejects with the first error the fetcher cannot
+   * retry (OffsetOutOfRangeError when `autoOffsetReset` is 'none', authorization, ...).
+   */
+  poll(signal?: AbortSignal): Promise<PartitionBatch[]>;
+  /** Stops every fetch, closes every fetch session (a final Fetch with epoch -1 is optional). */
+  close(): Promise<void>;
+}
