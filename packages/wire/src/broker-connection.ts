@@ -36,7 +36,7 @@ import {
   settle,
 } from './internal/pending-request.js';
 import { type PipelineSlot, RequestPipeline, SlotState } from './internal/request-pipeline.js';
-import { authenticateSasl, type SaslOptions } from './internal/sasl.js';
+import { authenticateSasl } from './internal/sasl.js';
 import { errorFields, type Logger, silentLogger } from './logger.js';
 import type {
   BrokerConnectionEvents,
@@ -44,6 +44,7 @@ import type {
   CloseOptions,
   ConnectionState,
   ConnectionStats,
+  SaslOptions,
   SendOptions,
   TlsOptions,
 } from './options.js';

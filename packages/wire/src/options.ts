@@ -2,10 +2,25 @@ import type { KafkaError } from '@kafkats/codec';
 import type { BrokerCapabilities } from './broker-capabilities.js';
 import type { ConnectionMetrics } from './connection-metrics.js';
 import type { Resolver } from './dns.js';
-import type { SaslOptions } from './internal/sasl.js';
 import type { Logger } from './logger.js';
 
-export type { SaslOptions } from './internal/sasl.js';
+/**
+ * SASL credentials. PLAIN sends the password as is (use it over TLS only); SCRAM proves
+ * knowledge of it. The password never appears in an error or log line.
+ */
+export type SaslOptions =
+  | {
+      readonly mechanism: 'PLAIN';
+      readonly username: string;
+      readonly password: string;
+      /** Identity to act as; default none (the broker uses the username). */
+      readonly authorizationId?: string;
+    }
+  | {
+      readonly mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
+      readonly username: string;
+      readonly password: string;
+    };
 
 /**
  * Lifecycle of a connection, observable through the `state` event. A connection lives exactly

@@ -8,25 +8,8 @@ import {
 } from '@kafkats/codec';
 import type { BrokerCapabilities } from '../broker-capabilities.js';
 import { AuthenticationError } from '../errors.js';
+import type { SaslOptions } from '../options.js';
 import { ScramClient, ScramError } from './scram.js';
-
-/**
- * SASL credentials. PLAIN sends the password as is (use it over TLS only); SCRAM proves
- * knowledge of it. The password never appears in an error or log line.
- */
-export type SaslOptions =
-  | {
-      readonly mechanism: 'PLAIN';
-      readonly username: string;
-      readonly password: string;
-      /** Identity to act as; default none (the broker uses the username). */
-      readonly authorizationId?: string;
-    }
-  | {
-      readonly mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
-      readonly username: string;
-      readonly password: string;
-    };
 
 /** What the connection lends the SASL exchange. */
 export interface SaslContext {
