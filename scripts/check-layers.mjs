@@ -6,7 +6,10 @@
 // are violations. Tests and benchmarks may use testkit. The same rule is checked against each
 // package.json's dependencies, so the declared graph and the real one cannot drift apart, and
 // against each tsconfig.json's project references (tsc -b builds what the references say). A
-// public entry (`src/index.ts`) may not re-export from `src/internal/`: internal means not API.
+// public file (one not under an `internal/` folder) may not re-export from an `internal/` path:
+// internal means not API, and a public type is defined in a public file. Inside a package laid
+// out in folders by role (`src/producer/`, `src/consumer/`, ...), a role may use another role's
+// public files but never its `internal/` folder; `src/internal/` is shared by all.
 //
 // Usage: node scripts/check-layers.mjs [repoRoot]   (exit 1 and a list on any violation)
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -46,6 +49,17 @@ function allowed(from, to, area) {
   if (area !== 'src') return true; // tests may drive any library through its public entry
   if (from === 'testkit' || from === 'codegen') return false; // tooling sits beside, not above
   return fromLayer > toLayer;
+}
+
+/**
+ * The role folder whose `internal/` files `target` is in, when `file` lives outside that role
+ * folder (so may not import it); undefined otherwise. `src/internal/` belongs to no role.
+ */
+function roleInternals(srcDir, file, target) {
+  const to = relative(srcDir, target).split(sep);
+  if (to.length < 3 || to[1] !== 'internal' || to[0] === '..') return undefined;
+  const from = relative(srcDir, file).split(sep);
+  return from.length > 1 && from[0] === to[0] ? undefined : to[0];
 }
 
 /**
@@ -96,15 +110,17 @@ export function checkLayers(root) {
           );
       }
     }
-    const index = join(dir, 'src', 'index.ts');
-    if (existsSync(index)) {
-      const text = readFileSync(index, 'utf8');
+    const srcDir = join(dir, 'src');
+    for (const file of walk(srcDir)) {
+      if (/(^|[\\/])internal[\\/]/.test(relative(srcDir, file))) continue;
+      const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(REEXPORT)) {
         const spec = match[1];
         if (spec.startsWith('.') && /(^|\/)internal\//.test(spec)) {
           const line = text.slice(0, match.index).split('\n').length;
+          const what = file === join(srcDir, 'index.ts') ? 'the public entry' : 'a public file';
           violations.push(
-            `${relative(root, index)}:${line}: the public entry re-exports ${spec}; internal modules are not API`,
+            `${relative(root, file)}:${line}: ${what} re-exports ${spec}; internal modules are not API (define public types in public files)`,
           );
         }
       }
@@ -133,6 +149,12 @@ export function checkLayers(root) {
           const target = resolve(dirname(file), spec);
           if (contained && !target.startsWith(dir + sep) && target !== dir) {
             violations.push(`${where}: relative import ${spec} leaves ${name}`);
+          } else if (top === 'src') {
+            const other = roleInternals(srcDir, file, target);
+            if (other !== undefined)
+              violations.push(
+                `${where}: ${spec} reaches into the internals of ${other}/; use its public files`,
+              );
           }
         }
       }

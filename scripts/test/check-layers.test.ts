@@ -80,8 +80,41 @@ describe('check-layers', () => {
       'packages/wire/src/ring.ts': "import { Slot } from './internal/slot.js';\n",
     });
     expect(checkLayers(root)).toEqual([
-      'packages/wire/src/index.ts:2: the public entry re-exports ./internal/slot.js; internal modules are not API',
-      'packages/wire/src/index.ts:3: the public entry re-exports ./internal/x.js; internal modules are not API',
+      'packages/wire/src/index.ts:2: the public entry re-exports ./internal/slot.js; internal modules are not API (define public types in public files)',
+      'packages/wire/src/index.ts:3: the public entry re-exports ./internal/x.js; internal modules are not API (define public types in public files)',
+    ]);
+  });
+
+  it('fails on any public file that re-exports an internal module, not only the entry', () => {
+    const root = fakeRepo({
+      'packages/client/package.json': pkg('client'),
+      'packages/client/src/index.ts': "export { Consumer } from './consumer/consumer.js';\n",
+      'packages/client/src/consumer/consumer.ts':
+        "export type { Code } from './internal/errors.js';\nexport class Consumer {}\n",
+      // An internal file may re-export another internal one.
+      'packages/client/src/consumer/internal/all.ts': "export { Code } from './errors.js';\n",
+    });
+    expect(checkLayers(root)).toEqual([
+      'packages/client/src/consumer/consumer.ts:1: a public file re-exports ./internal/errors.js; internal modules are not API (define public types in public files)',
+    ]);
+  });
+
+  it("lets a role folder use another role's public files and the shared src/internal/, never another role's internal/", () => {
+    const root = fakeRepo({
+      'packages/client/package.json': pkg('client'),
+      'packages/client/src/consumer/consumer.ts': [
+        "import { Fetcher } from '../fetch/fetcher.js';",
+        "import { delay } from '../internal/abortable.js';",
+        "import { Membership } from './internal/membership.js';",
+        "import { FetchSession } from '../fetch/internal/fetch-session.js';",
+        '',
+      ].join('\n'),
+      'packages/client/src/index.ts': "import { Sender } from './producer/internal/sender.js';\n",
+      'packages/client/src/fetch/internal/fetch-session.ts': "import { x } from './request.js';\n",
+    });
+    expect(checkLayers(root)).toEqual([
+      'packages/client/src/consumer/consumer.ts:4: ../fetch/internal/fetch-session.js reaches into the internals of fetch/; use its public files',
+      'packages/client/src/index.ts:1: ./producer/internal/sender.js reaches into the internals of producer/; use its public files',
     ]);
   });
 

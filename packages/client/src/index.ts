@@ -17,7 +17,6 @@ export {
   RequestTimeoutError,
   UnsupportedVersionError,
 } from '@kafkats/wire';
-export { Admin } from './admin.js';
 export type {
   AclBinding,
   AclBindingFilter,
@@ -30,7 +29,10 @@ export type {
   DeleteAclsFilterResult,
   DeleteAclsResult,
   DescribeAclsResult,
-} from './admin-acls.js';
+} from './admin/acls.js';
+export { Admin } from './admin/admin.js';
+export type { AdminCallOptions, AdminOptions } from './admin/admin-options.js';
+export { AdminClosedError } from './admin/admin-options.js';
 export type {
   BrokerDescription,
   BrokerLogDirs,
@@ -44,7 +46,7 @@ export type {
   ElectLeadersResult,
   LogDirDescription,
   LogDirReplica,
-} from './admin-cluster.js';
+} from './admin/cluster.js';
 export type {
   AlterConfigOp,
   AlterConfigOpType,
@@ -61,8 +63,8 @@ export type {
   DescribeConfigsResource,
   DescribeConfigsResult,
   DescribedConfigs,
-} from './admin-configs.js';
-export { CONFIG_RESOURCE_TYPE_CODES } from './admin-configs.js';
+} from './admin/configs.js';
+export { CONFIG_RESOURCE_TYPE_CODES } from './admin/configs.js';
 export type {
   CommittedOffset,
   DescribeGroupsOptions,
@@ -74,7 +76,7 @@ export type {
   ListConsumerGroupOffsetsResult,
   ListGroupsOptions,
   ListGroupsResult,
-} from './admin-groups.js';
+} from './admin/groups.js';
 export type {
   DeletedRecords,
   DeleteRecordsRequestItem,
@@ -89,9 +91,7 @@ export type {
   OffsetSpec,
   PartitionProducers,
   ProducerState,
-} from './admin-offsets.js';
-export type { AdminCallOptions, AdminOptions } from './admin-options.js';
-export { AdminClosedError } from './admin-options.js';
+} from './admin/offsets.js';
 export type {
   CreatedTopic,
   CreatedTopicConfig,
@@ -110,7 +110,7 @@ export type {
   TopicListing,
   TopicToWaitFor,
   WaitForTopicsOptions,
-} from './admin-topics.js';
+} from './admin/topics.js';
 export type {
   FetchTraceContext,
   ProducerMetricsSnapshot,
@@ -123,8 +123,8 @@ export {
   PRODUCE_CHANNEL,
   produceChannel,
 } from './client-diagnostics.js';
-export { Consumer } from './consumer.js';
-export type { ClassicMembershipErrorCode } from './consumer-errors.js';
+export { Consumer } from './consumer/consumer.js';
+export type { ClassicMembershipErrorCode } from './consumer/consumer-errors.js';
 export {
   ClassicMembershipError,
   CommitFailedError,
@@ -133,7 +133,7 @@ export {
   GroupMembershipError,
   GroupProtocolUnsupportedError,
   NoOffsetForPartitionError,
-} from './consumer-errors.js';
+} from './consumer/consumer-errors.js';
 export type {
   ConsumerCommitOffset,
   ConsumerGroupMetadata,
@@ -141,23 +141,22 @@ export type {
   ConsumerRebalanceListener,
   ConsumerRunOptions,
   GroupTopicPartition,
-} from './consumer-options.js';
+} from './consumer/consumer-options.js';
 export type { TopicPartition } from './topic-partition.js';
 
 /** The package's name. */
 export const PACKAGE_NAME = '@kafkats/client';
 
-export type {
-  MultiPartitionReaderOptions,
-  PartitionAssignment,
-} from './multi-partition-reader.js';
-export { MultiPartitionReader } from './multi-partition-reader.js';
-export type { IsolationLevelName, PartitionBatch } from './partition-batch.js';
-export type { PartitionReaderOptions } from './partition-reader.js';
-export { PartitionReader } from './partition-reader.js';
-export { murmur2, partitionForKey, StickyPartitioner, toPositive } from './partitioner.js';
-export { Producer } from './producer.js';
-export type { ProducerCluster } from './producer-cluster.js';
+export type { PartitionReaderErrorCode } from './fetch/fetch-errors.js';
+export {
+  FetchPartitionError,
+  OffsetOutOfRangeError,
+  PartitionReaderError,
+} from './fetch/fetch-errors.js';
+export type { IsolationLevelName, PartitionBatch } from './fetch/partition-batch.js';
+export { murmur2, partitionForKey, StickyPartitioner, toPositive } from './producer/partitioner.js';
+export { Producer } from './producer/producer.js';
+export type { ProducerCluster } from './producer/producer-cluster.js';
 export {
   DeliveryTimeoutError,
   ProducerBlockedError,
@@ -168,7 +167,7 @@ export {
   RecordTooLargeError,
   TransactionAbortableError,
   TransactionStateError,
-} from './producer-errors.js';
+} from './producer/producer-errors.js';
 export type {
   Delivery,
   HeaderValue,
@@ -178,10 +177,11 @@ export type {
   RecordMetadata,
   TransactionGroup,
   TransactionOffset,
-} from './producer-options.js';
-export type { PartitionReaderErrorCode } from './reader-errors.js';
-export {
-  FetchPartitionError,
-  OffsetOutOfRangeError,
-  PartitionReaderError,
-} from './reader-errors.js';
+} from './producer/producer-options.js';
+export type {
+  MultiPartitionReaderOptions,
+  PartitionAssignment,
+} from './reader/multi-partition-reader.js';
+export { MultiPartitionReader } from './reader/multi-partition-reader.js';
+export type { PartitionReaderOptions } from './reader/partition-reader.js';
+export { PartitionReader } from './reader/partition-reader.js';

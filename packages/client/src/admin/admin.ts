@@ -1,11 +1,13 @@
 import { Cluster } from '@kafkats/meta';
+import type { TopicPartition } from '../topic-partition.js';
 import type {
   AclBindingFilter,
   AclBindingInput,
   CreateAclsResult,
   DeleteAclsResult,
   DescribeAclsResult,
-} from './admin-acls.js';
+} from './acls.js';
+import { type AdminCallOptions, AdminClosedError, type AdminOptions } from './admin-options.js';
 import type {
   ClusterDescription,
   DescribeClusterOptions,
@@ -13,7 +15,7 @@ import type {
   DescribeLogDirsResult,
   ElectLeadersOptions,
   ElectLeadersResult,
-} from './admin-cluster.js';
+} from './cluster.js';
 import type {
   AlterConfigsOptions,
   AlterConfigsResource,
@@ -21,7 +23,7 @@ import type {
   DescribeConfigsOptions,
   DescribeConfigsResource,
   DescribeConfigsResult,
-} from './admin-configs.js';
+} from './configs.js';
 import type {
   DescribeGroupsOptions,
   DescribeGroupsResult,
@@ -29,7 +31,14 @@ import type {
   ListConsumerGroupOffsetsResult,
   ListGroupsOptions,
   ListGroupsResult,
-} from './admin-groups.js';
+} from './groups.js';
+import * as acls from './internal/acl-requests.js';
+import { AdminCall } from './internal/admin-call.js';
+import * as clusterOps from './internal/cluster-requests.js';
+import * as configs from './internal/config-requests.js';
+import * as groups from './internal/group-requests.js';
+import * as offsets from './internal/offset-requests.js';
+import * as topics from './internal/topic-requests.js';
 import type {
   DeleteRecordsRequestItem,
   DeleteRecordsResult,
@@ -38,8 +47,7 @@ import type {
   ListOffsetsOptions,
   ListOffsetsRequestItem,
   ListOffsetsResult,
-} from './admin-offsets.js';
-import { type AdminCallOptions, AdminClosedError, type AdminOptions } from './admin-options.js';
+} from './offsets.js';
 import type {
   CreatePartitionsOptions,
   CreatePartitionsResult,
@@ -53,15 +61,7 @@ import type {
   NewTopic,
   TopicToWaitFor,
   WaitForTopicsOptions,
-} from './admin-topics.js';
-import * as acls from './internal/admin-acls.js';
-import { AdminCall } from './internal/admin-call.js';
-import * as clusterOps from './internal/admin-cluster.js';
-import * as configs from './internal/admin-configs.js';
-import * as groups from './internal/admin-groups.js';
-import * as offsets from './internal/admin-offsets.js';
-import * as topics from './internal/admin-topics.js';
-import type { TopicPartition } from './topic-partition.js';
+} from './topics.js';
 
 /**
  * Kafka's admin operations over a {@link Cluster}, each request routed as Kafka routes it:

@@ -1,6 +1,6 @@
 import type { KafkaError, ProtocolError } from '@kafkats/codec';
+import type { TopicPartition } from '../topic-partition.js';
 import type { AdminCallOptions } from './admin-options.js';
-import type { TopicPartition } from './topic-partition.js';
 
 /** Options of {@link Admin.listGroups}. */
 export interface ListGroupsOptions extends AdminCallOptions {

@@ -1,7 +1,6 @@
 import type { KafkaError } from '@kafkats/codec';
+import type { TopicPartition } from '../topic-partition.js';
 import type { AdminCallOptions } from './admin-options.js';
-
-import type { TopicPartition } from './topic-partition.js';
 
 /**
  * Which offset {@link Admin.listOffsets} asks for (Kafka's `OffsetSpec`):

@@ -1,6 +1,6 @@
 import type { ProtocolError } from '@kafkats/codec';
-import type { ConfigSource } from './admin-configs.js';
 import type { AdminCallOptions } from './admin-options.js';
+import type { ConfigSource } from './configs.js';
 
 /** A topic to create (Kafka's `NewTopic`). */
 export interface NewTopic {

@@ -1,7 +1,7 @@
 import { type Logger, silentLogger } from '@kafkats/wire';
+import type { IsolationLevelName } from '../fetch/partition-batch.js';
+import type { TopicPartition } from '../topic-partition.js';
 import { ConsumerConfigError } from './consumer-errors.js';
-import type { IsolationLevelName } from './partition-batch.js';
-import type { TopicPartition } from './topic-partition.js';
 
 /** A partition as the consumer names it: the same shape as {@link TopicPartition}. */
 export type GroupTopicPartition = TopicPartition;
@@ -126,7 +126,7 @@ export interface ConsumerCommitOffset extends TopicPartition {
 /** The `run` loop's callback and its stop signal. */
 export interface ConsumerRunOptions {
   /** Called for each batch, one at a time; the batch counts as finished when this resolves. */
-  eachBatch(batch: import('./partition-batch.js').PartitionBatch): Promise<void> | void;
+  eachBatch(batch: import('../fetch/partition-batch.js').PartitionBatch): Promise<void> | void;
   /** Ends the loop (the promise resolves); `close()` ends it too. */
   readonly signal?: AbortSignal;
 }

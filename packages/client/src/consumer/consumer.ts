@@ -1,6 +1,10 @@
 import { ErrorCode, KafkaError } from '@kafkats/codec';
 import { type Cluster, retryDelayMs, sleep } from '@kafkats/meta';
-import { clusterLogger } from './client-diagnostics.js';
+import { clusterLogger } from '../client-diagnostics.js';
+import type { Fetcher, FetcherConfig, FetchStart } from '../fetch/fetcher.js';
+import type { PartitionBatch } from '../fetch/partition-batch.js';
+import { SessionFetcher } from '../fetch/session-fetcher.js';
+import type { TopicPartition } from '../topic-partition.js';
 import {
   ConsumerClosedError,
   ConsumerConfigError,
@@ -19,21 +23,17 @@ import type {
   GroupMembership,
   MembershipConfig,
   MembershipListener,
-} from './internal/consumer/contracts.js';
-import { SessionFetcher } from './internal/consumer/fetcher.js';
-import type { Fetcher, FetcherConfig, FetchStart } from './internal/consumer/fetcher-contract.js';
+} from './internal/contracts.js';
 import {
   type CommittedPosition,
   commitOffsets,
   fetchCommitted,
   type OffsetCallConfig,
   type OffsetToCommit,
-} from './internal/consumer/group-offsets.js';
-import { ManualAssignment } from './internal/consumer/manual-assignment.js';
-import { ClassicMembership } from './internal/consumer/membership-classic.js';
-import { ConsumerProtocolMembership } from './internal/consumer/membership-consumer.js';
-import type { PartitionBatch } from './partition-batch.js';
-import type { TopicPartition } from './topic-partition.js';
+} from './internal/group-offsets.js';
+import { ManualAssignment } from './internal/manual-assignment.js';
+import { ClassicMembership } from './internal/membership-classic.js';
+import { ConsumerProtocolMembership } from './internal/membership-consumer.js';
 
 /**
  * How the consumer gets its parts; tests inject fakes. Not exported from the package.

@@ -15,12 +15,16 @@ import {
 } from '@kafkats/meta';
 import { errorFields, type Logger, silentLogger } from '@kafkats/wire';
 import { type FetchTraceContext, fetchChannel } from '../client-diagnostics.js';
-import type { IsolationLevelName, PartitionBatch } from '../partition-batch.js';
-import { OffsetOutOfRangeError, PartitionReaderError } from '../reader-errors.js';
-import { delay, unlessAborted } from './abortable.js';
-import { buildFetchRequest, type FetchTarget, findFetchPartition } from './fetch-request.js';
-import { readFetchedRecords } from './fetched-records.js';
-import { listOffset } from './list-offset.js';
+import { delay, unlessAborted } from '../internal/abortable.js';
+import { OffsetOutOfRangeError, PartitionReaderError } from './fetch-errors.js';
+import {
+  buildFetchRequest,
+  type FetchTarget,
+  findFetchPartition,
+} from './internal/fetch-request.js';
+import { readFetchedRecords } from './internal/fetched-records.js';
+import { listOffset } from './internal/list-offset.js';
+import type { IsolationLevelName, PartitionBatch } from './partition-batch.js';
 
 /** Where to read from: an offset, or a spot resolved with ListOffsets when needed. */
 export type StartPosition = bigint | 'earliest' | 'latest';

@@ -1,6 +1,6 @@
 import type { Cluster } from '@kafkats/meta';
-import type { IsolationLevelName, PartitionBatch } from '../../partition-batch.js';
-import type { TopicPartition } from '../../topic-partition.js';
+import type { TopicPartition } from '../topic-partition.js';
+import type { IsolationLevelName, PartitionBatch } from './partition-batch.js';
 
 // The fetch engine's front: what a reader of assigned partitions (the group consumer today)
 // asks of it, and the knobs it is built with.

@@ -16,17 +16,15 @@ import {
   retryDelayMs,
   ZERO_UUID,
 } from '@kafkats/meta';
-import type { PartitionBatch } from '../../partition-batch.js';
+import { unlessAborted } from '../internal/abortable.js';
+import type { TopicPartition } from '../topic-partition.js';
 import {
   FetchPartitionError,
   OffsetOutOfRangeError,
   PartitionReaderError,
-} from '../../reader-errors.js';
-import type { TopicPartition } from '../../topic-partition.js';
-import { unlessAborted } from '../abortable.js';
-import { FETCH_TOPIC_ID_VERSION } from '../fetch-request.js';
-import { readFetchedRecords } from '../fetched-records.js';
-import { listOffset } from '../list-offset.js';
+} from './fetch-errors.js';
+import type { Fetcher, FetcherConfig, FetchStart } from './fetcher.js';
+import { FETCH_TOPIC_ID_VERSION } from './internal/fetch-request.js';
 import {
   buildSessionFetchRequest,
   type FetchRequestCommon,
@@ -34,8 +32,10 @@ import {
   type SessionPartition,
   type SessionRequestPlan,
   sessionKey,
-} from './fetch-session.js';
-import type { Fetcher, FetcherConfig, FetchStart } from './fetcher-contract.js';
+} from './internal/fetch-session.js';
+import { readFetchedRecords } from './internal/fetched-records.js';
+import { listOffset } from './internal/list-offset.js';
+import type { PartitionBatch } from './partition-batch.js';
 
 /** What one Fetch of a session looked like, for instrumentation and tests. */
 export interface FetchObservation {

@@ -6,7 +6,7 @@ import {
   type RecordInput,
 } from '@kafkats/codec';
 import { retryDelayMs } from '@kafkats/meta';
-import { clusterLogger, type ProducerMetricsSnapshot } from './client-diagnostics.js';
+import { clusterLogger, type ProducerMetricsSnapshot } from '../client-diagnostics.js';
 import { Accumulator } from './internal/accumulator.js';
 import { IdempotenceState } from './internal/idempotence.js';
 import type { ProducerBatch } from './internal/producer-batch.js';

@@ -1,7 +1,7 @@
 import { KafkaError } from '@kafkats/codec';
 import type { Cluster } from '@kafkats/meta';
+import type { PartitionBatch } from '../fetch/partition-batch.js';
 import { BoundedQueue } from './internal/bounded-queue.js';
-import type { PartitionBatch } from './partition-batch.js';
 import { PartitionReader, type PartitionReaderOptions } from './partition-reader.js';
 
 /** One partition for a {@link MultiPartitionReader}, and where to start reading it. */

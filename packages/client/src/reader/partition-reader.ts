@@ -1,10 +1,10 @@
 import { DEFAULT_MAX_UNCOMPRESSED_BYTES, KafkaError } from '@kafkats/codec';
 import type { Cluster } from '@kafkats/meta';
 import type { Logger } from '@kafkats/wire';
-import { clusterLogger, type ReaderMetricsSnapshot } from './client-diagnostics.js';
-import { FetchLoop, type StartPosition } from './internal/fetch-loop.js';
-import type { IsolationLevelName, PartitionBatch } from './partition-batch.js';
-import { PartitionReaderError } from './reader-errors.js';
+import { clusterLogger, type ReaderMetricsSnapshot } from '../client-diagnostics.js';
+import { PartitionReaderError } from '../fetch/fetch-errors.js';
+import { FetchLoop, type StartPosition } from '../fetch/fetch-loop.js';
+import type { IsolationLevelName, PartitionBatch } from '../fetch/partition-batch.js';
 
 /** How a {@link PartitionReader} reads. Only `topic`, `partition` and `startOffset` are required. */
 export interface PartitionReaderOptions {

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { runKafkaTool } from '@kafkats/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { partitionKey } from '../../src/internal/consumer/assignors/assignor.js';
-import { cooperativeStickyAssignor } from '../../src/internal/consumer/assignors/cooperative-sticky.js';
-import { rangeAssignor } from '../../src/internal/consumer/assignors/range.js';
+import { partitionKey } from '../../src/consumer/internal/assignors/assignor.js';
+import { cooperativeStickyAssignor } from '../../src/consumer/internal/assignors/cooperative-sticky.js';
+import { rangeAssignor } from '../../src/consumer/internal/assignors/range.js';
 import type { TopicPartition } from '../../src/topic-partition.js';
 import {
   type AssignorCase,
@@ -21,7 +21,7 @@ import {
   javaLine,
   resultLine,
   subscriptionsOf,
-} from '../property/consumer-classic-arbitraries.js';
+} from '../property/consumer/consumer-classic-arbitraries.js';
 
 const JAVA_SOURCE = join(import.meta.dirname, '..', 'support', 'ClassicAssignorVectors.java');
 

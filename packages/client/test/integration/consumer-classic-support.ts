@@ -2,8 +2,8 @@ import { Cluster } from '@kafkats/meta';
 import type {
   MembershipConfig,
   MembershipListener,
-} from '../../src/internal/consumer/contracts.js';
-import { ClassicMembership } from '../../src/internal/consumer/membership-classic.js';
+} from '../../src/consumer/internal/contracts.js';
+import { ClassicMembership } from '../../src/consumer/internal/membership-classic.js';
 import type { TopicPartition } from '../../src/topic-partition.js';
 
 /** One listener call, as a recording listener saw it. */

@@ -1,9 +1,9 @@
 import { Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FetcherConfig } from '../../src/fetch/fetcher.js';
+import { type FetchObservation, SessionFetcher } from '../../src/fetch/session-fetcher.js';
 import { type PartitionBatch, Producer } from '../../src/index.js';
-import { type FetchObservation, SessionFetcher } from '../../src/internal/consumer/fetcher.js';
-import type { FetcherConfig } from '../../src/internal/consumer/fetcher-contract.js';
 import { moveLeader, unique } from './support.js';
 
 const shared = sharedCluster();

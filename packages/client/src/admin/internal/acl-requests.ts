@@ -20,7 +20,7 @@ import type {
   DeleteAclsFilterResult,
   DeleteAclsResult,
   DescribeAclsResult,
-} from '../admin-acls.js';
+} from '../acls.js';
 import { type AdminCall, errorOrUndefined } from './admin-call.js';
 
 // Kafka's enum ids, in order: ResourceType, PatternType, AclOperation, AclPermissionType.

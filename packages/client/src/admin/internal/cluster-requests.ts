@@ -8,6 +8,7 @@ import {
   MetadataApi,
 } from '@kafkats/codec';
 import { buildMetadataRequest } from '@kafkats/meta';
+import type { TopicPartition } from '../../topic-partition.js';
 import type {
   BrokerLogDirs,
   ClusterDescription,
@@ -17,8 +18,7 @@ import type {
   ElectedPartition,
   ElectLeadersOptions,
   ElectLeadersResult,
-} from '../admin-cluster.js';
-import type { TopicPartition } from '../topic-partition.js';
+} from '../cluster.js';
 import {
   type AdminCall,
   asItemError,

@@ -1,4 +1,4 @@
-import type { ConfigSource, ConfigType } from '../admin-configs.js';
+import type { ConfigSource, ConfigType } from '../configs.js';
 
 // DescribeConfigsResponse.ConfigSource ids 0..8 in order, named as the admin's ConfigEntry names them.
 const SOURCES: readonly ConfigSource[] = [

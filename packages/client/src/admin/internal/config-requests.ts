@@ -23,7 +23,7 @@ import {
   type DescribeConfigsResource,
   type DescribeConfigsResult,
   type DescribedConfigs,
-} from '../admin-configs.js';
+} from '../configs.js';
 import {
   type AdminCall,
   asItemError,

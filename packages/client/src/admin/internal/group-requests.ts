@@ -18,6 +18,7 @@ import {
 } from '@kafkats/codec';
 import { ZERO_UUID } from '@kafkats/meta';
 import { UnsupportedVersionError } from '@kafkats/wire';
+import type { TopicPartition } from '../../topic-partition.js';
 import type {
   CommittedOffset,
   DescribeGroupsOptions,
@@ -29,8 +30,7 @@ import type {
   ListConsumerGroupOffsetsResult,
   ListGroupsOptions,
   ListGroupsResult,
-} from '../admin-groups.js';
-import type { TopicPartition } from '../topic-partition.js';
+} from '../groups.js';
 import {
   type AdminCall,
   asItemError,
@@ -38,7 +38,7 @@ import {
   errorOrUndefined,
   throwIfNothingAnswered,
 } from './admin-call.js';
-import { sendToGroup } from './group-request.js';
+import { sendToGroup } from './send-to-group.js';
 
 /** ListGroups to every broker (each answers for the groups it coordinates), merged. */
 export async function listGroups(

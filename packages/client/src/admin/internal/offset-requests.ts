@@ -9,6 +9,7 @@ import {
   ProtocolError,
 } from '@kafkats/codec';
 import { UnsupportedVersionError } from '@kafkats/wire';
+import type { TopicPartition } from '../../topic-partition.js';
 import type {
   DeletedRecords,
   DeleteRecordsRequestItem,
@@ -22,8 +23,7 @@ import type {
   OffsetSpec,
   PartitionProducers,
   ProducerState,
-} from '../admin-offsets.js';
-import type { TopicPartition } from '../topic-partition.js';
+} from '../offsets.js';
 import { type AdminCall, throwIfNothingAnswered } from './admin-call.js';
 import {
   type FanOutResult,

@@ -34,7 +34,7 @@ import type {
   TopicDescription,
   TopicListing,
   TopicToWaitFor,
-} from '../admin-topics.js';
+} from '../topics.js';
 import { type AdminCall, asItemError, errorOrUndefined } from './admin-call.js';
 import { configSourceName } from './config-codes.js';
 import { resendFailed } from './resend-failed.js';

@@ -9,8 +9,8 @@ import {
 } from '@kafkats/codec';
 import { type Cluster, retryDelayMs, sleep, ZERO_UUID } from '@kafkats/meta';
 import { UnsupportedVersionError } from '@kafkats/wire';
-import { CommitFailedError } from '../../consumer-errors.js';
 import type { TopicPartition } from '../../topic-partition.js';
+import { CommitFailedError } from '../consumer-errors.js';
 import type { MemberIdentity } from './contracts.js';
 
 // OffsetCommit and OffsetFetch v10 name topics by id only; v9 by name is enough here, and keeps

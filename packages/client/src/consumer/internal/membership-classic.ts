@@ -14,8 +14,8 @@ import {
 } from '@kafkats/codec';
 import { type Cluster, type MetaConnection, retryDelayMs } from '@kafkats/meta';
 import { ConnectionError } from '@kafkats/wire';
-import { ClassicMembershipError } from '../../consumer-errors.js';
 import type { TopicPartition } from '../../topic-partition.js';
+import { ClassicMembershipError } from '../consumer-errors.js';
 import {
   compareTopicPartition,
   type MemberSubscription,

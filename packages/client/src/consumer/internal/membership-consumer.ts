@@ -9,8 +9,8 @@ import {
 } from '@kafkats/codec';
 import { retryDelayMs, sleep } from '@kafkats/meta';
 import { ConnectionError, UnsupportedVersionError } from '@kafkats/wire';
-import { GroupMembershipError, GroupProtocolUnsupportedError } from '../../consumer-errors.js';
 import type { TopicPartition } from '../../topic-partition.js';
+import { GroupMembershipError, GroupProtocolUnsupportedError } from '../consumer-errors.js';
 import type { GroupMembership, MemberIdentity, MembershipConfig } from './contracts.js';
 
 // Member epochs with a meaning of their own (ConsumerGroupHeartbeatRequest.json).

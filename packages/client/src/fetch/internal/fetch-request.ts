@@ -7,8 +7,8 @@ import {
   type FetchResponsePartitionData,
 } from '@kafkats/codec';
 import { ZERO_UUID } from '@kafkats/meta';
+import { PartitionReaderError } from '../fetch-errors.js';
 import type { IsolationLevelName } from '../partition-batch.js';
-import { PartitionReaderError } from '../reader-errors.js';
 
 /** Fetch v13 (KIP-516) names topics by id, not by name, in requests and responses. */
 export const FETCH_TOPIC_ID_VERSION = 13;

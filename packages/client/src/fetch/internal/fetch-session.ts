@@ -7,8 +7,8 @@ import {
   type FetchRequest,
 } from '@kafkats/codec';
 import { ZERO_UUID } from '@kafkats/meta';
-import { PartitionReaderError } from '../../reader-errors.js';
-import { FETCH_TOPIC_ID_VERSION } from '../fetch-request.js';
+import { PartitionReaderError } from '../fetch-errors.js';
+import { FETCH_TOPIC_ID_VERSION } from './fetch-request.js';
 
 /** One partition as a fetch session holds it: what the broker reads for us on every Fetch. */
 export interface SessionPartition {

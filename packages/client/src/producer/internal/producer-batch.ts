@@ -1,5 +1,5 @@
 import { crc32c, type RecordInput } from '@kafkats/codec';
-import type { ProduceTraceContext } from '../client-diagnostics.js';
+import type { ProduceTraceContext } from '../../client-diagnostics.js';
 import type { RecordMetadata } from '../producer-options.js';
 
 /** One record's completion callbacks and the timestamp it was written with. */

@@ -12,7 +12,7 @@ import {
 } from '@kafkats/codec';
 import type { LeaderHint } from '@kafkats/meta';
 import { AuthenticationError, errorFields, UnsupportedVersionError } from '@kafkats/wire';
-import { type ProduceTraceContext, produceChannel } from '../client-diagnostics.js';
+import { type ProduceTraceContext, produceChannel } from '../../client-diagnostics.js';
 import type { ProducerCluster } from '../producer-cluster.js';
 import { DeliveryTimeoutError } from '../producer-errors.js';
 import type { ResolvedProducerOptions } from '../producer-options.js';

@@ -7,8 +7,8 @@ import fc from 'fast-check';
 import type {
   MemberSubscription,
   PartitionAssignor,
-} from '../../src/internal/consumer/assignors/assignor.js';
-import type { TopicPartition } from '../../src/topic-partition.js';
+} from '../../../src/consumer/internal/assignors/assignor.js';
+import type { TopicPartition } from '../../../src/topic-partition.js';
 
 export interface AssignorCase {
   readonly partitionsPerTopic: Map<string, number>;

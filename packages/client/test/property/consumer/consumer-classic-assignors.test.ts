@@ -6,14 +6,14 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { partitionKey } from '../../src/internal/consumer/assignors/assignor.js';
-import { cooperativeStickyAssignor } from '../../src/internal/consumer/assignors/cooperative-sticky.js';
+import { partitionKey } from '../../../src/consumer/internal/assignors/assignor.js';
+import { cooperativeStickyAssignor } from '../../../src/consumer/internal/assignors/cooperative-sticky.js';
 import {
   javaHashMapOrder,
   javaStringHash,
-} from '../../src/internal/consumer/assignors/java-hash-order.js';
-import { compareMembers, rangeAssignor } from '../../src/internal/consumer/assignors/range.js';
-import type { TopicPartition } from '../../src/topic-partition.js';
+} from '../../../src/consumer/internal/assignors/java-hash-order.js';
+import { compareMembers, rangeAssignor } from '../../../src/consumer/internal/assignors/range.js';
+import type { TopicPartition } from '../../../src/topic-partition.js';
 import {
   type AssignorCase,
   evolvedCaseArb,

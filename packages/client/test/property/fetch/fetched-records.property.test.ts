@@ -5,9 +5,9 @@
 // read_committed, in order, never a control record, and ends at the log end.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { IsolationLevelName } from '../../src/index.js';
-import { readFetchedRecords } from '../../src/internal/fetched-records.js';
-import { buildTxnLog, fetchFrom, type LogCommand, type TxnLog } from '../support/txn-log.js';
+import { readFetchedRecords } from '../../../src/fetch/internal/fetched-records.js';
+import type { IsolationLevelName } from '../../../src/index.js';
+import { buildTxnLog, fetchFrom, type LogCommand, type TxnLog } from '../../support/txn-log.js';
 
 const command: fc.Arbitrary<LogCommand> = fc.oneof(
   fc.record({

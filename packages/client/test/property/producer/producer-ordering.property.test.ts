@@ -4,8 +4,8 @@
 // sent to it, once each, in send order, and reports each record's true offset.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Producer } from '../../src/index.js';
-import { FakeProduceCluster, type Fault } from '../unit/fake-produce-cluster.js';
+import { Producer } from '../../../src/index.js';
+import { FakeProduceCluster, type Fault } from '../../unit/producer/fake-produce-cluster.js';
 
 const faultArb = fc.constantFrom<Fault>(
   'ok',

@@ -3,8 +3,8 @@
 import { ErrorCode, ProtocolError } from '@kafkats/codec';
 import { UnsupportedVersionError } from '@kafkats/wire';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Admin, AdminClosedError } from '../../src/index.js';
-import { buildListOffsetsRequest } from '../../src/internal/admin-offsets.js';
+import { buildListOffsetsRequest } from '../../../src/admin/internal/offset-requests.js';
+import { Admin, AdminClosedError } from '../../../src/index.js';
 import { FakeKafka } from './admin-fake-kafka.js';
 
 const CREATE_TOPICS = 19;

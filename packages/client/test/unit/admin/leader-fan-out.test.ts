@@ -4,7 +4,7 @@
 import { ErrorCode, ProtocolError } from '@kafkats/codec';
 import { OperationTimeoutError } from '@kafkats/meta';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Admin } from '../../src/index.js';
+import { Admin } from '../../../src/index.js';
 import { connectionLost, FakeKafka, type Sent } from './admin-fake-kafka.js';
 
 const LIST_OFFSETS = 2;

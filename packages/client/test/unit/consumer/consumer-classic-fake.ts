@@ -14,13 +14,13 @@ import {
 } from '@kafkats/codec';
 import type { Cluster, MetaConnection } from '@kafkats/meta';
 import { ConnectionError } from '@kafkats/wire';
-import { encodeAssignment } from '../../src/internal/consumer/consumer-protocol.js';
+import { encodeAssignment } from '../../../src/consumer/internal/consumer-protocol.js';
 import type {
   MembershipConfig,
   MembershipListener,
-} from '../../src/internal/consumer/contracts.js';
-import { ClassicMembership } from '../../src/internal/consumer/membership-classic.js';
-import type { TopicPartition } from '../../src/topic-partition.js';
+} from '../../../src/consumer/internal/contracts.js';
+import { ClassicMembership } from '../../../src/consumer/internal/membership-classic.js';
+import type { TopicPartition } from '../../../src/topic-partition.js';
 
 type ApiName = 'JoinGroup' | 'SyncGroup' | 'Heartbeat' | 'LeaveGroup';
 

@@ -14,9 +14,9 @@ import {
   type SyncGroupRequest,
 } from '@kafkats/codec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClassicMembershipError } from '../../src/consumer-errors.js';
-import { decodeAssignment } from '../../src/internal/consumer/consumer-protocol.js';
-import type { ClassicMembership } from '../../src/internal/consumer/membership-classic.js';
+import { ClassicMembershipError } from '../../../src/consumer/consumer-errors.js';
+import { decodeAssignment } from '../../../src/consumer/internal/consumer-protocol.js';
+import type { ClassicMembership } from '../../../src/consumer/internal/membership-classic.js';
 import { FakeGroupCluster, fakeMember, until } from './consumer-classic-fake.js';
 
 const started: ClassicMembership[] = [];

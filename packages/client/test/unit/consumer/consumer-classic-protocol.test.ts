@@ -10,7 +10,7 @@ import {
   decodeSubscription,
   encodeAssignment,
   encodeSubscription,
-} from '../../src/internal/consumer/consumer-protocol.js';
+} from '../../../src/consumer/internal/consumer-protocol.js';
 
 const topicArb = fc.stringMatching(/^[a-zA-Z0-9._-]{1,20}$/);
 const partitionsArb = fc.uniqueArray(

@@ -1,13 +1,16 @@
 import { ErrorCode } from '@kafkats/codec';
 import { ConnectionError } from '@kafkats/wire';
 import { describe, expect, it } from 'vitest';
-import { GroupMembershipError, GroupProtocolUnsupportedError } from '../../src/consumer-errors.js';
+import {
+  GroupMembershipError,
+  GroupProtocolUnsupportedError,
+} from '../../../src/consumer/consumer-errors.js';
 import type {
   MembershipConfig,
   MembershipListener,
-} from '../../src/internal/consumer/contracts.js';
-import { ConsumerProtocolMembership } from '../../src/internal/consumer/membership-consumer.js';
-import type { TopicPartition } from '../../src/topic-partition.js';
+} from '../../../src/consumer/internal/contracts.js';
+import { ConsumerProtocolMembership } from '../../../src/consumer/internal/membership-consumer.js';
+import type { TopicPartition } from '../../../src/topic-partition.js';
 import { assignment, ScriptedCoordinator } from './consumer-fake-coordinator.js';
 
 const ORDERS = { name: 'orders', topicId: 'T1T1T1T1T1T1T1T1T1T1Tw', partitions: 4 };

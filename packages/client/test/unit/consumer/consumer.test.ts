@@ -9,15 +9,15 @@ import {
 } from '@kafkats/codec';
 import { ConnectionError } from '@kafkats/wire';
 import { describe, expect, it } from 'vitest';
-import { Consumer } from '../../src/consumer.js';
+import { Consumer } from '../../../src/consumer/consumer.js';
 import {
   ConsumerClosedError,
   ConsumerConfigError,
   NoOffsetForPartitionError,
-} from '../../src/consumer-errors.js';
-import type { Fetcher, FetchStart } from '../../src/internal/consumer/fetcher-contract.js';
-import type { PartitionBatch } from '../../src/partition-batch.js';
-import type { TopicPartition } from '../../src/topic-partition.js';
+} from '../../../src/consumer/consumer-errors.js';
+import type { Fetcher, FetchStart } from '../../../src/fetch/fetcher.js';
+import type { PartitionBatch } from '../../../src/fetch/partition-batch.js';
+import type { TopicPartition } from '../../../src/topic-partition.js';
 import {
   assignment,
   type PendingRequest,

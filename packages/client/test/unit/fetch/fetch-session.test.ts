@@ -10,7 +10,7 @@ import {
   FetchSessionHandler,
   nextSessionEpoch,
   type SessionPartition,
-} from '../../src/internal/consumer/fetch-session.js';
+} from '../../../src/fetch/internal/fetch-session.js';
 
 const ID_A = 'AAAAAAAAAAAAAAAAAAAAAQ';
 const ID_B = 'AAAAAAAAAAAAAAAAAAAAAg';

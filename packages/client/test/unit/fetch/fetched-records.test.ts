@@ -4,8 +4,8 @@
 // for the next fetch.
 import { encodeRecordBatchSync, RecordBatchError } from '@kafkats/codec';
 import { describe, expect, it } from 'vitest';
-import { readFetchedRecords } from '../../src/internal/fetched-records.js';
-import { buildTxnLog, fetchFrom } from '../support/txn-log.js';
+import { readFetchedRecords } from '../../../src/fetch/internal/fetched-records.js';
+import { buildTxnLog, fetchFrom } from '../../support/txn-log.js';
 
 const base = { verifyCrc: true, maxUncompressedBytes: 1 << 20 } as const;
 

@@ -5,13 +5,13 @@
 import { ErrorCode, type FetchRequest } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FetcherConfig } from '../../../src/fetch/fetcher.js';
+import { type FetchObservation, SessionFetcher } from '../../../src/fetch/session-fetcher.js';
 import {
   FetchPartitionError,
   OffsetOutOfRangeError,
   type PartitionBatch,
-} from '../../src/index.js';
-import { type FetchObservation, SessionFetcher } from '../../src/internal/consumer/fetcher.js';
-import type { FetcherConfig } from '../../src/internal/consumer/fetcher-contract.js';
+} from '../../../src/index.js';
 import { SessionFakeKafka } from './fetcher-fake-kafka.js';
 
 const clusters: Cluster[] = [];

@@ -3,8 +3,8 @@
 // CompressionRatioEstimator) reaches batchSize, so compressible records fill batches as Java's.
 import { decodeRecordBatches } from '@kafkats/codec';
 import { describe, expect, it } from 'vitest';
-import { Accumulator } from '../../src/internal/accumulator.js';
-import type { ProducerBatch } from '../../src/internal/producer-batch.js';
+import { Accumulator } from '../../../src/producer/internal/accumulator.js';
+import type { ProducerBatch } from '../../../src/producer/internal/producer-batch.js';
 
 const noop = () => {};
 const record = (i: number) => ({

@@ -20,7 +20,7 @@ import {
   MetadataSnapshot,
   type RequestInput,
 } from '@kafkats/meta';
-import type { ProducerCluster } from '../../src/index.js';
+import type { ProducerCluster } from '../../../src/index.js';
 
 /** What happens to one Produce request. */
 export type Fault =

@@ -7,8 +7,8 @@
 // come, until the delivery timeout failed it too.
 import { ErrorCode } from '@kafkats/codec';
 import { describe, expect, it } from 'vitest';
-import { IdempotenceState } from '../../src/internal/idempotence.js';
-import { ProducerBatch } from '../../src/internal/producer-batch.js';
+import { IdempotenceState } from '../../../src/producer/internal/idempotence.js';
+import { ProducerBatch } from '../../../src/producer/internal/producer-batch.js';
 
 const noop = () => {};
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { murmur2, partitionForKey, StickyPartitioner, toPositive } from '../../src/index.js';
+import { murmur2, partitionForKey, StickyPartitioner, toPositive } from '../../../src/index.js';
 
 // Recorded from Kafka's own `Utils.murmur2` and `BuiltInPartitioner.partitionForKey` (the
 // pinned kafka-clients jar) by test/support/Murmur2Vectors.java with 7 partitions; the

@@ -7,7 +7,7 @@
 import { type ApiDescriptor, ErrorCode } from '@kafkats/codec';
 import type { ClusterSendOptions, RequestInput } from '@kafkats/meta';
 import { describe, expect, it } from 'vitest';
-import { Producer } from '../../src/index.js';
+import { Producer } from '../../../src/index.js';
 import { FakeProduceCluster } from './fake-produce-cluster.js';
 
 /** The fake broker plus a transaction coordinator that accepts everything. */

@@ -7,7 +7,7 @@
 // the abort also landed in the next transaction: a failure made that one abortable.
 import { KafkaError } from '@kafkats/codec';
 import { describe, expect, it, vi } from 'vitest';
-import { Producer, type ProducerOptions, TransactionAbortableError } from '../../src/index.js';
+import { Producer, type ProducerOptions, TransactionAbortableError } from '../../../src/index.js';
 import { type CoordinatorCall, type CoordinatorReply, TxnFakeCluster } from './fake-txn-cluster.js';
 
 const OPTIONS: ProducerOptions = {

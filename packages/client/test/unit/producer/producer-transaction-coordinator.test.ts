@@ -17,7 +17,7 @@ import {
   ProducerFencedError,
   type ProducerOptions,
   TransactionAbortableError,
-} from '../../src/index.js';
+} from '../../../src/index.js';
 import { addPartitionsReply, TxnFakeCluster, txnOffsetCommitReply } from './fake-txn-cluster.js';
 
 const OPTIONS: ProducerOptions = {

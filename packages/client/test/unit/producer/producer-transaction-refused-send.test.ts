@@ -12,7 +12,7 @@ import {
   ProducerBlockedError,
   RecordTooLargeError,
   TransactionAbortableError,
-} from '../../src/index.js';
+} from '../../../src/index.js';
 import { TxnFakeCluster } from './fake-txn-cluster.js';
 
 const unhandled: unknown[] = [];

@@ -16,7 +16,7 @@ import {
   type ProducerOptions,
   TransactionAbortableError,
   TransactionStateError,
-} from '../../src/index.js';
+} from '../../../src/index.js';
 import { type CoordinatorCall, TxnFakeCluster } from './fake-txn-cluster.js';
 
 /** What the cluster throws when a coordinator request found no answer before its deadline. */

@@ -6,7 +6,7 @@
 // instead and lets its in-flight batches settle it (TransactionManager.maybeResolveSequences).
 import { ErrorCode } from '@kafkats/codec';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DeliveryTimeoutError, Producer, type RecordMetadata } from '../../src/index.js';
+import { DeliveryTimeoutError, Producer, type RecordMetadata } from '../../../src/index.js';
 import { FakeProduceCluster, type Fault, type SeenRequest } from './fake-produce-cluster.js';
 
 const DELIVERY_TIMEOUT_MS = 1000;

@@ -9,7 +9,7 @@ import {
   partitionForKey,
   RecordTooLargeError,
   TransactionStateError,
-} from '../../src/index.js';
+} from '../../../src/index.js';
 import { FakeProduceCluster } from './fake-produce-cluster.js';
 
 /** One record per batch, sent at once, retried fast: every batch's numbering is visible. */

@@ -1,7 +1,7 @@
 // The queue between partition tasks and the caller: producers wait when it is full, the
 // consumer when it is empty, and closing or aborting ends every wait.
 import { describe, expect, it } from 'vitest';
-import { BoundedQueue } from '../../src/internal/bounded-queue.js';
+import { BoundedQueue } from '../../../src/reader/internal/bounded-queue.js';
 
 const never = new AbortController().signal;
 const tick = () => new Promise((r) => setTimeout(r, 0));

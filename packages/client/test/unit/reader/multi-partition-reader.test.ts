@@ -4,8 +4,8 @@
 import { ErrorCode, type FetchRequest } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MultiPartitionReader, type PartitionBatch } from '../../src/index.js';
-import { FakeKafka } from './fake-kafka.js';
+import { MultiPartitionReader, type PartitionBatch } from '../../../src/index.js';
+import { FakeKafka } from '../fetch/fake-kafka.js';
 
 const clusters: Cluster[] = [];
 

@@ -11,8 +11,8 @@ import {
   PartitionReader,
   PartitionReaderError,
   type PartitionReaderOptions,
-} from '../../src/index.js';
-import { FakeKafka } from './fake-kafka.js';
+} from '../../../src/index.js';
+import { FakeKafka } from '../fetch/fake-kafka.js';
 
 const clusters: Cluster[] = [];
 
