@@ -34,8 +34,9 @@ export interface ProduceTraceContext {
 }
 
 /**
- * The context of one `kafkats:fetch` trace: one Fetch request of a `PartitionReader` and its
- * answer for the partition.
+ * The context of one `kafkats:fetch` trace: one partition of one Fetch request the fetch engine
+ * sends (for a `Consumer`, a `PartitionReader` or a `MultiPartitionReader`), and its answer for
+ * that partition.
  */
 export interface FetchTraceContext {
   readonly topic: string;
@@ -46,7 +47,7 @@ export interface FetchTraceContext {
   readonly isolationLevel: 'read_uncommitted' | 'read_committed';
   /** Filled: the Fetch version sent; -1 before. */
   version: number;
-  /** Filled: the partition's error code (0 = NONE); -1 without an answer. */
+  /** Filled: the partition's error code (0 = NONE); -1 without an answer for it. */
   errorCode: number;
   /** Filled: records handed to the caller from this answer, and the record bytes it carried. */
   records: number;
@@ -77,7 +78,7 @@ export const FETCH_CHANNEL = 'kafkats:fetch';
 export const produceChannel: TracingChannel<unknown, ProduceTraceContext> =
   tracingChannel(PRODUCE_CHANNEL);
 
-/** Every Fetch a `PartitionReader` makes, with the same event sequence. */
+/** Every partition of every Fetch the fetch engine sends, with the same event sequence. */
 export const fetchChannel: TracingChannel<unknown, FetchTraceContext> =
   tracingChannel(FETCH_CHANNEL);
 

@@ -147,12 +147,13 @@ export type { TopicPartition } from './topic-partition.js';
 /** The package's name. */
 export const PACKAGE_NAME = '@kafkats/client';
 
-export type { PartitionReaderErrorCode } from './fetch/fetch-errors.js';
+export type { FetchStateErrorCode } from './fetch/fetch-errors.js';
 export {
   FetchPartitionError,
+  FetchStateError,
   OffsetOutOfRangeError,
-  PartitionReaderError,
 } from './fetch/fetch-errors.js';
+export type { FetchPartitionStats } from './fetch/fetcher.js';
 export type { IsolationLevelName, PartitionBatch } from './fetch/partition-batch.js';
 export { murmur2, partitionForKey, StickyPartitioner, toPositive } from './producer/partitioner.js';
 export { Producer } from './producer/producer.js';
@@ -185,3 +186,5 @@ export type {
 export { MultiPartitionReader } from './reader/multi-partition-reader.js';
 export type { PartitionReaderOptions } from './reader/partition-reader.js';
 export { PartitionReader } from './reader/partition-reader.js';
+export type { PartitionReaderErrorCode } from './reader/reader-errors.js';
+export { PartitionReaderError } from './reader/reader-errors.js';

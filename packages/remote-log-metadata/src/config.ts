@@ -25,8 +25,8 @@ export const DEFAULT_METADATA_FETCH_RETRY_BACKOFF = 100;
 export const DEFAULT_METADATA_TOPIC_CREATE_TIMEOUT = 30_000;
 
 /**
- * A positive integer capacity of the queue between the per-partition fetch tasks and the
- * reader, in batches. Build one with {@link MetadataEventQueueCapacity}.
+ * A positive integer bound on the batches fetched ahead of the reader (the fetch engine's
+ * `capacity`). Build one with {@link MetadataEventQueueCapacity}.
  */
 export type MetadataEventQueueCapacity = number & {
   readonly __brand: 'MetadataEventQueueCapacity';

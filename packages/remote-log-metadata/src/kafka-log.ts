@@ -92,9 +92,10 @@ const toBatch = (b: PartitionBatch): MetadataLogBatch => ({
  * topic-based RLMM keeps it: values serialised by Kafka's serde, null keys, each written to an
  * explicit partition by an idempotent acks=all producer.
  *
- * Reads: one manual Fetch task per assigned partition ({@link MultiPartitionReader}), each on
- * its own connection (a long Fetch would hold up every other request on a shared one), all
- * feeding one bounded queue. No consumer group and no committed offsets: the caller assigns
+ * Reads: the client's fetch engine over every assigned partition ({@link MultiPartitionReader}):
+ * one connection and one fetch session per leader broker (a long Fetch would hold up every
+ * other request on a shared connection), a bounded number of batches fetched ahead. No
+ * consumer group and no committed offsets: the caller assigns
  * partitions at the offsets it owns. Positions deleted by retention restart at the earliest
  * offset.
  */
@@ -219,7 +220,7 @@ export class KafkaMetadataEventLog implements MetadataEventLog {
   }
 
   /**
-   * Starts a fetch task for `partition` at `fromOffset`.
+   * Starts reading `partition` at `fromOffset`.
    * @throws RemoteLogMetadataError `ERR_KAFKA_RLMM_STATE` when it is read already or the log is closed
    */
   assign(partition: number, fromOffset: bigint): void {
@@ -234,7 +235,7 @@ export class KafkaMetadataEventLog implements MetadataEventLog {
     this.#reader.add({ topic: this.topic, partition, startOffset: fromOffset });
   }
 
-  /** Cancels the partition's task (promptly, even mid long-poll) and drops its queued batches. */
+  /** Stops reading the partition and drops what was fetched of it. */
   async unassign(partition: number): Promise<void> {
     if (!this.#assigned.delete(partition)) return;
     await this.#reader.remove(this.topic, partition);
@@ -246,7 +247,7 @@ export class KafkaMetadataEventLog implements MetadataEventLog {
 
   /**
    * Batches of every assigned partition. Ends when `signal` aborts (at once, even while
-   * waiting) or the log closes; throws an error no fetch task could retry (e.g.
+   * waiting) or the log closes; throws an error the fetch engine could not retry (e.g.
    * TOPIC_AUTHORIZATION_FAILED).
    */
   async *read(signal?: AbortSignal): AsyncGenerator<MetadataLogBatch, void, undefined> {
@@ -276,7 +277,7 @@ export class KafkaMetadataEventLog implements MetadataEventLog {
 
   /**
    * The high-water mark of each partition (default all), from one ListOffsets(latest) round:
-   * no fetch task needs to have run.
+   * no partition needs to have been read.
    * @throws the partition's error (TOPIC_AUTHORIZATION_FAILED, OperationTimeoutError...)
    */
   async highWaterMarks(partitions?: readonly number[]): Promise<Map<number, bigint>> {
@@ -311,7 +312,7 @@ export class KafkaMetadataEventLog implements MetadataEventLog {
     await visitRange(this.cluster, this.#config, partition, from, end, visitor, options.signal);
   }
 
-  /** Stops every fetch task, flushes and closes the producer, closes the cluster. Idempotent. */
+  /** Stops reading, flushes and closes the producer, closes the cluster. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -1,9 +1,9 @@
 import { ErrorCode, KafkaError } from '@kafkats/codec';
 import { type Cluster, retryDelayMs, sleep } from '@kafkats/meta';
 import { clusterLogger } from '../client-diagnostics.js';
+import { FetchEngine } from '../fetch/fetch-engine.js';
 import type { Fetcher, FetcherConfig, FetchStart } from '../fetch/fetcher.js';
 import type { PartitionBatch } from '../fetch/partition-batch.js';
-import { SessionFetcher } from '../fetch/session-fetcher.js';
 import type { TopicPartition } from '../topic-partition.js';
 import {
   ConsumerClosedError,
@@ -467,7 +467,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
     const o = this.#options;
     if (this.#manual === undefined && o.groupId === '')
       throw new ConsumerConfigError('no groupId to join: pass one, or assign() partitions');
-    const createFetcher = this.#parts.fetcher ?? ((c: FetcherConfig) => new SessionFetcher(c));
+    const createFetcher = this.#parts.fetcher ?? ((c: FetcherConfig) => new FetchEngine(c));
     this.#fetcher = createFetcher({
       cluster: this.#cluster,
       isolationLevel: o.isolationLevel,
@@ -484,6 +484,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
       maxUncompressedBytes: o.maxUncompressedBytes,
       rackId: o.rackId,
       random: o.random,
+      ...(o.logger === undefined ? {} : { logger: o.logger }),
     });
     if (this.#pattern !== null && this.#manual === undefined && o.groupProtocol === 'classic') {
       await this.#rematch();

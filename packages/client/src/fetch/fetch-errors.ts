@@ -1,74 +1,12 @@
 import { ErrorCode, KafkaError, ProtocolError } from '@kafkats/codec';
 
-/** The stable codes a {@link PartitionReaderError} carries. */
-export type PartitionReaderErrorCode =
-  /** Fetch v13+ needs the topic id and metadata gave the zero uuid. Not retriable. */
-  | 'ERR_KAFKA_TOPIC_ID_MISSING'
-  /**
-   * The topic was deleted and re-created under the same name while the reader ran: its
-   * offsets mean nothing in the new topic. Not retriable.
-   */
-  | 'ERR_KAFKA_TOPIC_ID_CHANGED'
-  /**
-   * A Fetch answer held bytes but not one whole record batch, so the position cannot move
-   * (Kafka's consumer fails the same way). Not retriable.
-   */
-  | 'ERR_KAFKA_FETCH_NO_PROGRESS'
-  /** A second iteration was started while one is running. Not retriable. */
-  | 'ERR_KAFKA_READER_BUSY';
-
-/** A partition reader cannot go on, for a reason that is not a broker error code. */
-export class PartitionReaderError extends KafkaError {
-  readonly topic: string;
-  readonly partition: number;
-
-  constructor(code: PartitionReaderErrorCode, topic: string, partition: number, detail: string) {
-    super(code, `${topic}-${partition}: ${detail}`, { retriable: false });
-    this.topic = topic;
-    this.partition = partition;
-  }
-}
-
 /**
- * The broker answered OFFSET_OUT_OF_RANGE for the reader's position and the reader's
- * `offsetOutOfRange` policy is `'error'`. A `ProtocolError` (code
- * `ERR_KAFKA_BROKER_OFFSET_OUT_OF_RANGE`, not retriable) that also says where the log was:
- * the caller picks a new position and starts a new reader there.
- */
-export class OffsetOutOfRangeError extends ProtocolError {
-  readonly topic: string;
-  readonly partition: number;
-  /** The offset the reader asked for. */
-  readonly fetchOffset: bigint;
-  /** The log start offset from ListOffsets(earliest) right after the error; undefined when that failed. */
-  readonly logStartOffset: bigint | undefined;
-  /** The end from ListOffsets(latest) right after the error; undefined when that failed. */
-  readonly logEndOffset: bigint | undefined;
-
-  constructor(
-    topic: string,
-    partition: number,
-    fetchOffset: bigint,
-    range: { logStartOffset?: bigint | undefined; logEndOffset?: bigint | undefined } = {},
-  ) {
-    const known =
-      range.logStartOffset !== undefined && range.logEndOffset !== undefined
-        ? ` (the log holds [${range.logStartOffset}, ${range.logEndOffset}))`
-        : '';
-    super(ErrorCode.OFFSET_OUT_OF_RANGE, `Fetch ${topic}-${partition} at ${fetchOffset}${known}`);
-    this.topic = topic;
-    this.partition = partition;
-    this.fetchOffset = fetchOffset;
-    this.logStartOffset = range.logStartOffset;
-    this.logEndOffset = range.logEndOffset;
-  }
-}
-
-/**
- * A broker error (or a corrupt batch) that stops one partition, as the consumer's fetcher
- * rejects its poll with it: a `ProtocolError` (`errorCode`, `ERR_KAFKA_BROKER_<NAME>`) that names the
- * partition and the offset it was read at. A corrupt or unreadable record batch is
- * CORRUPT_MESSAGE, with the codec's `RecordBatchError` as `cause`.
+ * A broker error (or a corrupt batch) that stops reading one partition, as every reader meets
+ * it (the group consumer, a partition reader, a multi-partition reader): a `ProtocolError`
+ * (`errorCode`, `errorName`, `ERR_KAFKA_BROKER_<NAME>`) that names the partition and the offset
+ * it was read at. A record batch that fails its CRC or cannot be decoded is CORRUPT_MESSAGE,
+ * with the codec's `RecordBatchError` as `cause`. Errors the fetch engine retries (a moved
+ * leader, a lost connection) never surface as this.
  */
 export class FetchPartitionError extends ProtocolError {
   readonly topic: string;
@@ -88,5 +26,60 @@ export class FetchPartitionError extends ProtocolError {
     this.topic = topic;
     this.partition = partition;
     this.fetchOffset = fetchOffset;
+  }
+}
+
+/**
+ * The broker answered OFFSET_OUT_OF_RANGE for a partition's position and no reset policy applies
+ * (a reader's `offsetOutOfRange: 'error'`, the consumer's `autoOffsetReset: 'none'`). A
+ * {@link FetchPartitionError} (code `ERR_KAFKA_BROKER_OFFSET_OUT_OF_RANGE`, not retriable) that
+ * also says where the log was, so the caller can pick a new position.
+ */
+export class OffsetOutOfRangeError extends FetchPartitionError {
+  /** The log start offset from ListOffsets(earliest) right after the error; undefined when that failed. */
+  readonly logStartOffset: bigint | undefined;
+  /** The end from ListOffsets(latest) right after the error; undefined when that failed. */
+  readonly logEndOffset: bigint | undefined;
+
+  constructor(
+    topic: string,
+    partition: number,
+    fetchOffset: bigint,
+    range: { logStartOffset?: bigint | undefined; logEndOffset?: bigint | undefined } = {},
+  ) {
+    const known =
+      range.logStartOffset !== undefined && range.logEndOffset !== undefined
+        ? ` (the log holds [${range.logStartOffset}, ${range.logEndOffset}))`
+        : '';
+    super(ErrorCode.OFFSET_OUT_OF_RANGE, topic, partition, fetchOffset, `Fetch${known}`);
+    this.logStartOffset = range.logStartOffset;
+    this.logEndOffset = range.logEndOffset;
+  }
+}
+
+/** The stable codes a {@link FetchStateError} carries. */
+export type FetchStateErrorCode =
+  /** Fetch v13+ needs the topic id and metadata gave the zero uuid. */
+  | 'ERR_KAFKA_TOPIC_ID_MISSING'
+  /**
+   * The topic was deleted and re-created under the same name while it was read: its offsets
+   * mean nothing in the new topic.
+   */
+  | 'ERR_KAFKA_TOPIC_ID_CHANGED'
+  /**
+   * A Fetch answer held bytes but not one whole record batch, so the position cannot move
+   * (Kafka's consumer fails the same way).
+   */
+  | 'ERR_KAFKA_FETCH_NO_PROGRESS';
+
+/** Reading a partition cannot go on, for a reason that is not a broker error code. Not retriable. */
+export class FetchStateError extends KafkaError {
+  readonly topic: string;
+  readonly partition: number;
+
+  constructor(code: FetchStateErrorCode, topic: string, partition: number, detail: string) {
+    super(code, `${topic}-${partition}: ${detail}`, { retriable: false });
+    this.topic = topic;
+    this.partition = partition;
   }
 }

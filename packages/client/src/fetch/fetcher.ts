@@ -1,11 +1,12 @@
 import type { Cluster } from '@kafkats/meta';
+import type { Logger } from '@kafkats/wire';
 import type { TopicPartition } from '../topic-partition.js';
 import type { IsolationLevelName, PartitionBatch } from './partition-batch.js';
 
-// The fetch engine's front: what a reader of assigned partitions (the group consumer today)
-// asks of it, and the knobs it is built with.
+// The fetch engine's front: what every reader of partitions (the group consumer, the partition
+// reader, the multi-partition reader) asks of it, and the knobs it is built with.
 
-/** The fetcher's knobs; defaults already applied by the consumer. */
+/** The engine's knobs; the readers apply their defaults. */
 export interface FetcherConfig {
   readonly cluster: Cluster;
   readonly isolationLevel: IsolationLevelName;
@@ -29,6 +30,36 @@ export interface FetcherConfig {
   /** KIP-392 `client.rack`, sent in Fetch v11+; null sends ''. */
   readonly rackId: string | null;
   readonly random: () => number;
+  /**
+   * Fetch ahead of `poll` (default true): each partition's next answer is fetched while the
+   * caller works on the last. False: a Fetch goes out only while a `poll` waits.
+   */
+  readonly prefetch?: boolean;
+  /**
+   * Bound on batches fetched and not yet polled, besides the byte bound: no Fetch goes out
+   * while this many are buffered. Default no bound (each partition holds at most one anyway).
+   */
+  readonly maxBufferedBatches?: number;
+  /** Where retries (debug) and offset resets (info) are logged; default silent. */
+  readonly logger?: Logger;
+}
+
+/** What the engine knows of one assigned partition's reading, for metrics and diagnostics. */
+export interface FetchPartitionStats {
+  /** From the latest answer for the partition; -1n before the first. */
+  readonly highWatermark: bigint;
+  readonly lastStableOffset: bigint;
+  readonly logStartOffset: bigint;
+  /** The broker fetched from, and the leader epoch sent (KIP-320); -1 when unknown. */
+  readonly leaderId: number | undefined;
+  readonly leaderEpoch: number;
+  /** Answers for the partition handled, records and record bytes handed out, retries. */
+  readonly fetches: number;
+  readonly records: number;
+  readonly bytes: number;
+  readonly retries: number;
+  /** The last error retried for it; undefined after a clean answer. */
+  readonly lastError: Error | undefined;
 }
 
 /** Where a partition starts: an offset (with the leader epoch it was committed at), or a reset. */
@@ -38,9 +69,10 @@ export type FetchStart =
   | 'latest';
 
 /**
- * Reads the assigned partitions: one fetch session per leader broker (KIP-227), incremental
- * requests, bounded prefetch. Positions are what {@link poll} delivered: a batch handed out
- * moves its partition's position to the batch's `nextOffset`.
+ * Reads the assigned partitions: one dedicated connection and one fetch session per leader
+ * broker (KIP-227), one Fetch in flight per broker, bounded prefetch. Positions are what
+ * {@link poll} delivered: a batch handed out moves its partition's position to the batch's
+ * `nextOffset`.
  */
 export interface Fetcher {
   /** Starts reading partitions (replacing the position of one already assigned). */
@@ -56,11 +88,15 @@ export interface Fetcher {
   position(partition: TopicPartition): { offset: bigint; leaderEpoch: number } | undefined;
   /**
    * Waits until at least one batch is buffered for an assigned, unpaused partition, then
-   * returns what is buffered (each partition's batches in offset order) and moves positions.
-   * Resolves with [] when the signal aborts. Rejects with the first error the fetcher cannot
-   * retry (OffsetOutOfRangeError when `autoOffsetReset` is 'none', authorization, ...).
+   * returns what is buffered, at most `max` batches, oldest answers first (one partition's
+   * batches in offset order), and moves those partitions' positions. Resolves with [] when the
+   * signal aborts. Rejects with the first error the fetcher cannot retry
+   * (`OffsetOutOfRangeError` when `autoOffsetReset` is 'none', `FetchPartitionError`,
+   * `FetchStateError`).
    */
-  poll(signal?: AbortSignal): Promise<PartitionBatch[]>;
+  poll(signal?: AbortSignal, max?: number): Promise<PartitionBatch[]>;
+  /** What the engine knows of an assigned partition's reading; undefined when not assigned. */
+  partitionStats(partition: TopicPartition): FetchPartitionStats | undefined;
   /** Stops every fetch, closes every fetch session (a final Fetch with epoch -1 is optional). */
   close(): Promise<void>;
 }

@@ -1,8 +1,10 @@
 import { KafkaError } from '@kafkats/codec';
 import type { Cluster } from '@kafkats/meta';
+import { FetchEngine } from '../fetch/fetch-engine.js';
+import type { FetcherConfig, FetchPartitionStats } from '../fetch/fetcher.js';
 import type { PartitionBatch } from '../fetch/partition-batch.js';
-import { BoundedQueue } from './internal/bounded-queue.js';
-import { PartitionReader, type PartitionReaderOptions } from './partition-reader.js';
+import { engineConfig, invalidOption, isSpec } from './internal/read-options.js';
+import type { PartitionReaderOptions } from './partition-reader.js';
 
 /** One partition for a {@link MultiPartitionReader}, and where to start reading it. */
 export interface PartitionAssignment {
@@ -19,20 +21,21 @@ export interface MultiPartitionReaderOptions
     'topic' | 'partition' | 'startOffset' | 'signal' | 'prefetch'
   > {
   /**
-   * Batches queued between the partition tasks and the caller. Default 16. When the queue is
-   * full, every partition task waits with the one batch it holds and fetches nothing more:
-   * a slow caller slows the fetching down.
+   * Batches fetched ahead of the caller. Default 16. Once that many wait, no Fetch goes out
+   * until the caller takes one: a slow caller slows the fetching down.
    */
   readonly capacity?: number;
-  /** Ends the iteration (quietly, `done`) and stops every partition task when aborted. */
+  /**
+   * Bound on bytes fetched ahead of the caller (besides `capacity`). Default
+   * min(2 x `maxBytes`, 64 MiB), as the group consumer's.
+   */
+  readonly maxBufferedBytes?: number;
+  /** Ends the iteration (quietly, `done`) and stops fetching when aborted. */
   readonly signal?: AbortSignal;
 }
 
-interface Task {
+interface Assigned {
   readonly assignment: PartitionAssignment;
-  readonly reader: PartitionReader;
-  readonly controller: AbortController;
-  done: Promise<void> | undefined;
   /** The last `nextOffset` handed to the caller. */
   delivered: bigint | undefined;
 }
@@ -40,31 +43,28 @@ interface Task {
 const keyOf = (topic: string, partition: number) => `${partition}:${topic}`;
 
 /**
- * Reads many partitions into one bounded queue, for one caller: `for await (const batch of
- * multi)` yields {@link PartitionBatch}es of every partition, each partition's in offset order,
- * partitions interleaved as their answers arrive.
+ * Reads many partitions for one caller: `for await (const batch of multi)` yields
+ * {@link PartitionBatch}es of every partition, each partition's in offset order, partitions
+ * taking turns in the order their answers arrived.
  *
- * One task per partition, each a {@link PartitionReader} on its own dedicated connection
- * (without prefetch: the queue is the buffer). That costs a connection per partition, and buys
- * partitions that never wait for each other: a partition whose leader moves or whose broker is
- * down is retried on its own while the others go on, and each long poll ends when its own
- * partition has data. Grouping partitions per leader into one Fetch would save connections on
- * large assignments; it is not done here.
+ * It is the fetch engine over the partitions: one connection and one fetch session (KIP-227)
+ * per leader broker, every partition a broker leads in one Fetch, so 50 partitions on 3
+ * brokers take 3 connections. A partition whose leader moves or whose broker is down is
+ * retried on its own while the others go on.
  *
- * Memory: at most `capacity` batches queued, plus one batch per partition waiting for room; a
- * batch is at most about `partitionMaxBytes` (one record batch when a single one is larger).
+ * Memory: at most `capacity` batches fetched ahead (and no more bytes than `maxBufferedBytes`,
+ * passed by at most one answer per broker), plus the batch the caller holds; a batch is at
+ * most about `partitionMaxBytes` (one record batch when a single one is larger).
  *
- * The first error a partition cannot retry (see {@link PartitionReader}) stops every task and
- * is thrown by the iteration; batches still queued are dropped (each partition's position is the
- * `nextOffset` of the last batch received, also given by {@link position}).
+ * The first error a partition cannot retry (see {@link PartitionReader}) stops the reading and
+ * is thrown by the iteration; each partition's position is then the `nextOffset` of the last
+ * batch the caller received ({@link position}).
  */
 export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
-  readonly #cluster: Cluster;
-  readonly #options: MultiPartitionReaderOptions;
-  readonly #queue: BoundedQueue<PartitionBatch>;
-  readonly #tasks = new Map<string, Task>();
+  readonly #config: FetcherConfig;
+  readonly #assigned = new Map<string, Assigned>();
   readonly #closer = new AbortController();
-  #started = false;
+  #engine: FetchEngine | undefined;
   #running = false;
   #error: Error | undefined;
 
@@ -78,15 +78,19 @@ export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
     options: MultiPartitionReaderOptions = {},
   ) {
     const capacity = options.capacity ?? 16;
-    if (!Number.isInteger(capacity) || capacity < 1) {
-      throw new KafkaError(
-        'ERR_KAFKA_READER_OPTION_INVALID',
-        `MultiPartitionReader: capacity must be an integer >= 1, got ${capacity}`,
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw invalidOption(
+        'MultiPartitionReader',
+        `capacity must be an integer >= 1, got ${capacity}`,
       );
-    }
-    this.#cluster = cluster;
-    this.#options = options;
-    this.#queue = new BoundedQueue(capacity);
+    const config = engineConfig(cluster, options, 'MultiPartitionReader');
+    const maxBufferedBytes = options.maxBufferedBytes ?? Math.min(2 * config.maxBytes, 67_108_864);
+    if (!Number.isInteger(maxBufferedBytes) || maxBufferedBytes < 1)
+      throw invalidOption(
+        'MultiPartitionReader',
+        `maxBufferedBytes must be an integer >= 1, got ${maxBufferedBytes}`,
+      );
+    this.#config = { ...config, maxBufferedBytes, maxBufferedBatches: capacity };
     const signal = options.signal;
     if (signal !== undefined) {
       if (signal.aborted) this.#closer.abort();
@@ -95,14 +99,14 @@ export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
     for (const assignment of partitions) this.add(assignment);
   }
 
-  /** Batches waiting in the queue. */
+  /** Batches fetched and waiting for the caller. */
   get queued(): number {
-    return this.#queue.size;
+    return this.#engine?.bufferedBatches ?? 0;
   }
 
   /** The partitions being read. */
   assignments(): PartitionAssignment[] {
-    return [...this.#tasks.values()].map((t) => t.assignment);
+    return [...this.#assigned.values()].map((a) => a.assignment);
   }
 
   /**
@@ -110,89 +114,59 @@ export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
    * undefined before its first batch or for a partition not read.
    */
   position(topic: string, partition: number): bigint | undefined {
-    return this.#tasks.get(keyOf(topic, partition))?.delivered;
+    return this.#assigned.get(keyOf(topic, partition))?.delivered;
+  }
+
+  /** What the engine knows of a partition's reading (high-water mark, counters, leader). */
+  partitionStats(topic: string, partition: number): FetchPartitionStats | undefined {
+    return this.#engine?.partitionStats({ topic, partition });
   }
 
   /**
    * Starts reading one more partition (at once when the iteration has started).
    *
-   * @throws KafkaError `ERR_KAFKA_READER_OPTION_INVALID` when it is already read or an option is bad
+   * @throws KafkaError `ERR_KAFKA_READER_OPTION_INVALID` when it is already read or its start is bad
    */
   add(assignment: PartitionAssignment): void {
-    const key = keyOf(assignment.topic, assignment.partition);
-    if (this.#tasks.has(key)) {
-      throw new KafkaError(
-        'ERR_KAFKA_READER_OPTION_INVALID',
-        `MultiPartitionReader: ${assignment.topic}-${assignment.partition} is already read`,
-      );
-    }
-    const controller = new AbortController();
-    const { capacity: _, signal: __, ...readerOptions } = this.#options;
-    const reader = new PartitionReader(this.#cluster, {
-      ...readerOptions,
-      topic: assignment.topic,
-      partition: assignment.partition,
-      startOffset: assignment.startOffset,
-      prefetch: false,
-      signal: controller.signal,
-    });
-    const task: Task = {
+    const { topic, partition, startOffset } = assignment;
+    const key = keyOf(topic, partition);
+    const invalid = (what: string) =>
+      invalidOption('MultiPartitionReader', `${topic}-${partition}: ${what}`);
+    if (this.#assigned.has(key)) throw invalid('is already read');
+    if (typeof topic !== 'string' || topic === '') throw invalid('topic must be a name');
+    if (!Number.isInteger(partition) || partition < 0)
+      throw invalid('partition must be an integer >= 0');
+    if (typeof startOffset === 'bigint' ? startOffset < 0n : !isSpec(startOffset))
+      throw invalid(`startOffset must be an offset >= 0, 'earliest' or 'latest'`);
+    this.#assigned.set(key, {
       assignment,
-      reader,
-      controller,
-      done: undefined,
-      delivered: typeof assignment.startOffset === 'bigint' ? assignment.startOffset : undefined,
-    };
-    this.#tasks.set(key, task);
-    if (this.#started) this.#start(task);
+      delivered: typeof startOffset === 'bigint' ? startOffset : undefined,
+    });
+    this.#engine?.assign([{ topic, partition, start: startOf(startOffset) }]);
   }
 
   /**
-   * Stops reading a partition and drops its queued batches. Resolves, once its task has ended,
-   * with the partition's position (the last delivered `nextOffset`), or undefined if it was
-   * not read or had delivered nothing.
+   * Stops reading a partition and drops what was fetched of it. Resolves with the partition's
+   * position (the last delivered `nextOffset`), or undefined if it was not read or had
+   * delivered nothing.
    */
   async remove(topic: string, partition: number): Promise<bigint | undefined> {
     const key = keyOf(topic, partition);
-    const task = this.#tasks.get(key);
-    if (task === undefined) return undefined;
-    this.#tasks.delete(key);
-    task.controller.abort();
-    this.#queue.remove((b) => b.topic === topic && b.partition === partition);
-    await task.done;
-    return task.delivered;
+    const assigned = this.#assigned.get(key);
+    if (assigned === undefined) return undefined;
+    this.#assigned.delete(key);
+    this.#engine?.unassign([{ topic, partition }]);
+    return assigned.delivered;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<PartitionBatch> {
     return this.#iterate();
   }
 
-  /** Stops every task and ends a running iteration. Idempotent. */
+  /** Stops fetching, closes the connections and ends a running iteration. Idempotent. */
   async close(): Promise<void> {
     this.#closer.abort();
-    this.#queue.close();
-    const tasks = [...this.#tasks.values()];
-    for (const task of tasks) task.controller.abort();
-    await Promise.all(tasks.map((t) => t.done));
-  }
-
-  #start(task: Task): void {
-    task.done = (async () => {
-      const signal = task.controller.signal;
-      try {
-        for await (const batch of task.reader) {
-          if (!(await this.#queue.put(batch, signal))) break;
-        }
-      } catch (error) {
-        if (!signal.aborted) this.#fail(error instanceof Error ? error : new Error(String(error)));
-      }
-    })();
-  }
-
-  #fail(error: Error): void {
-    this.#error ??= error;
-    for (const task of this.#tasks.values()) task.controller.abort();
-    this.#queue.close();
+    await this.#engine?.close();
   }
 
   async *#iterate(): AsyncGenerator<PartitionBatch, void, undefined> {
@@ -203,25 +177,48 @@ export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
       );
     }
     this.#running = true;
-    if (!this.#started) {
-      this.#started = true;
-      if (!this.#closer.signal.aborted) for (const task of this.#tasks.values()) this.#start(task);
-    }
     const signal = this.#closer.signal;
+    if (this.#engine === undefined && !signal.aborted) {
+      // One engine for the reader's life: the partitions' fetch sessions outlive an iteration
+      // the caller breaks out of, and the next one goes on where the last left off.
+      const engine = new FetchEngine(this.#config);
+      this.#engine = engine;
+      engine.assign(
+        [...this.#assigned.values()].map(({ assignment: a, delivered }) => ({
+          topic: a.topic,
+          partition: a.partition,
+          start: delivered === undefined ? startOf(a.startOffset) : { offset: delivered },
+        })),
+      );
+    }
+    const engine = this.#engine;
     try {
       for (;;) {
         if (this.#error !== undefined) throw this.#error;
-        if (signal.aborted) return;
-        const batch = await this.#queue.take(signal);
-        if (this.#error !== undefined) throw this.#error;
+        if (signal.aborted || engine === undefined) return;
+        let batches: PartitionBatch[];
+        try {
+          batches = await engine.poll(signal, 1);
+        } catch (error) {
+          // The first error no retry can fix ends the reading, for this and later iterations.
+          this.#error = error instanceof Error ? error : new Error(String(error));
+          this.#closer.abort();
+          await engine.close();
+          throw this.#error;
+        }
+        const [batch] = batches;
         if (batch === undefined || signal.aborted) return;
-        const task = this.#tasks.get(keyOf(batch.topic, batch.partition));
-        if (task === undefined) continue;
-        task.delivered = batch.nextOffset;
+        const assigned = this.#assigned.get(keyOf(batch.topic, batch.partition));
+        if (assigned === undefined) continue;
+        assigned.delivered = batch.nextOffset;
         yield batch;
       }
     } finally {
       this.#running = false;
     }
   }
+}
+
+function startOf(start: bigint | 'earliest' | 'latest') {
+  return typeof start === 'bigint' ? { offset: start } : start;
 }

@@ -1,10 +1,11 @@
-import { DEFAULT_MAX_UNCOMPRESSED_BYTES, KafkaError } from '@kafkats/codec';
 import type { Cluster } from '@kafkats/meta';
 import type { Logger } from '@kafkats/wire';
-import { clusterLogger, type ReaderMetricsSnapshot } from '../client-diagnostics.js';
-import { PartitionReaderError } from '../fetch/fetch-errors.js';
-import { FetchLoop, type StartPosition } from '../fetch/fetch-loop.js';
+import type { ReaderMetricsSnapshot } from '../client-diagnostics.js';
+import { FetchEngine } from '../fetch/fetch-engine.js';
+import type { FetcherConfig, FetchPartitionStats } from '../fetch/fetcher.js';
 import type { IsolationLevelName, PartitionBatch } from '../fetch/partition-batch.js';
+import { engineConfig, invalidOption, isSpec } from './internal/read-options.js';
+import { PartitionReaderError } from './reader-errors.js';
 
 /** How a {@link PartitionReader} reads. Only `topic`, `partition` and `startOffset` are required. */
 export interface PartitionReaderOptions {
@@ -73,22 +74,26 @@ export interface PartitionReaderOptions {
   readonly logger?: Logger;
 }
 
-function invalid(what: string): KafkaError {
-  return new KafkaError('ERR_KAFKA_READER_OPTION_INVALID', `PartitionReader: ${what}`);
-}
+/** A start not resolved yet, or an offset. */
+type StartPosition = bigint | 'earliest' | 'latest';
 
-function count(value: number | undefined, fallback: number, name: string, min = 0): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min || value > 0x7fffffff) {
-    throw invalid(`${name} must be an integer in [${min}, 2147483647], got ${value}`);
-  }
-  return value;
-}
+const NO_STATS: FetchPartitionStats = Object.freeze({
+  highWatermark: -1n,
+  lastStableOffset: -1n,
+  logStartOffset: -1n,
+  leaderId: undefined,
+  leaderEpoch: -1,
+  fetches: 0,
+  records: 0,
+  bytes: 0,
+  retries: 0,
+  lastError: undefined,
+});
 
 /**
- * Reads one partition with a manual Fetch loop, on a connection of its own to the partition's
- * leader: Kafka answers one connection in order, so a Fetch waiting `maxWaitMs` on a shared
- * connection would hold up every other request to that broker.
+ * Reads one partition: the fetch engine over that one partition, on a connection of its own to
+ * the partition's leader (Kafka answers one connection in order, so a Fetch waiting `maxWaitMs`
+ * on a shared connection would hold up every other request to that broker).
  *
  * `for await (const batch of reader)` yields a {@link PartitionBatch} for each answer that
  * moved the position; track `batch.nextOffset` to resume later. Fetch v13+ by topic id, with
@@ -96,12 +101,13 @@ function count(value: number | undefined, fallback: number, name: string, min = 
  * and lagging brokers are retried inside with a backoff (Kafka's consumer does the same), so
  * the iteration only throws what retrying cannot fix:
  *
- * - `ProtocolError` for a broker error that is not retriable, e.g.
- *   `ERR_KAFKA_BROKER_TOPIC_AUTHORIZATION_FAILED`
+ * - `FetchPartitionError`, a `ProtocolError` for a broker error that is not retriable, e.g.
+ *   `ERR_KAFKA_BROKER_TOPIC_AUTHORIZATION_FAILED`, or CORRUPT_MESSAGE for a batch that fails
+ *   its CRC (`cause`: the codec's `RecordBatchError`)
  * - {@link OffsetOutOfRangeError} (`ERR_KAFKA_BROKER_OFFSET_OUT_OF_RANGE`) under the `'error'` policy
- * - {@link PartitionReaderError}: `ERR_KAFKA_TOPIC_ID_MISSING`, `ERR_KAFKA_TOPIC_ID_CHANGED`,
- *   `ERR_KAFKA_FETCH_NO_PROGRESS`, `ERR_KAFKA_READER_BUSY`
- * - the codec's `RecordBatchError` for a corrupt batch (`ERR_KAFKA_CODEC_CORRUPT` on a bad CRC)
+ * - `FetchStateError`: `ERR_KAFKA_TOPIC_ID_MISSING`, `ERR_KAFKA_TOPIC_ID_CHANGED`,
+ *   `ERR_KAFKA_FETCH_NO_PROGRESS`
+ * - {@link PartitionReaderError} `ERR_KAFKA_READER_BUSY` for a second concurrent iteration
  *
  * Memory: at most one answer is buffered ahead of the caller (with `prefetch`), one answer being
  * at most about `min(maxBytes, partitionMaxBytes)`, or one record batch when a single batch is
@@ -112,12 +118,15 @@ function count(value: number | undefined, fallback: number, name: string, min = 
 export class PartitionReader implements AsyncIterable<PartitionBatch> {
   readonly topic: string;
   readonly partition: number;
-  readonly #loop: FetchLoop;
-  readonly #prefetch: boolean;
+  readonly #config: FetcherConfig;
   readonly #signal: AbortSignal | undefined;
   readonly #closer = new AbortController();
-  /** The position the caller has reached: the last yielded batch's nextOffset. */
+  /** The position the caller has reached: the last yielded batch's nextOffset, or the start. */
   #delivered: StartPosition;
+  /** The engine of the running (or the last) iteration. */
+  #engine: FetchEngine | undefined;
+  /** Counters of the engines of earlier iterations, so that metrics count since creation. */
+  #earlier = { fetches: 0, records: 0, bytes: 0, retries: 0 };
   #running = false;
 
   /**
@@ -125,6 +134,7 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
    */
   constructor(cluster: Cluster, options: PartitionReaderOptions) {
     const { topic, partition, startOffset } = options;
+    const invalid = (what: string) => invalidOption('PartitionReader', what);
     if (typeof topic !== 'string' || topic === '') throw invalid('topic must be a name');
     if (!Number.isInteger(partition) || partition < 0) {
       throw invalid(`partition must be an integer >= 0, got ${partition}`);
@@ -132,52 +142,17 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
     if (typeof startOffset === 'bigint' ? startOffset < 0n : !isSpec(startOffset)) {
       throw invalid(`startOffset must be an offset >= 0, 'earliest' or 'latest'`);
     }
-    const offsetOutOfRange = options.offsetOutOfRange ?? 'error';
-    if (offsetOutOfRange !== 'error' && !isSpec(offsetOutOfRange)) {
-      throw invalid(`offsetOutOfRange must be 'earliest', 'latest' or 'error'`);
-    }
-    const isolationLevel = options.isolationLevel ?? 'read_uncommitted';
-    if (isolationLevel !== 'read_uncommitted' && isolationLevel !== 'read_committed') {
-      throw invalid(`isolationLevel must be 'read_uncommitted' or 'read_committed'`);
-    }
     this.topic = topic;
     this.partition = partition;
-    this.#prefetch = options.prefetch ?? true;
     this.#signal = options.signal;
     this.#delivered = startOffset;
-    this.#loop = new FetchLoop(
-      cluster,
-      {
-        topic,
-        partition,
-        isolationLevel,
-        offsetOutOfRange,
-        maxWaitMs: count(options.maxWaitMs, 500, 'maxWaitMs'),
-        minBytes: count(options.minBytes, 1, 'minBytes'),
-        maxBytes: count(options.maxBytes, 52_428_800, 'maxBytes', 1),
-        partitionMaxBytes: count(options.partitionMaxBytes, 1_048_576, 'partitionMaxBytes', 1),
-        requestTimeoutMs: count(
-          options.requestTimeoutMs,
-          cluster.requestTimeoutMs,
-          'requestTimeoutMs',
-          1,
-        ),
-        retryBackoffMs: count(options.retryBackoffMs, 100, 'retryBackoffMs'),
-        retryBackoffMaxMs: count(options.retryBackoffMaxMs, 1000, 'retryBackoffMaxMs'),
-        verifyCrc: options.checkCrcs ?? true,
-        maxUncompressedBytes: count(
-          options.maxUncompressedBytes,
-          DEFAULT_MAX_UNCOMPRESSED_BYTES,
-          'maxUncompressedBytes',
-          1,
-        ),
-        random: options.random ?? Math.random,
-        ...optionalLogger(options.logger ?? clusterLogger(cluster)),
-      },
-      startOffset,
-    );
-    this.#loop.onResolved = (offset) => {
-      if (typeof this.#delivered !== 'bigint') this.#delivered = offset;
+    const config = engineConfig(cluster, options, 'PartitionReader');
+    // One partition, and it is not fetched again while its answer waits to be polled: the
+    // byte bound never holds back an answer the reader would have asked for.
+    this.#config = {
+      ...config,
+      maxBufferedBytes: config.maxBytes,
+      prefetch: options.prefetch ?? true,
     };
   }
 
@@ -186,32 +161,37 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
    * start. Undefined while `'earliest'`/`'latest'` is not resolved yet.
    */
   get position(): bigint | undefined {
-    return typeof this.#delivered === 'bigint' ? this.#delivered : undefined;
+    if (typeof this.#delivered === 'bigint') return this.#delivered;
+    return this.#engine?.position(this)?.offset;
+  }
+
+  #stats(): FetchPartitionStats {
+    return this.#engine?.partitionStats(this) ?? NO_STATS;
   }
 
   /** High-water mark from the latest answer; -1 before the first. */
   get highWatermark(): bigint {
-    return this.#loop.highWatermark;
+    return this.#stats().highWatermark;
   }
 
   /** Last stable offset from the latest answer; -1 before the first. */
   get lastStableOffset(): bigint {
-    return this.#loop.lastStableOffset;
+    return this.#stats().lastStableOffset;
   }
 
   /** Log start offset from the latest answer; -1 before the first. */
   get logStartOffset(): bigint {
-    return this.#loop.logStartOffset;
+    return this.#stats().logStartOffset;
   }
 
   /** The broker the reader fetches from; undefined before the first lookup. */
   get leaderId(): number | undefined {
-    return this.#loop.leaderId;
+    return this.#stats().leaderId;
   }
 
   /** The leader epoch sent with each Fetch (KIP-320); -1 when unknown. */
   get leaderEpoch(): number {
-    return this.#loop.leaderEpoch;
+    return this.#stats().leaderEpoch;
   }
 
   /**
@@ -219,18 +199,23 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
    * high-water mark minus the position the caller has reached (never below 0).
    */
   metrics(): ReaderMetricsSnapshot {
+    const stats = this.#stats();
     const position = this.position ?? -1n;
-    const highWatermark = this.#loop.highWatermark;
+    const highWatermark = stats.highWatermark;
     const lag =
       position < 0n || highWatermark < 0n
         ? -1n
         : highWatermark > position
           ? highWatermark - position
           : 0n;
+    const e = this.#earlier;
     return {
       topic: this.topic,
       partition: this.partition,
-      ...this.#loop.counters,
+      fetches: e.fetches + stats.fetches,
+      records: e.records + stats.records,
+      bytes: e.bytes + stats.bytes,
+      retries: e.retries + stats.retries,
       position,
       highWatermark,
       lag,
@@ -239,7 +224,7 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
 
   /** The last error the reader retried (diagnostics); undefined after a clean answer. */
   get lastError(): Error | undefined {
-    return this.#loop.lastError;
+    return this.#stats().lastError;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<PartitionBatch> {
@@ -252,7 +237,7 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
    */
   async close(): Promise<void> {
     this.#closer.abort();
-    if (!this.#running) await this.#loop.close();
+    if (!this.#running) await this.#engine?.close();
   }
 
   async *#iterate(): AsyncGenerator<PartitionBatch, void, undefined> {
@@ -272,38 +257,46 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
       if (s.aborted) controller.abort();
       else s.addEventListener('abort', stop, { once: true });
     }
-    const loop = this.#loop;
-    loop.seek(this.#delivered);
-    let pending: Promise<PartitionBatch | undefined> | undefined;
+    const previous = this.#engine;
+    if (previous !== undefined) {
+      const s = previous.partitionStats(this) ?? NO_STATS;
+      this.#earlier = {
+        fetches: this.#earlier.fetches + s.fetches,
+        records: this.#earlier.records + s.records,
+        bytes: this.#earlier.bytes + s.bytes,
+        retries: this.#earlier.retries + s.retries,
+      };
+    }
+    // Each iteration is an engine of its own, started where the caller is: a batch fetched
+    // ahead and never yielded is fetched again.
+    const engine = new FetchEngine(this.#config);
+    this.#engine = engine;
+    const start = this.#delivered;
+    engine.assign([
+      {
+        topic: this.topic,
+        partition: this.partition,
+        start: typeof start === 'bigint' ? { offset: start } : start,
+      },
+    ]);
     try {
-      pending = loop.next(controller.signal);
       for (;;) {
-        const batch = await pending;
-        pending = undefined;
+        if (controller.signal.aborted) return;
+        const [batch] = await engine.poll(controller.signal, 1);
         if (batch === undefined) return;
         this.#delivered = batch.nextOffset;
-        if (this.#prefetch) {
-          pending = loop.next(controller.signal);
-          // Its failure is reported when the caller asks for the next batch, not as unhandled.
-          pending.catch(() => {});
-        }
         yield batch;
-        pending ??= loop.next(controller.signal);
       }
     } finally {
       controller.abort();
       for (const s of sources) s.removeEventListener('abort', stop);
-      await pending?.catch(() => {});
-      await loop.close();
+      // A start resolved but nothing delivered: the next iteration starts at that offset.
+      if (typeof this.#delivered !== 'bigint') {
+        const resolved = engine.position(this);
+        if (resolved !== undefined) this.#delivered = resolved.offset;
+      }
+      await engine.close();
       this.#running = false;
     }
   }
-}
-
-function optionalLogger(logger: Logger | undefined): { logger?: Logger } {
-  return logger === undefined ? {} : { logger };
-}
-
-function isSpec(value: unknown): value is 'earliest' | 'latest' {
-  return value === 'earliest' || value === 'latest';
 }

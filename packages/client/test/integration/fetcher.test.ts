@@ -1,8 +1,8 @@
 import { Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FetchEngine, type FetchObservation } from '../../src/fetch/fetch-engine.js';
 import type { FetcherConfig } from '../../src/fetch/fetcher.js';
-import { type FetchObservation, SessionFetcher } from '../../src/fetch/session-fetcher.js';
 import { type PartitionBatch, Producer } from '../../src/index.js';
 import { moveLeader, unique } from './support.js';
 
@@ -76,7 +76,7 @@ async function produce(producer: Producer, tps: readonly Tp[], from: number, n: 
 
 /** Polls until `done` says so; aborts (and fails the caller's assertions) after `guardMs`. */
 async function pollUntil(
-  fetcher: SessionFetcher,
+  fetcher: FetchEngine,
   done: (all: PartitionBatch[]) => boolean,
   options: { guardMs?: number; onPoll?: (batches: PartitionBatch[]) => void } = {},
 ): Promise<PartitionBatch[]> {
@@ -104,12 +104,12 @@ function valuesByPartition(batches: readonly PartitionBatch[]): Map<string, stri
 const expected = (tp: Tp, from: number, n: number) =>
   Array.from({ length: n }, (_, i) => `${key(tp)}:${from + i}`);
 
-describe('SessionFetcher on a real cluster', () => {
+describe('FetchEngine on a real cluster', () => {
   it('reads 3 topics × 4 partitions on all 3 brokers completely and in order, with incremental sessions', async () => {
     const tps = await topics('fetch-basic', 3, 4);
     const producer = new Producer(cluster, { lingerMs: 2 });
     const observed: FetchObservation[] = [];
-    const fetcher = new SessionFetcher(fetcherConfig(), { onFetch: (o) => observed.push(o) });
+    const fetcher = new FetchEngine(fetcherConfig(), { onFetch: (o) => observed.push(o) });
     try {
       await produce(producer, tps, 0, 30);
       fetcher.assign(tps.map((tp) => ({ ...tp, start: 'earliest' as const })));
@@ -187,7 +187,7 @@ describe('SessionFetcher on a real cluster', () => {
     // yet have the last marker replicated, and ListOffsets(latest) answers the high watermark, 11.
     const logEnd = 12n;
     for (const isolationLevel of ['read_committed', 'read_uncommitted'] as const) {
-      const fetcher = new SessionFetcher(fetcherConfig({ isolationLevel }));
+      const fetcher = new FetchEngine(fetcherConfig({ isolationLevel }));
       try {
         fetcher.assign(tps.map((tp) => ({ ...tp, start: { offset: 0n } })));
         // Done once every position reached the log end: markers and aborted batches are
@@ -225,7 +225,7 @@ describe('SessionFetcher on a real cluster', () => {
   it('pause keeps a partition undelivered and unfetched, resume delivers it, seek rewinds one partition', async () => {
     const tps = await topics('fetch-pause', 1, 3);
     const producer = new Producer(cluster, { lingerMs: 2 });
-    const fetcher = new SessionFetcher(fetcherConfig());
+    const fetcher = new FetchEngine(fetcherConfig());
     try {
       await produce(producer, tps, 0, 10);
       fetcher.assign(tps.map((tp) => ({ ...tp, start: { offset: 0n } })));
@@ -269,7 +269,7 @@ describe('SessionFetcher on a real cluster', () => {
     const bound = 64 * 1024;
     const maxBytes = 32 * 1024;
     const observed: FetchObservation[] = [];
-    const fetcher = new SessionFetcher(
+    const fetcher = new FetchEngine(
       fetcherConfig({ maxBufferedBytes: bound, maxBytes, partitionMaxBytes: 16 * 1024 }),
       { onFetch: (o) => observed.push(o) },
     );
@@ -331,7 +331,7 @@ describe('SessionFetcher on a real cluster', () => {
     const tps: Tp[] = [0, 1].map((partition) => ({ topic, partition }));
     const producer = new Producer(cluster, { lingerMs: 2 });
     const observed: FetchObservation[] = [];
-    const fetcher = new SessionFetcher(fetcherConfig(), { onFetch: (o) => observed.push(o) });
+    const fetcher = new FetchEngine(fetcherConfig(), { onFetch: (o) => observed.push(o) });
     try {
       await produce(producer, tps, 0, 20);
       fetcher.assign(tps.map((tp) => ({ ...tp, start: { offset: 0n } })));

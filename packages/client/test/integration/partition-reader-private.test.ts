@@ -4,7 +4,7 @@
 import { Cluster } from '@kafkats/meta';
 import { JavaAdminError, type KafkaCluster, startCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PartitionReader } from '../../src/index.js';
+import { PartitionReader, ProtocolError } from '../../src/index.js';
 import { readWhile, recordsOf, unique } from './support.js';
 
 let kafka: KafkaCluster;
@@ -152,8 +152,12 @@ describe('PartitionReader on a private cluster', () => {
         return readWhile(reader, () => true, { guard, guardMs: 60_000 });
       };
       const error = await read(denied).catch((e: unknown) => e);
+      // The fetch engine's partition error: a ProtocolError naming the partition.
+      expect(error).toBeInstanceOf(ProtocolError);
       expect(error).toMatchObject({
-        name: 'ProtocolError',
+        name: 'FetchPartitionError',
+        topic: denied,
+        partition: 0,
         errorName: 'TOPIC_AUTHORIZATION_FAILED',
         code: 'ERR_KAFKA_BROKER_TOPIC_AUTHORIZATION_FAILED',
         retriable: false,

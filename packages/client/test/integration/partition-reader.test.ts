@@ -9,10 +9,12 @@ import { Cluster } from '@kafkats/meta';
 import { type ProduceRecord, runKafkaTool, sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  Consumer,
   MultiPartitionReader,
   OffsetOutOfRangeError,
   type PartitionBatch,
   PartitionReader,
+  Producer,
 } from '../../src/index.js';
 import {
   plain,
@@ -27,10 +29,12 @@ import {
 const shared = sharedCluster();
 let cluster: Cluster;
 let sent: SentRequest[];
+let opened: ReturnType<typeof spyFactory>['opened'];
 
 beforeAll(async () => {
   const spy = spyFactory();
   sent = spy.sent;
+  opened = spy.opened;
   cluster = await Cluster.connect(shared.bootstrap, {
     connectionFactory: spy.factory,
     refreshIntervalMs: 0,
@@ -307,6 +311,56 @@ describe('PartitionReader on a real cluster', () => {
     ).toHaveLength(1);
   });
 
+  it('a long maxWaitMs delays no Metadata, Produce or OffsetCommit: each is answered while the Fetch waits, then the Fetch', async () => {
+    const topic = unique('reader-long-poll');
+    // Both partitions led by broker 1: the Produce goes to the broker the Fetch waits on.
+    await shared.admin.createTopic(topic, {
+      assignments: [
+        [1, 2, 3],
+        [1, 2, 3],
+      ],
+    });
+    const producer = new Producer(cluster, { lingerMs: 0 });
+    const consumer = new Consumer(cluster, { groupId: unique('reader-long-poll-g') });
+    // The leader knows the topic and the group coordinator is found before the long fetch.
+    await producer.send({ topic, partition: 0, value: 'before' });
+    await consumer.assign([{ topic, partition: 0 }]);
+    await consumer.commit([{ topic, partition: 0, offset: 0n }]);
+    const order: string[] = [];
+    const reader = new PartitionReader(cluster, {
+      topic,
+      partition: 0,
+      startOffset: 1n,
+      maxWaitMs: 120_000,
+    });
+    const first = sent.length;
+    const fetched = (async () => {
+      for await (const batch of reader) {
+        order.push(`fetch ${batch.records.map((r) => r.value?.toString()).join(',')}`);
+        break;
+      }
+    })();
+    // Waits until the reader's Fetch is on the wire and unanswered.
+    while (
+      !sent
+        .slice(first)
+        .some((s) => s.dedicated && s.apiKey === FetchApi.apiKey && s.settled === undefined)
+    )
+      await new Promise((r) => setTimeout(r, 20));
+    await cluster.refresh();
+    order.push('metadata');
+    await producer.send({ topic, partition: 1, value: 'beside' });
+    order.push('produce');
+    await consumer.commit([{ topic, partition: 0, offset: 1n }]);
+    order.push('commit');
+    // Only now does the Fetch get something to answer with.
+    await producer.send({ topic, partition: 0, value: 'wakes' });
+    await fetched;
+    expect(order).toEqual(['metadata', 'produce', 'commit', 'fetch wakes']);
+    await consumer.close();
+    await producer.close();
+  });
+
   describe('OFFSET_OUT_OF_RANGE', () => {
     let topic: string;
     let dir: string;
@@ -386,6 +440,31 @@ describe('PartitionReader on a real cluster', () => {
       expect(batch?.records[0]?.offset).toBe(batch?.fetchOffset);
       expect(batch?.records[0]?.value?.toString()).toBe('after');
     });
+  });
+
+  it('MultiPartitionReader reads 12 partitions led by 3 brokers over 3 connections, one Fetch session each', async () => {
+    const topic = unique('reader-multi-conn');
+    await shared.admin.createTopic(topic, { partitions: 12, replicationFactor: 3 });
+    await shared.admin.produce(
+      topic,
+      Array.from({ length: 48 }, (_, i) => ({ value: `v${i}`, partition: i % 12 })),
+    );
+    const leaders = new Set(
+      (await shared.admin.describeTopic(topic)).partitions.map((p) => p.leader),
+    );
+    expect(leaders.size).toBe(3);
+    const before = opened.length;
+    const guard = new AbortController();
+    const multi = new MultiPartitionReader(
+      cluster,
+      Array.from({ length: 12 }, (_, partition) => ({ topic, partition, startOffset: 0n })),
+      { signal: guard.signal },
+    );
+    const batches = await readWhile(multi, (all) => recordsOf(all).length >= 48, { guard });
+    await multi.close();
+    expect(recordsOf(batches)).toHaveLength(48);
+    const dedicated = opened.slice(before).filter((c) => c.dedicated);
+    expect(dedicated.map((c) => c.nodeId).sort()).toEqual([...leaders].sort());
   });
 
   it('MultiPartitionReader delivers every record of 6 partitions once through a bounded queue', async () => {

@@ -32,12 +32,16 @@ export interface SentRequest {
 export function spyFactory(options: WireConnectionOptions = {}): {
   factory: ConnectionFactory;
   sent: SentRequest[];
+  /** Every connection opened, in order: its broker and whether it is a dedicated one. */
+  opened: { nodeId: number | undefined; dedicated: boolean }[];
 } {
   const inner = wireConnectionFactory(options);
   const sent: SentRequest[] = [];
+  const opened: { nodeId: number | undefined; dedicated: boolean }[] = [];
   const factory: ConnectionFactory = async (target) => {
     const c = await inner(target);
     const dedicated = target.label.includes('dedicated');
+    opened.push({ nodeId: target.nodeId, dedicated });
     const wrapped: MetaConnection = {
       get closed() {
         return c.closed;
@@ -72,7 +76,7 @@ export function spyFactory(options: WireConnectionOptions = {}): {
     };
     return wrapped;
   };
-  return { factory, sent };
+  return { factory, sent, opened };
 }
 
 /**

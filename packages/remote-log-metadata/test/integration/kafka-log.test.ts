@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { wireConnectionFactory } from '@kafkats/meta';
 import { runRlmmOracle, sharedCluster } from '@kafkats/testkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -65,6 +66,41 @@ function counting(log: MetadataEventLog): { log: MetadataEventLog; records: () =
 }
 
 describe('KafkaMetadataEventLog on a real 3-node cluster', () => {
+  it('reads a 50-partition metadata topic on 3 brokers over 3 fetch connections', async () => {
+    const base = wireConnectionFactory({});
+    const dedicated: (number | undefined)[] = [];
+    const log = await KafkaMetadataEventLog.start({
+      bootstrap: cluster.bootstrap,
+      topic: unique('rlmm-50'),
+      numPartitions: 50,
+      replicationFactor: 3,
+      cluster: {
+        connectionFactory: (target) => {
+          if (target.label.includes('dedicated')) dedicated.push(target.nodeId);
+          return base(target);
+        },
+      },
+    });
+    open.push(log);
+    expect(log.numPartitions).toBe(50);
+    await Promise.all(
+      Array.from({ length: 50 }, (_, p) => log.write(p, Buffer.from(`event-${p}`))),
+    );
+    for (let p = 0; p < 50; p++) log.assign(p, 0n);
+    const seen = new Set<string>();
+    const guard = AbortSignal.timeout(60_000);
+    for await (const batch of log.read(guard)) {
+      for (const r of batch.records) seen.add(r.value?.toString() ?? '');
+      if (seen.size === 50) break;
+    }
+    expect(seen.size).toBe(50);
+    const leaders = new Set(
+      (await cluster.admin.describeTopic(log.topic)).partitions.map((p) => p.leader),
+    );
+    expect(leaders.size).toBe(3);
+    expect([...dedicated].sort()).toEqual([...leaders].sort());
+  });
+
   it('provisions the topic as Kafka does and reuses an existing one with its own partition count', async () => {
     const topic = unique('rlmm-provision');
     const log = await startLog(topic, 7);

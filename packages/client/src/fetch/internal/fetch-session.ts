@@ -7,8 +7,10 @@ import {
   type FetchRequest,
 } from '@kafkats/codec';
 import { ZERO_UUID } from '@kafkats/meta';
-import { PartitionReaderError } from '../fetch-errors.js';
-import { FETCH_TOPIC_ID_VERSION } from './fetch-request.js';
+import { FetchStateError } from '../fetch-errors.js';
+
+/** Fetch v13 (KIP-516) names topics by id, not by name, in requests and responses. */
+export const FETCH_TOPIC_ID_VERSION = 13;
 
 /** One partition as a fetch session holds it: what the broker reads for us on every Fetch. */
 export interface SessionPartition {
@@ -198,8 +200,8 @@ export class FetchSessionHandler {
 /**
  * The Fetch request of `plan` at `version`: topics by id from v13 (KIP-516), by name below.
  *
- * @throws PartitionReaderError `ERR_KAFKA_TOPIC_ID_MISSING` at v13+ for a partition whose topic
- *   id is the zero uuid: the broker would answer UNKNOWN_TOPIC_ID forever
+ * @throws FetchStateError `ERR_KAFKA_TOPIC_ID_MISSING` at v13+ for a partition whose topic id
+ *   is the zero uuid (the engine leaves such partitions out first; this is the last guard)
  */
 export function buildSessionFetchRequest(
   plan: SessionRequestPlan,
@@ -211,7 +213,7 @@ export function buildSessionFetchRequest(
     const topics = new Map<string, SessionPartition[]>();
     for (const p of parts) {
       if (byId && p.topicId === ZERO_UUID) {
-        throw new PartitionReaderError(
+        throw new FetchStateError(
           'ERR_KAFKA_TOPIC_ID_MISSING',
           p.topic,
           p.partition,

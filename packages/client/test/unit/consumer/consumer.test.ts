@@ -70,6 +70,9 @@ class FakeFetcher implements Fetcher {
   position(): { offset: bigint; leaderEpoch: number } | undefined {
     return undefined;
   }
+  partitionStats(): undefined {
+    return undefined;
+  }
   async poll(signal?: AbortSignal): Promise<PartitionBatch[]> {
     while (this.#queue.length === 0) {
       if (signal?.aborted) return [];

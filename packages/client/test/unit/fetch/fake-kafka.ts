@@ -256,68 +256,107 @@ export class FakeKafka {
     version: number,
     signal: AbortSignal | undefined,
   ): Promise<FetchResponse> {
-    const topic = request.topics[0]!;
-    const asked = topic.partitions[0]!;
-    const state = this.partition(asked.partition);
-    const data = (init: Parameters<typeof createFetchResponsePartitionData>[0]) =>
-      createFetchResponse({
-        responses: [
-          createFetchResponseFetchableTopicResponse({
-            topic: version >= 13 ? '' : topic.topic,
-            topicId: version >= 13 ? topic.topicId : 'AAAAAAAAAAAAAAAAAAAAAA',
-            partitions: [
-              createFetchResponsePartitionData({ partitionIndex: asked.partition, ...init }),
-            ],
-          }),
-        ],
-      });
-    const hint = () =>
-      this.leaderHints
-        ? {
-            currentLeader: createFetchResponseLeaderIdAndEpoch({
-              leaderId: state.leader,
-              leaderEpoch: state.leaderEpoch,
-            }),
-          }
-        : {};
-    if (version >= 13 && topic.topicId !== this.topicId) {
-      return data({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID });
-    }
-    if (state.leader !== node) {
-      return data({ errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, ...hint() });
-    }
-    if (asked.currentLeaderEpoch >= 0 && asked.currentLeaderEpoch < state.leaderEpoch) {
-      return data({ errorCode: ErrorCode.FENCED_LEADER_EPOCH, ...hint() });
-    }
-    if (asked.currentLeaderEpoch > state.leaderEpoch) {
-      return data({ errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH });
-    }
-    const offset = asked.fetchOffset;
-    if (offset < state.logStartOffset || offset > state.logEndOffset) {
-      return data({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, highWatermark: -1n });
-    }
-    if (offset === state.logEndOffset && request.maxWaitMs > 0) {
+    // Every partition asked for is answered, as a broker answers a Fetch that holds many: its
+    // error, or its records. When none has records the answer waits (maxWaitMs) for news, and
+    // each partition is then checked again, as Kafka's DelayedFetch does when it completes: a
+    // leader that moved, or an epoch that went up, meanwhile ends it with the error.
+    let answers = this.#answerEach(node, request, version);
+    const waiting = answers.every(
+      (a) => a.partition.records === undefined && a.partition.errorCode === 0,
+    );
+    if (waiting && request.maxWaitMs > 0) {
       await this.#longPoll(request.maxWaitMs, signal);
       if (signal?.aborted) throw new Error('fake kafka: the fetch was abandoned');
-      if (state.leader !== node) return data({ errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER });
+      answers = this.#answerEach(node, request, version);
     }
-    // From the batch holding the offset on, whole batches up to partitionMaxBytes (at least one).
-    const chosen: Buffer[] = [];
-    let size = 0;
-    for (const b of state.batches) {
-      if (b.lastOffset < offset) continue;
-      if (chosen.length > 0 && size + b.bytes.length > asked.partitionMaxBytes) break;
-      chosen.push(b.bytes);
-      size += b.bytes.length;
+    const topics = new Map<string, ReturnType<typeof createFetchResponseFetchableTopicResponse>>();
+    for (const a of answers) {
+      let t = topics.get(a.key);
+      if (t === undefined) {
+        t = createFetchResponseFetchableTopicResponse({
+          topic: version >= 13 ? '' : a.topic,
+          topicId: version >= 13 ? a.topicId : 'AAAAAAAAAAAAAAAAAAAAAA',
+          partitions: [],
+        });
+        topics.set(a.key, t);
+      }
+      t.partitions.push(createFetchResponsePartitionData(a.partition));
+      this.fetchAnswers++;
+      if ((a.partition.records?.length ?? 0) > 0) this.dataAnswers++;
     }
-    this.fetchAnswers++;
-    if (chosen.length > 0) this.dataAnswers++;
-    return data({
-      highWatermark: state.logEndOffset,
-      lastStableOffset: state.logEndOffset,
-      logStartOffset: state.logStartOffset,
-      records: Buffer.concat(chosen),
-    });
+    return createFetchResponse({ responses: [...topics.values()] });
+  }
+
+  /** Each asked partition's answer now: an error code (with a KIP-951 hint), or its records. */
+  #answerEach(node: number, request: FetchRequest, version: number) {
+    const out: {
+      key: string;
+      topic: string;
+      topicId: string;
+      partition: Parameters<typeof createFetchResponsePartitionData>[0] & {
+        errorCode: number;
+        records?: Buffer;
+      };
+    }[] = [];
+    for (const topic of request.topics) {
+      for (const asked of topic.partitions) {
+        const key = version >= 13 ? topic.topicId : topic.topic;
+        const answer = (init: { errorCode: number } & Record<string, unknown>) =>
+          out.push({
+            key,
+            topic: topic.topic,
+            topicId: topic.topicId,
+            partition: { partitionIndex: asked.partition, ...init },
+          });
+        if (version >= 13 && topic.topicId !== this.topicId) {
+          answer({ errorCode: ErrorCode.UNKNOWN_TOPIC_ID });
+          continue;
+        }
+        const state = this.partition(asked.partition);
+        const hint = this.leaderHints
+          ? {
+              currentLeader: createFetchResponseLeaderIdAndEpoch({
+                leaderId: state.leader,
+                leaderEpoch: state.leaderEpoch,
+              }),
+            }
+          : {};
+        if (state.leader !== node) {
+          answer({ errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, ...hint });
+          continue;
+        }
+        if (asked.currentLeaderEpoch >= 0 && asked.currentLeaderEpoch < state.leaderEpoch) {
+          answer({ errorCode: ErrorCode.FENCED_LEADER_EPOCH, ...hint });
+          continue;
+        }
+        if (asked.currentLeaderEpoch > state.leaderEpoch) {
+          answer({ errorCode: ErrorCode.UNKNOWN_LEADER_EPOCH });
+          continue;
+        }
+        const offset = asked.fetchOffset;
+        if (offset < state.logStartOffset || offset > state.logEndOffset) {
+          answer({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, highWatermark: -1n });
+          continue;
+        }
+        // From the batch holding the offset on, whole batches up to partitionMaxBytes (at least one).
+        const chosen: Buffer[] = [];
+        let size = 0;
+        for (const b of state.batches) {
+          if (b.lastOffset < offset) continue;
+          if (chosen.length > 0 && size + b.bytes.length > asked.partitionMaxBytes) break;
+          chosen.push(b.bytes);
+          size += b.bytes.length;
+        }
+        answer({
+          errorCode: 0,
+          highWatermark: state.logEndOffset,
+          lastStableOffset: state.logEndOffset,
+          logStartOffset: state.logStartOffset,
+          ...(chosen.length > 0 ? { records: Buffer.concat(chosen) } : {}),
+        });
+      }
+    }
+    return out;
   }
 
   /** Waits for maxWaitMs, or until the log or its leader changes, or the request is abandoned. */

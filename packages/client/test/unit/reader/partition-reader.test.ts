@@ -6,10 +6,11 @@ import { ErrorCode, type FetchRequest, ProtocolError } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  FetchStateError,
   OffsetOutOfRangeError,
   type PartitionBatch,
   PartitionReader,
-  PartitionReaderError,
+  type PartitionReaderError,
   type PartitionReaderOptions,
 } from '../../../src/index.js';
 import { FakeKafka } from '../fetch/fake-kafka.js';
@@ -376,8 +377,8 @@ describe('PartitionReader: errors it does not retry', () => {
     kafka.appendValues(0, 1);
     const reader = open(await connect(kafka));
     const error = await readUntil(reader, () => true).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(PartitionReaderError);
-    expect((error as PartitionReaderError).code).toBe('ERR_KAFKA_TOPIC_ID_MISSING');
+    expect(error).toBeInstanceOf(FetchStateError);
+    expect((error as FetchStateError).code).toBe('ERR_KAFKA_TOPIC_ID_MISSING');
   });
 
   it('fails when the topic is re-created under the same name', async () => {
@@ -391,7 +392,8 @@ describe('PartitionReader: errors it does not retry', () => {
         kafka.topicId = 'AAAAAAAAAAAAAAAAAAAAAg';
       },
     ).catch((e: unknown) => e);
-    expect((error as PartitionReaderError).code).toBe('ERR_KAFKA_TOPIC_ID_CHANGED');
+    expect(error).toBeInstanceOf(FetchStateError);
+    expect((error as FetchStateError).code).toBe('ERR_KAFKA_TOPIC_ID_CHANGED');
   });
 
   it('throws TOPIC_AUTHORIZATION_FAILED from the fetch, typed', async () => {

@@ -16,17 +16,15 @@ import {
   retryDelayMs,
   ZERO_UUID,
 } from '@kafkats/meta';
+import { errorFields, type Logger, silentLogger } from '@kafkats/wire';
+import { type FetchTraceContext, fetchChannel } from '../client-diagnostics.js';
 import { unlessAborted } from '../internal/abortable.js';
 import type { TopicPartition } from '../topic-partition.js';
-import {
-  FetchPartitionError,
-  OffsetOutOfRangeError,
-  PartitionReaderError,
-} from './fetch-errors.js';
-import type { Fetcher, FetcherConfig, FetchStart } from './fetcher.js';
-import { FETCH_TOPIC_ID_VERSION } from './internal/fetch-request.js';
+import { FetchPartitionError, FetchStateError, OffsetOutOfRangeError } from './fetch-errors.js';
+import type { Fetcher, FetcherConfig, FetchPartitionStats, FetchStart } from './fetcher.js';
 import {
   buildSessionFetchRequest,
+  FETCH_TOPIC_ID_VERSION,
   type FetchRequestCommon,
   FetchSessionHandler,
   type SessionPartition,
@@ -94,10 +92,38 @@ interface PartitionState {
   inflight: number | undefined;
   /** A ListOffsets for it is in flight. */
   resolving: boolean;
+  /** When a Fetch for it last went out (ms), for fairness under `maxBufferedBatches`. */
+  fetchedAt: number;
   failures: number;
   retryAt: number;
   /** An error the next poll rejects with; nothing is fetched for it meanwhile. */
   error: Error | undefined;
+  /** What {@link FetchEngine.partitionStats} reports. */
+  highWatermark: bigint;
+  lastStableOffset: bigint;
+  logStartOffset: bigint;
+  fetches: number;
+  records: number;
+  bytes: number;
+  retries: number;
+  lastError: Error | undefined;
+}
+
+/** The `kafkats:fetch` trace of one partition in one Fetch, settled with its answer. */
+interface PartitionTrace {
+  readonly context: FetchTraceContext;
+  readonly started: number;
+  settled: boolean;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** One partition of a Fetch in flight: what was asked, under which generation, its trace. */
+interface SentPartition {
+  readonly state: PartitionState;
+  readonly generation: number;
+  readonly data: SessionPartition;
+  trace: PartitionTrace | undefined;
 }
 
 /** One leader broker: its fetch session, its dedicated connection, its backoff. */
@@ -108,6 +134,8 @@ interface NodeState {
   busy: boolean;
   /** The request-level maxBytes of the Fetch in flight: room in the buffer it may fill. */
   reserved: number;
+  /** Partitions in the Fetch in flight: batches it may add under `maxBufferedBatches`. */
+  reservedBatches: number;
   failures: number;
   retryAt: number;
   throttledUntil: number;
@@ -138,18 +166,22 @@ function asError(error: unknown): Error {
 }
 
 /**
- * The group consumer's {@link Fetcher}: one KIP-227 fetch session per leader broker (see
- * {@link FetchSessionHandler}), one Fetch in flight per broker, each on a dedicated connection
- * to that broker (a long poll never holds up other requests), the brokers independent of each
- * other.
+ * The one fetch engine under every reader: the group consumer, `PartitionReader` (the engine
+ * over one partition) and `MultiPartitionReader` (over many). One KIP-227 fetch session per
+ * leader broker (see {@link FetchSessionHandler}), one Fetch in flight per broker, each on a
+ * connection of its own to that broker, so a long poll never holds up other requests (Kafka
+ * answers one connection in order); the brokers are independent of each other.
  *
  * Prefetch is bounded as in Kafka's `AbstractFetch`: a partition whose fetched data was not yet
  * polled is left out of the next Fetch (so it leaves the session and joins it again once
- * polled), and no Fetch goes out while the buffered bytes exceed `maxBufferedBytes`. Each Fetch
- * asks (request-level maxBytes) for no more than the room left under the bound once the Fetches
- * already in flight are counted, but at least 1 byte (a broker still returns the first whole
- * batch, KIP-74). So the buffer passes the bound by at most one answer per broker (each at most
+ * polled), and no Fetch goes out while the buffered bytes exceed `maxBufferedBytes` (or, when
+ * set, the buffered batches reach `maxBufferedBatches`). Each Fetch asks (request-level
+ * maxBytes) for no more than the room left under the byte bound once the Fetches already in
+ * flight are counted, but at least 1 byte (a broker still returns the first whole batch,
+ * KIP-74). So the buffer passes the bound by at most one answer per broker (each at most
  * `maxBytes`, or one record batch when that is larger), and near the bound answers are small.
+ * Without `prefetch`, a Fetch goes out only while a poll waits. Polls take buffered batches
+ * oldest answer first, so no partition starves another.
  *
  * Positions move only when {@link poll} hands a batch out (and past answers holding only
  * control or aborted batches, which deliver nothing). Pause keeps what is buffered and stops
@@ -160,20 +192,29 @@ function asError(error: unknown): Error {
  * FENCED_LEADER_EPOCH, UNKNOWN_TOPIC_OR_PARTITION, ...) refreshes the partition's metadata and
  * fetches again after a backoff, or follows at once the leader a Fetch v16+ answer names
  * (KIP-951); UNKNOWN_LEADER_EPOCH (a leader behind our epoch) is only backed off; leader
- * epochs never go backwards. A lost connection or a
- * timed-out Fetch backs that broker off (exponentially, jittered) and starts its session anew;
- * the other brokers go on. OFFSET_OUT_OF_RANGE resets by `autoOffsetReset`, or with 'none'
- * rejects poll with {@link OffsetOutOfRangeError}. Anything else not retriable
- * (TOPIC_AUTHORIZATION_FAILED, a corrupt batch, ...) rejects poll with a
- * {@link FetchPartitionError} naming the partition; that partition is fetched again after the
- * error was reported, so a persisting error is reported on every poll.
+ * epochs never go backwards. A lost connection or a timed-out Fetch backs that broker off
+ * (exponentially, jittered) and starts its session anew; the other brokers go on. These are
+ * retried without end: the caller stops reading to give up. OFFSET_OUT_OF_RANGE resets by
+ * `autoOffsetReset`, or with 'none' rejects poll with {@link OffsetOutOfRangeError}. Anything
+ * else not retriable (TOPIC_AUTHORIZATION_FAILED, a corrupt batch, ...) rejects poll with a
+ * {@link FetchPartitionError} naming the partition, and a topic re-created or without an id
+ * with a {@link FetchStateError}; the partition is fetched again a backoff after the error
+ * was reported, so a persisting error is reported again to a caller that polls on.
+ *
+ * Each partition of each Fetch is a `kafkats:fetch` trace (nothing is built while no one
+ * subscribes); retries are logged at debug, offset resets at info.
  */
-export class SessionFetcher implements Fetcher {
+export class FetchEngine implements Fetcher {
   readonly #config: FetcherConfig;
   readonly #observer: FetcherObserver;
+  readonly #log: Logger;
+  readonly #prefetch: boolean;
+  readonly #maxBufferedBatches: number;
   readonly #partitions = new Map<string, PartitionState>();
   readonly #nodes = new Map<number, NodeState>();
   readonly #stop = new AbortController();
+  /** Partitions with buffered batches, oldest answer first (paused ones included). */
+  #ready: PartitionState[] = [];
   #waiters = new Set<() => void>();
   #bufferedBytes = 0;
   #peakBufferedBytes = 0;
@@ -187,6 +228,9 @@ export class SessionFetcher implements Fetcher {
   constructor(config: FetcherConfig, observer: FetcherObserver = {}) {
     this.#config = config;
     this.#observer = observer;
+    this.#log = config.logger ?? silentLogger;
+    this.#prefetch = config.prefetch ?? true;
+    this.#maxBufferedBatches = config.maxBufferedBatches ?? Number.POSITIVE_INFINITY;
     // Every request in flight (a Fetch per broker, a ListOffsets per partition) listens to it.
     setMaxListeners(0, this.#stop.signal);
   }
@@ -194,6 +238,11 @@ export class SessionFetcher implements Fetcher {
   /** Bytes fetched and not yet polled. */
   get bufferedBytes(): number {
     return this.#bufferedBytes;
+  }
+
+  /** Batches fetched and not yet polled (at most one per partition). */
+  get bufferedBatches(): number {
+    return this.#ready.length;
   }
 
   /** The most bytes ever buffered at once. */
@@ -210,6 +259,23 @@ export class SessionFetcher implements Fetcher {
       sessionId: n.session.sessionId,
       epoch: n.session.epoch,
     }));
+  }
+
+  partitionStats(partition: TopicPartition): FetchPartitionStats | undefined {
+    const s = this.#partitions.get(sessionKey(partition.topic, partition.partition));
+    if (s === undefined) return undefined;
+    return {
+      highWatermark: s.highWatermark,
+      lastStableOffset: s.lastStableOffset,
+      logStartOffset: s.logStartOffset,
+      leaderId: s.leader,
+      leaderEpoch: s.leaderEpoch,
+      fetches: s.fetches,
+      records: s.records,
+      bytes: s.bytes,
+      retries: s.retries,
+      lastError: s.lastError,
+    };
   }
 
   assign(partitions: ReadonlyArray<TopicPartition & { readonly start: FetchStart }>): void {
@@ -233,9 +299,18 @@ export class SessionFetcher implements Fetcher {
         stale: false,
         inflight: undefined,
         resolving: false,
+        fetchedAt: 0,
         failures: 0,
         retryAt: 0,
         error: undefined,
+        highWatermark: old?.highWatermark ?? -1n,
+        lastStableOffset: old?.lastStableOffset ?? -1n,
+        logStartOffset: old?.logStartOffset ?? -1n,
+        fetches: old?.fetches ?? 0,
+        records: old?.records ?? 0,
+        bytes: old?.bytes ?? 0,
+        retries: old?.retries ?? 0,
+        lastError: undefined,
       };
       this.#partitions.set(key, state);
     }
@@ -288,17 +363,21 @@ export class SessionFetcher implements Fetcher {
     return { offset: state.position, leaderEpoch: state.positionEpoch };
   }
 
-  async poll(signal?: AbortSignal): Promise<PartitionBatch[]> {
+  async poll(signal?: AbortSignal, max = Number.POSITIVE_INFINITY): Promise<PartitionBatch[]> {
     for (;;) {
       if (this.#closed) return [];
       for (const state of this.#partitions.values()) {
         const error = state.error;
         if (error === undefined) continue;
         state.error = undefined;
+        // Read again after a backoff, so that a caller polling on through a persisting error
+        // (one found without a round trip, as a topic without an id) does not spin.
+        state.failures++;
+        state.retryAt = Date.now() + this.#backoff(state.failures);
         this.#pump();
         throw error;
       }
-      const out = this.#drain();
+      const out = this.#drain(max);
       if (out.length > 0) {
         this.#pump();
         return out;
@@ -311,6 +390,10 @@ export class SessionFetcher implements Fetcher {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // Brokers with a Fetch out: the broker answers a connection in order, so a session-closing
+    // request there would wait out that long poll (up to maxWaitMs). Their connections are
+    // closed at once instead; the broker's session cache evicts the orphaned session.
+    const polling = new Set([...this.#nodes.values()].filter((n) => n.busy));
     this.#stop.abort();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#notify();
@@ -320,14 +403,13 @@ export class SessionFetcher implements Fetcher {
         node.connection = undefined;
         const plan = node.session.closePlan();
         if (connection === undefined) return;
-        if (plan !== undefined && !connection.closed) {
+        if (plan !== undefined && !connection.closed && !polling.has(node)) {
           // Tell the broker the session can go (epoch -1) so it frees the slot, as Kafka's
-          // consumer does on close. An aborted long poll still holds the connection: the broker
-          // answers this after it, within maxWaitMs.
+          // consumer does on close.
           const common = { ...this.#common(), maxWaitMs: 0 };
           const response = await this.#config.cluster
             .sendOn(connection, FetchApi, (v) => buildSessionFetchRequest(plan, v, common), {
-              timeoutMs: this.#config.maxWaitMs + Math.min(this.#config.requestTimeoutMs, 5000),
+              timeoutMs: Math.min(this.#config.requestTimeoutMs, 5000),
               checkTopLevelError: false,
             })
             .catch(() => undefined);
@@ -365,28 +447,39 @@ export class SessionFetcher implements Fetcher {
     return state;
   }
 
-  #drain(): PartitionBatch[] {
+  /** Up to `max` buffered batches of unpaused partitions, oldest answer first; moves positions. */
+  #drain(max: number): PartitionBatch[] {
     const out: PartitionBatch[] = [];
-    for (const state of this.#partitions.values()) {
-      if (state.paused || state.buffered.length === 0) continue;
+    const kept: PartitionState[] = [];
+    for (const state of this.#ready) {
+      if (state.paused || out.length >= max) {
+        kept.push(state);
+        continue;
+      }
       for (const b of state.buffered) {
         out.push(b.batch);
         state.position = b.batch.nextOffset;
         if (b.lastLeaderEpoch >= 0) state.positionEpoch = b.lastLeaderEpoch;
+        state.records += b.batch.records.length;
+        state.bytes += b.bytes;
         this.#bufferedBytes -= b.bytes;
       }
       state.buffered = [];
     }
+    this.#ready = kept;
     return out;
   }
 
   #dropBuffered(state: PartitionState): void {
+    if (state.buffered.length === 0) return;
     for (const b of state.buffered) this.#bufferedBytes -= b.bytes;
     state.buffered = [];
+    this.#ready = this.#ready.filter((s) => s !== state);
   }
 
+  /** Resolves at the next news (a batch, an error, close) or when `signal` aborts. */
   #news(signal: AbortSignal | undefined): Promise<void> {
-    return new Promise((resolve) => {
+    const news = new Promise<void>((resolve) => {
       const done = () => {
         this.#waiters.delete(done);
         signal?.removeEventListener('abort', done);
@@ -395,6 +488,9 @@ export class SessionFetcher implements Fetcher {
       this.#waiters.add(done);
       signal?.addEventListener('abort', done, { once: true });
     });
+    // Without prefetch, a waiting poll is what lets a Fetch go out.
+    if (!this.#prefetch) this.#pump();
+    return news;
   }
 
   #notify(): void {
@@ -453,7 +549,13 @@ export class SessionFetcher implements Fetcher {
       if (this.#metadataRetryAt > now) wakeAt = Math.min(wakeAt, this.#metadataRetryAt);
       else void this.#refreshMetadata();
     }
-    if (this.#bufferedBytes <= this.#config.maxBufferedBytes) {
+    this.#closeIdle();
+    const fetchNow =
+      this.#bufferedBytes <= this.#config.maxBufferedBytes &&
+      this.#ready.length < this.#maxBufferedBatches &&
+      (this.#prefetch || this.#waiters.size > 0);
+    if (fetchNow) {
+      const sendable: [NodeState, PartitionState[]][] = [];
       for (const [nodeId, states] of byNode) {
         const node = this.#node(nodeId);
         if (node.busy) continue;
@@ -462,10 +564,62 @@ export class SessionFetcher implements Fetcher {
           wakeAt = Math.min(wakeAt, readyAt);
           continue;
         }
-        void this.#fetch(node, states);
+        sendable.push([node, states]);
       }
+      for (const [node, states] of this.#withinBatchBound(sendable)) void this.#fetch(node, states);
     }
     this.#wakeAt(wakeAt);
+  }
+
+  /**
+   * The Fetches to send, cut to the room under `maxBufferedBatches` once the Fetches in flight
+   * are counted (each partition in one may come back with a batch). When cut, the partitions
+   * fetched longest ago go first, whichever broker leads them, so none starves.
+   */
+  #withinBatchBound(
+    sendable: readonly [NodeState, PartitionState[]][],
+  ): readonly [NodeState, PartitionState[]][] {
+    let slots = this.#maxBufferedBatches - this.#ready.length;
+    for (const node of this.#nodes.values()) slots -= node.reservedBatches;
+    let wanted = 0;
+    for (const [, states] of sendable) wanted += states.length;
+    if (wanted <= slots) return sendable;
+    if (slots <= 0) return [];
+    const chosen = new Set(
+      sendable
+        .flatMap(([, states]) => states)
+        .sort((a, b) => a.fetchedAt - b.fetchedAt)
+        .slice(0, slots),
+    );
+    const out: [NodeState, PartitionState[]][] = [];
+    for (const [node, states] of sendable) {
+      const mine = states.filter((state) => chosen.has(state));
+      if (mine.length > 0) out.push([node, mine]);
+    }
+    return out;
+  }
+
+  /**
+   * Closes the connection (and forgets the session) of each broker that leads none of the
+   * assigned partitions any more: a leader that moved away, a partition unassigned. The
+   * connection is the engine's own, so nothing else uses it; a later partition there opens a
+   * new one.
+   */
+  #closeIdle(): void {
+    for (const node of this.#nodes.values()) {
+      if (node.busy || node.connection === undefined) continue;
+      let leads = false;
+      for (const state of this.#partitions.values())
+        if (state.leader === node.id) {
+          leads = true;
+          break;
+        }
+      if (leads) continue;
+      const connection = node.connection;
+      node.connection = undefined;
+      node.session.handleError();
+      void connection.close().catch(() => {});
+    }
   }
 
   #wakeAt(at: number): void {
@@ -491,6 +645,7 @@ export class SessionFetcher implements Fetcher {
         connection: undefined,
         busy: false,
         reserved: 0,
+        reservedBatches: 0,
         failures: 0,
         retryAt: 0,
         throttledUntil: 0,
@@ -521,6 +676,22 @@ export class SessionFetcher implements Fetcher {
     if (classify(error, 'leader').refreshMetadata) state.stale = true;
     state.failures++;
     state.retryAt = Date.now() + this.#backoff(state.failures);
+    this.#retried(state, error);
+  }
+
+  /** Counts and logs a retry of one partition. */
+  #retried(state: PartitionState, error: Error): void {
+    state.retries++;
+    state.lastError = error;
+    this.#log.debug(
+      {
+        topic: state.topic,
+        partition: state.partition,
+        failures: state.failures,
+        ...errorFields(error),
+      },
+      'retrying a fetch',
+    );
   }
 
   /** Whether a partition's error is retried (Kafka's consumer also retries UNKNOWN_SERVER_ERROR). */
@@ -551,7 +722,10 @@ export class SessionFetcher implements Fetcher {
         state.failures++;
         state.retryAt = Date.now() + this.#backoff(state.failures);
       }
-      if (this.#retriable(error)) return;
+      if (this.#retriable(error)) {
+        if (refreshed) this.#retried(state, error);
+        return;
+      }
       const at = typeof state.position === 'bigint' ? state.position : -1n;
       this.#fail(
         state,
@@ -584,7 +758,7 @@ export class SessionFetcher implements Fetcher {
     ) {
       this.#fail(
         state,
-        new PartitionReaderError(
+        new FetchStateError(
           'ERR_KAFKA_TOPIC_ID_CHANGED',
           state.topic,
           state.partition,
@@ -659,6 +833,7 @@ export class SessionFetcher implements Fetcher {
       if (this.#retriable(e)) {
         state.failures++;
         state.retryAt = Date.now() + this.#backoff(state.failures);
+        this.#retried(state, e);
       } else {
         this.#fail(state, e);
       }
@@ -716,12 +891,12 @@ export class SessionFetcher implements Fetcher {
   /** One Fetch of `node`'s session for `states`, and what its answer means for each. */
   async #fetch(node: NodeState, states: PartitionState[]): Promise<void> {
     node.busy = true;
-    const sent = new Map<
-      string,
-      { state: PartitionState; generation: number; data: SessionPartition }
-    >();
+    node.reservedBatches = states.length;
+    const sent = new Map<string, SentPartition>();
+    const now = Date.now();
     for (const state of states) {
       state.inflight = node.id;
+      state.fetchedAt = now;
       sent.set(state.key, {
         state,
         generation: state.generation,
@@ -733,6 +908,7 @@ export class SessionFetcher implements Fetcher {
           currentLeaderEpoch: state.leaderEpoch,
           maxBytes: this.#config.partitionMaxBytes,
         },
+        trace: undefined,
       });
     }
     let plan: SessionRequestPlan | undefined;
@@ -745,15 +921,21 @@ export class SessionFetcher implements Fetcher {
     const maxBytes = Math.max(1, Math.min(this.#config.maxBytes, room));
     node.reserved = maxBytes;
     let response: FetchResponse | undefined;
+    let failure: Error | undefined;
     try {
       const connection = await this.#connection(node);
+      this.#dropWithoutTopicId(connection, node, sent);
+      if (sent.size === 0) return;
       plan = node.session.build([...sent.values()].map((s) => s.data));
       const chosen = plan;
+      if (fetchChannel.hasSubscribers)
+        for (const entry of sent.values()) entry.trace = this.#trace(node, entry);
       response = await this.#config.cluster.sendOn(
         connection,
         FetchApi,
         (v) => {
           version = v;
+          for (const entry of sent.values()) if (entry.trace) entry.trace.context.version = v;
           return buildSessionFetchRequest(chosen, v, { ...this.#common(), maxBytes });
         },
         {
@@ -768,12 +950,16 @@ export class SessionFetcher implements Fetcher {
       if (response.throttleTimeMs > 0) node.throttledUntil = Date.now() + response.throttleTimeMs;
       this.#onResponse(node, plan, response, version, sent);
     } catch (error) {
-      if (!this.#closed) this.#onSendFailure(node, asError(error), sent);
+      failure = asError(error);
+      if (!this.#closed) this.#onSendFailure(node, failure, sent);
     } finally {
       node.busy = false;
       node.reserved = 0;
-      for (const { state } of sent.values()) {
-        if (state.inflight === node.id) state.inflight = undefined;
+      node.reservedBatches = 0;
+      for (const entry of sent.values()) {
+        if (entry.state.inflight === node.id) entry.state.inflight = undefined;
+        // Left out of an incremental answer: no news for it, which is an answer too.
+        if (entry.trace !== undefined) this.#settle(entry.trace, failure);
       }
       if (plan !== undefined && !this.#closed) {
         this.#observer.onFetch?.({
@@ -795,12 +981,78 @@ export class SessionFetcher implements Fetcher {
     }
   }
 
-  /** The Fetch could not be sent or answered: the session starts over, the broker backs off. */
-  #onSendFailure(
+  /**
+   * Fetch v13+ names topics by id: a partition whose metadata gave none would be answered
+   * UNKNOWN_TOPIC_ID forever, a silent stall, so it fails here instead and is left out.
+   */
+  #dropWithoutTopicId(
+    connection: MetaConnection,
     node: NodeState,
-    error: Error,
-    sent: ReadonlyMap<string, { state: PartitionState; generation: number }>,
+    sent: Map<string, SentPartition>,
   ): void {
+    const version = connection.negotiatedVersion(FetchApi.apiKey);
+    if (version === undefined || version < FETCH_TOPIC_ID_VERSION) return;
+    for (const [key, { state, data }] of sent) {
+      if (data.topicId !== ZERO_UUID) continue;
+      sent.delete(key);
+      if (state.inflight === node.id) state.inflight = undefined;
+      this.#fail(
+        state,
+        new FetchStateError(
+          'ERR_KAFKA_TOPIC_ID_MISSING',
+          state.topic,
+          state.partition,
+          `Fetch v${version} needs the topic id, and metadata gave none`,
+        ),
+      );
+    }
+  }
+
+  /** Starts the `kafkats:fetch` trace of one partition of a Fetch about to go out. */
+  #trace(node: NodeState, entry: SentPartition): PartitionTrace {
+    const context: FetchTraceContext = {
+      topic: entry.state.topic,
+      partition: entry.state.partition,
+      nodeId: node.id,
+      fetchOffset: entry.data.fetchOffset,
+      isolationLevel: this.#config.isolationLevel,
+      version: -1,
+      errorCode: -1,
+      records: 0,
+      bytes: 0,
+      nextOffset: entry.data.fetchOffset,
+      highWatermark: -1n,
+      lag: -1n,
+      outcome: 'pending',
+      durationMs: 0,
+    };
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const answered = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // The channel's own promise carries the rejection to the `error` event; nobody awaits it.
+    fetchChannel.tracePromise(() => answered, context).catch(() => {});
+    return { context, started: performance.now(), settled: false, resolve, reject };
+  }
+
+  /** Ends a partition's trace: `'ok'`, or `'error'` with why (retried inside unless fatal). */
+  #settle(trace: PartitionTrace, error?: unknown): void {
+    if (trace.settled) return;
+    trace.settled = true;
+    trace.context.durationMs = performance.now() - trace.started;
+    if (error === undefined) {
+      trace.context.outcome = 'ok';
+      trace.resolve();
+    } else {
+      trace.context.outcome = 'error';
+      trace.reject(error);
+    }
+  }
+
+  /** The Fetch could not be sent or answered: the session starts over, the broker backs off. */
+  #onSendFailure(node: NodeState, error: Error, sent: ReadonlyMap<string, SentPartition>): void {
     node.session.handleError();
     const connection = node.connection;
     node.connection = undefined;
@@ -814,12 +1066,18 @@ export class SessionFetcher implements Fetcher {
     }
     node.failures++;
     node.retryAt = Date.now() + this.#backoff(node.failures);
+    this.#log.debug(
+      { broker: node.id, failures: node.failures, partitions: sent.size, ...errorFields(error) },
+      'retrying a fetch',
+    );
     // A lost connection may mean the broker no longer leads these (Kafka's NetworkClient asks
     // for a metadata update on every disconnect).
-    if (classify(error, 'leader').refreshMetadata) {
-      for (const { state, generation } of sent.values()) {
-        if (this.#current(state, generation)) state.stale = true;
-      }
+    const stale = classify(error, 'leader').refreshMetadata;
+    for (const { state, generation } of sent.values()) {
+      if (!this.#current(state, generation)) continue;
+      if (stale) state.stale = true;
+      state.retries++;
+      state.lastError = error;
     }
   }
 
@@ -828,10 +1086,7 @@ export class SessionFetcher implements Fetcher {
     plan: SessionRequestPlan,
     response: FetchResponse,
     version: number,
-    sent: ReadonlyMap<
-      string,
-      { state: PartitionState; generation: number; data: SessionPartition }
-    >,
+    sent: ReadonlyMap<string, SentPartition>,
   ): void {
     const accepted = node.session.handleResponse(plan, response.errorCode, response.sessionId);
     if (!accepted) {
@@ -839,6 +1094,7 @@ export class SessionFetcher implements Fetcher {
         response.errorCode,
         `Fetch v${version} to broker ${node.id} (session ${plan.sessionId}, epoch ${plan.epoch})`,
       );
+      for (const entry of sent.values()) if (entry.trace) this.#settle(entry.trace, error);
       if (SESSION_ERRORS.has(response.errorCode)) {
         // The session is reset; the next request is full. A full request refused as well
         // backs off, so a broker that keeps refusing is not asked in a tight loop.
@@ -856,7 +1112,7 @@ export class SessionFetcher implements Fetcher {
     const names = new Map<string, string>();
     if (byId) for (const { data } of sent.values()) names.set(data.topicId, data.topic);
     const answered: {
-      entry: { state: PartitionState; generation: number; data: SessionPartition };
+      entry: SentPartition;
       data: FetchResponsePartitionData;
     }[] = [];
     for (const t of response.responses) {
@@ -885,14 +1141,24 @@ export class SessionFetcher implements Fetcher {
 
   #onPartitionData(
     node: NodeState,
-    entry: { state: PartitionState; data: SessionPartition },
+    entry: SentPartition,
     data: FetchResponsePartitionData,
     version: number,
     othersHadRecords: boolean,
   ): void {
-    const { state } = entry;
+    const { state, trace } = entry;
     const fetchOffset = entry.data.fetchOffset;
     const where = `Fetch v${version} from broker ${node.id}`;
+    state.fetches++;
+    state.highWatermark = data.highWatermark;
+    state.lastStableOffset = data.lastStableOffset;
+    state.logStartOffset = data.logStartOffset;
+    state.lastError = undefined;
+    if (trace !== undefined) {
+      trace.context.errorCode = 0;
+      trace.context.bytes = data.records?.length ?? 0;
+      trace.context.highWatermark = data.highWatermark;
+    }
     let read: ReturnType<typeof readFetchedRecords>;
     try {
       read = readFetchedRecords(data.records, {
@@ -904,8 +1170,7 @@ export class SessionFetcher implements Fetcher {
       });
     } catch (error) {
       const cause = asError(error);
-      this.#fail(
-        state,
+      const failed =
         cause instanceof RecordBatchError
           ? new FetchPartitionError(
               ErrorCode.CORRUPT_MESSAGE,
@@ -915,17 +1180,24 @@ export class SessionFetcher implements Fetcher {
               `${where}: ${cause.message}`,
               { cause },
             )
-          : cause,
-      );
+          : cause;
+      if (trace !== undefined) this.#settle(trace, failed);
+      this.#fail(state, failed);
       return;
     }
     state.failures = 0;
+    if (trace !== undefined) {
+      trace.context.records = read.records.length;
+      trace.context.nextOffset = read.nextOffset;
+      const lag = data.highWatermark - read.nextOffset;
+      trace.context.lag = lag > 0n ? lag : 0n;
+    }
     if (read.nextOffset === fetchOffset) {
       // A partial batch alone, with no other partition filling the answer, cannot move on.
       if (read.partialBytes > 0 && !othersHadRecords) {
         this.#fail(
           state,
-          new PartitionReaderError(
+          new FetchStateError(
             'ERR_KAFKA_FETCH_NO_PROGRESS',
             state.topic,
             state.partition,
@@ -941,6 +1213,7 @@ export class SessionFetcher implements Fetcher {
       return;
     }
     const bytes = data.records?.length ?? 0;
+    if (state.buffered.length === 0) this.#ready.push(state);
     state.buffered.push({
       batch: {
         topic: state.topic,
@@ -964,25 +1237,13 @@ export class SessionFetcher implements Fetcher {
 
   #onPartitionError(
     node: NodeState,
-    entry: { state: PartitionState; generation: number; data: SessionPartition },
+    entry: SentPartition,
     data: FetchResponsePartitionData,
     endpoints: readonly FetchResponseNodeEndpoint[],
     version: number,
   ): void {
-    const { state, generation } = entry;
+    const { state, generation, trace } = entry;
     const fetchOffset = entry.data.fetchOffset;
-    if (data.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
-      const policy = this.#config.autoOffsetReset;
-      if (policy === 'none') {
-        void this.#outOfRange(state, generation, fetchOffset);
-        return;
-      }
-      state.generation++;
-      state.position = policy;
-      state.positionEpoch = -1;
-      state.failures = 0;
-      return;
-    }
     const where = `Fetch v${version} from broker ${node.id}`;
     const error = new FetchPartitionError(
       data.errorCode,
@@ -991,6 +1252,32 @@ export class SessionFetcher implements Fetcher {
       fetchOffset,
       where,
     );
+    state.fetches++;
+    if (trace !== undefined) {
+      trace.context.errorCode = data.errorCode;
+      this.#settle(trace, error);
+    }
+    if (data.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+      const policy = this.#config.autoOffsetReset;
+      if (policy === 'none') {
+        void this.#outOfRange(state, generation, fetchOffset);
+        return;
+      }
+      this.#log.info(
+        {
+          topic: state.topic,
+          partition: state.partition,
+          fetchOffset: String(fetchOffset),
+          reset: policy,
+        },
+        'fetch offset out of range: resetting',
+      );
+      state.generation++;
+      state.position = policy;
+      state.positionEpoch = -1;
+      state.failures = 0;
+      return;
+    }
     if (!this.#retriable(error)) {
       this.#fail(state, error);
       return;
@@ -1001,6 +1288,7 @@ export class SessionFetcher implements Fetcher {
       state.leader = hint.leaderId;
       state.leaderEpoch = hint.leaderEpoch;
       state.stale = false;
+      this.#retried(state, error);
       this.#config.cluster.applyLeaderHints(
         [
           {

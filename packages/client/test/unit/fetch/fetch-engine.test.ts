@@ -1,21 +1,27 @@
-// The session fetcher against an in-memory Kafka with fetch sessions (fetcher-fake-kafka.ts),
+// The fetch engine against an in-memory Kafka with fetch sessions (fetcher-fake-kafka.ts),
 // through the real @kafkats/meta Cluster: sessions per broker, the prefetch bound, pause,
 // resume, seek and unassign against buffered and in-flight data, OFFSET_OUT_OF_RANGE under each
-// policy, session errors, fatal and retriable partition errors, leader moves, lost connections.
+// policy, session errors, fatal and retriable partition errors, leader moves, lost connections;
+// what the readers on it need: polls of a few batches in turn, no prefetch, a bound on batches,
+// per-partition stats, traces and logs, connections closed when a broker leads nothing.
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { ErrorCode, type FetchRequest } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { afterEach, describe, expect, it } from 'vitest';
+import { FetchEngine, type FetchObservation } from '../../../src/fetch/fetch-engine.js';
 import type { FetcherConfig } from '../../../src/fetch/fetcher.js';
-import { type FetchObservation, SessionFetcher } from '../../../src/fetch/session-fetcher.js';
 import {
+  FETCH_CHANNEL,
   FetchPartitionError,
+  FetchStateError,
+  type FetchTraceContext,
   OffsetOutOfRangeError,
   type PartitionBatch,
 } from '../../../src/index.js';
 import { SessionFakeKafka } from './fetcher-fake-kafka.js';
 
 const clusters: Cluster[] = [];
-const fetchers: SessionFetcher[] = [];
+const fetchers: FetchEngine[] = [];
 
 afterEach(async () => {
   for (const f of fetchers.splice(0)) await f.close();
@@ -35,7 +41,7 @@ async function setup(
   });
   clusters.push(cluster);
   const observed: FetchObservation[] = [];
-  const fetcher = new SessionFetcher(
+  const fetcher = new FetchEngine(
     {
       cluster,
       isolationLevel: 'read_uncommitted',
@@ -73,7 +79,7 @@ const expected = (topic: string, partition: number, from: number, to: number) =>
 
 /** Polls until `done`; a guard of 10 s turns a hang into a failed assertion. */
 async function pollUntil(
-  fetcher: SessionFetcher,
+  fetcher: FetchEngine,
   done: (all: PartitionBatch[]) => boolean,
 ): Promise<PartitionBatch[]> {
   const all: PartitionBatch[] = [];
@@ -96,7 +102,7 @@ const sentNames = (r: FetchRequest, kafka: SessionFakeKafka) =>
     return t.partitions.map((p) => `${name}-${p.partition}`);
   });
 
-describe('SessionFetcher', () => {
+describe('FetchEngine', () => {
   it('reads every partition in order, one session per broker: full first, then incremental', async () => {
     const { kafka, fetcher, observed, all } = await setup();
     for (const tp of all) kafka.produce(tp.topic, tp.partition, 5);
@@ -429,8 +435,8 @@ describe('SessionFetcher', () => {
     expect(mine[lost + 1]?.full).toBe(true);
   });
 
-  it('closes each session with a final epoch -1 request', async () => {
-    const { kafka, fetcher } = await setup(['a'], 1);
+  it('closes each session with a final epoch -1 request on a connection with no Fetch out', async () => {
+    const { kafka, fetcher } = await setup(['a'], 1, { prefetch: false });
     kafka.produce('a', 0, 1);
     fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
     await pollUntil(fetcher, (all) => count(all) >= 1);
@@ -440,6 +446,20 @@ describe('SessionFetcher', () => {
     expect(kafka.fetchesTo(1).at(-1)).toMatchObject({ sessionEpoch: -1, topics: [] });
     expect(kafka.sessions.get(1)?.size).toBe(0);
     expect(await fetcher.poll()).toEqual([]);
+  });
+
+  it('closes at once, without waiting out a long poll in flight, and the connection with it', async () => {
+    const { kafka, fetcher } = await setup(['a'], 1, { maxWaitMs: 60_000 });
+    kafka.produce('a', 0, 1);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    await pollUntil(fetcher, (all) => count(all) >= 1);
+    // The next Fetch, a long poll at the log end, is out.
+    await until(() => kafka.fetchesTo(kafka.part('a', 0).leader).length >= 2, 'the long poll');
+    const fetches = kafka.fetchesTo(kafka.part('a', 0).leader).length;
+    await fetcher.close();
+    expect(kafka.dedicated()).toEqual([]);
+    // No session-closing request queued behind the long poll.
+    expect(kafka.fetchesTo(kafka.part('a', 0).leader)).toHaveLength(fetches);
   });
 
   it("resolves 'latest' at the last stable offset under read_committed (ListOffsets isolation 1)", async () => {
@@ -514,5 +534,169 @@ describe('SessionFetcher', () => {
     });
     const more = await pollUntil(fetcher, (all) => count(all) + count(got) >= 1);
     expect(values([...got, ...more], 'b', 0)).toEqual(expected('b', 0, 0, 1));
+  });
+});
+
+describe('FetchEngine: what the readers on it need', () => {
+  it('poll(max) hands out at most max batches, oldest answers first, so every partition gets its turn', async () => {
+    const { kafka, fetcher, all } = await setup(['a'], 6);
+    for (const { partition } of all) kafka.produce('a', partition, 2);
+    fetcher.assign(all.map((p) => ({ ...p, start: { offset: 0n } })));
+    const order: number[] = [];
+    const guard = AbortSignal.timeout(10_000);
+    while (order.length < 6 && !guard.aborted) {
+      const got = await fetcher.poll(guard, 1);
+      expect(got.length).toBeLessThanOrEqual(1);
+      for (const b of got) order.push(b.partition);
+    }
+    expect([...order].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('without prefetch, no Fetch goes out while nobody polls', async () => {
+    const { kafka, fetcher, observed } = await setup(['a'], 1, { prefetch: false });
+    kafka.produce('a', 0, 3);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    // The metadata lookup is done; without a poll waiting nothing is fetched.
+    await new Promise((r) => setImmediate(r));
+    expect(observed).toEqual([]);
+    const first = await fetcher.poll(AbortSignal.timeout(10_000));
+    expect(first.flatMap((b) => b.records)).toHaveLength(3);
+    const fetches = observed.length;
+    kafka.produce('a', 0, 1);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    expect(observed).toHaveLength(fetches);
+  });
+
+  it('maxBufferedBatches bounds batches fetched ahead, those in flight counted', async () => {
+    const { kafka, fetcher, all, observed } = await setup(['a'], 6, { maxBufferedBatches: 2 });
+    for (const { partition } of all) kafka.produce('a', partition, 1);
+    fetcher.assign(all.map((p) => ({ ...p, start: { offset: 0n } })));
+    await until(() => fetcher.bufferedBatches >= 2, 'two batches buffered');
+    // Every Fetch sent so far asked for no more partitions than the bound left room for.
+    expect(observed.reduce((n, o) => n + o.sent.length, 0)).toBeLessThanOrEqual(2);
+    expect(fetcher.bufferedBatches).toBe(2);
+    const got = await pollUntil(fetcher, (b) => count(b) >= 6);
+    expect(count(got)).toBe(6);
+  });
+
+  it('partitionStats reports the high-water mark, the leader and the counters of handed-out data', async () => {
+    const { kafka, fetcher } = await setup(['a'], 1);
+    kafka.produce('a', 0, 4);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    expect(fetcher.partitionStats({ topic: 'a', partition: 1 })).toBeUndefined();
+    const got = await pollUntil(fetcher, (b) => count(b) >= 4);
+    const stats = fetcher.partitionStats({ topic: 'a', partition: 0 });
+    expect(stats).toMatchObject({
+      highWatermark: 4n,
+      leaderId: kafka.part('a', 0).leader,
+      records: 4,
+      retries: 0,
+      lastError: undefined,
+    });
+    expect(stats?.fetches).toBeGreaterThanOrEqual(1);
+    expect(stats?.bytes).toBeGreaterThan(0);
+    expect(got).toHaveLength(1);
+  });
+
+  it('each partition of each Fetch is a kafkats:fetch trace, ok with its records or error with its code', async () => {
+    const { kafka, fetcher } = await setup(['a'], 2);
+    kafka.produce('a', 0, 2);
+    kafka.produce('a', 1, 1);
+    const ended: FetchTraceContext[] = [];
+    const errored: unknown[] = [];
+    const onEnd = (message: unknown) => ended.push(message as FetchTraceContext);
+    const onError = (message: unknown) => errored.push((message as FetchTraceContext).error);
+    subscribe(`tracing:${FETCH_CHANNEL}:asyncEnd`, onEnd);
+    subscribe(`tracing:${FETCH_CHANNEL}:error`, onError);
+    try {
+      fetcher.assign([
+        { topic: 'a', partition: 0, start: { offset: 0n } },
+        { topic: 'a', partition: 1, start: { offset: 5n } }, // past the end: reset to earliest
+      ]);
+      await pollUntil(fetcher, (b) => count(b) >= 3);
+    } finally {
+      unsubscribe(`tracing:${FETCH_CHANNEL}:asyncEnd`, onEnd);
+      unsubscribe(`tracing:${FETCH_CHANNEL}:error`, onError);
+    }
+    const data = ended.find((c) => c.partition === 0 && c.records === 2);
+    expect(data).toMatchObject({
+      topic: 'a',
+      fetchOffset: 0n,
+      errorCode: 0,
+      nextOffset: 2n,
+      highWatermark: 2n,
+      lag: 0n,
+      outcome: 'ok',
+      isolationLevel: 'read_uncommitted',
+    });
+    expect(data?.version).toBeGreaterThanOrEqual(12);
+    const reset = ended.find((c) => c.partition === 1 && c.fetchOffset === 5n);
+    expect(reset).toMatchObject({ errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, outcome: 'error' });
+    expect(errored.some((e) => e instanceof FetchPartitionError)).toBe(true);
+  });
+
+  it('logs retries at debug and offset resets at info', async () => {
+    const lines: { level: string; message: string; fields: Record<string, unknown> }[] = [];
+    const line = (level: string) => (fields: object, message: string) =>
+      lines.push({ level, message, fields: fields as Record<string, unknown> });
+    const logger = {
+      debug: line('debug'),
+      info: line('info'),
+      warn: line('warn'),
+      error: line('error'),
+    };
+    const { kafka, fetcher } = await setup(['a'], 1, { logger });
+    kafka.produce('a', 0, 1);
+    const state = kafka.part('a', 0);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 7n } }]);
+    await pollUntil(fetcher, (b) => count(b) >= 1);
+    expect(lines).toContainEqual({
+      level: 'info',
+      message: 'fetch offset out of range: resetting',
+      fields: { topic: 'a', partition: 0, fetchOffset: '7', reset: 'earliest' },
+    });
+    kafka.move('a', 0, (state.leader % 3) + 1);
+    kafka.produce('a', 0, 1);
+    await pollUntil(fetcher, (b) => count(b) >= 1);
+    expect(lines.some((l) => l.level === 'debug' && l.message === 'retrying a fetch')).toBe(true);
+  });
+
+  it('closes the connection to a broker that leads none of its partitions any more', async () => {
+    const { kafka, fetcher } = await setup(['a'], 1);
+    kafka.produce('a', 0, 1);
+    const from = kafka.part('a', 0).leader;
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    await pollUntil(fetcher, (b) => count(b) >= 1);
+    expect(kafka.dedicated().map((c) => c.node)).toEqual([from]);
+    const to = (from % 3) + 1;
+    kafka.move('a', 0, to);
+    kafka.produce('a', 0, 1);
+    await pollUntil(fetcher, (b) => count(b) >= 1);
+    expect(kafka.dedicated().map((c) => c.node)).toEqual([to]);
+  });
+
+  it('a topic without an id at Fetch v13+ fails alone with FetchStateError; the others are read', async () => {
+    const { kafka, fetcher, cluster } = await setup(['a', 'b'], 1);
+    kafka.produce('a', 0, 1);
+    kafka.produce('b', 0, 1);
+    kafka.topics.get('a')!.id = 'AAAAAAAAAAAAAAAAAAAAAA';
+    await cluster.refresh();
+    fetcher.assign([
+      { topic: 'a', partition: 0, start: { offset: 0n } },
+      { topic: 'b', partition: 0, start: { offset: 0n } },
+    ]);
+    let error: unknown;
+    const got: PartitionBatch[] = [];
+    const guard = AbortSignal.timeout(10_000);
+    while ((error === undefined || count(got) < 1) && !guard.aborted) {
+      try {
+        got.push(...(await fetcher.poll(guard)));
+      } catch (e) {
+        error ??= e;
+      }
+    }
+    expect(error).toBeInstanceOf(FetchStateError);
+    expect(error).toMatchObject({ code: 'ERR_KAFKA_TOPIC_ID_MISSING', topic: 'a', partition: 0 });
+    expect(values(got, 'b', 0)).toEqual(expected('b', 0, 0, 1));
   });
 });
