@@ -12,6 +12,11 @@ export const DEFAULT_REPLICATION = 3;
 export const DEFAULT_MIN_ISR = 2;
 /** `retention.ms` of a created metadata topic: `remote.log.metadata.topic.retention.ms` default, unlimited. */
 export const DEFAULT_RETENTION_MS = -1;
+/**
+ * How long a manager's write waits to be read back, ms: `remote.log.metadata.consume.wait.ms`
+ * default (2 minutes).
+ */
+export const DEFAULT_CONSUME_WAIT_MS = 120_000;
 /** Per-partition budget of one metadata Fetch, bytes (1 MiB: thousands of events). */
 export const DEFAULT_METADATA_FETCH_MAX_BYTES = 1_048_576;
 /**
@@ -62,7 +67,10 @@ export interface KafkaMetadataLogConfig {
   readonly numPartitions?: number;
   /** Replication factor when created. Default {@link DEFAULT_REPLICATION}. */
   readonly replicationFactor?: number;
-  /** `min.insync.replicas` when created. Default {@link DEFAULT_MIN_ISR}. */
+  /**
+   * `min.insync.replicas` when created, at most `replicationFactor`. Default
+   * {@link DEFAULT_MIN_ISR}, or `replicationFactor` when that is smaller.
+   */
   readonly minInsyncReplicas?: number;
   /** `retention.ms` when created: -1 or > 0. Default {@link DEFAULT_RETENTION_MS}. */
   readonly retentionMs?: number;
@@ -122,11 +130,29 @@ export function resolveLogConfig(config: KafkaMetadataLogConfig): ResolvedLogCon
   }
   const topic = config.topic ?? METADATA_TOPIC;
   if (topic.length === 0) throw bad('topic must not be empty');
+  const replicationFactor = int(
+    'replicationFactor',
+    config.replicationFactor,
+    DEFAULT_REPLICATION,
+    1,
+  );
+  // Writes use acks=all: with more in-sync replicas required than there are replicas, every
+  // write of the created topic would fail NOT_ENOUGH_REPLICAS.
+  const minInsyncReplicas = int(
+    'minInsyncReplicas',
+    config.minInsyncReplicas,
+    Math.min(DEFAULT_MIN_ISR, replicationFactor),
+    1,
+  );
+  if (minInsyncReplicas > replicationFactor)
+    throw bad(
+      `minInsyncReplicas ${minInsyncReplicas} exceeds replicationFactor ${replicationFactor}: every acks=all write would be refused`,
+    );
   return {
     topic,
     numPartitions: int('numPartitions', config.numPartitions, DEFAULT_NUM_PARTITIONS, 1),
-    replicationFactor: int('replicationFactor', config.replicationFactor, DEFAULT_REPLICATION, 1),
-    minInsyncReplicas: int('minInsyncReplicas', config.minInsyncReplicas, DEFAULT_MIN_ISR, 1),
+    replicationFactor,
+    minInsyncReplicas,
     retentionMs,
     cleanupPolicy: config.cleanupPolicy ?? 'delete',
     fetchMaxBytes: int('fetchMaxBytes', config.fetchMaxBytes, DEFAULT_METADATA_FETCH_MAX_BYTES, 1),

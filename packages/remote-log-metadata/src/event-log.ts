@@ -5,6 +5,14 @@ export interface MetadataLogRecord {
   readonly value: Buffer | null;
   /** The record's timestamp, ms. */
   readonly timestamp: bigint;
+  /**
+   * The record type id the value's frame names (`RemoteLogMetadataRecordType`: 0 segment,
+   * 1 segment update, 2 partition delete, 3 snapshot), and that record's version; both null
+   * when the value is null or its frame cannot be read. Read from the frame only: the body
+   * is not decoded.
+   */
+  readonly recordType: number | null;
+  readonly recordVersion: number | null;
 }
 
 /** What one read moved a metadata partition forward by. */

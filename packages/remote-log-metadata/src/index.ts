@@ -3,6 +3,7 @@ export const PACKAGE_NAME = '@kafkats/remote-log-metadata';
 
 export type { KafkaMetadataLogConfig } from './config.js';
 export {
+  DEFAULT_CONSUME_WAIT_MS,
   DEFAULT_METADATA_EVENT_QUEUE_CAPACITY,
   DEFAULT_METADATA_FETCH_MAX_BYTES,
   DEFAULT_METADATA_FETCH_MAX_WAIT,
@@ -51,8 +52,9 @@ export { KafkaMetadataEventLog } from './kafka-log.js';
 export type {
   MetadataRecordPosition,
   RemoteLogMetadataManagerOptions,
+  UserPartitionState,
 } from './manager.js';
 export { RemoteLogMetadataManager } from './manager.js';
 export { InMemoryMetadataEventLog } from './memory-log.js';
 export { metadataPartition } from './partitioner.js';
-export { deserializeMetadataEvent, serializeMetadataEvent } from './serde.js';
+export { deserializeMetadataEvent, metadataLogRecord, serializeMetadataEvent } from './serde.js';

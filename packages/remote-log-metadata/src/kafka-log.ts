@@ -9,6 +9,7 @@ import type {
   MetadataLogWriteResult,
 } from './event-log.js';
 import { visitRange } from './range.js';
+import { metadataLogRecord } from './serde.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -67,6 +68,13 @@ async function provision(admin: Admin, c: ResolvedLogConfig): Promise<TopicFacts
       { timeoutMs: c.topicCreateTimeoutMs, waitForLeaders: true },
     )
   ).topics;
+  if (created?.error?.errorName === 'INVALID_REPLICATION_FACTOR') {
+    const brokers = admin.cluster.snapshot().brokers.length;
+    throw topicError(
+      `cannot create metadata topic ${c.topic}: replicationFactor ${c.replicationFactor} (and minInsyncReplicas ${c.minInsyncReplicas}) need at least ${c.replicationFactor} brokers, and the cluster has ${brokers}; set KafkaMetadataLogConfig replicationFactor and minInsyncReplicas to at most ${brokers}`,
+      created.error,
+    );
+  }
   if (created?.error !== undefined && created.error.errorName !== 'TOPIC_ALREADY_EXISTS') {
     throw topicError(
       `cannot create metadata topic ${c.topic}: ${created.error.message}`,
@@ -83,7 +91,7 @@ async function provision(admin: Admin, c: ResolvedLogConfig): Promise<TopicFacts
 
 const toBatch = (b: PartitionBatch): MetadataLogBatch => ({
   partition: b.partition,
-  records: b.records.map((r) => ({ offset: r.offset, value: r.value, timestamp: r.timestamp })),
+  records: b.records.map((r) => metadataLogRecord(r.offset, r.value, r.timestamp)),
   nextOffset: b.nextOffset,
 });
 

@@ -1,3 +1,4 @@
+import { DEFAULT_CONSUME_WAIT_MS } from './config.js';
 import { type ApplyTraceContext, applyChannel } from './diagnostics.js';
 import { RemoteLogMetadataError } from './errors.js';
 import type { MetadataEventLog, MetadataLogBatch } from './event-log.js';
@@ -52,6 +53,18 @@ export interface RemoteLogMetadataManagerOptions {
   ) => void;
 }
 
+/** A user partition as {@link RemoteLogMetadataManager.userPartitions} lists it. */
+export interface UserPartitionState {
+  readonly topicIdPartition: TopicIdPartition;
+  /** The metadata partition its events go to. */
+  readonly metadataPartition: number;
+  /** Registered with `onPartitionLeadershipChanges`, and ready to answer reads. */
+  readonly registered: boolean;
+  readonly ready: boolean;
+  /** Its deletion finished (DELETE_PARTITION_FINISHED): its segments are gone. */
+  readonly deleted: boolean;
+}
+
 interface Registration {
   readonly tp: TopicIdPartition;
   readonly metadataPartition: number;
@@ -99,7 +112,8 @@ export class RemoteLogMetadataManager {
   readonly #positions: Map<number, bigint>;
   readonly #registered = new Map<string, Registration>();
   readonly #waiters = new Map<number, Waiter[]>();
-  readonly #readyWaiters = new Set<() => void>();
+  // Checks of waiting callers, run after every batch read (and on failure and close).
+  readonly #progressWaiters = new Set<() => void>();
   readonly #closer = new AbortController();
   readonly #pump: Promise<void>;
   #failure: Error | undefined;
@@ -113,7 +127,7 @@ export class RemoteLogMetadataManager {
   constructor(log: MetadataEventLog, options: RemoteLogMetadataManagerOptions = {}) {
     this.#log = log;
     this.#options = options;
-    this.#consumeWaitMs = options.consumeWaitMs ?? 120_000;
+    this.#consumeWaitMs = options.consumeWaitMs ?? DEFAULT_CONSUME_WAIT_MS;
     if (!Number.isInteger(this.#consumeWaitMs) || this.#consumeWaitMs < 0) {
       throw new RemoteLogMetadataError(
         'ERR_KAFKA_RLMM_CONFIG_INVALID',
@@ -142,9 +156,102 @@ export class RemoteLogMetadataManager {
     return this.#failure;
   }
 
-  /** Next offset to read of each metadata partition whose state this manager holds. */
+  /**
+   * Next offset to read of each metadata partition whose state this manager holds or reads:
+   * one being read that never had a record is there as 0.
+   */
   positions(): Map<number, bigint> {
-    return new Map(this.#positions);
+    const out = new Map(this.#positions);
+    for (const mp of this.#log.assigned()) if (!out.has(mp)) out.set(mp, 0n);
+    return out;
+  }
+
+  /**
+   * Every user partition this manager knows of: registered, or met in the metadata partitions
+   * it has read (events of every user partition there are kept), sorted by topic and partition.
+   */
+  userPartitions(): UserPartitionState[] {
+    const out = new Map<string, UserPartitionState>();
+    for (const [key, entry] of this.#store.entries) {
+      const r = this.#registered.get(key);
+      out.set(key, {
+        topicIdPartition: entry.tp,
+        metadataPartition: entry.metadataPartition,
+        registered: r !== undefined,
+        ready: r?.ready === true,
+        deleted: entry.cache === undefined,
+      });
+    }
+    for (const [key, r] of this.#registered) {
+      if (out.has(key)) continue;
+      out.set(key, {
+        topicIdPartition: r.tp,
+        metadataPartition: r.metadataPartition,
+        registered: true,
+        ready: r.ready,
+        deleted: false,
+      });
+    }
+    return [...out.values()].sort((a, b) => {
+      const x = a.topicIdPartition;
+      const y = b.topicIdPartition;
+      return x.topic < y.topic ? -1 : x.topic > y.topic ? 1 : x.partition - y.partition;
+    });
+  }
+
+  /**
+   * Reads metadata partitions (default: every one of the topic) up to the end offsets they have
+   * now (one ListOffsets round), whether or not a registered partition maps to them, and
+   * resolves with the positions reached. Partitions read only for this call are released
+   * afterwards (their state and position are kept). Afterwards {@link userPartitions} lists
+   * every user partition with events there.
+   * @throws RemoteLogMetadataError `ERR_KAFKA_RLMM_CONSUME_TIMEOUT` after `timeoutMs` (default
+   *   `consumeWaitMs`), `ERR_KAFKA_RLMM_CONFIG_INVALID` for a partition not in the topic,
+   *   `ERR_KAFKA_RLMM_STATE` after close; the reading failure, if reading stopped
+   */
+  async readToEnd(
+    options: {
+      readonly metadataPartitions?: readonly number[];
+      readonly timeoutMs?: number;
+      readonly signal?: AbortSignal;
+    } = {},
+  ): Promise<Map<number, bigint>> {
+    this.#ensureOpen();
+    const n = this.#log.numPartitions;
+    const partitions = [
+      ...new Set(options.metadataPartitions ?? Array.from({ length: n }, (_, i) => i)),
+    ];
+    for (const mp of partitions)
+      if (!Number.isInteger(mp) || mp < 0 || mp >= n)
+        throw new RemoteLogMetadataError(
+          'ERR_KAFKA_RLMM_CONFIG_INVALID',
+          `metadata partition ${mp} is not in [0, ${n})`,
+        );
+    const ends = await this.#log.highWaterMarks(partitions);
+    const assigned = new Set(this.#log.assigned());
+    const added = partitions.filter((mp) => !assigned.has(mp));
+    for (const mp of added) this.#read(mp);
+    const behind = () =>
+      partitions.filter((mp) => (this.#positions.get(mp) ?? 0n) < (ends.get(mp) ?? 0n));
+    try {
+      await this.#waitUntil(
+        () => behind().length === 0,
+        options.timeoutMs ?? this.#consumeWaitMs,
+        options.signal,
+        (ms) => `metadata partitions not read to their end after ${ms} ms: ${behind().join(', ')}`,
+      );
+    } finally {
+      const used = new Set([...this.#registered.values()].map((r) => r.metadataPartition));
+      for (const mp of added) if (!used.has(mp) && !this.#closed) await this.#log.unassign(mp);
+    }
+    return new Map(partitions.map((mp) => [mp, this.#positions.get(mp) ?? 0n]));
+  }
+
+  /** Starts reading a metadata partition where this manager's state ends. */
+  #read(mp: number): void {
+    const from = this.#positions.get(mp) ?? 0n;
+    this.#positions.set(mp, from);
+    this.#log.assign(mp, from);
   }
 
   /** The metadata partition a user partition's events go to. */
@@ -184,13 +291,12 @@ export class RemoteLogMetadataManager {
     const metadataPartitions = [...new Set(added.map((r) => r.metadataPartition))];
     const ends = await this.#log.highWaterMarks(metadataPartitions);
     const assigned = new Set(this.#log.assigned());
-    for (const mp of metadataPartitions) {
-      if (!assigned.has(mp)) this.#log.assign(mp, this.#positions.get(mp) ?? 0n);
-    }
+    for (const mp of metadataPartitions) if (!assigned.has(mp)) this.#read(mp);
     for (const r of added) {
       r.endOffset = ends.get(r.metadataPartition) ?? 0n;
       this.#checkReady(r);
     }
+    for (const check of [...this.#progressWaiters]) check();
   }
 
   /**
@@ -237,42 +343,53 @@ export class RemoteLogMetadataManager {
     options: { readonly timeoutMs?: number; readonly signal?: AbortSignal } = {},
   ): Promise<void> {
     for (const tp of partitions) if (!this.#registered.has(partitionKey(tp))) throw notFound(tp);
-    const allReady = () => partitions.every((tp) => this.isReady(tp));
-    if (allReady()) return;
-    const timeoutMs = options.timeoutMs ?? this.#consumeWaitMs;
+    await this.#waitUntil(
+      () => partitions.every((tp) => this.isReady(tp)),
+      options.timeoutMs ?? this.#consumeWaitMs,
+      options.signal,
+      (ms) =>
+        `partitions not ready after ${ms} ms: ${partitions
+          .filter((tp) => !this.isReady(tp))
+          .map(partitionName)
+          .join(', ')}`,
+    );
+  }
+
+  /**
+   * Resolves once `done()` holds, checked again after every batch read; rejects with
+   * `ERR_KAFKA_RLMM_CONSUME_TIMEOUT` (`timedOut` says what was missing) after `timeoutMs`, with
+   * the reading failure, on close, or on abort.
+   */
+  async #waitUntil(
+    done: () => boolean,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    timedOut: (ms: number) => string,
+  ): Promise<void> {
+    if (done()) return;
     await new Promise<void>((resolve, reject) => {
       const check = () => {
         if (this.#failure !== undefined) finish(this.#failure);
         else if (this.#closed)
           finish(new RemoteLogMetadataError('ERR_KAFKA_RLMM_STATE', 'the manager is closed'));
-        else if (allReady()) finish();
+        else if (done()) finish();
       };
       const onAbort = () =>
-        finish(
-          options.signal?.reason instanceof Error ? options.signal.reason : new Error('aborted'),
-        );
+        finish(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
       const timer = setTimeout(
         () =>
-          finish(
-            new RemoteLogMetadataError(
-              'ERR_KAFKA_RLMM_CONSUME_TIMEOUT',
-              `partitions not ready after ${timeoutMs} ms: ${partitions
-                .filter((tp) => !this.isReady(tp))
-                .map(partitionName)
-                .join(', ')}`,
-            ),
-          ),
+          finish(new RemoteLogMetadataError('ERR_KAFKA_RLMM_CONSUME_TIMEOUT', timedOut(timeoutMs))),
         timeoutMs,
       );
       const finish = (error?: Error) => {
         clearTimeout(timer);
-        this.#readyWaiters.delete(check);
-        options.signal?.removeEventListener('abort', onAbort);
+        this.#progressWaiters.delete(check);
+        signal?.removeEventListener('abort', onAbort);
         if (error === undefined) resolve();
         else reject(error);
       };
-      options.signal?.addEventListener('abort', onAbort, { once: true });
-      this.#readyWaiters.add(check);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#progressWaiters.add(check);
       check();
     });
   }
@@ -484,7 +601,7 @@ export class RemoteLogMetadataManager {
       undefined,
       new RemoteLogMetadataError('ERR_KAFKA_RLMM_STATE', 'the manager is closed'),
     );
-    for (const check of [...this.#readyWaiters]) check();
+    for (const check of [...this.#progressWaiters]) check();
     await this.#pump;
   }
 
@@ -502,7 +619,7 @@ export class RemoteLogMetadataManager {
       if (this.#closed) return;
       this.#failure = error instanceof Error ? error : new Error(String(error));
       this.#rejectWaiters(undefined, this.#failure);
-      for (const check of [...this.#readyWaiters]) check();
+      for (const check of [...this.#progressWaiters]) check();
     }
   }
 
@@ -553,6 +670,7 @@ export class RemoteLogMetadataManager {
     for (const r of this.#registered.values()) {
       if (r.metadataPartition === mp) this.#checkReady(r);
     }
+    for (const check of [...this.#progressWaiters]) check();
   }
 
   /** Applies one event under a `kafkats:remote-log-metadata:apply` trace. */
@@ -581,7 +699,6 @@ export class RemoteLogMetadataManager {
       r.ready = true;
       const cache = this.#store.entry(r.tp)?.cache;
       if (cache !== undefined) cache.initialized = true;
-      for (const check of [...this.#readyWaiters]) check();
     }
   }
 }

@@ -5,6 +5,7 @@ import type {
   MetadataLogRecord,
   MetadataLogWriteResult,
 } from './event-log.js';
+import { metadataLogRecord } from './serde.js';
 
 /**
  * A {@link MetadataEventLog} in memory, for tests and benchmarks of the manager: the same
@@ -16,7 +17,8 @@ export class InMemoryMetadataEventLog implements MetadataEventLog {
   readonly numPartitions: number;
   readonly #partitions: MetadataLogRecord[][];
   readonly #positions = new Map<number, bigint>();
-  #wake: (() => void) | undefined;
+  /** Reads waiting for a record, an abort or close (each read of the log has its own). */
+  readonly #wakes = new Set<() => void>();
   #closed = false;
   /** Most records in one batch. */
   readonly #batchRecords: number;
@@ -64,7 +66,7 @@ export class InMemoryMetadataEventLog implements MetadataEventLog {
       throw new RemoteLogMetadataError('ERR_KAFKA_RLMM_STATE', 'the metadata log is closed');
     const records = this.#partition(partition);
     const offset = BigInt(records.length);
-    records.push({ offset, value, timestamp: BigInt(Date.now()) });
+    records.push(metadataLogRecord(offset, value, BigInt(Date.now())));
     this.#notify();
     return { partition, offset };
   }
@@ -84,9 +86,9 @@ export class InMemoryMetadataEventLog implements MetadataEventLog {
   }
 
   #notify(): void {
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    const wakes = [...this.#wakes];
+    this.#wakes.clear();
+    for (const wake of wakes) wake();
   }
 
   async *read(signal?: AbortSignal): AsyncGenerator<MetadataLogBatch, void, undefined> {
@@ -107,7 +109,7 @@ export class InMemoryMetadataEventLog implements MetadataEventLog {
           yield { partition, records: slice, nextOffset };
           if (this.#closed || signal?.aborted) return;
         }
-        if (!produced) await new Promise<void>((resolve) => (this.#wake = resolve));
+        if (!produced) await new Promise<void>((resolve) => this.#wakes.add(resolve));
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);

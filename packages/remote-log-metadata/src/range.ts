@@ -1,6 +1,7 @@
 import { PartitionReader } from '@kafkats/client';
 import type { Cluster } from '@kafkats/meta';
 import type { MetadataLogRecord } from './event-log.js';
+import { metadataLogRecord } from './serde.js';
 
 /** What a range read needs: the topic and the reader settings of its log. */
 export interface RangeReadSettings {
@@ -43,8 +44,7 @@ export async function visitRange(
     for await (const page of reader) {
       for (const r of page.records) {
         if (r.offset >= end) return;
-        if (r.offset >= from)
-          await visitor({ offset: r.offset, value: r.value, timestamp: r.timestamp });
+        if (r.offset >= from) await visitor(metadataLogRecord(r.offset, r.value, r.timestamp));
       }
       if (page.nextOffset >= end) return;
     }

@@ -3,8 +3,10 @@ import {
   decodeRemoteLogMetadataValue,
   encodeRemoteLogMetadataValue,
   type RemoteLogMetadataRecord,
+  readRemoteLogMetadataHeader,
 } from '@kafkats/codec';
 import { RemoteLogMetadataError } from './errors.js';
+import type { MetadataLogRecord } from './event-log.js';
 import {
   partitionName,
   REMOTE_LOG_SEGMENT_STATE_IDS,
@@ -123,6 +125,29 @@ export function serializeMetadataEvent(event: RemoteLogMetadataEvent): Buffer {
       break;
   }
   return encodeRemoteLogMetadataValue(record);
+}
+
+/**
+ * A metadata topic record as a log hands it out: the value with the record type and version its
+ * frame names (null for a null value or a frame that cannot be read).
+ */
+export function metadataLogRecord(
+  offset: bigint,
+  value: Buffer | null,
+  timestamp: bigint,
+): MetadataLogRecord {
+  let recordType: number | null = null;
+  let recordVersion: number | null = null;
+  if (value !== null) {
+    try {
+      const header = readRemoteLogMetadataHeader(value);
+      recordType = header.recordType;
+      recordVersion = header.version;
+    } catch (error) {
+      if (!(error instanceof CodecError)) throw error;
+    }
+  }
+  return { offset, value, timestamp, recordType, recordVersion };
 }
 
 /**

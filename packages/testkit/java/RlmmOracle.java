@@ -19,6 +19,9 @@
 //   {"op":"serialize", "event":{...}}             -> {"hex"}
 //   {"op":"deserialize", "hex"}                   -> {"event":{...}, "text": toString()}
 //   {"op":"partition", topicId, topic, partition, "partitions": n} -> {"partition"}
+//   {"op":"defaults"} -> Kafka's metadata topic and client defaults: {topic, numPartitions,
+//       replicationFactor, minIsr, retentionMs, consumeWaitMs, fetchMaxWaitMs,
+//       maxPartitionFetchBytes, retryBackoffMs}
 //   {"op":"store", "register":[{topicId,topic,partition}], "events":[...], "queries":[...]}
 //       applies the events in order to a RemotePartitionMetadataStore in which the registered
 //       partitions are loaded and marked initialized, then answers each query:
@@ -45,11 +48,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicIdPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.server.log.remote.metadata.storage.RemoteLogMetadataTopicPartitioner;
 import org.apache.kafka.server.log.remote.metadata.storage.RemoteLogSegmentMetadataSnapshot;
 import org.apache.kafka.server.log.remote.metadata.storage.RemotePartitionMetadataStore;
+import org.apache.kafka.server.log.remote.metadata.storage.TopicBasedRemoteLogMetadataManagerConfig;
 import org.apache.kafka.server.log.remote.metadata.storage.serialization.RemoteLogMetadataSerde;
 import org.apache.kafka.server.log.remote.storage.RemoteLogMetadata;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentId;
@@ -74,6 +80,24 @@ public class RlmmOracle {
         System.out.flush();
     }
 
+    /**
+     * Kafka's own defaults for the metadata topic and its clients: the topic-based RLMM's config
+     * and the consumer settings its reads use (int64 as decimal strings).
+     */
+    private static ObjectNode defaults() {
+        ObjectNode o = NODES.objectNode();
+        o.put("topic", TopicBasedRemoteLogMetadataManagerConfig.REMOTE_LOG_METADATA_TOPIC_NAME);
+        o.put("numPartitions", TopicBasedRemoteLogMetadataManagerConfig.DEFAULT_REMOTE_LOG_METADATA_TOPIC_PARTITIONS);
+        o.put("replicationFactor", TopicBasedRemoteLogMetadataManagerConfig.DEFAULT_REMOTE_LOG_METADATA_TOPIC_REPLICATION_FACTOR);
+        o.put("minIsr", TopicBasedRemoteLogMetadataManagerConfig.DEFAULT_REMOTE_LOG_METADATA_TOPIC_MIN_ISR);
+        o.put("retentionMs", Long.toString(TopicBasedRemoteLogMetadataManagerConfig.DEFAULT_REMOTE_LOG_METADATA_TOPIC_RETENTION_MS));
+        o.put("consumeWaitMs", Long.toString(TopicBasedRemoteLogMetadataManagerConfig.DEFAULT_REMOTE_LOG_METADATA_CONSUME_WAIT_MS));
+        o.put("fetchMaxWaitMs", ConsumerConfig.DEFAULT_FETCH_MAX_WAIT_MS);
+        o.put("maxPartitionFetchBytes", ConsumerConfig.DEFAULT_MAX_PARTITION_FETCH_BYTES);
+        o.put("retryBackoffMs", Long.toString(CommonClientConfigs.DEFAULT_RETRY_BACKOFF_MS));
+        return o;
+    }
+
     private static ObjectNode handle(JsonNode r) {
         try {
             return switch (r.path("op").asText()) {
@@ -96,6 +120,7 @@ public class RlmmOracle {
                     yield o;
                 }
                 case "store" -> store(r);
+                case "defaults" -> defaults();
                 default -> throw new IllegalArgumentException("unknown op " + r.path("op").asText());
             };
         } catch (Throwable t) {

@@ -24,8 +24,29 @@ export type RemoteLogMetadataRecord =
 | { apiKey: 2; version: number; record: RemotePartitionDeleteMetadataRecord }
 | { apiKey: 3; version: number; record: RemoteLogSegmentMetadataSnapshotRecord };
 
+/** What precedes a record's body on `__remote_log_metadata`: its type id and its version. */
+export interface RemoteLogMetadataHeader {
+  readonly recordType: number;
+  readonly version: number;
+}
+
 // AbstractApiMessageSerde writes frame version 1 (its Javadoc says 0; the code wins).
 const FRAME_VERSION = 1;
+
+/**
+ * Reads only the frame of a `__remote_log_metadata` record value: the record type id and
+ * version Kafka's serde reads before the body (which is not looked at).
+ * @throws CodecError UNSUPPORTED (frame version other than 1), TRUNCATED
+ */
+export function readRemoteLogMetadataHeader(value: Buffer): RemoteLogMetadataHeader {
+  const r = new Reader(value);
+  const frame = r.readUvarint();
+  if (frame !== FRAME_VERSION) {
+    throw new CodecError('UNSUPPORTED', 'remote log metadata record', `frame version ${frame} (only ${FRAME_VERSION} is defined)`);
+  }
+  const recordType = r.readUvarint();
+  return { recordType, version: r.readUvarint() };
+}
 
 /**
  * Serialises a remote log metadata record the way Kafka's RemoteLogMetadataSerde does (with

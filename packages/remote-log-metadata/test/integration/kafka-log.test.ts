@@ -66,6 +66,52 @@ function counting(log: MetadataEventLog): { log: MetadataEventLog; records: () =
 }
 
 describe('KafkaMetadataEventLog on a real 3-node cluster', () => {
+  it('start() with a replication factor above the broker count fails naming both settings and the brokers', async () => {
+    const error = await KafkaMetadataEventLog.start({
+      bootstrap: cluster.bootstrap,
+      topic: unique('rlmm-rf'),
+      replicationFactor: 4,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'ERR_KAFKA_RLMM_TOPIC_INVALID',
+      cause: { errorName: 'INVALID_REPLICATION_FACTOR' },
+    });
+    const message = (error as Error).message;
+    expect(message).toContain('replicationFactor 4');
+    expect(message).toContain('minInsyncReplicas 2');
+    expect(message).toContain('the cluster has 3');
+  });
+
+  it('visitRange follows the leader when it moves in the middle of the range', async () => {
+    const log = await KafkaMetadataEventLog.start({
+      bootstrap: cluster.bootstrap,
+      topic: unique('rlmm-range-move'),
+      numPartitions: 1,
+      replicationFactor: 3,
+      fetchMaxBytes: 1, // a page is one record batch: the range takes many Fetches
+    });
+    open.push(log);
+    for (let i = 0; i < 20; i++) await log.write(0, Buffer.from(`event-${i}`));
+    const before = (await cluster.admin.describeTopic(log.topic)).partitions[0]!;
+    const to = before.replicas.find((r) => r !== before.leader)!;
+    const visited: string[] = [];
+    await log.visitRange(0, 0n, 20n, async (record) => {
+      visited.push(record.value?.toString() ?? '');
+      if (visited.length !== 5) return;
+      // Kafka's own admin moves the leadership to another replica while the range is read.
+      await cluster.admin.reassignPartitions(log.topic, {
+        0: [to, ...before.replicas.filter((r) => r !== to)],
+      });
+      while ((await cluster.admin.listReassignments()).some((r) => r.topic === log.topic))
+        await new Promise((r) => setTimeout(r, 100));
+      await cluster.admin.electLeaders(log.topic, { partitions: [0] });
+      while ((await cluster.admin.describeTopic(log.topic)).partitions[0]?.leader !== to)
+        await new Promise((r) => setTimeout(r, 100));
+    });
+    expect(visited).toEqual(Array.from({ length: 20 }, (_, i) => `event-${i}`));
+    expect((await cluster.admin.describeTopic(log.topic)).partitions[0]?.leader).toBe(to);
+  });
+
   it('reads a 50-partition metadata topic on 3 brokers over 3 fetch connections', async () => {
     const base = wireConnectionFactory({});
     const dedicated: (number | undefined)[] = [];

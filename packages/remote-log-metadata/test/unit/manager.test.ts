@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   InMemoryMetadataEventLog,
   type MetadataEventLog,
+  metadataPartition,
   type RemoteLogMetadataError,
   RemoteLogMetadataManager,
   remotePartitionDeleteMetadata,
@@ -277,3 +278,152 @@ async function* countingRead<T extends { records: readonly unknown[] }>(
     yield batch;
   }
 }
+
+describe('RemoteLogMetadataManager: reading the whole log', () => {
+  it('readToEnd reads every metadata partition to its end, and userPartitions lists what it met', async () => {
+    const log = new InMemoryMetadataEventLog(LOG_TOPIC_ID, 5);
+    // Another broker's events, written before this manager exists.
+    const a = tip('a', 0, randomUuid());
+    const b = tip('b', 3, randomUuid());
+    const sa = segId(a);
+    await log.write(metadataPartition(a, 5), serializeMetadataEvent(segment(sa, 0, 9, [[0, 0]])));
+    await log.write(
+      metadataPartition(a, 5),
+      serializeMetadataEvent(update(sa, 'COPY_SEGMENT_FINISHED')),
+    );
+    await log.write(
+      metadataPartition(b, 5),
+      serializeMetadataEvent(
+        remotePartitionDeleteMetadata({
+          topicIdPartition: b,
+          state: 'DELETE_PARTITION_FINISHED',
+          eventTimestampMs: 1n,
+          brokerId: 1,
+        }),
+      ),
+    );
+    const m = new RemoteLogMetadataManager(log);
+    expect(m.userPartitions()).toEqual([]);
+    const reached = await m.readToEnd({ timeoutMs: 5000 });
+    expect([...reached.keys()]).toEqual([0, 1, 2, 3, 4]);
+    expect(reached.get(metadataPartition(a, 5))).toBe(2n);
+    expect(reached.get(metadataPartition(b, 5))).toBe(
+      metadataPartition(a, 5) === metadataPartition(b, 5) ? 3n : 1n,
+    );
+    expect(m.userPartitions()).toEqual([
+      {
+        topicIdPartition: a,
+        metadataPartition: metadataPartition(a, 5),
+        registered: false,
+        ready: false,
+        deleted: false,
+      },
+      {
+        topicIdPartition: b,
+        metadataPartition: metadataPartition(b, 5),
+        registered: false,
+        ready: false,
+        deleted: true,
+      },
+    ]);
+    // Read only for the call: released afterwards, the positions kept (empty ones as 0).
+    expect(log.assigned()).toEqual([]);
+    expect(m.positions()).toEqual(reached);
+    // A partition registered now is served from that state at once.
+    await ready(m, a);
+    expect(m.listRemoteLogSegments(a).map((s) => s.state)).toEqual(['COPY_SEGMENT_FINISHED']);
+    expect(m.userPartitions()[0]).toMatchObject({ registered: true, ready: true });
+    await m.close();
+  });
+
+  it('positions() lists a metadata partition being read that never had a record, as 0', async () => {
+    const log = new InMemoryMetadataEventLog(LOG_TOPIC_ID, 5);
+    const m = new RemoteLogMetadataManager(log);
+    const tp = tip('quiet', 0, randomUuid());
+    await ready(m, tp);
+    expect(m.positions()).toEqual(new Map([[m.metadataPartitionOf(tp), 0n]]));
+    await m.close();
+  });
+
+  it('readToEnd refuses a partition outside the topic and times out, typed, when the end is not reached', async () => {
+    const log = new InMemoryMetadataEventLog(LOG_TOPIC_ID, 2);
+    const m = new RemoteLogMetadataManager(log);
+    await expect(m.readToEnd({ metadataPartitions: [2] })).rejects.toMatchObject({
+      code: 'ERR_KAFKA_RLMM_CONFIG_INVALID',
+    });
+    await m.close();
+    // A log whose end is ahead of anything it hands out: its reads yield nothing until closed.
+    const stalled: MetadataEventLog = {
+      topicId: log.topicId,
+      numPartitions: log.numPartitions,
+      write: (p, v) => log.write(p, v),
+      assign: () => {},
+      unassign: async () => {},
+      assigned: () => [],
+      read: async function* (signal) {
+        if (signal?.aborted !== true)
+          await new Promise((resolve) => signal?.addEventListener('abort', resolve));
+      },
+      highWaterMarks: async () => new Map([[0, 5n]]),
+      visitRange: (p, f, t, v) => log.visitRange(p, f, t, v),
+      close: () => log.close(),
+    };
+    const m2 = new RemoteLogMetadataManager(stalled);
+    await expect(m2.readToEnd({ metadataPartitions: [0], timeoutMs: 50 })).rejects.toMatchObject({
+      code: 'ERR_KAFKA_RLMM_CONSUME_TIMEOUT',
+      message: expect.stringContaining('metadata partitions not read to their end after 50 ms: 0'),
+    });
+    await m2.close();
+  });
+});
+
+describe('InMemoryMetadataEventLog', () => {
+  it('wakes every read waiting on it: two managers over one log both close', async () => {
+    const log = new InMemoryMetadataEventLog(LOG_TOPIC_ID, 1);
+    const a = new RemoteLogMetadataManager(log);
+    const b = new RemoteLogMetadataManager(log);
+    const tp = tip('shared', 0, randomUuid());
+    await ready(a, tp);
+    await ready(b, tp);
+    // Both reads wait for a record now; closing one must not leave the other's wake-up lost.
+    await a.close();
+    await b.close();
+    expect(a.failure).toBeUndefined();
+    expect(b.failure).toBeUndefined();
+  });
+});
+
+describe('metadata log records', () => {
+  it('say their record type and version from the frame; a value that is not a frame says null', async () => {
+    const log = new InMemoryMetadataEventLog(LOG_TOPIC_ID, 1);
+    const tp = tip('t', 0, randomUuid());
+    const s = segId(tp);
+    log.append(0, serializeMetadataEvent(segment(s, 0, 9, [[0, 0]])));
+    log.append(0, serializeMetadataEvent(update(s, 'COPY_SEGMENT_FINISHED')));
+    log.append(
+      0,
+      serializeMetadataEvent(
+        remotePartitionDeleteMetadata({
+          topicIdPartition: tp,
+          state: 'DELETE_PARTITION_STARTED',
+          eventTimestampMs: 1n,
+          brokerId: 1,
+        }),
+      ),
+    );
+    log.append(0, Buffer.from([7]));
+    log.append(0, null);
+    const seen: [number | null, number | null][] = [];
+    await log.visitRange(0, 0n, 5n, (r) => {
+      seen.push([r.recordType, r.recordVersion]);
+    });
+    expect(seen).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 0],
+      [null, null],
+      [null, null],
+    ]);
+    await log.close();
+  });
+});

@@ -5,10 +5,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  CodecError,
   decodeRemoteLogMetadataValue,
   encodeRemoteLogMetadataValue,
   Reader,
   type RemoteLogMetadataRecord,
+  readRemoteLogMetadataHeader,
   Writer,
 } from '../../../src/index.js';
 import { MESSAGE_CODECS } from '../../support/gen/arbitraries.js';
@@ -56,6 +58,7 @@ describe('metadata record values round-trip through the serde framing', () => {
           const value = { apiKey: c.apiKey, version: 0, record } as RemoteLogMetadataRecord;
           const bytes = encodeRemoteLogMetadataValue(value);
           expect(bytes.subarray(0, 3).toString('hex')).toBe(`010${c.apiKey}00`);
+          expect(readRemoteLogMetadataHeader(bytes)).toEqual({ recordType: c.apiKey, version: 0 });
           const back = decodeRemoteLogMetadataValue(bytes);
           expect(back).toEqual(value);
           expect(encodeRemoteLogMetadataValue(back).equals(bytes)).toBe(true);
@@ -63,5 +66,32 @@ describe('metadata record values round-trip through the serde framing', () => {
         { numRuns: 100 },
       );
     }
+  });
+});
+
+describe('the frame of a metadata record value alone', () => {
+  it('reads type and version from any body, and refuses other frames and short values', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 0x3fff }),
+        fc.integer({ min: 0, max: 0x3fff }),
+        fc.uint8Array({ maxLength: 16 }),
+        (recordType, version, body) => {
+          const w = new Writer(16);
+          w.writeUvarint(1);
+          w.writeUvarint(recordType);
+          w.writeUvarint(version);
+          const bytes = Buffer.concat([w.finish(), body]);
+          expect(readRemoteLogMetadataHeader(bytes)).toEqual({ recordType, version });
+          // Cut inside the frame: a typed error, never a wrong answer.
+          const frameBytes = bytes.length - body.length;
+          expect(() => readRemoteLogMetadataHeader(bytes.subarray(0, frameBytes - 1))).toThrow(
+            CodecError,
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(() => readRemoteLogMetadataHeader(Buffer.from([0, 0, 0]))).toThrow(/frame version 0/);
   });
 });
