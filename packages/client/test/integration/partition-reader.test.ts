@@ -467,6 +467,96 @@ describe('PartitionReader on a real cluster', () => {
     expect(dedicated.map((c) => c.nodeId).sort()).toEqual([...leaders].sort());
   });
 
+  it('MultiPartitionReader follows every partition through ElectLeaders-driven leader moves while the Java producer writes, losing and repeating nothing', async () => {
+    const topic = unique('reader-multi-elect');
+    await shared.admin.createTopic(topic, {
+      assignments: [
+        [1, 2, 3],
+        [2, 3, 1],
+        [3, 1, 2],
+      ],
+    });
+    const guard = new AbortController();
+    const multi = new MultiPartitionReader(
+      cluster,
+      [0, 1, 2].map((partition) => ({ topic, partition, startOffset: 0n })),
+      { signal: guard.signal },
+    );
+    let producing = true;
+    let rounds = 0;
+    let failed: unknown;
+    const producer = (async () => {
+      while (producing) {
+        const batch = Array.from({ length: 12 }, (_, i) => ({
+          value: `p${i % 3}-${rounds * 4 + Math.floor(i / 3)}`,
+          partition: i % 3,
+        }));
+        await shared.admin.produce(topic, batch);
+        rounds++;
+      }
+    })().catch((e: unknown) => {
+      failed = e;
+    });
+    const roundsAtLeast = async (n: number) => {
+      while (rounds < n && failed === undefined) await new Promise((r) => setTimeout(r, 50));
+      expect(failed).toBeUndefined();
+    };
+    const leadersSeen = new Map<number, Set<number>>();
+    const reading = readWhile(multi, () => false, {
+      guard,
+      guardMs: 110_000,
+      onBatch: (b) => {
+        const seen = leadersSeen.get(b.partition) ?? new Set<number>();
+        seen.add(b.leaderId);
+        leadersSeen.set(b.partition, seen);
+      },
+    });
+    // Every partition's preferred leader moves to the next broker, then is elected.
+    await roundsAtLeast(rounds + 3);
+    await shared.admin.reassignPartitions(topic, {
+      0: [2, 3, 1],
+      1: [3, 1, 2],
+      2: [1, 2, 3],
+    });
+    while ((await shared.admin.listReassignments()).some((r) => r.topic === topic)) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const elected = await shared.admin.electLeaders(topic, { partitions: [0, 1, 2] });
+    expect(elected.map((e) => e.error)).toEqual([null, null, null]);
+    const moved = async () => {
+      const partitions = (await shared.admin.describeTopic(topic)).partitions;
+      return partitions.map((p) => p.leader).join() === '2,3,1';
+    };
+    for (let i = 0; i < 60 && !(await moved()); i++) await new Promise((r) => setTimeout(r, 250));
+    expect(await moved()).toBe(true);
+    await roundsAtLeast(rounds + 3);
+    producing = false;
+    await producer;
+    expect(failed).toBeUndefined();
+    const perPartition = rounds * 4;
+    for (let partition = 0; partition < 3; partition++)
+      expect(await endOffset(topic, partition)).toBe(BigInt(perPartition));
+    const caughtUp = () =>
+      [0, 1, 2].every((partition) => multi.position(topic, partition) === BigInt(perPartition));
+    while (!caughtUp() && !guard.signal.aborted) await new Promise((r) => setTimeout(r, 50));
+    guard.abort();
+    const batches = await reading;
+    await multi.close();
+    for (let partition = 0; partition < 3; partition++) {
+      const mine = recordsOf(batches.filter((b) => b.partition === partition));
+      expect(mine.map((r) => r.offset)).toEqual(
+        Array.from({ length: perPartition }, (_, i) => BigInt(i)),
+      );
+      expect(mine.map((r) => r.value?.toString())).toEqual(
+        Array.from({ length: perPartition }, (_, i) => `p${partition}-${i}`),
+      );
+    }
+    // Each partition was read from its first leader and from the one elected after it.
+    expect([...(leadersSeen.get(0) ?? [])].sort()).toEqual([1, 2]);
+    expect([...(leadersSeen.get(1) ?? [])].sort()).toEqual([2, 3]);
+    expect([...(leadersSeen.get(2) ?? [])].sort()).toEqual([1, 3]);
+  });
+
   it('MultiPartitionReader delivers every record of 6 partitions once through a bounded queue', async () => {
     const topic = unique('reader-multi');
     await shared.admin.createTopic(topic, { partitions: 6, replicationFactor: 3 });
