@@ -30,6 +30,8 @@ export {
   protocolErrorOrNull,
 } from './protocol-error.js';
 export { Reader } from './reader.js';
+export type { RecordBatchFields } from './records/batch-header.js';
+export { recordBatchSizeUpperBound, restampRecordBatch } from './records/batch-header.js';
 export type {
   CodecImplementations,
   CompressionBackend,
@@ -63,9 +65,16 @@ export type {
   TimestampType,
 } from './records/encode-record-batch.js';
 export { encodeRecordBatch, encodeRecordBatchSync } from './records/encode-record-batch.js';
+export { RECORD_BATCH_OVERHEAD } from './records/layout.js';
+export { murmur2, partitionForKey, toPositive } from './records/partition-hash.js';
 export type { RecordHeader } from './records/record.js';
 export { KafkaRecord } from './records/record.js';
 export type { DecodeRecordBatchesOptions, RecordBatch } from './records/record-batch.js';
 export { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './records/record-batch.js';
+export type { BuilderCompressOptions } from './records/record-batch-builder.js';
+export { RecordBatchBuilder } from './records/record-batch-builder.js';
 export { RecordBatchError } from './records/record-batch-error.js';
+export type { RecordHeadersInput, RecordHeaderValue } from './records/record-fields.js';
+export { recordSizeInBytes } from './records/record-fields.js';
+export { ZERO_UUID } from './uuid.js';
 export { EMPTY_BUFFER, Writer } from './writer.js';

@@ -172,8 +172,7 @@ export function readUnknownTaggedOnly(r: Reader): UnknownTaggedField[] | undefin
   return out;
 }
 
-/** Kafka's zero uuid (`Uuid.ZERO_UUID`, "no id") in the codec's text form. */
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+export { ZERO_UUID } from '../uuid.js';
 
 /** A `ResponseErrorEntry` a generated response-error walk is still filling in. */
 export type ResponseErrorDraft = {

@@ -10,21 +10,21 @@ import {
   writeVarintAt as writeVarint,
   writeVarlongAt as writeVarlong,
 } from '../varint.js';
+import { type RecordBatchFields, writeRecordBatchHeader } from './batch-header.js';
 import {
   type CompressionBackend,
   type CompressionCodec,
-  CompressionId,
   compress,
   compressSync,
 } from './compression.js';
-import { crc32c } from './crc32c.js';
+import { RECORD_BATCH_OVERHEAD } from './layout.js';
 import {
-  ATTR_CONTROL,
-  ATTR_DELETE_HORIZON,
-  ATTR_LOG_APPEND_TIME,
-  ATTR_TRANSACTIONAL,
-  RECORD_BATCH_OVERHEAD,
-} from './layout.js';
+  fieldMost,
+  headersMost,
+  MAX_RECORD_OVERHEAD,
+  writeField,
+  writeHeaders,
+} from './record-fields.js';
 
 /** One record header: a UTF-8 key and a nullable value. */
 export interface RecordHeaderInput {
@@ -46,19 +46,7 @@ export interface RecordInput {
 }
 
 /** A v2 record batch to encode; every field but `records` has Kafka's producer default. */
-export interface RecordBatchInput {
-  /** Default `0n`: a producer's batches are renumbered by the broker. */
-  readonly baseOffset?: bigint;
-  /** Default `-1` (a producer does not know it). */
-  readonly partitionLeaderEpoch?: number;
-  /** Default `-1n` (not idempotent). */
-  readonly producerId?: bigint;
-  /** Default `-1`. */
-  readonly producerEpoch?: number;
-  /** Sequence of the first record; default `-1`. */
-  readonly baseSequence?: number;
-  /** Attributes bit 4. Default false. */
-  readonly transactional?: boolean;
+export interface RecordBatchInput extends RecordBatchFields {
   /** Attributes bit 5: the records are control records. Default false. */
   readonly control?: boolean;
   /** Default `none`. */
@@ -90,8 +78,6 @@ export interface RecordBatchInput {
 /** Attributes bit 3: where a record's timestamp came from. */
 export type TimestampType = 'CreateTime' | 'LogAppendTime';
 
-const EMPTY_HEADERS: readonly RecordHeaderInput[] = [];
-
 function bad(detail: string): never {
   throw new CodecError('VALUE_INVALID', 'RecordBatch', detail);
 }
@@ -100,18 +86,6 @@ function toMs(t: bigint | number, what: string): number {
   const n = typeof t === 'number' ? t : Number(t);
   if (!Number.isSafeInteger(n)) bad(`${what} ${t} is not an integer within ±2^53 ms`);
   return n;
-}
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/**
- * Java's `String.getBytes(UTF_8)` writes a lone UTF-16 surrogate as `?`, Node's encoder as
- * U+FFFD: header keys follow Java so a batch has the bytes the Java producer would write.
- */
-function javaUtf8(s: string): string {
-  return (s as unknown as { isWellFormed(): boolean }).isWellFormed()
-    ? s
-    : s.replace(LONE_SURROGATE, '?');
 }
 
 /** The records section (after `room` header bytes) and what the header needs from it. */
@@ -148,17 +122,6 @@ function newSlab(start: number, pos: number, need: number): Buffer {
   slab = next;
   slabUsed = 0;
   return next;
-}
-
-/**
- * The UTF-8 length of a header key when it is ASCII (every char below U+0080, as most keys
- * are), written byte for byte; -1 otherwise, for the Java-faithful UTF-8 path.
- */
-function asciiLength(s: string): number {
-  const n = s.length;
-  if (n > 64) return -1;
-  for (let i = 0; i < n; i++) if (s.charCodeAt(i) >= 0x80) return -1;
-  return n;
 }
 
 /**
@@ -205,19 +168,15 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
     if (od > lastOffsetDelta) lastOffsetDelta = od;
     const key = r.key ?? null;
     const value = r.value;
-    const headers = r.headers ?? EMPTY_HEADERS;
-    const kl = key === null ? -1 : key.length;
-    const vl = value === null ? -1 : value.length;
+    const headers = r.headers ?? null;
     // The most the record can take, every varint at its widest, for the room check: its
     // exact size is known once it is written.
-    let most = 1 + 10 + 5 + (kl < 0 ? 1 : 5 + kl) + (vl < 0 ? 1 : 5 + vl) + 5;
-    if (headers.length > 0) most += headersMost(headers);
-    // Room for the size varint (at most 5 bytes) and the record.
-    if (pos + 5 + most > buf.length) {
-      if (pos - start + 5 + most > 0x7fffffff - RECORD_BATCH_OVERHEAD) {
+    const most = MAX_RECORD_OVERHEAD + fieldMost(key) + fieldMost(value) + headersMost(headers);
+    if (pos + most > buf.length) {
+      if (pos - start + most > 0x7fffffff - RECORD_BATCH_OVERHEAD) {
         bad(`records take more than ${0x7fffffff - RECORD_BATCH_OVERHEAD} bytes`);
       }
-      buf = newSlab(start, pos, 5 + most);
+      buf = newSlab(start, pos, most);
       pos -= start;
       start = 0;
     }
@@ -231,20 +190,9 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
         ? writeVarint(buf, q, tsDelta)
         : writeVarlong(buf, q, tsDelta);
     q = writeVarint(buf, q, od);
-    if (key === null) {
-      buf[q++] = 1; // zig-zag -1: null
-    } else {
-      q = writeVarint(buf, q, kl);
-      q = put(buf, q, key);
-    }
-    if (value === null) {
-      buf[q++] = 1;
-    } else {
-      q = writeVarint(buf, q, vl);
-      q = put(buf, q, value);
-    }
-    q = writeVarint(buf, q, headers.length);
-    if (headers.length > 0) q = writeHeaders(buf, q, headers);
+    q = writeField(buf, q, key);
+    q = writeField(buf, q, value);
+    q = writeHeaders(buf, q, headers);
     const size = q - at;
     // Outside 64-8191 the size varint is not two bytes wide: move the record to fit it.
     if (size < 64 || size >= 8192) buf.copyWithin(pos + sizeOfVarint(size), at, q);
@@ -261,103 +209,30 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
   };
 }
 
-/**
- * The most the headers of one record can take after their count: a UTF-8 key is at most 3
- * bytes per UTF-16 code unit, a varint at most 5 bytes.
- */
-function headersMost(headers: readonly RecordHeaderInput[]): number {
-  let most = 0;
-  for (let h = 0; h < headers.length; h++) {
-    const hd = headers[h]!;
-    most += 10 + 3 * hd.key.length + (hd.value === null ? 0 : hd.value.length);
-  }
-  return most;
-}
-
-/** Writes the headers of one record after their count; returns the position after them. */
-function writeHeaders(buf: Buffer, pos: number, headers: readonly RecordHeaderInput[]): number {
-  for (let h = 0; h < headers.length; h++) {
-    const hd = headers[h]!;
-    const key = hd.key;
-    const kl = asciiLength(key);
-    if (kl >= 0) {
-      pos = writeVarint(buf, pos, kl);
-      for (let i = 0; i < kl; i++) buf[pos + i] = key.charCodeAt(i);
-      pos += kl;
-    } else {
-      const fixed = javaUtf8(key);
-      pos = writeVarint(buf, pos, Buffer.byteLength(fixed, 'utf8'));
-      pos += buf.write(fixed, pos, 'utf8');
-    }
-    const value = hd.value;
-    if (value === null) {
-      buf[pos++] = 1;
-    } else {
-      pos = writeVarint(buf, pos, value.length);
-      pos = put(buf, pos, value);
-    }
-  }
-  return pos;
-}
-
-/** `TypedArray.prototype.set`, called directly: cheaper than a lookup through Buffer's prototype chain. */
-const typedArraySet = Object.getPrototypeOf(Uint8Array.prototype).set as (
-  this: Uint8Array,
-  src: Uint8Array,
-  offset: number,
-) => void;
-
-/**
- * Copies `src` into `dst` at `pos`. Fields of up to 8 bytes are copied by a loop: below that
- * a typed-array `set` costs more in call overhead than the bytes it moves.
- */
-function put(dst: Buffer, pos: number, src: Buffer): number {
-  const n = src.length;
-  if (n <= 8) {
-    for (let i = 0; i < n; i++) dst[pos + i] = src[i]!;
-  } else {
-    typedArraySet.call(dst, src, pos);
-  }
-  return pos + n;
-}
-
-function checkInt(v: number, min: number, max: number, what: string): number {
-  if (!Number.isInteger(v) || v < min || v > max) bad(`${what} ${v} is out of range`);
-  return v;
-}
-
 function writeHeader(
   out: Buffer,
   input: RecordBatchInput,
   p: Prepared,
   codec: CompressionCodec,
 ): void {
-  const n = input.records.length;
-  out.writeBigInt64BE(input.baseOffset ?? 0n, 0);
-  out.writeInt32BE(out.length - 12, 8); // batchLength counts from partitionLeaderEpoch on
-  out.writeInt32BE(
-    checkInt(input.partitionLeaderEpoch ?? -1, -0x80000000, 0x7fffffff, 'partitionLeaderEpoch'),
-    12,
-  );
-  out[16] = 2; // magic
-  let attributes = CompressionId[codec];
-  if (input.timestampType === 'LogAppendTime') attributes |= ATTR_LOG_APPEND_TIME;
-  if (input.transactional === true) attributes |= ATTR_TRANSACTIONAL;
-  if (input.control === true) attributes |= ATTR_CONTROL;
-  if (input.deleteHorizonMs !== undefined) attributes |= ATTR_DELETE_HORIZON;
-  out.writeInt16BE(attributes, 21);
-  out.writeInt32BE(p.lastOffsetDelta, 23);
-  out.writeBigInt64BE(p.baseTimestamp, 27);
-  const maxTs =
+  const maxTimestamp =
     input.timestampType === 'LogAppendTime' && input.logAppendTime !== undefined
       ? input.logAppendTime
       : p.maxTimestamp;
-  out.writeBigInt64BE(maxTs, 35);
-  out.writeBigInt64BE(input.producerId ?? -1n, 43);
-  out.writeInt16BE(checkInt(input.producerEpoch ?? -1, -0x8000, 0x7fff, 'producerEpoch'), 51);
-  out.writeInt32BE(checkInt(input.baseSequence ?? -1, -0x80000000, 0x7fffffff, 'baseSequence'), 53);
-  out.writeInt32BE(n, 57);
-  out.writeUInt32BE(crc32c(out, 21, out.length), 17); // CRC-32C over attributes..end
+  writeRecordBatchHeader(
+    out,
+    {
+      compression: codec,
+      recordCount: input.records.length,
+      lastOffsetDelta: p.lastOffsetDelta,
+      baseTimestamp: p.baseTimestamp,
+      maxTimestamp,
+      logAppendTime: input.timestampType === 'LogAppendTime',
+      control: input.control === true,
+      deleteHorizon: input.deleteHorizonMs !== undefined,
+    },
+    input,
+  );
 }
 
 /**

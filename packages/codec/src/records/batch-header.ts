@@ -1,0 +1,170 @@
+/**
+ * The v2 record batch header as a producer writes it: every field at once (the encoder, the
+ * builder), or the producer id, epoch and base sequence again on a finished batch, as Kafka's
+ * producer numbers a batch when it drains it and renumbers it after an epoch bump.
+ */
+import { CodecError } from '../errors.js';
+import { type CompressionCodec, CompressionId } from './compression.js';
+import { crc32c } from './crc32c.js';
+import {
+  ATTR_CONTROL,
+  ATTR_DELETE_HORIZON,
+  ATTR_LOG_APPEND_TIME,
+  ATTR_TRANSACTIONAL,
+  ATTRIBUTES_OFFSET,
+  BASE_SEQUENCE_OFFSET,
+  BASE_TIMESTAMP_OFFSET,
+  BATCH_LENGTH_OFFSET,
+  CRC_OFFSET,
+  LAST_OFFSET_DELTA_OFFSET,
+  LOG_OVERHEAD,
+  MAGIC_OFFSET,
+  MAX_TIMESTAMP_OFFSET,
+  PARTITION_LEADER_EPOCH_OFFSET,
+  PRODUCER_EPOCH_OFFSET,
+  PRODUCER_ID_OFFSET,
+  RECORD_BATCH_OVERHEAD,
+  RECORDS_COUNT_OFFSET,
+} from './layout.js';
+import {
+  fieldSize,
+  headersSize,
+  MAX_RECORD_OVERHEAD,
+  type RecordHeadersInput,
+} from './record-fields.js';
+
+/** The header fields a producer chooses; each has the Java producer's default. */
+export interface RecordBatchFields {
+  /** Default `0n`: a producer's batches are renumbered by the broker. */
+  readonly baseOffset?: bigint;
+  /** Default `-1` (a producer does not know it). */
+  readonly partitionLeaderEpoch?: number;
+  /** Default `-1n` (not idempotent). */
+  readonly producerId?: bigint;
+  /** Default `-1`. */
+  readonly producerEpoch?: number;
+  /** Sequence of the first record; default `-1`. */
+  readonly baseSequence?: number;
+  /** Attributes bit 4. Default false. */
+  readonly transactional?: boolean;
+}
+
+/** What the header says beyond the producer's fields: the records' own facts. */
+export interface RecordBatchShape {
+  readonly compression: CompressionCodec;
+  readonly recordCount: number;
+  readonly lastOffsetDelta: number;
+  readonly baseTimestamp: bigint;
+  readonly maxTimestamp: bigint;
+  readonly logAppendTime?: boolean;
+  readonly control?: boolean;
+  readonly deleteHorizon?: boolean;
+}
+
+function bad(detail: string): never {
+  throw new CodecError('VALUE_INVALID', 'RecordBatch', detail);
+}
+
+function checkInt(v: number, min: number, max: number, what: string): number {
+  if (!Number.isInteger(v) || v < min || v > max) bad(`${what} ${v} is out of range`);
+  return v;
+}
+
+function checkProducerId(v: bigint): bigint {
+  if (v < -0x8000000000000000n || v > 0x7fffffffffffffffn) bad(`producerId ${v} is out of range`);
+  return v;
+}
+
+/**
+ * Writes the whole 61-byte header at the start of `out` (whose length is the batch's), the
+ * CRC-32C last. With `crc` false the CRC is left for {@link restampRecordBatch}.
+ * @throws CodecError `VALUE_INVALID` for a field out of range
+ */
+export function writeRecordBatchHeader(
+  out: Buffer,
+  shape: RecordBatchShape,
+  fields: RecordBatchFields,
+  crc = true,
+): void {
+  out.writeBigInt64BE(fields.baseOffset ?? 0n, 0);
+  // batchLength counts from the partition leader epoch on.
+  out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
+  out.writeInt32BE(
+    checkInt(fields.partitionLeaderEpoch ?? -1, -0x80000000, 0x7fffffff, 'partitionLeaderEpoch'),
+    PARTITION_LEADER_EPOCH_OFFSET,
+  );
+  out[MAGIC_OFFSET] = 2;
+  let attributes: number = CompressionId[shape.compression];
+  if (shape.logAppendTime === true) attributes |= ATTR_LOG_APPEND_TIME;
+  if (fields.transactional === true) attributes |= ATTR_TRANSACTIONAL;
+  if (shape.control === true) attributes |= ATTR_CONTROL;
+  if (shape.deleteHorizon === true) attributes |= ATTR_DELETE_HORIZON;
+  out.writeInt16BE(attributes, ATTRIBUTES_OFFSET);
+  out.writeInt32BE(shape.lastOffsetDelta, LAST_OFFSET_DELTA_OFFSET);
+  out.writeBigInt64BE(shape.baseTimestamp, BASE_TIMESTAMP_OFFSET);
+  out.writeBigInt64BE(shape.maxTimestamp, MAX_TIMESTAMP_OFFSET);
+  out.writeBigInt64BE(checkProducerId(fields.producerId ?? -1n), PRODUCER_ID_OFFSET);
+  out.writeInt16BE(
+    checkInt(fields.producerEpoch ?? -1, -0x8000, 0x7fff, 'producerEpoch'),
+    PRODUCER_EPOCH_OFFSET,
+  );
+  out.writeInt32BE(
+    checkInt(fields.baseSequence ?? -1, -0x80000000, 0x7fffffff, 'baseSequence'),
+    BASE_SEQUENCE_OFFSET,
+  );
+  out.writeInt32BE(shape.recordCount, RECORDS_COUNT_OFFSET);
+  if (crc) out.writeUInt32BE(crc32c(out, ATTRIBUTES_OFFSET, out.length), CRC_OFFSET);
+}
+
+/**
+ * Writes a producer id, epoch and base sequence into a finished v2 batch and refreshes its
+ * CRC-32C (it covers them), in place: what Kafka's producer does when it numbers a batch as it
+ * drains it, and when an epoch bump renumbers a batch already sent.
+ *
+ * @param batch exactly one v2 batch (its header and records)
+ * @throws CodecError `VALUE_INVALID` for a field out of range or bytes that are not one v2 batch
+ */
+export function restampRecordBatch(
+  batch: Buffer,
+  producerId: bigint,
+  producerEpoch: number,
+  baseSequence: number,
+): void {
+  if (
+    batch.length < RECORD_BATCH_OVERHEAD ||
+    batch[MAGIC_OFFSET] !== 2 ||
+    batch.readInt32BE(BATCH_LENGTH_OFFSET) !== batch.length - LOG_OVERHEAD
+  ) {
+    bad(`restamp needs exactly one v2 batch (${batch.length} bytes given)`);
+  }
+  batch.writeBigInt64BE(checkProducerId(producerId), PRODUCER_ID_OFFSET);
+  batch.writeInt16BE(
+    checkInt(producerEpoch, -0x8000, 0x7fff, 'producerEpoch'),
+    PRODUCER_EPOCH_OFFSET,
+  );
+  batch.writeInt32BE(
+    checkInt(baseSequence, -0x80000000, 0x7fffffff, 'baseSequence'),
+    BASE_SEQUENCE_OFFSET,
+  );
+  batch.writeUInt32BE(crc32c(batch, ATTRIBUTES_OFFSET, batch.length), CRC_OFFSET);
+}
+
+/**
+ * The most bytes a v2 batch holding just this record can take, uncompressed: the batch header
+ * and the record with its deltas and size varint at their widest (Kafka's
+ * `AbstractRecords.estimateSizeInBytesUpperBound`, which the Java producer checks a record
+ * against `max.request.size` and `buffer.memory` with). Strings count as their UTF-8 bytes.
+ */
+export function recordBatchSizeUpperBound(
+  key: Uint8Array | string | null,
+  value: Uint8Array | string | null,
+  headers: RecordHeadersInput | null = null,
+): number {
+  return (
+    RECORD_BATCH_OVERHEAD +
+    MAX_RECORD_OVERHEAD +
+    fieldSize(key) +
+    fieldSize(value) +
+    headersSize(headers)
+  );
+}
