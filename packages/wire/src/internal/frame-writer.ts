@@ -15,10 +15,13 @@ export interface WritableSink {
 const CONCAT_LIMIT_BYTES = 64 * 1024;
 
 /**
- * Coalesces request frames: frames queued in one tick leave in one `write` (small bursts are
+ * Coalesces request frames: frames queued together leave in one `write` (small bursts are
  * joined into one buffer; large ones are written under `cork` so the kernel sees one writev).
- * The flush runs on `process.nextTick`, after the synchronous burst and the promise
- * continuations already queued, so a loop of `send` calls costs one syscall.
+ * The flush is a microtask, queued behind the synchronous burst and the promise continuations
+ * already queued, so a loop of `send` calls costs one syscall. A microtask rather than
+ * `process.nextTick`: Node runs the tick queue only once the microtask queue is empty, so a
+ * caller looping on resolved promises (`await producer.send(...)` with room in the buffer) would
+ * hold every request back until the loop stops; a microtask goes out between its iterations.
  */
 export class CoalescingWriter {
   /** Socket `write` calls made (one per flush). */
@@ -70,7 +73,7 @@ export class CoalescingWriter {
     if (onWritten !== undefined) this.afterFlush.push(onWritten);
     if (!this.scheduled) {
       this.scheduled = true;
-      process.nextTick(this.flushBound);
+      queueMicrotask(this.flushBound);
     }
   }
 

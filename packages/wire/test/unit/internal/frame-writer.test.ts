@@ -56,6 +56,22 @@ describe('CoalescingWriter', () => {
     expect(sink.listenerCount('drain')).toBe(0);
   });
 
+  it('writes a frame queued inside a loop of awaited, already settled promises before the loop ends', async () => {
+    const sink = new Sink();
+    const w = new CoalescingWriter();
+    w.attach(sink);
+    // An application enqueueing in a tight await loop never yields to the tick queue: the
+    // frame must still reach the socket between its iterations.
+    let writtenAt = -1;
+    for (let i = 0; i < 1000; i++) {
+      if (i === 10) w.enqueue([Buffer.from([i])]);
+      await Promise.resolve();
+      if (writtenAt < 0 && sink.written.length > 0) writtenAt = i;
+    }
+    expect(writtenAt).toBeGreaterThanOrEqual(10);
+    expect(writtenAt).toBeLessThan(20);
+  });
+
   it('joins the pieces of small zero-copy frames with other frames into one write', async () => {
     const sink = new Sink();
     const w = new CoalescingWriter();
