@@ -58,6 +58,6 @@ export type {
   SnapshotInit,
   TopicInfo,
 } from './snapshot.js';
-export { keepNewerLeaderEpochs, MetadataSnapshot, ZERO_UUID } from './snapshot.js';
+export { keepNewerLeaderEpochs, MetadataSnapshot } from './snapshot.js';
 export type { WireConnectionOptions } from './wire-factory.js';
 export { wireConnectionFactory } from './wire-factory.js';

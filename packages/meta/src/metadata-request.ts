@@ -9,6 +9,7 @@ import {
   type MetadataResponse,
   Reader,
   type ResponseErrorEntry,
+  ZERO_UUID,
 } from '@kafkats/codec';
 import { type MetadataHead, type MetadataTable, readMetadataTable } from './metadata-table.js';
 import {
@@ -16,7 +17,6 @@ import {
   MetadataSnapshot,
   snapshotFromTable,
   type TopicInfo,
-  ZERO_UUID,
 } from './snapshot.js';
 
 /**

@@ -1,4 +1,4 @@
-import { CodecError, Reader } from '@kafkats/codec';
+import { CodecError, Reader, ZERO_UUID } from '@kafkats/codec';
 
 /**
  * A Metadata response's topics and partitions, indexed over the response bytes themselves:
@@ -77,14 +77,12 @@ export class MetadataTable {
   /** The topic id of topic slot `t` in Kafka's text form (the zero uuid below v10). */
   topicId(t: number): string {
     const at = this.topicInts[t * 5 + 4]!;
-    if (at < 0) return ZERO_UUID_TEXT;
+    if (at < 0) return ZERO_UUID;
     const b = this.#bytes;
     for (let i = 0; i < 16; i++) if (b[at + i] !== 0) return b.toString('base64url', at, at + 16);
-    return ZERO_UUID_TEXT;
+    return ZERO_UUID;
   }
 }
-
-const ZERO_UUID_TEXT = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 /** The brokers and top-level fields of the same response. */
 export interface MetadataHead {

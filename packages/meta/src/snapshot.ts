@@ -1,3 +1,4 @@
+import { ZERO_UUID } from '@kafkats/codec';
 import type { MetadataTable } from './metadata-table.js';
 
 /** A broker as Metadata describes it. */
@@ -54,9 +55,6 @@ export interface SnapshotInit {
   /** When the answer arrived, epoch milliseconds. */
   readonly fetchedAtMs: number;
 }
-
-/** The zero uuid in Kafka's text form. */
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 function freezePartition(p: PartitionInfo): PartitionInfo {
   return Object.freeze({
@@ -311,6 +309,28 @@ export class MetadataSnapshot {
     const p = t.partitions[partition];
     // Partitions are dense 0..n-1 in practice; fall back to a search if they are not.
     return p?.partition === partition ? p : t.partitions.find((q) => q.partition === partition);
+  }
+
+  /**
+   * The topic's partition count, or -1 when this snapshot does not have the topic; read from
+   * the answer's columns, without making the topic's objects (a producer routes every record
+   * through it).
+   */
+  partitionCount(topic: string): number {
+    if (this.#table !== undefined && this.#overlay?.has(topic) !== true) {
+      const slot = this.#slot(topic);
+      return slot === undefined ? -1 : this.#table.topicInts[slot * 5 + 3]!;
+    }
+    return this.topic(topic)?.partitions.length ?? -1;
+  }
+
+  /** The topic's error code in the answer (0 for none), or -1 when this snapshot does not have it. */
+  topicErrorCode(topic: string): number {
+    if (this.#table !== undefined && this.#overlay?.has(topic) !== true) {
+      const slot = this.#slot(topic);
+      return slot === undefined ? -1 : this.#table.topicInts[slot * 5]!;
+    }
+    return this.topic(topic)?.errorCode ?? -1;
   }
 
   /** The partition's leader node id, or undefined when unknown or leaderless. */

@@ -1,4 +1,5 @@
 import { Admin, MultiPartitionReader, type PartitionBatch, Producer } from '@kafkats/client';
+import { ZERO_UUID } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { type KafkaMetadataLogConfig, type ResolvedLogConfig, resolveLogConfig } from './config.js';
 import { RemoteLogMetadataError } from './errors.js';
@@ -10,8 +11,6 @@ import type {
 } from './event-log.js';
 import { visitRange } from './range.js';
 import { metadataLogRecord } from './serde.js';
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 const topicError = (detail: string, cause?: unknown) =>
   new RemoteLogMetadataError(

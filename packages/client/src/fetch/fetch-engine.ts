@@ -8,14 +8,9 @@ import {
   KafkaError,
   ProtocolError,
   RecordBatchError,
-} from '@kafkats/codec';
-import {
-  classify,
-  type MetaConnection,
-  type MetadataSnapshot,
-  retryDelayMs,
   ZERO_UUID,
-} from '@kafkats/meta';
+} from '@kafkats/codec';
+import { classify, type MetaConnection, type MetadataSnapshot, retryDelayMs } from '@kafkats/meta';
 import { errorFields, type Logger, silentLogger } from '@kafkats/wire';
 import { type FetchTraceContext, fetchChannel } from '../client-diagnostics.js';
 import { unlessAborted } from '../internal/abortable.js';

@@ -10,6 +10,7 @@ import {
   type MetadataResponse,
   Reader,
   Writer,
+  ZERO_UUID,
 } from '@kafkats/codec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,6 @@ import {
   type MetadataSnapshot,
   MetadataSnapshotApi,
   snapshotFromMetadata,
-  ZERO_UUID,
 } from '../../src/index.js';
 
 const VERSIONS = Array.from(
@@ -105,6 +105,8 @@ function view(s: MetadataSnapshot, probe: MetadataSnapshot) {
       s.leaderFor(t.name, p),
       s.partition(t.name, p),
       s.topic(t.name),
+      s.partitionCount(t.name),
+      s.topicErrorCode(t.name),
     ]),
   );
   return {
@@ -114,7 +116,7 @@ function view(s: MetadataSnapshot, probe: MetadataSnapshot) {
     fetchedAtMs: s.fetchedAtMs,
     topics: s.topics,
     lookups,
-    missing: [s.topic('zz'), s.leaderFor('zz', 0)],
+    missing: [s.topic('zz'), s.leaderFor('zz', 0), s.partitionCount('zz'), s.topicErrorCode('zz')],
     ledBy: [0, 1, 2, 3, 4, 5, 6].map((n) => s.partitionsLedBy(n)),
   };
 }

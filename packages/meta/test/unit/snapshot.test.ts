@@ -2,6 +2,7 @@ import {
   createMetadataResponse,
   createMetadataResponsePartition,
   createMetadataResponseTopic,
+  ZERO_UUID,
 } from '@kafkats/codec';
 import { describe, expect, it } from 'vitest';
 import {
@@ -9,7 +10,6 @@ import {
   keepNewerLeaderEpochs,
   MetadataSnapshot,
   snapshotFromMetadata,
-  ZERO_UUID,
 } from '../../src/index.js';
 import { FakeCluster, spreadTopic } from './fake-cluster.js';
 
@@ -39,6 +39,10 @@ describe('MetadataSnapshot', () => {
     });
     expect(s.leaderFor('orders', 6)).toBeUndefined();
     expect(s.leaderFor('missing', 0)).toBeUndefined();
+    expect(s.partitionCount('orders')).toBe(6);
+    expect(s.topicErrorCode('orders')).toBe(0);
+    expect(s.partitionCount('missing')).toBe(-1);
+    expect(s.topicErrorCode('missing')).toBe(-1);
   });
 
   it('turns the protocol -1 leader and controller into absent values, never -1', () => {

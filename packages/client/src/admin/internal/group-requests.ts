@@ -15,8 +15,8 @@ import {
   OffsetFetchApi,
   type OffsetFetchResponse,
   Reader,
+  ZERO_UUID,
 } from '@kafkats/codec';
-import { ZERO_UUID } from '@kafkats/meta';
 import { UnsupportedVersionError } from '@kafkats/wire';
 import type { TopicPartition } from '../../topic-partition.js';
 import type {

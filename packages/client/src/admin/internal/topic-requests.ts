@@ -17,8 +17,9 @@ import {
   MetadataApi,
   type MetadataResponse,
   ProtocolError,
+  ZERO_UUID,
 } from '@kafkats/codec';
-import { buildMetadataRequest, ZERO_UUID } from '@kafkats/meta';
+import { buildMetadataRequest } from '@kafkats/meta';
 import type {
   CreatedTopic,
   CreatePartitionsOptions,

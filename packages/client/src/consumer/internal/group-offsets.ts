@@ -6,8 +6,9 @@ import {
   OffsetCommitApi,
   OffsetFetchApi,
   ProtocolError,
+  ZERO_UUID,
 } from '@kafkats/codec';
-import { type Cluster, retryDelayMs, sleep, ZERO_UUID } from '@kafkats/meta';
+import { type Cluster, retryDelayMs, sleep } from '@kafkats/meta';
 import { UnsupportedVersionError } from '@kafkats/wire';
 import type { TopicPartition } from '../../topic-partition.js';
 import { CommitFailedError } from '../consumer-errors.js';

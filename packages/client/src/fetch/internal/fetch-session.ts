@@ -5,8 +5,8 @@ import {
   createFetchRequestTopic,
   ErrorCode,
   type FetchRequest,
+  ZERO_UUID,
 } from '@kafkats/codec';
-import { ZERO_UUID } from '@kafkats/meta';
 import { FetchStateError } from '../fetch-errors.js';
 
 /** Fetch v13 (KIP-516) names topics by id, not by name, in requests and responses. */
