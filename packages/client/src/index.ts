@@ -1,8 +1,17 @@
 // The pieces a library user meets besides this package's own classes: the Cluster every
-// producer, consumer and reader is built on, and the error classes of the layers below that
-// reach the application, so that `npm install @kafkats/client` is enough for `instanceof`.
+// producer, consumer and reader is built on, the error classes of the layers below that
+// reach the application, so that `npm install @kafkats/client` is enough for `instanceof`,
+// and Kafka's default partitioning hash (the codec's), to route keys as the producer does.
 
-export { KafkaError, ProtocolError, RecordBatchError } from '@kafkats/codec';
+export type { CompressionBackend, CompressionCodec } from '@kafkats/codec';
+export {
+  KafkaError,
+  murmur2,
+  ProtocolError,
+  partitionForKey,
+  RecordBatchError,
+  toPositive,
+} from '@kafkats/codec';
 export type { ClusterConfig } from '@kafkats/meta';
 export {
   Cluster,
@@ -155,7 +164,7 @@ export {
 } from './fetch/fetch-errors.js';
 export type { FetchPartitionStats } from './fetch/fetcher.js';
 export type { IsolationLevelName, PartitionBatch } from './fetch/partition-batch.js';
-export { murmur2, partitionForKey, StickyPartitioner, toPositive } from './producer/partitioner.js';
+export { StickyPartitioner } from './producer/partitioner.js';
 export { Producer } from './producer/producer.js';
 export type { ProducerCluster } from './producer/producer-cluster.js';
 export {
@@ -171,11 +180,13 @@ export {
 } from './producer/producer-errors.js';
 export type {
   Delivery,
+  DeliveryCallback,
   HeaderValue,
   ProducerOptions,
   ProducerRecord,
   ProducerRecordHeaders,
   RecordMetadata,
+  SendBatchResult,
   TransactionGroup,
   TransactionOffset,
 } from './producer/producer-options.js';

@@ -1,4 +1,4 @@
-import { murmur2 } from '@kafkats/client';
+import { murmur2 } from '@kafkats/codec';
 import { RemoteLogMetadataError } from './errors.js';
 import type { TopicIdPartition } from './events.js';
 

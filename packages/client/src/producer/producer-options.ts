@@ -1,4 +1,4 @@
-import type { CompressionCodec } from '@kafkats/codec';
+import type { CompressionBackend, CompressionCodec } from '@kafkats/codec';
 import { type Logger, silentLogger } from '@kafkats/wire';
 import { ProducerConfigError } from './producer-errors.js';
 
@@ -34,7 +34,11 @@ export type ProducerRecordHeaders =
   | readonly { readonly key: string; readonly value: HeaderValue }[]
   | { readonly [key: string]: HeaderValue };
 
-/** Where and when a record was written. */
+/**
+ * Where and when a record was written. The producer hands out objects whose fields are read
+ * from their batch's answer when accessed (offsets and timestamps are bigints, made only if
+ * read); `toJSON()` gives a plain copy.
+ */
 export interface RecordMetadata {
   readonly topic: string;
   readonly partition: number;
@@ -66,6 +70,27 @@ export interface TransactionGroup {
   /** Default '' (no member check). */
   readonly memberId?: string;
   readonly groupInstanceId?: string | null;
+}
+
+/**
+ * A record's outcome, as Java's `Callback.onCompletion` hears it, but error first: `error` is
+ * null and `metadata` set once the broker acknowledged the record; `error` is set when it was
+ * refused or failed. Called exactly once per record. An exception it throws does not stop the
+ * producer: the other records are still told, then it is rethrown as an uncaught exception.
+ */
+export type DeliveryCallback = (error: Error | null, metadata?: RecordMetadata) => void;
+
+/** What one `sendBatch()` call delivered: each record's metadata, made when asked for. */
+export interface SendBatchResult {
+  /** Records the call sent. */
+  readonly count: number;
+  /**
+   * The metadata of the call's record at `index` (in the order given).
+   * @throws RangeError for an index outside the call
+   */
+  metadata(index: number): RecordMetadata;
+  /** Every record's metadata, in the order given. */
+  [Symbol.iterator](): Iterator<RecordMetadata>;
 }
 
 /** A record the producer took into its buffer; `result` settles on delivery. */
@@ -111,7 +136,18 @@ export interface ProducerOptions {
   readonly compression?: CompressionCodec;
   /** `compression.<codec>.level` (KIP-390): gzip 1-9, zstd -131072..22; none for snappy and lz4. */
   readonly compressionLevel?: number;
-  /** `buffer.memory`: bytes of records held before `send` waits. Default 33554432 (32 MiB). */
+  /**
+   * Which implementations may compress: `'auto'` (the default: node:zlib where it has the
+   * codec, else a native addon the application installed, such as lz4-napi or snappy, else
+   * the pure-JS package a plain install has), `'native'` or `'js'`. See the codec's
+   * `compressionSupport()` for what runs here.
+   */
+  readonly compressionBackend?: CompressionBackend;
+  /**
+   * `buffer.memory`: bytes the producer may hold in batches (each batch takes its `batchSize`
+   * buffer until it is delivered, as Java's BufferPool), before `send` waits. Default 33554432
+   * (32 MiB).
+   */
   readonly bufferMemory?: number;
   /**
    * `max.block.ms`: how long `send` waits for buffer room or for a topic's metadata, and how
@@ -151,6 +187,7 @@ export interface ResolvedProducerOptions {
   readonly maxInFlight: number;
   readonly compression: CompressionCodec;
   readonly compressionLevel: number | undefined;
+  readonly compressionBackend: CompressionBackend;
   readonly bufferMemory: number;
   readonly maxBlockMs: number;
   readonly deliveryTimeoutMs: number;
@@ -196,6 +233,11 @@ export function resolveProducerOptions(
       `deliveryTimeoutMs (${deliveryTimeoutMs}) must be at least lingerMs + requestTimeoutMs (${lingerMs + requestTimeoutMs})`,
     );
   }
+  const backend = options.compressionBackend;
+  if (backend !== undefined && backend !== 'auto' && backend !== 'native' && backend !== 'js')
+    throw new ProducerConfigError(
+      `compressionBackend must be 'auto', 'native' or 'js', got ${String(backend)}`,
+    );
   if (options.transactionalId === '')
     throw new ProducerConfigError('transactionalId must not be empty');
   return {
@@ -208,6 +250,7 @@ export function resolveProducerOptions(
     maxInFlight,
     compression: options.compression ?? 'none',
     compressionLevel: options.compressionLevel,
+    compressionBackend: options.compressionBackend ?? 'auto',
     bufferMemory: positive('bufferMemory', options.bufferMemory ?? 32 * 1024 * 1024),
     maxBlockMs: positive('maxBlockMs', options.maxBlockMs ?? 60_000, 0),
     deliveryTimeoutMs,

@@ -2,17 +2,19 @@ import {
   ErrorCode,
   KafkaError,
   ProtocolError,
-  type RecordHeader,
-  type RecordInput,
+  partitionForKey,
+  type RecordHeadersInput,
+  recordBatchSizeUpperBound,
 } from '@kafkats/codec';
 import { retryDelayMs } from '@kafkats/meta';
 import { clusterLogger, type ProducerMetricsSnapshot } from '../client-diagnostics.js';
-import { Accumulator } from './internal/accumulator.js';
+import { Accumulator, type TopicRoute } from './internal/accumulator.js';
+import { type DeliveryListener, type PendingRecord, SendGroup } from './internal/delivery.js';
 import { IdempotenceState } from './internal/idempotence.js';
 import type { ProducerBatch } from './internal/producer-batch.js';
 import { Sender } from './internal/sender.js';
 import { TransactionManager } from './internal/transaction-manager.js';
-import { partitionForKey, StickyPartitioner } from './partitioner.js';
+import { StickyPartitioner } from './partitioner.js';
 import type { ProducerCluster } from './producer-cluster.js';
 import {
   ProducerBlockedError,
@@ -24,81 +26,82 @@ import {
 } from './producer-errors.js';
 import {
   type Delivery,
-  type HeaderValue,
+  type DeliveryCallback,
   type ProducerOptions,
   type ProducerRecord,
-  type ProducerRecordHeaders,
   type RecordMetadata,
   type ResolvedProducerOptions,
   resolveProducerOptions,
+  type SendBatchResult,
   type TransactionGroup,
   type TransactionOffset,
 } from './producer-options.js';
 
-/** A record turned into bytes, waiting for room or metadata. */
-interface Prepared {
-  readonly topic: string;
-  readonly partition: number | undefined;
-  readonly input: RecordInput;
-  readonly timestamp: number;
-  /** Bytes the record adds to a batch (estimate, uncompressed). */
-  readonly bytes: number;
-  readonly resolve: (m: RecordMetadata) => void;
-  readonly reject: (e: Error) => void;
-  /** Settles when the record is in the buffer (or refused). */
-  readonly accepted: { resolve: () => void; reject: (e: Error) => void };
-  /** Fulfils once `accepted` has settled either way. */
-  readonly settled: Promise<void>;
-  readonly deadline: number;
-}
+/** What an append did with a record: in a batch now, or it must wait (metadata, room). */
+const APPENDED = 0 as const;
+const WAIT = 1 as const;
 
-const toBytes = (v: Buffer | string | null | undefined): Buffer | null =>
-  v === null || v === undefined ? null : typeof v === 'string' ? Buffer.from(v, 'utf8') : v;
-
-/** A record's headers as the batch writer takes them: a list, values as bytes. */
-function headerList(headers: ProducerRecordHeaders | undefined): RecordHeader[] {
-  if (headers === undefined) return [];
-  if (Array.isArray(headers))
-    return headers.map((h: { key: string; value: HeaderValue }) => ({
-      key: h.key,
-      value: toBytes(h.value),
-    }));
-  const list: RecordHeader[] = [];
-  for (const key in headers)
-    list.push({ key, value: toBytes((headers as Record<string, HeaderValue>)[key]) });
-  return list;
-}
-
-/** Bytes of a zig-zag varint holding `n` (record lengths and counts in a v2 batch). */
-function varintBytes(n: number): number {
-  let z = n >= 0 ? n * 2 : -n * 2 - 1;
-  let bytes = 1;
-  while (z >= 0x80) {
-    z = Math.floor(z / 128);
-    bytes++;
-  }
-  return bytes;
-}
+/** The promise of a send whose record went into a batch at once: one, shared. */
+const ACCEPTED: Promise<void> = Promise.resolve();
+const noop = () => {};
 
 /**
- * A record's framing in a v2 batch (DefaultRecord): length, attributes (1), timestamp delta
- * and offset delta (3 each: deltas within ~17 minutes and ~1 million records), key and value
- * lengths and the header count. A close estimate, as Kafka's `hasRoomFor` computes the size
- * exactly: over-counting made batches ~10% smaller than Java's for 100-byte records.
+ * Records whose send waits for metadata or buffer room, in send order: one `send` (a single
+ * record) or the rest of one `sendBatch` call from `next` on.
  */
-function recordOverhead(keyLength: number, valueLength: number, headerCount: number): number {
-  const body = 7 + varintBytes(keyLength) + varintBytes(valueLength) + varintBytes(headerCount);
-  const payload = Math.max(keyLength, 0) + Math.max(valueLength, 0);
-  return body + varintBytes(body + payload);
+interface Waiting {
+  readonly records: readonly ProducerRecord[];
+  next: number;
+  /** Who hears of each record: the record's callback or promise, or the call's group. */
+  readonly listener: DeliveryListener;
+  readonly group: SendGroup | null;
+  readonly deadline: number;
+  /** The caller's "accepted" promise, when it asked for one. */
+  readonly accept: { resolve(): void; reject(error: Error): void } | null;
+  /** Whether `accept` rejects when a record is refused (enqueue) or resolves all the same. */
+  readonly rejectOnRefusal: boolean;
+  /** Resolvers of `#waitingSettled()` calls that wait for this entry. */
+  whenDone: (() => void)[] | null;
 }
-/** The v2 batch header. */
-const BATCH_OVERHEAD = 61;
+
+function badRecord(what: string, topic: string): KafkaError {
+  return new KafkaError('ERR_KAFKA_PRODUCER_RECORD_INVALID', `${what} (topic ${topic})`);
+}
+
+/** A key or value as the batch takes it: bytes, a string, or null; anything else is refused. */
+function isField(v: unknown): v is Uint8Array | string | null {
+  return v === null || typeof v === 'string' || v instanceof Uint8Array;
+}
+
+/** Refuses header values that are not bytes, strings or null (and keys that are not strings). */
+function headersInvalid(headers: RecordHeadersInput): string | undefined {
+  if (Array.isArray(headers)) {
+    for (const h of headers as readonly { key: unknown; value: unknown }[]) {
+      if (typeof h?.key !== 'string') return 'a header key is not a string';
+      if (h.value !== undefined && !isField(h.value))
+        return `header ${JSON.stringify(h.key)} has a value that is not bytes, a string or null`;
+    }
+    return undefined;
+  }
+  if (typeof headers !== 'object' || headers === null) return 'headers are not a list or an object';
+  for (const key in headers) {
+    const v = (headers as Record<string, unknown>)[key];
+    if (v !== undefined && !isField(v))
+      return `header ${JSON.stringify(key)} has a value that is not bytes, a string or null`;
+  }
+  return undefined;
+}
 
 /**
  * A Kafka producer: idempotent by default, batching per partition (`lingerMs`, `batchSize`),
  * at most `maxInFlight` batches per partition with order kept across retries, compression,
  * memory bounded by `bufferMemory`, optional transactions. Built on a `@kafkats/meta` Cluster
  * that it does not own.
+ *
+ * Each record is written once, as it is appended, into its batch's final bytes; a batch that
+ * fills goes to the broker from the call that filled it (through a microtask, so an application
+ * sending in a tight `await` loop pipelines with the broker), and `lingerMs` holds for
+ * batches that are not full.
  *
  * ```ts
  * const producer = new Producer(cluster, { compression: 'zstd' });
@@ -114,9 +117,9 @@ export class Producer {
   readonly #sender: Sender;
   readonly #txn: TransactionManager | null;
   readonly #sticky: StickyPartitioner;
-  readonly #waiting: Prepared[] = [];
-  #memoryUsed = 0;
+  readonly #waiting: Waiting[] = [];
   #waitTimer: ReturnType<typeof setTimeout> | undefined;
+  #processing = false;
   #metadataRefresh: Promise<unknown> | undefined;
   // The last refresh for a waiting record: its topic, the topic's error code in the answer, or
   // the refresh's own failure. A full background refresh drops topics that do not exist from
@@ -142,14 +145,18 @@ export class Producer {
     this.#sticky = new StickyPartitioner(o.batchSize, o.random);
     this.#accumulator = new Accumulator(
       o.batchSize,
+      Math.min(o.maxRequestSize, o.bufferMemory),
+      o.bufferMemory,
       o.lingerMs,
       {
         compression: o.compression,
         compressionLevel: o.compressionLevel,
+        compressionBackend: o.compressionBackend,
         transactional,
+        stampedAtDrain: this.#idempotence !== null,
       },
       () => this.#sender.wakeup(),
-      (bytes) => this.#release(bytes),
+      () => this.#release(),
     );
     this.#sender = new Sender(cluster, o, this.#accumulator, this.#idempotence, {
       onFatal: (error) => this.#onFatal(error),
@@ -170,28 +177,78 @@ export class Producer {
   }
 
   /**
-   * Sends one record and resolves when the broker acknowledged it. Waits (up to `maxBlockMs`)
-   * for buffer room and for the topic's metadata; records of one producer are appended in
-   * the order `send` was called. To send many records without waiting for each
-   * acknowledgement, call `send` without awaiting (or use {@link enqueue} for flow control).
+   * Sends one record. Without a callback, resolves when the broker acknowledged it (a promise
+   * per record). With one (Java's `send(record, callback)`), the record's outcome goes to the
+   * callback, exactly once, and the returned promise resolves once the record is in the buffer
+   * or was refused: at once (a settled promise, nothing allocated) when there is room and
+   * metadata, so awaiting it in a loop keeps memory bounded by `bufferMemory` at the cost of a
+   * microtask per record. Either way the record waits (up to `maxBlockMs`) for buffer room and
+   * for its topic's metadata, and records are appended in the order `send` was called.
    *
-   * @throws (rejects) ProducerClosedError, ProducerFatalError / ProducerFencedError,
-   *   TransactionStateError or TransactionAbortableError (transactional, outside or after a
-   *   failed step of a transaction), RecordTooLargeError, ProducerBlockedError
-   *   (`ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED`, `ERR_KAFKA_PRODUCER_METADATA_TIMEOUT`),
-   *   DeliveryTimeoutError, or the broker's ProtocolError for the record's partition
+   * @throws (rejects, or goes to the callback) ProducerClosedError, ProducerFatalError /
+   *   ProducerFencedError, TransactionStateError or TransactionAbortableError (transactional,
+   *   outside or after a failed step of a transaction), RecordTooLargeError,
+   *   ProducerBlockedError (`ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED`,
+   *   `ERR_KAFKA_PRODUCER_METADATA_TIMEOUT`), a KafkaError `ERR_KAFKA_PRODUCER_RECORD_INVALID`
+   *   or `ERR_KAFKA_PRODUCER_PARTITION_INVALID`, DeliveryTimeoutError, or the broker's
+   *   ProtocolError for the record's partition
    */
-  send(record: ProducerRecord): Promise<RecordMetadata> {
-    let accept: Promise<void>;
+  send(record: ProducerRecord): Promise<RecordMetadata>;
+  send(record: ProducerRecord, callback: DeliveryCallback): Promise<void>;
+  send(record: ProducerRecord, callback?: DeliveryCallback): Promise<unknown> {
+    if (callback !== undefined) {
+      if (typeof callback !== 'function') throw new TypeError('callback must be a function');
+      return this.#submitOne(record, callback, false);
+    }
+    let pending!: PendingRecord;
     const result = new Promise<RecordMetadata>((resolve, reject) => {
-      accept = this.#submit(record, resolve, reject);
+      pending = { resolve, reject };
     });
-    accept!.catch(() => {});
+    this.#submitOne(record, pending, false, true);
     // In a transaction every failure of a record is also the transaction's (it becomes
     // abortable, and commitTransaction() rejects), as a Java send's failed Future is: a send
     // nobody awaits is then safe, and its rejection is not reported as unhandled.
-    if (this.#txn !== null) result.catch(() => {});
+    if (this.#txn !== null) result.catch(noop);
     return result;
+  }
+
+  /**
+   * Sends many records with one promise (or one callback) for the whole call, and no promise
+   * or result object per record. Records are appended in the order given, each routed as
+   * `send` routes it. Without a callback, resolves once every record was acknowledged, with
+   * the records' metadata made when read; rejects, once every record has settled, with the
+   * first failure (records that were delivered stay delivered). With a callback, the callback
+   * gets that outcome and the promise resolves once every record is in the buffer or refused.
+   *
+   * @throws (rejects, or goes to the callback) as `send`
+   */
+  sendBatch(records: readonly ProducerRecord[]): Promise<SendBatchResult>;
+  sendBatch(
+    records: readonly ProducerRecord[],
+    callback: (error: Error | null, result?: SendBatchResult) => void,
+  ): Promise<void>;
+  sendBatch(
+    records: readonly ProducerRecord[],
+    callback?: (error: Error | null, result?: SendBatchResult) => void,
+  ): Promise<unknown> {
+    if (!Array.isArray(records)) throw new TypeError('sendBatch takes an array of records');
+    if (callback !== undefined && typeof callback !== 'function')
+      throw new TypeError('callback must be a function');
+    let group!: SendGroup;
+    let result: Promise<SendBatchResult> | undefined;
+    if (callback === undefined) {
+      result = new Promise<SendBatchResult>((resolve, reject) => {
+        group = new SendGroup(records.length, (error, done) =>
+          error === undefined ? resolve(done as SendBatchResult) : reject(error),
+        );
+      });
+      if (this.#txn !== null) result.catch(noop);
+    } else {
+      group = new SendGroup(records.length, (error, done) => callback(error ?? null, done));
+    }
+    if (records.length === 0) group.settled(0, undefined);
+    const accepted = this.#submit(records, group, group, callback !== undefined, false);
+    return result ?? accepted;
   }
 
   /**
@@ -202,12 +259,12 @@ export class Producer {
    * @throws (rejects) as `send`, for the errors that refuse the record before it is buffered
    */
   async enqueue(record: ProducerRecord): Promise<Delivery> {
-    let accept: Promise<void>;
+    let pending!: PendingRecord;
     const result = new Promise<RecordMetadata>((resolve, reject) => {
-      accept = this.#submit(record, resolve, reject);
+      pending = { resolve, reject };
     });
-    result.catch(() => {});
-    await accept!;
+    result.catch(noop);
+    await this.#submitOne(record, pending, true, true);
     return { result };
   }
 
@@ -229,7 +286,7 @@ export class Producer {
     return {
       ...this.#sender.counters,
       inFlightRequests: this.#sender.inFlightRequests,
-      bufferedBytes: this.#memoryUsed,
+      bufferedBytes: this.#accumulator.memoryUsed,
     };
   }
 
@@ -328,74 +385,97 @@ export class Producer {
 
   // -- appending -------------------------------------------------------------------------
 
-  #submit(
+  /** One record's send: the fast path of {@link #submit}, with no list made for it. */
+  #submitOne(
     record: ProducerRecord,
-    resolve: (m: RecordMetadata) => void,
-    reject: (e: Error) => void,
+    listener: DeliveryListener,
+    rejectOnRefusal: boolean,
+    noAcceptance = false,
   ): Promise<void> {
-    const refused = this.#refusal();
-    if (refused !== undefined) {
-      reject(refused);
-      return Promise.reject(refused);
+    if (this.#waiting.length === 0) {
+      const refused = this.#refusal();
+      const r =
+        refused === undefined ? this.#append(record, listener, null, 0, Date.now()) : refused;
+      if (r === APPENDED) return ACCEPTED;
+      if (r !== WAIT) {
+        // A record refused on its way in fails the transaction it was sent in, as Kafka's
+        // KafkaProducer.doSend hands such an ApiException to the TransactionManager.
+        this.#refuse(listener, r, refused === undefined);
+        return rejectOnRefusal ? Promise.reject(r) : ACCEPTED;
+      }
     }
-    if (
-      record.partition !== undefined &&
-      (!Number.isInteger(record.partition) || record.partition < 0)
-    ) {
-      const error = new KafkaError(
-        'ERR_KAFKA_PRODUCER_PARTITION_INVALID',
-        `partition ${record.partition} of topic ${record.topic} is not a partition number`,
-      );
-      this.#txn?.onAbortable(error);
-      reject(error);
-      return Promise.reject(error);
+    return this.#wait([record], 0, listener, null, rejectOnRefusal, noAcceptance);
+  }
+
+  /** Appends `records` in order (or queues them behind records that wait); see `sendBatch`. */
+  #submit(
+    records: readonly ProducerRecord[],
+    listener: DeliveryListener,
+    group: SendGroup | null,
+    acceptance: boolean,
+    rejectOnRefusal: boolean,
+  ): Promise<void> {
+    let i = 0;
+    if (this.#waiting.length === 0) {
+      const now = Date.now();
+      for (; i < records.length; i++) {
+        const refused = this.#refusal();
+        const r =
+          refused === undefined
+            ? this.#append(records[i] as ProducerRecord, listener, group, i, now)
+            : refused;
+        if (r === APPENDED) continue;
+        if (r === WAIT) break;
+        this.#refuse(listener, r, refused === undefined);
+      }
+      if (i === records.length) return ACCEPTED;
     }
-    const key = toBytes(record.key);
-    const value = toBytes(record.value);
-    const headers = headerList(record.headers);
-    const timestamp = record.timestamp === undefined ? Date.now() : Number(record.timestamp);
-    let bytes =
-      recordOverhead(key?.length ?? -1, value?.length ?? -1, headers.length) +
-      (key?.length ?? 0) +
-      (value?.length ?? 0);
-    for (const h of headers) bytes += 10 + Buffer.byteLength(h.key) + (h.value?.length ?? 0);
-    if (
-      bytes + BATCH_OVERHEAD > this.#options.maxRequestSize ||
-      bytes > this.#options.bufferMemory
-    ) {
-      const error = new RecordTooLargeError(
-        `a record of about ${bytes} bytes for topic ${record.topic} exceeds maxRequestSize (${this.#options.maxRequestSize}) or bufferMemory (${this.#options.bufferMemory})`,
-      );
-      this.#txn?.onAbortable(error);
-      reject(error);
-      return Promise.reject(error);
+    return this.#wait(records, i, listener, group, rejectOnRefusal, !acceptance);
+  }
+
+  /** Queues records that must wait; the promise settles once they are in the buffer or refused. */
+  #wait(
+    records: readonly ProducerRecord[],
+    next: number,
+    listener: DeliveryListener,
+    group: SendGroup | null,
+    rejectOnRefusal: boolean,
+    noAcceptance: boolean,
+  ): Promise<void> {
+    let accept: Waiting['accept'] = null;
+    let promise = ACCEPTED;
+    if (!noAcceptance) {
+      promise = new Promise<void>((resolve, reject) => {
+        accept = { resolve, reject };
+      });
     }
-    let accepted: Prepared['accepted'] | undefined;
-    const acceptance = new Promise<void>((acceptResolve, acceptReject) => {
-      accepted = { resolve: acceptResolve, reject: acceptReject };
-    });
-    const prepared: Prepared = {
-      topic: record.topic,
-      partition: record.partition,
-      input: { key, value, headers, timestamp },
-      timestamp,
-      bytes,
-      resolve,
-      reject,
-      accepted: accepted!,
-      settled: acceptance.then(
-        () => {},
-        () => {},
-      ),
+    this.#waiting.push({
+      records,
+      next,
+      listener,
+      group,
       deadline: Date.now() + this.#options.maxBlockMs,
-    };
-    if (this.#waiting.length === 0 && this.#tryAppend(prepared)) {
-      prepared.accepted.resolve();
-      return acceptance;
-    }
-    this.#waiting.push(prepared);
+      accept,
+      rejectOnRefusal,
+      whenDone: null,
+    });
     this.#processWaiting();
-    return acceptance;
+    return promise;
+  }
+
+  /** Tells a record's listener it was refused (`abortable`: the transaction must abort too). */
+  #refuse(listener: DeliveryListener, error: Error, abortable: boolean): void {
+    if (abortable) this.#txn?.onAbortable(error);
+    if (typeof listener === 'function') {
+      try {
+        listener(error);
+      } catch (thrown) {
+        process.nextTick(() => {
+          throw thrown;
+        });
+      }
+    } else if (listener instanceof SendGroup) listener.settled(1, error);
+    else listener.reject(error);
   }
 
   #refusal(): Error | undefined {
@@ -405,44 +485,114 @@ export class Producer {
   }
 
   /**
-   * Appends when the topic's metadata is known and the buffer has room; false otherwise. A
-   * topic the metadata answered with an error (UNKNOWN_TOPIC_OR_PARTITION) counts as unknown:
-   * another process may be creating it, so it is asked for again until `maxBlockMs`.
+   * Writes a record into its partition's open batch (a new batch when it does not fit, the
+   * full one going to the broker now). Returns WAIT when the topic's metadata is not known (a
+   * topic the metadata answered with an error counts as unknown: another process may be
+   * creating it, so it is asked for again until `maxBlockMs`) or `bufferMemory` has no room
+   * for a new batch; an error when the record is refused.
    */
-  #tryAppend(p: Prepared): boolean {
-    const topic = this.#cluster.snapshot().topic(p.topic);
-    const count = topic?.errorCode === 0 ? topic.partitions.length : 0;
-    if (topic === undefined || count === 0 || (p.partition !== undefined && p.partition >= count)) {
-      this.#refreshFor(p.topic);
-      return false;
+  #append(
+    record: ProducerRecord,
+    listener: DeliveryListener,
+    group: SendGroup | null,
+    index: number,
+    now: number,
+  ): typeof APPENDED | typeof WAIT | Error {
+    const topic = record?.topic;
+    if (typeof topic !== 'string' || topic === '')
+      return badRecord('a record needs a topic name', String(topic));
+    const snapshot = this.#cluster.snapshot();
+    let route = this.#accumulator.knownRoute(topic);
+    if (route === undefined || route.snapshot !== snapshot) route = this.#reroute(topic, snapshot);
+    const count = route.partitionCount;
+    const key = record.key ?? null;
+    const value = record.value ?? null;
+    let partition = record.partition;
+    if (partition !== undefined && (!Number.isInteger(partition) || partition < 0)) {
+      return new KafkaError(
+        'ERR_KAFKA_PRODUCER_PARTITION_INVALID',
+        `partition ${partition} of topic ${topic} is not a partition number`,
+      );
     }
-    const memory = p.bytes;
-    if (this.#memoryUsed + memory > this.#options.bufferMemory) return false;
-    let partition = p.partition;
+    if (count <= 0 || route.errorCode !== 0 || (partition !== undefined && partition >= count)) {
+      this.#refreshFor(topic);
+      return WAIT;
+    }
+    if (!isField(key)) return badRecord('a key must be bytes, a string or null', topic);
+    if (!isField(value)) return badRecord('a value must be bytes, a string or null', topic);
+    const headers = record.headers ?? null;
+    if (headers !== null) {
+      const invalid = headersInvalid(headers);
+      if (invalid !== undefined) return badRecord(invalid, topic);
+    }
+    let timestamp = now;
+    if (record.timestamp !== undefined) {
+      timestamp = Number(record.timestamp);
+      if (!Number.isSafeInteger(timestamp))
+        return badRecord(`timestamp ${String(record.timestamp)} is not an integer ms`, topic);
+    }
+    const sticky = partition === undefined && key === null;
     if (partition === undefined) {
-      const key = p.input.key ?? null;
-      if (key !== null) partition = partitionForKey(key, count);
-      else {
-        const available: number[] = [];
-        for (const info of topic.partitions)
-          if (info.leader !== undefined) available.push(info.partition);
-        partition = this.#sticky.partition(p.topic, available, count);
-      }
+      partition =
+        key !== null
+          ? partitionForKey(key, count)
+          : this.#sticky.partition(topic, route.available, count);
     }
-    const now = Date.now();
-    const batch = this.#accumulator.batchFor(p.topic, partition, p.bytes, now);
-    const fresh = batch.recordCount === 0;
-    batch.append(p.input, p.bytes, memory, {
-      resolve: p.resolve,
-      reject: p.reject,
-      timestamp: p.timestamp,
-    });
-    this.#memoryUsed += memory;
-    if (p.partition === undefined && (p.input.key ?? null) === null)
-      this.#sticky.onAppend(p.topic, partition, p.bytes);
-    this.#accumulator.afterAppend(batch);
-    if (fresh) this.#sender.scheduleAt(now + this.#options.lingerMs);
-    return true;
+    const accumulator = this.#accumulator;
+    const q = route.queues[partition] ?? accumulator.queue(topic, partition);
+    let batch = accumulator.openBatch(q);
+    let size = batch === null ? -1 : batch.append(timestamp, key, value, headers);
+    let dedicated = false;
+    if (size < 0) {
+      // Full for this record: it closes, and goes to the broker from this call.
+      const full = batch !== null && accumulator.close(batch);
+      batch = accumulator.newBatch(q, now);
+      if (batch !== null) {
+        size = batch.append(timestamp, key, value, headers);
+        if (size < 0) {
+          // Larger than a batch: one of its own, as Kafka gives it.
+          accumulator.discardEmpty(q, batch);
+          const bound = recordBatchSizeUpperBound(key, value, headers);
+          const o = this.#options;
+          if (bound > o.maxRequestSize || bound > o.bufferMemory) {
+            if (full) this.#sender.drainPartition(q);
+            return new RecordTooLargeError(
+              `a record of ${bound} bytes (as a batch of its own, at most) for topic ${topic} exceeds maxRequestSize (${o.maxRequestSize}) or bufferMemory (${o.bufferMemory})`,
+            );
+          }
+          batch = accumulator.newBatch(q, now, bound);
+          if (batch !== null) {
+            size = batch.append(timestamp, key, value, headers);
+            dedicated = true;
+          }
+        }
+      }
+      if (full) this.#sender.drainPartition(q);
+      if (batch === null) return WAIT;
+      this.#sender.scheduleAt(now + this.#options.lingerMs);
+    }
+    const b = batch as ProducerBatch;
+    b.listen(listener);
+    if (group !== null) group.placed(index, b, b.recordCount - 1);
+    if (sticky) this.#sticky.onAppend(topic, partition, size);
+    // A batch of its own is full with its one record (Kafka's MemoryRecordsBuilder.isFull once
+    // past batchSize): it goes now, not with the next record.
+    if (dedicated && accumulator.close(b)) this.#sender.drainPartition(q);
+    return APPENDED;
+  }
+
+  /** Reads a topic's routing from a new metadata snapshot (its columns: no topic objects). */
+  #reroute(topic: string, snapshot: ReturnType<ProducerCluster['snapshot']>): TopicRoute {
+    const route = this.#accumulator.route(topic);
+    route.snapshot = snapshot;
+    const count = snapshot.partitionCount(topic);
+    route.partitionCount = count;
+    route.errorCode = count < 0 ? 0 : snapshot.topicErrorCode(topic);
+    const available: number[] = [];
+    for (let p = 0; p < count; p++)
+      if (snapshot.leaderFor(topic, p) !== undefined) available.push(p);
+    route.available = available;
+    return route;
   }
 
   /**
@@ -477,38 +627,72 @@ export class Producer {
       });
   }
 
-  #release(bytes: number): void {
-    this.#memoryUsed -= bytes;
+  /** A batch gave its memory back: records waiting for room may go in now. */
+  #release(): void {
     if (this.#waiting.length > 0) this.#processWaiting();
   }
 
-  /** Appends waiting records in order; the head blocks the rest (order of `send` calls). */
+  /**
+   * Appends waiting records in order; the head blocks the rest (order of `send` calls). A
+   * record that waited `maxBlockMs` fails, as one refused outright does.
+   */
   #processWaiting(): void {
-    const now = Date.now();
-    while (this.#waiting.length > 0) {
-      const head = this.#waiting[0]!;
-      const refused = this.#refusal();
-      if (refused === undefined && this.#tryAppend(head)) {
-        this.#waiting.shift();
-        this.#refreshRounds = 0;
-        head.accepted.resolve();
-        continue;
-      }
-      const refusedTopic = refused === undefined ? this.#topicRefusal(head) : undefined;
-      if (refused === undefined && refusedTopic === undefined && head.deadline > now) break;
-      this.#waiting.shift();
-      const error = refused ?? refusedTopic ?? this.#blockedError(head);
-      // A record refused on its way in fails the transaction it was sent in, as Kafka's
-      // KafkaProducer.doSend hands such an ApiException to the TransactionManager.
-      if (refused === undefined) this.#txn?.onAbortable(error);
-      head.reject(error);
-      head.accepted.reject(error);
+    // Appending can close a batch, which can give memory back and call here again.
+    if (this.#processing) return;
+    this.#processing = true;
+    try {
+      this.#drainWaiting(Date.now());
+    } finally {
+      this.#processing = false;
     }
     if (this.#waitTimer !== undefined) clearTimeout(this.#waitTimer);
     this.#waitTimer = undefined;
     const head = this.#waiting[0];
     if (head !== undefined) {
-      this.#waitTimer = setTimeout(() => this.#processWaiting(), Math.max(0, head.deadline - now));
+      this.#waitTimer = setTimeout(
+        () => this.#processWaiting(),
+        Math.max(0, head.deadline - Date.now()),
+      );
+    }
+  }
+
+  #drainWaiting(now: number): void {
+    while (this.#waiting.length > 0) {
+      const head = this.#waiting[0] as Waiting;
+      const records = head.records;
+      while (head.next < records.length) {
+        const record = records[head.next] as ProducerRecord;
+        const refused = this.#refusal();
+        const r =
+          refused === undefined
+            ? this.#append(record, head.listener, head.group, head.next, now)
+            : refused;
+        if (r === APPENDED) {
+          head.next++;
+          this.#refreshRounds = 0;
+          continue;
+        }
+        if (r === WAIT) {
+          const refusedTopic = this.#topicRefusal(record.topic);
+          if (refusedTopic === undefined && head.deadline > now) return;
+          this.#fail(head, refusedTopic ?? this.#blockedError(record), true);
+          continue;
+        }
+        this.#fail(head, r, refused === undefined);
+      }
+      this.#waiting.shift();
+      head.accept?.resolve();
+      if (head.whenDone !== null) for (const done of head.whenDone) done();
+    }
+  }
+
+  /** Fails the next record of a waiting entry. */
+  #fail(head: Waiting, error: Error, abortable: boolean): void {
+    head.next++;
+    this.#refuse(head.listener, error, abortable);
+    if (head.rejectOnRefusal && head.accept !== null) {
+      head.accept.reject(error);
+      // Settled: the resolve when the entry leaves the queue is a no-op.
     }
   }
 
@@ -517,26 +701,26 @@ export class Producer {
    * TOPIC_AUTHORIZATION_FAILED or INVALID_TOPIC_EXCEPTION, which waiting cannot change (as
    * Kafka's `Metadata.maybeThrowExceptionForTopic` throws them to `send`).
    */
-  #topicRefusal(p: Prepared): ProtocolError | undefined {
-    const code = this.#topicErrorCode(p.topic);
+  #topicRefusal(topic: string): ProtocolError | undefined {
+    const code = this.#topicErrorCode(topic);
     if (code !== ErrorCode.TOPIC_AUTHORIZATION_FAILED && code !== ErrorCode.INVALID_TOPIC_EXCEPTION)
       return undefined;
-    return new ProtocolError(code, `metadata for topic ${JSON.stringify(p.topic)}`);
+    return new ProtocolError(code, `metadata for topic ${JSON.stringify(topic)}`);
   }
 
   /** The topic's error code in the snapshot, else in the last refresh for it; 0 for none. */
   #topicErrorCode(topic: string): number {
-    const entry = this.#cluster.snapshot().topic(topic);
-    if (entry !== undefined) return entry.errorCode;
+    const code = this.#cluster.snapshot().topicErrorCode(topic);
+    if (code >= 0) return code;
     return this.#lastRefresh?.topic === topic ? this.#lastRefresh.errorCode : 0;
   }
 
   /** What a record that waited `maxBlockMs` is told: which of topic, partition or room was missing. */
-  #blockedError(p: Prepared): ProducerBlockedError {
+  #blockedError(record: ProducerRecord): ProducerBlockedError {
     const waited = `within maxBlockMs (${this.#options.maxBlockMs} ms)`;
-    const name = JSON.stringify(p.topic);
-    const topic = this.#cluster.snapshot().topic(p.topic);
-    const errorCode = this.#topicErrorCode(p.topic);
+    const name = JSON.stringify(record.topic);
+    const count = this.#cluster.snapshot().partitionCount(record.topic);
+    const errorCode = this.#topicErrorCode(record.topic);
     if (errorCode !== 0) {
       const cause = new ProtocolError(errorCode, `metadata for topic ${name}`);
       const missing = errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
@@ -545,36 +729,41 @@ export class Producer {
         missing
           ? `topic ${name} does not exist: the brokers answered UNKNOWN_TOPIC_OR_PARTITION for it ${waited} (the producer never creates topics; create it first)`
           : `topic ${name} not usable ${waited}: ${cause.message}`,
-        p.topic,
+        record.topic,
         cause,
       );
     }
-    if (topic === undefined)
+    if (count < 0)
       return new ProducerBlockedError(
         'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
         `no metadata for topic ${name} ${waited}: no broker answered for it`,
-        p.topic,
-        this.#lastRefresh?.topic === p.topic ? this.#lastRefresh.error : undefined,
+        record.topic,
+        this.#lastRefresh?.topic === record.topic ? this.#lastRefresh.error : undefined,
       );
-    if (p.partition !== undefined && p.partition >= topic.partitions.length)
+    if (record.partition !== undefined && record.partition >= count)
       return new ProducerBlockedError(
         'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
-        `partition ${p.partition} of topic ${name} does not exist ${waited}: the topic has ${topic.partitions.length} partition${topic.partitions.length === 1 ? '' : 's'}`,
-        p.topic,
+        `partition ${record.partition} of topic ${name} does not exist ${waited}: the topic has ${count} partition${count === 1 ? '' : 's'}`,
+        record.topic,
       );
     return new ProducerBlockedError(
       'ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED',
       `no room in bufferMemory (${this.#options.bufferMemory} bytes) for a record of topic ${name} ${waited}`,
-      p.topic,
+      record.topic,
     );
   }
 
   /**
    * Resolves when every record waiting now has been appended or refused: waiting records leave
-   * the queue in order, so the last one settling means all before it have.
+   * the queue in order, so the last entry leaving means all before it have.
    */
-  async #waitingSettled(): Promise<void> {
-    await this.#waiting[this.#waiting.length - 1]?.settled;
+  #waitingSettled(): Promise<void> {
+    const tail = this.#waiting[this.#waiting.length - 1];
+    if (tail === undefined) return ACCEPTED;
+    return new Promise((resolve) => {
+      tail.whenDone ??= [];
+      tail.whenDone.push(resolve);
+    });
   }
 
   async #flushBatches(): Promise<void> {
@@ -635,9 +824,10 @@ export class Producer {
       const error = new ProducerClosedError(
         `the producer was closed before these records were delivered (close timeout ${timeoutMs} ms)`,
       );
-      for (const p of this.#waiting.splice(0)) {
-        p.reject(error);
-        p.accepted.reject(error);
+      for (const w of this.#waiting.splice(0)) {
+        while (w.next < w.records.length) this.#fail(w, error, false);
+        w.accept?.resolve();
+        if (w.whenDone !== null) for (const done of w.whenDone) done();
       }
       this.#sender.failQueued(error);
     }

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { CompressionCodec } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { runKafkaTool, sharedCluster } from '@kafkats/testkit';
+import { type RequestTraceContext, requestChannel } from '@kafkats/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Producer, ProducerFencedError, TransactionStateError } from '../../src/index.js';
 
@@ -82,6 +83,60 @@ describe('Producer against Kafka', () => {
       expect(got?.partition).toBe(r.partition);
       expect(got?.offset).toBe(results[i]!.offset);
     });
+  });
+
+  // An application that awaits each send's acceptance runs on microtasks only: a full batch must
+  // leave from the call that filled it, or nothing is sent until the whole buffer is full and
+  // the loop finally waits for memory (a macrotask).
+  it('a tight await send(record, callback) loop over more than bufferMemory puts the first Produce on the socket while the loop is still running on microtasks', async () => {
+    const name = await topic('tight-loop', 1);
+    const producer = new Producer(cluster, {
+      batchSize: 16 * 1024,
+      bufferMemory: 256 * 1024,
+      lingerMs: 5_000,
+    });
+    // Producer id and metadata known first: the loop's records need no round trip to go.
+    const first = producer.send({ topic: name, partition: 0, value: 'first' });
+    await producer.flush();
+    await first;
+    const records = 1_000;
+    const value = Buffer.alloc(1_000, 'v');
+    let iteration = -1;
+    let macrotaskRan = false;
+    const produces: { iteration: number; macrotaskRan: boolean }[] = [];
+    const onStart = (message: unknown) => {
+      if ((message as RequestTraceContext).api === 'Produce')
+        produces.push({ iteration, macrotaskRan });
+    };
+    requestChannel.start.subscribe(onStart);
+    const offsets: bigint[] = [];
+    const errors: Error[] = [];
+    try {
+      setImmediate(() => {
+        macrotaskRan = true;
+      });
+      for (iteration = 0; iteration < records; iteration++) {
+        await producer.send({ topic: name, partition: 0, value }, (error, metadata) => {
+          if (error !== null) errors.push(error);
+          else offsets.push(metadata?.offset ?? -2n);
+        });
+      }
+      await producer.flush();
+    } finally {
+      requestChannel.start.unsubscribe(onStart);
+    }
+    await producer.close();
+    // 16 KiB holds 16 records of ~1 KB: the 17th (iteration 16) closes the first batch and hands
+    // it to the cluster, which writes it a few microtasks later, before a second batch fills.
+    const firstProduce = produces[0];
+    expect(firstProduce?.macrotaskRan).toBe(false);
+    expect(firstProduce?.iteration).toBeGreaterThanOrEqual(16);
+    expect(firstProduce?.iteration).toBeLessThan(32);
+    // 1 MB went through 256 KiB of buffer: the loop waited for memory, so batches went out
+    // while it ran, not all at its end.
+    expect(produces.filter((p) => !p.macrotaskRan).length).toBeGreaterThan(1);
+    expect(errors).toEqual([]);
+    expect(offsets).toEqual(Array.from({ length: records }, (_, i) => BigInt(i + 1)));
   });
 
   it('a committed transaction is visible under read_committed, an aborted one only under read_uncommitted', async () => {

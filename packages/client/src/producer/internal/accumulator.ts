@@ -1,19 +1,60 @@
-import { type CompressionCodec, encodeRecordBatch, encodeRecordBatchSync } from '@kafkats/codec';
+import {
+  type CompressionBackend,
+  type CompressionCodec,
+  RECORD_BATCH_OVERHEAD,
+  type RecordBatchBuilder,
+} from '@kafkats/codec';
 import { ProducerBatch } from './producer-batch.js';
 
 /** The records waiting for one partition, oldest first. */
 export interface PartitionQueue {
   readonly topic: string;
   readonly partition: number;
-  /** Batches not in flight: retried ones (with sequences, in sequence order) first, then new ones. */
+  /**
+   * Batches not in flight: retried ones (with sequences, in sequence order) first, then new
+   * ones; the last may be open (taking records).
+   */
   readonly batches: ProducerBatch[];
 }
 
-/** How the accumulator encodes a closed batch. */
+/** How the accumulator closes a batch. */
 export interface BatchEncoding {
   readonly compression: CompressionCodec;
   readonly compressionLevel: number | undefined;
+  readonly compressionBackend: CompressionBackend;
   readonly transactional: boolean;
+  /**
+   * The batch's CRC is written when it is stamped with its sequence at drain (idempotent
+   * producers), not when it closes: computed once.
+   */
+  readonly stampedAtDrain: boolean;
+}
+
+/**
+ * What the producer knows of one topic: its routing as of one metadata snapshot (partition
+ * count, partitions with a leader), its partition queues, and its compression ratio estimate.
+ */
+export class TopicRoute {
+  readonly name: string;
+  /** The snapshot the routing fields were read from. */
+  snapshot: unknown;
+  /** Partitions in that snapshot: -1 when the topic is not in it. */
+  partitionCount = -1;
+  /** The topic's error code in that snapshot (0 for none). */
+  errorCode = 0;
+  /** Partitions that have a leader; a new array for every snapshot. */
+  available: readonly number[] = [];
+  /** Queues by partition (made on first use). */
+  readonly queues: (PartitionQueue | undefined)[] = [];
+  /** Estimated compressed/uncompressed ratio (compression on only); starts at 1. */
+  ratio = 1;
+  /** Bytes a new batch of this topic may take uncompressed, header included. */
+  capacity: number;
+
+  constructor(name: string, capacity: number) {
+    this.name = name;
+    this.capacity = capacity;
+  }
 }
 
 // Kafka's CompressionRatioEstimator: a compressed batch is sized by its uncompressed bytes times
@@ -24,101 +65,149 @@ const RATIO_DETERIORATE_STEP = 0.05;
 const RATIO_IMPROVING_STEP = 0.005;
 
 /**
- * Batches per partition, as Kafka's RecordAccumulator keeps them: records go into the open
- * (last) batch of their partition until it reaches `batchSize`; a batch closes when full, when
- * its `lingerMs` is up, or on flush, and is then encoded once. The sender drains closed,
- * encoded batches from the front of each queue. With compression, "full" is measured on the
- * estimated compressed size, as Kafka does, so a batch of compressible records carries as
- * many records as Java's would.
+ * Batches per partition, as Kafka's RecordAccumulator keeps them. A record is written into the
+ * open (last) batch of its partition; when it does not fit there, that batch closes and a new
+ * one takes the record. A batch also closes when its `lingerMs` is up, or on flush. Each batch
+ * has a buffer of `batchSize` bytes, header included, taken from `bufferMemory` until the batch
+ * completes (Kafka's BufferPool), so `bufferMemory` bounds what the producer holds. With
+ * compression a batch takes the uncompressed bytes expected to compress to about `batchSize`
+ * (the topic's observed ratio, as Kafka estimates it), so it carries as many records as Java's.
  */
 export class Accumulator {
-  readonly #queues = new Map<string, PartitionQueue>();
+  readonly #routes = new Map<string, TopicRoute>();
+  readonly #queues: PartitionQueue[] = [];
   readonly #batchSize: number;
+  readonly #maxBatchBytes: number;
   readonly #lingerMs: number;
   readonly #encoding: BatchEncoding;
   readonly #onReady: () => void;
-  readonly #onRelease: (bytes: number) => void;
+  readonly #onRelease: () => void;
+  /** Bytes of `bufferMemory` held by batches not yet done. */
+  memoryUsed = 0;
+  readonly #bufferMemory: number;
   /** Batches not yet done (open, queued or in flight), for flush. */
   readonly incomplete = new Set<ProducerBatch>();
   /** Flushes in progress: while > 0 every batch is ready at once. */
   flushing = 0;
-  /** Estimated compressed/uncompressed ratio per topic (compression on only); starts at 1. */
-  readonly #ratios = new Map<string, number>();
 
   /**
-   * @param onReady called when a batch becomes drainable (encoded) so the sender can run
-   * @param onRelease called with a finished batch's `memoryBytes` (buffer memory accounting)
+   * @param maxBatchBytes the most a batch's buffer may take (`maxRequestSize`, `bufferMemory`)
+   * @param onReady called when a batch closed asynchronously (compressed off the main thread)
+   *   or failed to close, so the sender can run
+   * @param onRelease called when a finished batch gave its memory back
    */
   constructor(
     batchSize: number,
+    maxBatchBytes: number,
+    bufferMemory: number,
     lingerMs: number,
     encoding: BatchEncoding,
     onReady: () => void,
-    onRelease: (bytes: number) => void,
+    onRelease: () => void,
   ) {
     this.#batchSize = batchSize;
+    this.#maxBatchBytes = maxBatchBytes;
+    this.#bufferMemory = bufferMemory;
     this.#lingerMs = lingerMs;
     this.#encoding = encoding;
     this.#onReady = onReady;
     this.#onRelease = onRelease;
   }
 
-  /** Every partition queue (live view). */
-  queues(): IterableIterator<PartitionQueue> {
-    return this.#queues.values();
+  /** Every partition queue (live). */
+  queues(): readonly PartitionQueue[] {
+    return this.#queues;
+  }
+
+  /** The topic's routing state (made on first use; its routing fields are the caller's). */
+  route(topic: string): TopicRoute {
+    let r = this.#routes.get(topic);
+    if (r === undefined) {
+      r = new TopicRoute(topic, this.#capacity(1));
+      this.#routes.set(topic, r);
+    }
+    return r;
+  }
+
+  /** The topic's routing state, when it has one. */
+  knownRoute(topic: string): TopicRoute | undefined {
+    return this.#routes.get(topic);
   }
 
   queue(topic: string, partition: number): PartitionQueue {
-    const key = `${topic}\u0000${partition}`;
-    let q = this.#queues.get(key);
+    const route = this.route(topic);
+    let q = route.queues[partition];
     if (q === undefined) {
       q = { topic, partition, batches: [] };
-      this.#queues.set(key, q);
+      route.queues[partition] = q;
+      this.#queues.push(q);
     }
     return q;
   }
 
-  /**
-   * The open batch of a partition with room for `bytes` more, closing the current one when it
-   * has none. A record larger than `batchSize` gets a batch of its own, as in Kafka.
-   */
-  batchFor(topic: string, partition: number, bytes: number, nowMs: number): ProducerBatch {
-    const q = this.queue(topic, partition);
+  /** The batch of `q` taking records now, or null. */
+  openBatch(q: PartitionQueue): ProducerBatch | null {
     const last = q.batches[q.batches.length - 1];
-    if (last !== undefined && !last.closed) {
-      if (this.#estimatedBytes(topic, last.sizeBytes + bytes) <= this.#batchSize) return last;
-      this.close(last);
-    }
-    const batch = new ProducerBatch(topic, partition, nowMs);
+    return last !== undefined && !last.closed ? last : null;
+  }
+
+  /**
+   * A new open batch for `q` over a buffer of `capacity` bytes (default: the topic's batch
+   * capacity), or null when `bufferMemory` has no room for it now.
+   */
+  newBatch(q: PartitionQueue, nowMs: number, capacity?: number): ProducerBatch | null {
+    const bytes = capacity ?? this.route(q.topic).capacity;
+    if (this.memoryUsed + bytes > this.#bufferMemory) return null;
+    this.memoryUsed += bytes;
+    const batch = new ProducerBatch(
+      q.topic,
+      q.partition,
+      nowMs,
+      Buffer.allocUnsafeSlow(bytes),
+      bytes,
+    );
     q.batches.push(batch);
     this.incomplete.add(batch);
     return batch;
   }
 
-  /** Closes `batch` if it is full after an append. */
-  afterAppend(batch: ProducerBatch): void {
-    if (this.#estimatedBytes(batch.topic, batch.sizeBytes) >= this.#batchSize) this.close(batch);
-  }
-
-  /** What `uncompressed` bytes of records of `topic` will take in a batch, estimated. */
-  #estimatedBytes(topic: string, uncompressed: number): number {
-    if (this.#encoding.compression === 'none') return uncompressed;
-    const ratio = this.#ratios.get(topic) ?? 1;
-    return uncompressed * ratio * COMPRESSION_ESTIMATION_FACTOR;
+  /** Removes an open batch that took no record (its record was refused) and frees its memory. */
+  discardEmpty(q: PartitionQueue, batch: ProducerBatch): void {
+    const i = q.batches.indexOf(batch);
+    if (i >= 0) q.batches.splice(i, 1);
+    batch.closed = true;
+    this.finished(batch);
+    batch.fail(new Error('discarded'));
   }
 
   /** Moves `topic`'s ratio estimate after a batch compressed to `observed` of its size. */
-  #observeRatio(topic: string, observed: number): void {
-    const current = this.#ratios.get(topic) ?? 1;
+  #observeRatio(route: TopicRoute, observed: number): void {
+    const current = route.ratio;
     let next = current;
     if (observed > current) next = Math.max(current + RATIO_DETERIORATE_STEP, observed);
     else if (observed < current) next = Math.max(current - RATIO_IMPROVING_STEP, observed);
-    this.#ratios.set(topic, Math.min(1, next));
+    route.ratio = Math.min(1, next);
+    route.capacity = this.#capacity(route.ratio);
+  }
+
+  /**
+   * The buffer of a new batch: `batchSize`, header included; with compression, the uncompressed
+   * bytes whose estimated compressed size is `batchSize` (Kafka's MemoryRecordsBuilder.hasRoomFor
+   * with the topic's ratio and its 1.05 factor; the header is not compressed).
+   */
+  #capacity(ratio: number): number {
+    let bytes = this.#batchSize;
+    if (this.#encoding.compression !== 'none') {
+      const records = (bytes - RECORD_BATCH_OVERHEAD) / (ratio * COMPRESSION_ESTIMATION_FACTOR);
+      bytes = RECORD_BATCH_OVERHEAD + Math.max(0, Math.floor(records));
+    }
+    // A batch smaller than its header takes no record: each gets a batch of its own size then.
+    return Math.max(RECORD_BATCH_OVERHEAD, Math.min(this.#maxBatchBytes, bytes));
   }
 
   /** The compression ratio currently estimated for `topic` (1 without compression). */
   compressionRatio(topic: string): number {
-    return this.#encoding.compression === 'none' ? 1 : (this.#ratios.get(topic) ?? 1);
+    return this.#encoding.compression === 'none' ? 1 : (this.#routes.get(topic)?.ratio ?? 1);
   }
 
   /**
@@ -127,7 +216,7 @@ export class Accumulator {
    */
   closeDue(nowMs: number): number {
     let next = Number.POSITIVE_INFINITY;
-    for (const q of this.#queues.values()) {
+    for (const q of this.#queues) {
       const last = q.batches[q.batches.length - 1];
       if (last === undefined || last.closed) continue;
       const due = last.createdMs + this.#lingerMs;
@@ -139,43 +228,48 @@ export class Accumulator {
 
   /** Closes every open batch now (flush, close). */
   closeAll(): void {
-    for (const q of this.#queues.values()) {
+    for (const q of this.#queues) {
       const last = q.batches[q.batches.length - 1];
       if (last !== undefined && !last.closed) this.close(last);
     }
   }
 
   /**
-   * Closes a batch and encodes it once: synchronously without compression, off the main
-   * thread (the codec's async path) with it. An encoding failure fails the batch.
+   * Closes a batch: compresses it (lz4 and snappy here, gzip and zstd off the main thread) and
+   * writes its header. A failure fails the batch.
+   *
+   * @returns true when the batch can be drained now; false when it is still compressing or
+   *   failed (`onReady` runs when that ends)
    */
-  close(batch: ProducerBatch): void {
-    if (batch.closed) return;
+  close(batch: ProducerBatch): boolean {
+    if (batch.closed) return false;
     batch.closed = true;
-    const input = {
-      records: batch.records,
-      compression: this.#encoding.compression,
-      transactional: this.#encoding.transactional,
-      ...(this.#encoding.compressionLevel === undefined
-        ? {}
-        : { compressionLevel: this.#encoding.compressionLevel }),
+    const builder = batch.builder as RecordBatchBuilder;
+    const e = this.#encoding;
+    const codec = e.compression;
+    const options = {
+      backend: e.compressionBackend,
+      ...(e.compressionLevel === undefined ? {} : { level: e.compressionLevel }),
     };
-    if (this.#encoding.compression === 'none') {
+    if (codec === 'none' || codec === 'lz4' || codec === 'snappy') {
       try {
-        batch.encoded = encodeRecordBatchSync(input);
-        batch.records = [];
+        if (codec !== 'none') builder.compress(codec, options);
+        this.#seal(batch, builder);
+        return true;
       } catch (error) {
         this.failQueued(batch, error as Error);
+        this.#onReady();
+        return false;
       }
-      this.#onReady();
-      return;
     }
-    encodeRecordBatch(input).then(
-      (bytes) => {
-        if (batch.sizeBytes > 0) this.#observeRatio(batch.topic, bytes.length / batch.sizeBytes);
+    builder.compressAsync(codec, options).then(
+      () => {
         if (batch.done) return;
-        batch.encoded = bytes;
-        batch.records = [];
+        try {
+          this.#seal(batch, builder);
+        } catch (error) {
+          this.failQueued(batch, error as Error);
+        }
         this.#onReady();
       },
       (error: unknown) => {
@@ -183,6 +277,26 @@ export class Accumulator {
         this.#onReady();
       },
     );
+    return false;
+  }
+
+  /** Writes the closed batch's header (its CRC too unless stamped at drain). */
+  #seal(batch: ProducerBatch, builder: RecordBatchBuilder): void {
+    const e = this.#encoding;
+    const encoded = builder.build({ transactional: e.transactional }, !e.stampedAtDrain);
+    batch.encoded = encoded;
+    batch.builder = null;
+    if (e.compression !== 'none') {
+      const records = batch.uncompressedBytes - RECORD_BATCH_OVERHEAD;
+      if (records > 0) this.#observeRatio(this.route(batch.topic), encoded.length / records);
+      // The uncompressed buffer is gone: the batch holds its compressed bytes only.
+      const freed = batch.memoryBytes - encoded.length;
+      if (freed > 0) {
+        batch.memoryBytes = encoded.length;
+        this.memoryUsed -= freed;
+        this.#onRelease();
+      }
+    }
   }
 
   /** Removes a batch that is not in flight from its queue and fails it. */
@@ -190,13 +304,17 @@ export class Accumulator {
     const q = this.queue(batch.topic, batch.partition);
     const i = q.batches.indexOf(batch);
     if (i >= 0) q.batches.splice(i, 1);
+    batch.closed = true;
     this.finished(batch);
     batch.fail(error);
   }
 
-  /** Forgets a batch that completed or failed. */
+  /** Forgets a batch that completed or failed, and gives its memory back. */
   finished(batch: ProducerBatch): void {
-    if (this.incomplete.delete(batch)) this.#onRelease(batch.memoryBytes);
+    if (this.incomplete.delete(batch)) {
+      this.memoryUsed -= batch.memoryBytes;
+      this.#onRelease();
+    }
   }
 
   /**
@@ -219,7 +337,7 @@ export class Accumulator {
   /** Removes and returns the batches (not in flight) whose delivery timeout has passed. */
   expired(nowMs: number, deliveryTimeoutMs: number): ProducerBatch[] {
     const out: ProducerBatch[] = [];
-    for (const q of this.#queues.values()) {
+    for (const q of this.#queues) {
       for (let i = 0; i < q.batches.length; ) {
         const b = q.batches[i]!;
         if (nowMs - b.createdMs >= deliveryTimeoutMs) {
@@ -239,7 +357,7 @@ export class Accumulator {
    */
   nextExpiryMs(deliveryTimeoutMs: number): number {
     let first = Number.POSITIVE_INFINITY;
-    for (const q of this.#queues.values()) {
+    for (const q of this.#queues) {
       for (const b of q.batches) if (b.createdMs < first) first = b.createdMs;
     }
     return first + deliveryTimeoutMs;
@@ -248,8 +366,11 @@ export class Accumulator {
   /** Removes and returns every batch not in flight (abort, forced close). */
   takeAll(): ProducerBatch[] {
     const out: ProducerBatch[] = [];
-    for (const q of this.#queues.values()) {
-      out.push(...q.batches);
+    for (const q of this.#queues) {
+      for (const b of q.batches) {
+        b.closed = true;
+        out.push(b);
+      }
       q.batches.length = 0;
     }
     return out;

@@ -1,20 +1,12 @@
-import { crc32c, type RecordInput } from '@kafkats/codec';
+import { RecordBatchBuilder, type RecordHeadersInput, restampRecordBatch } from '@kafkats/codec';
 import type { ProduceTraceContext } from '../../client-diagnostics.js';
-import type { RecordMetadata } from '../producer-options.js';
-
-/** One record's completion callbacks and the timestamp it was written with. */
-interface Pending {
-  readonly resolve: (metadata: RecordMetadata) => void;
-  readonly reject: (error: Error) => void;
-  readonly timestamp: number;
-}
-
-// v2 batch header offsets (KIP-98 layout): the fields a producer sets after encoding.
-const CRC_OFFSET = 17; // uint32 CRC-32C over attributes (offset 21) to the end
-const ATTRIBUTES_OFFSET = 21;
-const PRODUCER_ID_OFFSET = 43;
-const PRODUCER_EPOCH_OFFSET = 51;
-const BASE_SEQUENCE_OFFSET = 53;
+import {
+  BatchOutcome,
+  DeliveredRecord,
+  type DeliveryListener,
+  type PendingRecord,
+  SendGroup,
+} from './delivery.js';
 
 /** Kafka's sequence numbers wrap from 2^31-1 to 0 (DefaultRecordBatch.incrementSequence). */
 export function incrementSequence(sequence: number, by: number): number {
@@ -22,24 +14,40 @@ export function incrementSequence(sequence: number, by: number): number {
 }
 
 /**
- * Records for one partition that travel as one v2 record batch. Filled while open, encoded
- * once when closed (compression included); the producer id, epoch and base sequence are
- * written into the encoded header when the batch is first drained (sequences are assigned at
- * drain time, as Kafka's RecordAccumulator does) and again if an epoch bump renumbers it.
+ * Records for one partition that travel as one v2 record batch. Each record is written into
+ * the batch's bytes as it is appended (the codec's RecordBatchBuilder); the batch is closed
+ * (compressed, its header written) once, and its producer id, epoch and base sequence are
+ * stamped when it is first drained (sequences are assigned at drain time, as Kafka's
+ * RecordAccumulator does) and again if an epoch bump renumbers it.
+ *
+ * Who hears of the records is kept as runs: consecutive records with the same callback or
+ * the same `sendBatch` call share one entry, so a loop of sends with one callback adds nothing
+ * per record here.
  */
 export class ProducerBatch {
   readonly topic: string;
   readonly partition: number;
   readonly createdMs: number;
-  records: RecordInput[] = [];
-  readonly #pending: Pending[] = [];
-  /** Uncompressed size estimate of the records, bytes. */
-  sizeBytes = 0;
+  /** Writes the records while the batch is open; null once closed. */
+  builder: RecordBatchBuilder | null;
+  #count = 0;
+  /** Listeners and, for each, the index after the last record it covers. */
+  readonly #listeners: DeliveryListener[] = [];
+  readonly #ends: number[] = [];
+  /** `[firstIndex, timestamp]` pairs: a new pair each time a record's timestamp differs. */
+  readonly #timestamps: number[] = [];
   /** Bytes of `bufferMemory` this batch holds until it completes. */
-  memoryBytes = 0;
+  memoryBytes: number;
+  /** Bytes of the records, uncompressed, header included (set while open and at close). */
+  uncompressedBytes = 0;
   closed = false;
-  /** The encoded batch, once `closed` and encoding finished. */
+  /**
+   * The batch's bytes once closed: header written, CRC-32C too unless the producer stamps it
+   * at drain (idempotent producers).
+   */
   encoded: Buffer | null = null;
+  /** Set once the broker acknowledged it: what record results are made from. */
+  outcome: BatchOutcome | null = null;
   producerId = -1n;
   producerEpoch = -1;
   /** -1 until the batch is first drained (idempotent producers only). */
@@ -62,20 +70,29 @@ export class ProducerBatch {
   /** The `kafkats:produce` context of the send in flight, while someone subscribes. */
   trace: ProduceTraceContext | null = null;
   done = false;
-  readonly #donePromise: Promise<void>;
-  #markDone!: () => void;
+  #donePromise: Promise<void> | undefined;
+  #markDone: (() => void) | undefined;
 
-  constructor(topic: string, partition: number, nowMs: number) {
+  /**
+   * @param buffer where the records are written (its length is the batch's capacity)
+   * @param memoryBytes bytes of `bufferMemory` it takes
+   */
+  constructor(
+    topic: string,
+    partition: number,
+    nowMs: number,
+    buffer: Buffer,
+    memoryBytes: number,
+  ) {
     this.topic = topic;
     this.partition = partition;
     this.createdMs = nowMs;
-    this.#donePromise = new Promise((resolve) => {
-      this.#markDone = resolve;
-    });
+    this.builder = new RecordBatchBuilder(buffer);
+    this.memoryBytes = memoryBytes;
   }
 
   get recordCount(): number {
-    return this.#pending.length;
+    return this.#count;
   }
 
   /** The sequence of the last record, or -1 without a sequence. */
@@ -90,20 +107,51 @@ export class ProducerBatch {
 
   /** Settles when every record of the batch has been resolved or rejected. */
   get whenDone(): Promise<void> {
+    if (this.done) return Promise.resolve();
+    this.#donePromise ??= new Promise((resolve) => {
+      this.#markDone = resolve;
+    });
     return this.#donePromise;
   }
 
-  append(record: RecordInput, bytes: number, memory: number, pending: Pending): void {
-    this.records.push(record);
-    this.#pending.push(pending);
-    this.sizeBytes += bytes;
-    this.memoryBytes += memory;
+  /**
+   * Writes a record into the batch; returns its bytes, or -1 when it does not fit (nothing
+   * written: the batch is full for it).
+   */
+  append(
+    timestamp: number,
+    key: Uint8Array | string | null,
+    value: Uint8Array | string | null,
+    headers: RecordHeadersInput | null,
+  ): number {
+    const builder = this.builder as RecordBatchBuilder;
+    const size = builder.append(timestamp, key, value, headers);
+    if (size < 0) return size;
+    const index = this.#count++;
+    const ts = this.#timestamps;
+    if (ts.length === 0 || ts[ts.length - 1] !== timestamp) ts.push(index, timestamp);
+    this.uncompressedBytes = builder.sizeInBytes;
+    return size;
   }
 
   /**
-   * Writes the producer id, epoch and base sequence into the encoded header and refreshes the
-   * CRC (it covers those fields). `copy` writes into a fresh buffer, for a batch whose old bytes
-   * may still be queued in a request.
+   * The last record appended goes to `listener`: the run of the previous record when that has
+   * the same callback or `sendBatch` call (a promise per record is never shared).
+   */
+  listen(listener: DeliveryListener): void {
+    const last = this.#listeners.length - 1;
+    if (last >= 0 && this.#listeners[last] === listener) {
+      this.#ends[last] = this.#count;
+      return;
+    }
+    this.#listeners.push(listener);
+    this.#ends.push(this.#count);
+  }
+
+  /**
+   * Writes the producer id, epoch and base sequence into the closed batch and refreshes the
+   * CRC (it covers those fields). `copy` writes into a fresh buffer, for a batch whose old
+   * bytes may still be queued in a request.
    */
   stamp(producerId: bigint, producerEpoch: number, baseSequence: number, copy: boolean): void {
     this.producerId = producerId;
@@ -112,10 +160,7 @@ export class ProducerBatch {
     const source = this.encoded;
     if (source === null) return;
     const out = copy ? Buffer.from(source) : source;
-    out.writeBigInt64BE(producerId, PRODUCER_ID_OFFSET);
-    out.writeInt16BE(producerEpoch, PRODUCER_EPOCH_OFFSET);
-    out.writeInt32BE(baseSequence, BASE_SEQUENCE_OFFSET);
-    out.writeUInt32BE(crc32c(out, ATTRIBUTES_OFFSET, out.length), CRC_OFFSET);
+    restampRecordBatch(out, producerId, producerEpoch, baseSequence);
     this.encoded = out;
   }
 
@@ -129,32 +174,70 @@ export class ProducerBatch {
     this.sequenceReset = false;
   }
 
-  /** Resolves every record: offsets count up from `baseOffset` (-1n stays -1n). */
+  /**
+   * Completes every record: offsets count up from `baseOffset` (-1n stays -1n). Results are
+   * made for the listeners that take one per record; none is made for a `sendBatch` call
+   * until it is read.
+   */
   complete(baseOffset: bigint, logAppendTimeMs: bigint): void {
     if (this.done) return;
-    for (let i = 0; i < this.#pending.length; i++) {
-      const p = this.#pending[i]!;
-      p.resolve({
-        topic: this.topic,
-        partition: this.partition,
-        offset: baseOffset < 0n ? -1n : baseOffset + BigInt(i),
-        timestamp: logAppendTimeMs >= 0n ? logAppendTimeMs : BigInt(p.timestamp),
-      });
-    }
-    this.#finish();
+    const outcome = new BatchOutcome(
+      this.topic,
+      this.partition,
+      baseOffset,
+      logAppendTimeMs,
+      this.#timestamps,
+    );
+    this.outcome = outcome;
+    this.#settle(outcome, null);
   }
 
-  /** Rejects every record with `error`. */
+  /** Fails every record with `error`. */
   fail(error: Error): void {
     if (this.done) return;
-    for (const p of this.#pending) p.reject(error);
-    this.#finish();
+    this.#settle(null, error);
   }
 
-  #finish(): void {
+  /** Tells every listener its records' outcome: delivered (`outcome`) or failed (`error`). */
+  #settle(outcome: BatchOutcome | null, error: Error | null): void {
+    let thrown: unknown;
+    let first = 0;
+    for (let l = 0; l < this.#listeners.length; l++) {
+      const listener = this.#listeners[l] as DeliveryListener;
+      const end = this.#ends[l] as number;
+      if (typeof listener === 'function') {
+        for (let i = first; i < end; i++) {
+          try {
+            if (outcome === null) listener(error);
+            else listener(null, new DeliveredRecord(outcome, i));
+          } catch (e) {
+            thrown ??= e;
+          }
+        }
+      } else if (listener instanceof SendGroup) {
+        listener.settled(end - first, error ?? undefined);
+      } else if (outcome === null) {
+        (listener as PendingRecord).reject(error as Error);
+      } else {
+        (listener as PendingRecord).resolve(new DeliveredRecord(outcome, first));
+      }
+      first = end;
+    }
+    this.#finish(thrown);
+  }
+
+  #finish(thrown: unknown): void {
     this.done = true;
-    this.records = [];
+    this.builder = null;
     this.encoded = null;
-    this.#markDone();
+    this.#listeners.length = 0;
+    this.#ends.length = 0;
+    this.#markDone?.();
+    // A callback that threw is the application's error: every record was still told, and the
+    // error surfaces as any exception thrown from a Node callback does.
+    if (thrown !== undefined)
+      process.nextTick(() => {
+        throw thrown;
+      });
   }
 }

@@ -16,7 +16,7 @@ import { type ProduceTraceContext, produceChannel } from '../../client-diagnosti
 import type { ProducerCluster } from '../producer-cluster.js';
 import { DeliveryTimeoutError } from '../producer-errors.js';
 import type { ResolvedProducerOptions } from '../producer-options.js';
-import type { Accumulator } from './accumulator.js';
+import type { Accumulator, PartitionQueue } from './accumulator.js';
 import type { FailedOutcome, IdempotenceState } from './idempotence.js';
 import type { ProducerBatch } from './producer-batch.js';
 
@@ -124,6 +124,45 @@ export class Sender {
       },
       Math.max(0, atMs - Date.now()),
     );
+  }
+
+  /**
+   * Sends the head batch of one partition now, if it is ready and may go (its leader known,
+   * below `maxInFlight`, numbered when idempotent): the call that filled a batch hands it to
+   * the broker at once, rather than at the next drain pass (a macrotask away, which a loop
+   * that awaits only settled promises never yields to). Anything else is left to that pass.
+   */
+  drainPartition(q: PartitionQueue): void {
+    if (this.#stopped) return;
+    const head = q.batches[0];
+    const idem = this.#idempotence;
+    if (
+      head === undefined ||
+      head.encoded === null ||
+      head.inFlight ||
+      (idem !== null && !idem.hasProducerId())
+    ) {
+      this.wakeup();
+      return;
+    }
+    const now = Date.now();
+    if (head.retryAtMs > now) return;
+    const leader = this.#cluster.snapshot().leaderFor(q.topic, q.partition);
+    if (
+      leader === undefined ||
+      (this.#inFlightPerNode.get(leader) ?? 0) >= this.#options.maxInFlight ||
+      (idem !== null && !idem.canDrain(head)) ||
+      !this.#hooks.partitionReady(q.topic, q.partition)
+    ) {
+      this.wakeup();
+      return;
+    }
+    q.batches.shift();
+    if (idem !== null && head.baseSequence < 0) idem.assignSequence(head);
+    head.inFlight = true;
+    head.attempts++;
+    head.markSent();
+    this.#send(leader, [head]);
   }
 
   /** Stops timers; responses still in flight are still handled. */
@@ -555,7 +594,8 @@ export class Sender {
         this.#initializing = false;
         if (this.#initFailures > 0)
           this.scheduleAt(Date.now() + this.#backoffMs(this.#initFailures));
-        else this.wakeup();
+        // The producer id is known: what waited for it goes now, not a macrotask later.
+        else this.#run();
       });
   }
 

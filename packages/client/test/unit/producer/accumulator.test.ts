@@ -1,75 +1,87 @@
-// Batch sizing as Kafka's RecordAccumulator does it: with compression, a batch is "full" when its
-// estimated compressed size (uncompressed x the topic's observed ratio x 1.05, Kafka's
-// CompressionRatioEstimator) reaches batchSize, so compressible records fill batches as Java's.
-import { decodeRecordBatches } from '@kafkats/codec';
+// Batch sizing as Kafka's RecordAccumulator does it: a batch's buffer is batchSize, header
+// included; with compression it takes the uncompressed bytes whose estimated compressed size
+// (uncompressed x the topic's observed ratio x 1.05, Kafka's CompressionRatioEstimator) is
+// batchSize, so compressible records fill batches as Java's.
+import { decodeRecordBatches, RECORD_BATCH_OVERHEAD, recordSizeInBytes } from '@kafkats/codec';
 import { describe, expect, it } from 'vitest';
-import { Accumulator } from '../../../src/producer/internal/accumulator.js';
+import { Accumulator, type BatchEncoding } from '../../../src/producer/internal/accumulator.js';
 import type { ProducerBatch } from '../../../src/producer/internal/producer-batch.js';
 
 const noop = () => {};
-const record = (i: number) => ({
-  key: null,
-  value: Buffer.from(`{"id":${i},"text":"${'lorem ipsum '.repeat(8)}"}`),
-  headers: [],
-  timestamp: 1_700_000_000_000,
+const TIMESTAMP = 1_700_000_000_000;
+const value = (i: number) => Buffer.from(`{"id":${i},"text":"${'lorem ipsum '.repeat(8)}"}`);
+
+const encoding = (compression: BatchEncoding['compression']): BatchEncoding => ({
+  compression,
+  compressionLevel: undefined,
+  compressionBackend: 'js',
+  transactional: false,
+  stampedAtDrain: false,
 });
 
 /** Appends `n` records the way the producer does and returns the batches made. */
-async function fill(acc: Accumulator, n: number, bytesEach: number): Promise<ProducerBatch[]> {
+async function fill(acc: Accumulator, n: number): Promise<ProducerBatch[]> {
+  const q = acc.queue('t', 0);
   const made: ProducerBatch[] = [];
   for (let i = 0; i < n; i++) {
-    const batch = acc.batchFor('t', 0, bytesEach, 0);
-    if (made.at(-1) !== batch) made.push(batch);
-    batch.append(record(i), bytesEach, bytesEach, { resolve: noop, reject: noop, timestamp: 0 });
-    acc.afterAppend(batch);
-    // A batch that closed (here, or in batchFor when the record did not fit) is encoded off the
-    // main thread (compressed): wait for that to finish, however long it takes, so its ratio is
-    // observed before the next append is sized.
-    for (const b of made.slice(-2)) {
-      while (b.closed && b.encoded === null && !b.done) await new Promise((r) => setImmediate(r));
+    const open = acc.openBatch(q);
+    if (open !== null && open.append(TIMESTAMP, null, value(i), null) >= 0) continue;
+    if (open !== null) acc.close(open);
+    // A batch that closed is compressed off the main thread (gzip): wait for it, however long
+    // it takes, so its ratio is observed before the next batch is sized.
+    while (open !== null && open.encoded === null && !open.done) {
+      await new Promise((r) => setImmediate(r));
     }
+    const batch = acc.newBatch(q, 0) as ProducerBatch;
+    expect(batch.append(TIMESTAMP, null, value(i), null)).toBeGreaterThan(0);
+    made.push(batch);
   }
   return made;
 }
 
 describe('Accumulator batch sizing', () => {
-  it('without compression, a batch holds batchSize of uncompressed bytes', async () => {
-    const acc = new Accumulator(
-      1_000,
-      5,
-      { compression: 'none', compressionLevel: undefined, transactional: false },
-      noop,
-      noop,
-    );
-    const batches = await fill(acc, 50, 120);
-    expect(batches[0]?.recordCount).toBe(8); // 8 x 120 = 960; a ninth would pass 1,000
+  it('without compression, a batch holds batchSize bytes, header included, and no more', async () => {
+    const acc = new Accumulator(1_000, 1_000_000, 1_000_000, 5, encoding('none'), noop, noop);
+    const batches = await fill(acc, 50);
+    const first = batches[0] as ProducerBatch;
+    expect(first.uncompressedBytes).toBeLessThanOrEqual(1_000);
+    // The next record (offset delta = the count) would not have fit.
+    const next = recordSizeInBytes(first.recordCount, 0, null, value(first.recordCount));
+    expect(first.uncompressedBytes + next).toBeGreaterThan(1_000);
+    expect(first.recordCount).toBe(Math.floor((1_000 - RECORD_BATCH_OVERHEAD) / next));
     expect(acc.compressionRatio('t')).toBe(1);
+    // Each batch's buffer is taken from bufferMemory until the batch is done.
+    expect(acc.memoryUsed).toBe(1_000 * batches.length);
   });
 
   it('with compression, batches grow as the observed ratio comes down', async () => {
-    const acc = new Accumulator(
-      2_000,
-      5,
-      { compression: 'gzip', compressionLevel: undefined, transactional: false },
-      noop,
-      noop,
-    );
-    const batches = await fill(acc, 3_000, 120);
+    const acc = new Accumulator(2_000, 1_000_000, 10_000_000, 5, encoding('gzip'), noop, noop);
+    const batches = await fill(acc, 3_000);
     const first = batches[0] as ProducerBatch;
     // The first batch is sized at ratio 1 (nothing observed yet), as Kafka's first batch is;
     // the estimate then comes down 0.005 per batch (Kafka's improving step) to what is observed.
-    expect(first.recordCount).toBe(15);
+    expect(first.uncompressedBytes).toBeLessThanOrEqual(2_000);
     const ratio = acc.compressionRatio('t');
     expect(ratio).toBeLessThan(0.5);
     const later = batches.at(-2) as ProducerBatch;
     expect(later.recordCount).toBeGreaterThan(2 * first.recordCount);
-    // The compressed bytes of a later batch still fit batchSize.
-    await new Promise((r) => setTimeout(r, 50));
-    const encoded = later.encoded;
+    // The compressed bytes of a later batch still fit batchSize, and decode to its records.
+    const encoded = later.encoded as Buffer;
     expect(encoded).not.toBeNull();
-    expect((encoded as Buffer).length).toBeLessThanOrEqual(2_000);
-    const decoded = [...decodeRecordBatches(encoded as Buffer)];
+    expect(encoded.length).toBeLessThanOrEqual(2_000);
+    const decoded = [...decodeRecordBatches(encoded)];
     expect(decoded).toHaveLength(1);
     expect([...(decoded[0]?.records() ?? [])]).toHaveLength(later.recordCount);
+  });
+
+  it('has no room for a batch past bufferMemory until one is done', async () => {
+    const acc = new Accumulator(1_000, 1_000_000, 2_500, 5, encoding('none'), noop, noop);
+    const q = acc.queue('t', 0);
+    const a = acc.newBatch(q, 0) as ProducerBatch;
+    expect(acc.newBatch(q, 0)).not.toBeNull();
+    expect(acc.newBatch(q, 0)).toBeNull();
+    acc.finished(a);
+    expect(acc.memoryUsed).toBe(1_000);
+    expect(acc.newBatch(q, 0)).not.toBeNull();
   });
 });

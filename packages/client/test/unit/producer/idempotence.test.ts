@@ -14,13 +14,10 @@ const noop = () => {};
 
 /** A batch of `records` records for `topic`-`partition`, not yet numbered. */
 function batch(topic: string, partition: number, records = 1): ProducerBatch {
-  const b = new ProducerBatch(topic, partition, 0);
+  const b = new ProducerBatch(topic, partition, 0, Buffer.alloc(1024), 1024);
   for (let i = 0; i < records; i++) {
-    b.append({ value: Buffer.from(`r${i}`) }, 10, 10, {
-      resolve: noop,
-      reject: noop,
-      timestamp: 0,
-    });
+    b.append(0, null, Buffer.from(`r${i}`), null);
+    b.listen(noop);
   }
   return b;
 }
