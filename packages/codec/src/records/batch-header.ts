@@ -54,8 +54,9 @@ export interface RecordBatchShape {
   readonly compression: CompressionCodec;
   readonly recordCount: number;
   readonly lastOffsetDelta: number;
-  readonly baseTimestamp: bigint;
-  readonly maxTimestamp: bigint;
+  /** ms; a number when it is one already (no bigint made to write it). */
+  readonly baseTimestamp: bigint | number;
+  readonly maxTimestamp: bigint | number;
   readonly logAppendTime?: boolean;
   readonly control?: boolean;
   readonly deleteHorizon?: boolean;
@@ -75,6 +76,37 @@ function checkProducerId(v: bigint): bigint {
   return v;
 }
 
+const TWO_32 = 2 ** 32;
+/** The last bigint written by {@link writeInt64} and its two halves (a producer id repeats). */
+let lastLong = 0n;
+let lastHigh = 0;
+let lastLow = 0;
+
+/**
+ * Writes a signed 64-bit integer big-endian as two 32-bit halves: Buffer's writeBigInt64BE
+ * makes several bigints per call, and a batch header has four of these. A number must be a
+ * safe integer (timestamps are).
+ */
+function writeInt64(out: Buffer, v: bigint | number, at: number): void {
+  let high: number;
+  let low: number;
+  if (typeof v === 'number') {
+    high = Math.floor(v / TWO_32);
+    low = v - high * TWO_32;
+  } else if (v === lastLong) {
+    high = lastHigh;
+    low = lastLow;
+  } else {
+    high = Number(BigInt.asIntN(32, v >> 32n));
+    low = Number(BigInt.asUintN(32, v));
+    lastLong = v;
+    lastHigh = high;
+    lastLow = low;
+  }
+  out.writeInt32BE(high, at);
+  out.writeUInt32BE(low, at + 4);
+}
+
 /**
  * Writes the whole 61-byte header at the start of `out` (whose length is the batch's), the
  * CRC-32C last. With `crc` false the CRC is left for {@link restampRecordBatch}.
@@ -86,7 +118,7 @@ export function writeRecordBatchHeader(
   fields: RecordBatchFields,
   crc = true,
 ): void {
-  out.writeBigInt64BE(fields.baseOffset ?? 0n, 0);
+  writeInt64(out, fields.baseOffset ?? 0n, 0);
   // batchLength counts from the partition leader epoch on.
   out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
   out.writeInt32BE(
@@ -101,9 +133,9 @@ export function writeRecordBatchHeader(
   if (shape.deleteHorizon === true) attributes |= ATTR_DELETE_HORIZON;
   out.writeInt16BE(attributes, ATTRIBUTES_OFFSET);
   out.writeInt32BE(shape.lastOffsetDelta, LAST_OFFSET_DELTA_OFFSET);
-  out.writeBigInt64BE(shape.baseTimestamp, BASE_TIMESTAMP_OFFSET);
-  out.writeBigInt64BE(shape.maxTimestamp, MAX_TIMESTAMP_OFFSET);
-  out.writeBigInt64BE(checkProducerId(fields.producerId ?? -1n), PRODUCER_ID_OFFSET);
+  writeInt64(out, shape.baseTimestamp, BASE_TIMESTAMP_OFFSET);
+  writeInt64(out, shape.maxTimestamp, MAX_TIMESTAMP_OFFSET);
+  writeInt64(out, checkProducerId(fields.producerId ?? -1n), PRODUCER_ID_OFFSET);
   out.writeInt16BE(
     checkInt(fields.producerEpoch ?? -1, -0x8000, 0x7fff, 'producerEpoch'),
     PRODUCER_EPOCH_OFFSET,
@@ -137,7 +169,7 @@ export function restampRecordBatch(
   ) {
     bad(`restamp needs exactly one v2 batch (${batch.length} bytes given)`);
   }
-  batch.writeBigInt64BE(checkProducerId(producerId), PRODUCER_ID_OFFSET);
+  writeInt64(batch, checkProducerId(producerId), PRODUCER_ID_OFFSET);
   batch.writeInt16BE(
     checkInt(producerEpoch, -0x8000, 0x7fff, 'producerEpoch'),
     PRODUCER_EPOCH_OFFSET,

@@ -226,6 +226,36 @@ describe('RecordBatchBuilder (fast-check)', () => {
   });
 });
 
+describe('64-bit header fields', () => {
+  it('are written as Buffer.writeBigInt64BE writes them: any producer id, any safe timestamp', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+        fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+        fc.integer({ min: Number.MIN_SAFE_INTEGER + 1e6, max: Number.MAX_SAFE_INTEGER - 1e6 }),
+        fc.array(fc.integer({ min: -1e6, max: 1e6 }), { minLength: 1, maxLength: 4 }),
+        (producerId, other, start, deltas) => {
+          const timestamps = deltas.map((d) => start + d);
+          const b = new RecordBatchBuilder(Buffer.alloc(1024));
+          for (const t of timestamps) b.append(t, null, 'v');
+          const batch = b.build();
+          // The same id twice (a cached conversion), then another, then the first again.
+          for (const id of [producerId, producerId, other, producerId]) {
+            restampRecordBatch(batch, id, 0, 0);
+            expect(batch.readBigInt64BE(43)).toBe(id);
+          }
+          const base = BigInt(timestamps[0] as number);
+          // Kafka's MemoryRecordsBuilder starts maxTimestamp at NO_TIMESTAMP (-1).
+          const max = timestamps.reduce((m, t) => (t > m ? t : m), -1);
+          expect(batch.readBigInt64BE(27)).toBe(base);
+          expect(batch.readBigInt64BE(35)).toBe(BigInt(max));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('RecordBatchBuilder refusals', () => {
   it('refuses bad input with typed errors', () => {
     expect(() => new RecordBatchBuilder(Buffer.alloc(60))).toThrow(CodecError);
