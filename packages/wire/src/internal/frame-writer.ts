@@ -13,10 +13,16 @@ export interface WritableSink {
  * beyond it they go out corked (writev), each by reference.
  */
 const CONCAT_LIMIT_BYTES = 64 * 1024;
+/**
+ * A piece this large (a record batch the codec hands over by reference) is never copied into a
+ * joined buffer: what holds one goes out corked (writev) whatever the total.
+ */
+const BY_REFERENCE_BYTES = 4 * 1024;
 
 /**
  * Coalesces request frames: frames queued together leave in one `write` (small bursts are
- * joined into one buffer; large ones are written under `cork` so the kernel sees one writev).
+ * joined into one buffer; large ones, and any holding a record batch passed by reference, are
+ * written under `cork` so the kernel sees one writev and the batch is not copied).
  * The flush is a microtask, queued behind the synchronous burst and the promise continuations
  * already queued, so a loop of `send` calls costs one syscall. A microtask rather than
  * `process.nextTick`: Node runs the tick queue only once the microtask queue is empty, so a
@@ -31,6 +37,8 @@ export class CoalescingWriter {
   private sink: WritableSink | null = null;
   private queue: Buffer[] = [];
   private queuedBytes = 0;
+  /** A piece of at least BY_REFERENCE_BYTES is queued. */
+  private queuedLarge = false;
   private scheduled = false;
   private afterFlush: ((dropped: unknown) => void)[] = [];
   /**
@@ -51,6 +59,7 @@ export class CoalescingWriter {
     this.sink = sink;
     this.queue = [];
     this.queuedBytes = 0;
+    this.queuedLarge = false;
     this.afterFlush = [];
     this.afterDrain = [];
     this.waitingForDrain = false;
@@ -69,6 +78,7 @@ export class CoalescingWriter {
       const piece = pieces[i] as Buffer;
       this.queue.push(piece);
       this.queuedBytes += piece.length;
+      if (piece.length >= BY_REFERENCE_BYTES) this.queuedLarge = true;
     }
     if (onWritten !== undefined) this.afterFlush.push(onWritten);
     if (!this.scheduled) {
@@ -84,12 +94,14 @@ export class CoalescingWriter {
     const queue = this.queue;
     if (sink === null || queue.length === 0) return;
     const total = this.queuedBytes;
+    const large = this.queuedLarge;
     this.queue = [];
     this.queuedBytes = 0;
+    this.queuedLarge = false;
     let underHighWaterMark: boolean;
     if (queue.length === 1) {
       underHighWaterMark = sink.write(queue[0] as Buffer);
-    } else if (total <= CONCAT_LIMIT_BYTES) {
+    } else if (total <= CONCAT_LIMIT_BYTES && !large) {
       underHighWaterMark = sink.write(Buffer.concat(queue, total));
     } else {
       sink.cork();

@@ -101,6 +101,22 @@ describe('CoalescingWriter', () => {
     expect(done).toEqual([null]);
   });
 
+  it('never copies a record batch passed by reference, even in a frame below the join limit', async () => {
+    const sink = new Sink();
+    const w = new CoalescingWriter();
+    w.attach(sink);
+    const head = Buffer.from([0, 1, 0, 5]);
+    const batch = Buffer.alloc(16_384, 7);
+    w.enqueue([head, batch]);
+    await tick();
+    expect(sink.calls).toEqual(['cork', 4, 16_384, 'uncork']);
+    expect(sink.written[1]).toBe(batch);
+    // Small frames alone are still joined into one buffer.
+    w.enqueue([Buffer.from([1]), Buffer.from([2])]);
+    await tick();
+    expect(sink.calls.slice(4)).toEqual([2]);
+  });
+
   it('fails held callbacks when the socket goes away, and ignores the old socket draining', async () => {
     const old = new Sink();
     old.full = true;
