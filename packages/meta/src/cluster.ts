@@ -597,8 +597,7 @@ export class Cluster {
    */
   async openConnection(nodeId: number): Promise<MetaConnection> {
     if (this.#closed) throw new ClusterClosedError();
-    if (!this.#pool.knownNodes().includes(nodeId))
-      await this.#refreshOnce(this.#oneShot()).catch(() => {});
+    if (!this.#pool.knowsNode(nodeId)) await this.#refreshOnce(this.#oneShot()).catch(() => {});
     return this.#pool.openDedicated(nodeId);
   }
 
@@ -783,9 +782,12 @@ export class Cluster {
   }
 
   /** A node's connection; a node the snapshot has never named triggers one full refresh. */
-  async #nodeConnection(nodeId: number, attempt: Attempt): Promise<MetaConnection> {
-    if (!this.#pool.knownNodes().includes(nodeId)) await this.#refreshOnce(attempt).catch(() => {});
-    return this.#pool.get({ nodeId }, attempt);
+  #nodeConnection(nodeId: number, attempt: Attempt): Promise<MetaConnection> {
+    if (this.#pool.knowsNode(nodeId)) return this.#pool.get({ nodeId }, attempt);
+    return this.#refreshOnce(attempt).then(
+      () => this.#pool.get({ nodeId }, attempt),
+      () => this.#pool.get({ nodeId }, attempt),
+    );
   }
 
   async #onStaleMetadata(target: ClusterTarget, attempt: Attempt): Promise<void> {
@@ -893,7 +895,7 @@ export class Cluster {
     const answer = await this.#lookups.lookup(kind, key, attempt.deadline);
     if (!answer.ok) throw answer.error;
     // The coordinator may be a broker this snapshot has not seen yet; its address is in the answer.
-    if (!this.#pool.knownNodes().includes(answer.nodeId)) {
+    if (!this.#pool.knowsNode(answer.nodeId)) {
       this.#pool.learnAddresses([
         { nodeId: answer.nodeId, host: answer.host, port: answer.port, rack: null },
       ]);

@@ -132,6 +132,8 @@ export class BrokerPool {
   /** node id -> its current address (from the latest installed snapshot). */
   readonly #addresses = new Map<number, { host: string; port: number }>();
   readonly #slots = new Map<string, Slot>();
+  /** Each known address's slot key, made once per address object. */
+  readonly #nodeKeys = new WeakMap<{ host: string; port: number }, string>();
   /** Dedicated connections and the node each goes to. */
   readonly #dedicated = new Map<MetaConnection, number>();
   /** One recorder per broker (`node <id>`) or bootstrap address, outliving its connections. */
@@ -233,6 +235,11 @@ export class BrokerPool {
     return [...this.#addresses.keys()];
   }
 
+  /** Whether the pool knows `nodeId`'s address (without making the list `knownNodes` makes). */
+  knowsNode(nodeId: number): boolean {
+    return this.#addresses.has(nodeId);
+  }
+
   /** Calls `listener(nodeId, error)` when a connection to a known broker drops. Returns an unsubscribe. */
   onBrokerDown(listener: (nodeId: number, error: Error | undefined) => void): () => void {
     this.#downListeners.add(listener);
@@ -250,25 +257,32 @@ export class BrokerPool {
    */
   get(endpoint: Endpoint, wait?: PoolWait): Promise<MetaConnection> {
     if (this.#closed) return Promise.reject(new ClusterClosedError());
-    let target: ConnectTarget;
     let key: string;
+    let makeTarget: () => ConnectTarget;
     if ('nodeId' in endpoint) {
-      const address = this.#addresses.get(endpoint.nodeId);
-      if (address === undefined) return Promise.reject(new UnknownNodeError(endpoint.nodeId));
-      key = nodeKey(endpoint.nodeId, address.host, address.port);
-      target = this.#withMetrics(nodeTarget(endpoint.nodeId, address));
+      const nodeId = endpoint.nodeId;
+      const address = this.#addresses.get(nodeId);
+      if (address === undefined) return Promise.reject(new UnknownNodeError(nodeId));
+      // The key is made once per address (a producer asks for its leaders' connections per
+      // request); an address that changes is a new object, so a new key and slot.
+      let cached = this.#nodeKeys.get(address);
+      if (cached === undefined) {
+        cached = nodeKey(nodeId, address.host, address.port);
+        this.#nodeKeys.set(address, cached);
+      }
+      key = cached;
+      makeTarget = () => this.#withMetrics(nodeTarget(nodeId, address));
     } else {
-      key = bootstrapKey(endpoint.bootstrap);
-      target = this.#withMetrics({
-        ...parseHostPort(endpoint.bootstrap),
-        label: `bootstrap ${endpoint.bootstrap}`,
-      });
+      const bootstrap = endpoint.bootstrap;
+      key = bootstrapKey(bootstrap);
+      makeTarget = () =>
+        this.#withMetrics({ ...parseHostPort(bootstrap), label: `bootstrap ${bootstrap}` });
     }
     let slot = this.#slots.get(key);
     if (slot === undefined) {
       slot = {
         key,
-        target,
+        target: makeTarget(),
         connection: undefined,
         connecting: undefined,
         failures: 0,
@@ -280,7 +294,7 @@ export class BrokerPool {
       return Promise.resolve(slot.connection);
     // Every caller arriving while a connect is in flight gets that same promise.
     slot.connecting ??= this.#connect(slot);
-    return bounded(slot.connecting, wait, target.label);
+    return bounded(slot.connecting, wait, slot.target.label);
   }
 
   /**
