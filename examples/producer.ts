@@ -18,14 +18,25 @@ const { partition, offset } = await producer.send({
 });
 console.log(`order-1 written at ${topic}-${partition} offset ${offset}`);
 
-// Many records: enqueue resolves once the record is buffered (bounded by bufferMemory),
-// its `result` once the broker acknowledged it.
-const pending = [];
-for (const order of orders) pending.push((await producer.enqueue({ topic, value: order })).result);
-await Promise.all(pending);
+// Many records, no promise each: the callback hears of each delivery; the awaited promise
+// settles once the record is in the buffer (at once while bufferMemory has room).
+let failed: Error | undefined;
+let acknowledged = 0;
+for (const order of orders.slice(0, 50)) {
+  await producer.send({ topic, value: order }, (error) => {
+    if (error) failed ??= error;
+    else acknowledged++;
+  });
+}
+
+// Or one promise for many records: each one's metadata is made when read.
+const batch = orders.slice(50).map((value) => ({ topic, key: 'batch', value }));
+const result = await producer.sendBatch(batch);
+console.log(`the batch's first record is at offset ${result.metadata(0).offset}`);
 
 await producer.flush(); // send now, wait for everything sent so far
 await producer.close(); // drain, then refuse new records; the cluster stays open
 await cluster.close();
 // #endregion readme
-console.log(`${pending.length + 1} records acknowledged`);
+if (failed) throw failed;
+console.log(`${acknowledged + result.count + 1} records acknowledged`);
