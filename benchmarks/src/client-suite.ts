@@ -79,10 +79,46 @@ interface Case {
   /** Read: records in the prepared topic (more than produced, for a longer timed window). */
   readRecords: number;
 }
-type Producer = 'kafkats' | 'kafkajs' | 'platformatic' | 'java';
+type Producer = 'kafkats' | 'kafkats-batch' | 'kafkats-js' | 'kafkajs' | 'platformatic' | 'java';
 type Reader = NodeClient | 'java';
 
-const PRODUCERS: readonly Producer[] = ['kafkats', 'kafkajs', 'platformatic', 'java'];
+/** `kafkats-js` (the pure-JS lz4 a plain install has) runs in the lz4 cases only. */
+const PRODUCERS: readonly Producer[] = [
+  'kafkats',
+  'kafkats-batch',
+  'kafkats-js',
+  'kafkajs',
+  'platformatic',
+  'java',
+];
+/** Rows of the produce table: the Java producer gives two, cold and warm, from one JVM. */
+type ProduceRow = Exclude<Producer, 'java'> | 'java-cold' | 'java-warm';
+const PRODUCE_ROWS: readonly ProduceRow[] = [
+  'kafkats',
+  'kafkats-batch',
+  'kafkats-js',
+  'kafkajs',
+  'platformatic',
+  'java-cold',
+  'java-warm',
+];
+const PRODUCE_LABEL: Record<ProduceRow, string> = {
+  kafkats: 'kafkats, await send(r, cb)',
+  'kafkats-batch': 'kafkats, sendBatch(chunk, cb)',
+  'kafkats-js': 'kafkats, await send, JS lz4',
+  kafkajs: 'kafkajs 2.2.4',
+  platformatic: '@platformatic/kafka 2.12.1',
+  'java-cold': 'Java 4.4.0 KafkaProducer, cold',
+  'java-warm': 'Java 4.4.0 KafkaProducer, warm',
+};
+/**
+ * The Java producer's rounds of `records` in one JVM: round 1 is the cold row (after the same
+ * warm-up the Node contestants get), the median of the last JAVA_WARM_ROUNDS the warm row.
+ */
+const JAVA_ROUNDS = 8;
+const JAVA_WARM_ROUNDS = 3;
+/** What each contestant compresses lz4 with (kafkats and kafkats-js: as the worker reports). */
+const JAVA_LZ4 = 'lz4-java (JNI)';
 const READERS: readonly Reader[] = [
   'kafkats',
   'kafkats-multi',
@@ -118,6 +154,8 @@ const GROUP_LABEL: Record<GroupReader, string> = {
 
 const LABEL: Record<Reader, string> = {
   kafkats: 'kafkats',
+  'kafkats-js': 'kafkats, JS lz4',
+  'kafkats-batch': 'kafkats, sendBatch',
   'kafkats-multi': 'kafkats MultiPartitionReader',
   'kafkats-crc': 'kafkats, CRC checked (not compared)',
   'kafkats-consumer': 'kafkats Consumer, KIP-848',
@@ -130,8 +168,15 @@ const LABEL: Record<Reader, string> = {
 interface Sample {
   /** Timed records per second. */
   rate: number;
-  /** Node: CPU µs per timed record; Java: whole-JVM CPU µs per record sent or read. */
+  /**
+   * Node: CPU µs per timed record; Java producer: process CPU µs per record over the round;
+   * Java tools: whole-JVM CPU µs per record read.
+   */
   cpu: number;
+  /** Bytes allocated per timed record (Node: V8 heap; Java: ThreadMXBean), when measured. */
+  heap?: number;
+  /** The compression implementation the contestant ran, when it compresses. */
+  backend?: string;
   /** Group consumers: ms from subscribe to the first assignment (outside the timed window). */
   joinMs?: number;
 }
@@ -213,6 +258,7 @@ async function runJava(
   log4j: string,
   mainClass: string,
   args: readonly string[],
+  classes?: string,
 ): Promise<Exit & { cpuUs: number }> {
   clockTicks ??= Number((await runProcess('getconf', ['CLK_TCK'], 10_000)).stdout.trim()) || 100;
   const script =
@@ -226,7 +272,7 @@ async function runJava(
       ...JVM_FLAGS,
       `-Dlog4j2.configurationFile=${log4j}`,
       '-cp',
-      kafkaDist().classpath,
+      classes === undefined ? kafkaDist().classpath : `${classes}:${kafkaDist().classpath}`,
       mainClass,
       ...args,
     ],
@@ -241,6 +287,19 @@ async function runJava(
   trace(`java: ${exit.stdout.trim().split('\n').slice(-2).join(' | ')}`);
   const cpuUs = ((Number(ticks[1]) + Number(ticks[2])) * 1e6) / clockTicks;
   return { ...exit, cpuUs };
+}
+
+/** Compiles the Java producer contestant (benchmarks/java/ProducerRounds.java) into `dir`. */
+async function compileProducerRounds(dir: string): Promise<string> {
+  const source = fileURLToPath(new URL('../java/ProducerRounds.java', import.meta.url));
+  const out = join(dir, 'classes');
+  const exit = await runProcess(
+    'javac',
+    ['-nowarn', '-encoding', 'UTF-8', '-cp', kafkaDist().classpath, '-d', out, source],
+    120_000,
+  );
+  if (exit.status !== 0) throw new Error(`javac ProducerRounds.java failed: ${exit.stderr}`);
+  return out;
 }
 
 // ------------------------------------------------------------------------------- checks
@@ -276,6 +335,8 @@ function verifyRead(who: string, r: WorkerResult, c: Case, checksum: number): vo
 
 interface Context {
   bootstrap: string;
+  /** Where ProducerRounds.class was compiled. */
+  javaClasses: string;
   admin: JavaAdmin;
   dir: string;
   log4j: string;
@@ -302,45 +363,123 @@ function baseJob(ctx: Context, c: Case, topic: string): Omit<Job, 'role' | 'clie
   };
 }
 
-async function produceOnce(ctx: Context, c: Case, who: Producer): Promise<Sample> {
+/** One produce run; the Java producer's run gives its cold and its warm sample. */
+async function produceOnce(ctx: Context, c: Case, who: Producer): Promise<[ProduceRow, Sample][]> {
   const topic = newTopic(ctx, `p-${who}`);
   await ctx.admin.createTopic(topic, { partitions: 1, replicationFactor: 1 });
-  let sample: Sample;
+  let samples: [ProduceRow, Sample][];
+  let total = c.warmup + c.records;
   if (who === 'java') {
-    const exit = await runJava(ctx.log4j, 'org.apache.kafka.tools.ProducerPerformance', [
-      '--bootstrap-server',
-      ctx.bootstrap,
-      '--topic',
-      topic,
-      '--num-records',
-      String(c.warmup + c.records),
-      '--warmup-records',
-      String(c.warmup),
-      '--throughput',
-      '-1',
-      '--payload-file',
-      ctx.valuesFile.get(c.valueSize) as string,
-      '--command-property',
-      'acks=all',
-      'enable.idempotence=true',
-      `linger.ms=${LINGER_MS}`,
-      `batch.size=${BATCH_SIZE}`,
-      `max.in.flight.requests.per.connection=${MAX_IN_FLIGHT}`,
-      `compression.type=${c.compression}`,
-    ]);
-    const m = /(\d+) steady state records sent, ([\d.]+) records\/sec/.exec(exit.stdout);
-    if (m === null || Number(m[1]) !== c.records) {
-      throw new Error(`ProducerPerformance: no steady-state line for ${c.records}: ${exit.stdout}`);
+    total = c.warmup + JAVA_ROUNDS * c.records;
+    const exit = await runJava(
+      ctx.log4j,
+      'ProducerRounds',
+      [
+        ctx.bootstrap,
+        topic,
+        ctx.valuesFile.get(c.valueSize) as string,
+        String(c.warmup),
+        String(c.records),
+        String(JAVA_ROUNDS),
+        c.compression,
+        String(LINGER_MS),
+        String(BATCH_SIZE),
+        String(MAX_IN_FLIGHT),
+      ],
+      ctx.javaClasses,
+    );
+    const rounds = [...exit.stdout.matchAll(/^ROUND (\d+) ([\d.]+) ([\d.]+) ([\d.]+)$/gm)].map(
+      (m) => ({ rate: Number(m[2]), cpu: Number(m[3]), heap: Number(m[4]) }),
+    );
+    if (rounds.length !== JAVA_ROUNDS) {
+      throw new Error(`ProducerRounds: expected ${JAVA_ROUNDS} rounds: ${exit.stdout}`);
     }
-    sample = { rate: Number(m[2]), cpu: exit.cpuUs / (c.warmup + c.records) };
+    const backend = c.compression === 'lz4' ? { backend: JAVA_LZ4 } : {};
+    const warm = rounds.slice(-JAVA_WARM_ROUNDS);
+    samples = [
+      ['java-cold', { ...(rounds[0] as Sample), ...backend }],
+      [
+        'java-warm',
+        {
+          rate: median(warm.map((r) => r.rate)),
+          cpu: median(warm.map((r) => r.cpu)),
+          heap: median(warm.map((r) => r.heap)),
+          ...backend,
+        },
+      ],
+    ];
   } else {
     const r = await runWorker({ ...baseJob(ctx, c, topic), role: 'produce', client: who });
-    sample = { rate: c.records / (r.elapsedMs / 1000), cpu: r.cpuUs / c.records };
+    const sample: Sample = {
+      rate: c.records / (r.elapsedMs / 1000),
+      cpu: r.cpuUs / c.records,
+      heap: r.heapBytes / c.records,
+    };
+    if (r.backend !== undefined) sample.backend = r.backend;
+    samples = [[who, sample]];
   }
-  await verifyProduced(ctx.admin, topic, c.warmup + c.records);
+  await verifyProduced(ctx.admin, topic, total);
   await ctx.admin.deleteTopic(topic);
-  return sample;
+  return samples;
 }
+
+/** How a worker names its lz4 implementation, with the kind of code it is. */
+function backendLabel(name: string): string {
+  if (name === 'lz4js') return 'lz4js (JS)';
+  if (name === 'lz4-napi') return 'lz4-napi block (native)';
+  return name;
+}
+
+/** The produce table: every row against the kafkats Producer (the first row). */
+function produceRows(c: Case, samples: Map<ProduceRow, Sample[]>): string[][] {
+  const rows: string[][] = [];
+  const ours = samples.get('kafkats') ?? [];
+  const oursRate = median(ours.map((s) => s.rate));
+  const oursCpu = median(ours.map((s) => s.cpu));
+  for (const who of PRODUCE_ROWS) {
+    const xs = samples.get(who) ?? [];
+    if (xs.length === 0) continue;
+    const rate = median(xs.map((s) => s.rate));
+    const cpu = median(xs.map((s) => s.cpu));
+    const heaps = xs.flatMap((s) => (s.heap === undefined ? [] : [s.heap]));
+    const backends = [...new Set(xs.flatMap((s) => (s.backend ? [backendLabel(s.backend)] : [])))];
+    const compared = who !== 'kafkats';
+    rows.push([
+      `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
+      PRODUCE_LABEL[who],
+      c.compression === 'none' ? '-' : backends.join(' / '),
+      k(rate),
+      minMax(
+        xs.map((s) => s.rate),
+        k,
+      ),
+      ((rate * c.valueSize) / 1e6).toFixed(1),
+      cpu.toFixed(2),
+      minMax(
+        xs.map((s) => s.cpu),
+        (x) => x.toFixed(2),
+      ),
+      heaps.length === 0 ? '-' : median(heaps).toFixed(0),
+      compared ? (oursRate / rate).toFixed(2) : '',
+      compared ? (oursCpu / cpu).toFixed(2) : '',
+    ]);
+  }
+  return rows;
+}
+
+const PRODUCE_HEADER = [
+  'case',
+  'client',
+  'lz4 backend',
+  'rec/s',
+  'min-max',
+  'MB/s',
+  'CPU µs/rec',
+  'min-max',
+  'alloc B/rec',
+  'ours/peer rate',
+  'ours/peer CPU',
+];
 
 async function readOnce(
   ctx: Context,
@@ -674,6 +813,8 @@ async function rebalanceTable(ctx: Context, smoke: boolean): Promise<string[][]>
 /** Runs the client suite and prints its tables. */
 export async function runClientSuite(smoke: boolean): Promise<void> {
   const runs = smoke ? 1 : 3;
+  // KAFKATS_BENCH_PARTS=produce: the produce table only (default: produce,read).
+  const parts = new Set((process.env.KAFKATS_BENCH_PARTS ?? 'produce,read').split(','));
   const cases: Case[] = [];
   // Smoke: one case (the one with compression and the larger values), every contestant once.
   const only = (process.env.KAFKATS_BENCH_CASES ?? (smoke ? '1024-lz4' : '')).split(',');
@@ -720,8 +861,9 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
   const loadAtStart = loadavg()
     .map((x) => x.toFixed(1))
     .join(' ');
-  const ctx: Context = { bootstrap, admin, dir, log4j, valuesFile, topicSeq: 0 };
-  const produceRows: string[][] = [HEADER];
+  const javaClasses = await compileProducerRounds(dir);
+  const ctx: Context = { bootstrap, admin, dir, log4j, javaClasses, valuesFile, topicSeq: 0 };
+  const produceTable: string[][] = [PRODUCE_HEADER];
   const readRows: string[][] = [HEADER];
   const groupTable: string[][] = [GROUP_HEADER];
   let rebalanceRows: string[][] = [];
@@ -730,23 +872,30 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
       `${given ? `broker ${given}` : '1-node Kafka 4.4.0 (testkit), RF 1'}, one 1-partition topic per run)\n` +
       '  2 shared cores, other engineers run Kafka on this machine: figures are noisy.\n' +
       `  produce: acks=all + idempotence, linger 5 ms / batch 16384 (kafkats, Java); kafkajs and platformatic: send() of ${Math.floor(BATCH_SIZE / 110)} (100 B) / ${Math.floor(BATCH_SIZE / 1034)} (1 KiB) records, 5 outstanding;\n` +
-      '    timed: the records after a 1/4 warm-up, until all acknowledged. read: the same prepared topic from offset 0, no CRC checks.\n' +
-      '  ours/peer rate > 1: kafkats faster; ours/peer CPU < 1: kafkats uses less. (Java CPU) = whole JVM incl. start-up/JIT, not compared.',
+      "    kafkats: `await send(record, callback)` per record, or `await sendBatch(chunk, callback)` in the peers' chunks; Java: KafkaProducer.send(record, callback) per record, flush() per round (benchmarks/java/ProducerRounds.java);\n" +
+      `    timed: the records after a 1/4 warm-up, until all acknowledged. Java: one JVM, the same warm-up, then ${JAVA_ROUNDS} rounds of the same count: cold = round 1, warm = median of the last ${JAVA_WARM_ROUNDS}.\n` +
+      '    CPU: the process, every thread (Node: process.cpuUsage; Java: OperatingSystemMXBean.getProcessCpuTime), over the timed records only.\n' +
+      '    alloc B/rec: Node: V8 heap growth between collections (v8.GCProfiler; Buffer contents off the heap not counted); Java: ThreadMXBean allocated bytes of every thread.\n' +
+      '  read: the same prepared topic from offset 0, no CRC checks.\n' +
+      '  ours/peer rate > 1: kafkats faster; ours/peer CPU < 1: kafkats uses less. (Java CPU) in read tables = whole JVM incl. start-up/JIT, not compared.',
   );
   try {
     for (const c of cases) {
       const name = `${c.valueSize} B ${c.compression}`;
       // produce
-      const produced = new Map<string, Sample[]>();
+      const produced = new Map<ProduceRow, Sample[]>();
+      const producers = PRODUCERS.filter((p) => p !== 'kafkats-js' || c.compression === 'lz4');
       for (let run = 0; run < runs; run++) {
-        for (const who of rotate(PRODUCERS, run)) {
+        for (const who of rotate(producers, run)) {
           const started = Date.now();
-          const s = await produceOnce(ctx, c, who);
-          trace(`produce ${name} ${who}: ${Date.now() - started} ms`);
-          produced.set(who, [...(produced.get(who) ?? []), s]);
+          for (const [row, s] of await produceOnce(ctx, c, who)) {
+            trace(`produce ${name} ${row}: ${Date.now() - started} ms`);
+            produced.set(row, [...(produced.get(row) ?? []), s]);
+          }
         }
       }
-      produceRows.push(...tableRows(c, produced, PRODUCERS, 'kafkats'));
+      produceTable.push(...produceRows(c, produced));
+      if (!parts.has('read')) continue;
       // read: one prepared topic, written by kafkats, verified like a produce run
       const rc: Case = { ...c, records: c.readRecords, warmup: 0 };
       const topic = newTopic(ctx, 'r');
@@ -777,7 +926,7 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
       await admin.deleteTopic(topic);
       trace(`done: ${name}`);
     }
-    rebalanceRows = await rebalanceTable(ctx, smoke);
+    if (parts.has('read')) rebalanceRows = await rebalanceTable(ctx, smoke);
   } finally {
     if (cluster === undefined) await admin.close();
     await cluster?.stop();
@@ -791,7 +940,8 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
   const sizes = [...new Map(cases.map((c) => [c.valueSize, c])).values()];
   const produced = sizes.map((c) => `${c.records} x ${c.valueSize} B (+${c.warmup} warm-up)`);
   const read = sizes.map((c) => `${c.readRecords} x ${c.valueSize} B`);
-  printTable(`suite: client / produce, ${produced.join(', ')} per run`, produceRows);
+  printTable(`suite: client / produce, ${produced.join(', ')} per run`, produceTable);
+  if (!parts.has('read')) return;
   printTable(
     `suite: client / read ${read.join(', ')} from offset 0 to the end (no warm-up; group consumers timed from the join)`,
     readRows,

@@ -15,20 +15,26 @@
  *   consumers: once the group is joined, as ConsumerPerformance's fetch time) to the last record.
  */
 import { createRequire } from 'node:module';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { Consumer, MultiPartitionReader, PartitionReader, Producer } from '@kafkats/client';
-import type { CompressionCodec } from '@kafkats/codec';
+import { type CompressionCodec, compressionSupport } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { readValuesFile, valueChecksum } from './client-values.js';
 
 const require = createRequire(import.meta.url);
 
 /**
- * The Node contestants. `kafkats-crc` reads with CRC checks on (the reader's default).
+ * The Node contestants. `kafkats-batch` produces with `sendBatch` in the peers' chunks.
+ * `kafkats-js` produces with `compressionBackend: 'js'` (lz4js, what a
+ * plain install has) where `kafkats` takes the default `auto` (lz4-napi when it is installed,
+ * as here). `kafkats-crc` reads with CRC checks on (the reader's default).
  * `kafkats-consumer` / `kafkats-classic`: the group `Consumer` with `groupProtocol` 'consumer'
  * (KIP-848) / 'classic' (role `group` only).
  */
 export type NodeClient =
   | 'kafkats'
+  | 'kafkats-js'
+  | 'kafkats-batch'
   | 'kafkats-multi'
   | 'kafkats-crc'
   | 'kafkats-consumer'
@@ -60,6 +66,13 @@ export interface WorkerResult {
   elapsedMs: number;
   /** user + system, µs, over the timed window. */
   cpuUs: number;
+  /**
+   * Bytes allocated on the V8 heap over the timed window: the heap's growth between
+   * collections, summed (v8.GCProfiler). Buffer contents outside the heap are not counted.
+   */
+  heapBytes: number;
+  /** produce: the compression implementation the client ran (lz4 cases). */
+  backend?: string;
   /** group: ms from subscribe to the first assignment (the join, outside the timed window). */
   joinMs?: number;
   /** read: what was read. */
@@ -70,7 +83,7 @@ export interface WorkerResult {
 
 interface Timer {
   start(): void;
-  stop(): { elapsedMs: number; cpuUs: number };
+  stop(): { elapsedMs: number; cpuUs: number; heapBytes: number };
 }
 
 const born = Date.now();
@@ -80,28 +93,55 @@ function trace(what: string): void {
     process.stderr.write(`${what} +${Date.now() - born}ms\n`);
 }
 
+/**
+ * Wall clock, process CPU and V8 heap allocation over the timed window. Allocation: what the
+ * heap held before each collection minus what it held after the previous one (or at start),
+ * plus the growth since the last collection; every Node contestant pays the profiler alike.
+ */
 function timer(): Timer {
   let t0 = 0n;
   let c0: NodeJS.CpuUsage | undefined;
+  let heap0 = 0;
+  let profiler: GCProfiler | undefined;
   return {
     start() {
       trace('clock start');
+      profiler = new GCProfiler();
+      heap0 = getHeapStatistics().used_heap_size;
+      profiler.start();
       c0 = process.cpuUsage();
       t0 = process.hrtime.bigint();
     },
     stop() {
       const elapsedMs = Number(process.hrtime.bigint() - t0) / 1e6;
       const c = process.cpuUsage(c0);
+      const heapEnd = getHeapStatistics().used_heap_size;
+      const gcs = profiler?.stop()?.statistics ?? [];
+      let heapBytes = 0;
+      let after = heap0;
+      for (const gc of gcs) {
+        heapBytes += Math.max(0, gc.beforeGC.heapStatistics.usedHeapSize - after);
+        after = gc.afterGC.heapStatistics.usedHeapSize;
+      }
+      heapBytes += Math.max(0, heapEnd - after);
       trace('clock stop');
-      return { elapsedMs, cpuUs: c.user + c.system };
+      return { elapsedMs, cpuUs: c.user + c.system, heapBytes };
     },
   };
 }
 
 // ------------------------------------------------------------------------------- kafkats
 
+/**
+ * The kafkats Producer as an application that awaits each send's acceptance: `send(record,
+ * callback)` makes no promise per record (the promise awaited is shared while the buffer has
+ * room) and the callback counts failures; the caller's own `await` costs about 200 B of heap
+ * per record on Node 20. `kafkats-batch`: `sendBatch(records, callback)` per chunk, as the
+ * peers send. `kafkats-js` compresses with the pure-JS backend.
+ */
 async function kafkatsProduce(job: Job, values: Buffer[]): Promise<WorkerResult> {
   const cluster = await Cluster.connect(job.bootstrap);
+  const compressionBackend = job.client === 'kafkats-js' ? 'js' : 'auto';
   const producer = new Producer(cluster, {
     acks: 'all',
     idempotent: true,
@@ -109,22 +149,33 @@ async function kafkatsProduce(job: Job, values: Buffer[]): Promise<WorkerResult>
     batchSize: job.batchSize,
     maxInFlight: job.maxInFlight,
     compression: job.compression satisfies CompressionCodec,
+    compressionBackend,
   });
   const t = timer();
-  let failed: unknown;
-  const onFail = (e: unknown) => {
-    failed ??= e;
+  let failed: Error | undefined;
+  const onDelivery = (e: Error | null) => {
+    if (e !== null) failed ??= e;
   };
   const total = job.warmup + job.records;
   const pool = values.length;
-  for (let i = 0; i < total; i++) {
-    if (i === job.warmup) t.start();
-    const d = await producer.enqueue({
-      topic: job.topic,
-      partition: 0,
-      value: values[i % pool] as Buffer,
-    });
-    d.result.then(undefined, onFail);
+  if (job.client === 'kafkats-batch') {
+    // `chunk` records per call, as the peers get them; one callback per call.
+    for (let i = 0; i < total; ) {
+      if (i === job.warmup) t.start();
+      const end = Math.min(total, i + job.chunk, i < job.warmup ? job.warmup : total);
+      const records = [];
+      for (; i < end; i++)
+        records.push({ topic: job.topic, partition: 0, value: values[i % pool] as Buffer });
+      await producer.sendBatch(records, onDelivery);
+    }
+  } else {
+    for (let i = 0; i < total; i++) {
+      if (i === job.warmup) t.start();
+      await producer.send(
+        { topic: job.topic, partition: 0, value: values[i % pool] as Buffer },
+        onDelivery,
+      );
+    }
   }
   // Resolves once every record sent before it was acknowledged or failed.
   await producer.flush();
@@ -132,7 +183,11 @@ async function kafkatsProduce(job: Job, values: Buffer[]): Promise<WorkerResult>
   await producer.close();
   await cluster.close();
   if (failed !== undefined) throw failed;
-  return r;
+  const backend =
+    job.compression === 'lz4'
+      ? (compressionSupport({ backend: compressionBackend }).lz4.compress ?? 'none')
+      : undefined;
+  return backend === undefined ? r : { ...r, backend };
 }
 
 async function kafkatsRead(job: Job): Promise<WorkerResult> {
@@ -338,7 +393,7 @@ async function kafkajsProduce(job: Job, values: Buffer[]): Promise<WorkerResult>
     }),
   );
   await producer.disconnect();
-  return r;
+  return job.compression === 'lz4' ? { ...r, backend: 'lz4-napi frame (native)' } : r;
 }
 
 async function kafkajsRead(job: Job): Promise<WorkerResult> {
@@ -362,7 +417,7 @@ async function kafkajsRead(job: Job): Promise<WorkerResult> {
   let bytes = 0;
   let checksum = 0;
   let keyBytes = 0;
-  let r: { elapsedMs: number; cpuUs: number } | undefined;
+  let r: { elapsedMs: number; cpuUs: number; heapBytes: number } | undefined;
   let finish = () => {};
   const done = new Promise<void>((resolve) => {
     finish = resolve;
@@ -390,7 +445,13 @@ async function kafkajsRead(job: Job): Promise<WorkerResult> {
   await done;
   await consumer.disconnect();
   if (keyBytes !== 0) throw new Error(`unexpected keys: ${keyBytes} bytes`);
-  return { ...(r as { elapsedMs: number; cpuUs: number }), joinMs, count, bytes, checksum };
+  return {
+    ...(r as { elapsedMs: number; cpuUs: number; heapBytes: number }),
+    joinMs,
+    count,
+    bytes,
+    checksum,
+  };
 }
 
 // ------------------------------------------------------------------------ @platformatic/kafka
@@ -448,7 +509,8 @@ async function platformaticProduce(job: Job, values: Buffer[]): Promise<WorkerRe
     }),
   );
   await producer.close();
-  return r;
+  // Its lz4 is @platformatic/wasm-utils' lz4Compress (WebAssembly).
+  return job.compression === 'lz4' ? { ...r, backend: '@platformatic/wasm-utils (WASM)' } : r;
 }
 
 async function platformaticRead(job: Job): Promise<WorkerResult> {
@@ -659,7 +721,8 @@ async function main(): Promise<void> {
   const values = readValuesFile(job.valuesFile);
   let result: WorkerResult;
   if (job.role === 'produce') {
-    if (job.client === 'kafkats') result = await kafkatsProduce(job, values);
+    if (job.client === 'kafkats' || job.client === 'kafkats-js' || job.client === 'kafkats-batch')
+      result = await kafkatsProduce(job, values);
     else if (job.client === 'kafkajs') result = await kafkajsProduce(job, values);
     else if (job.client === 'platformatic') result = await platformaticProduce(job, values);
     else throw new Error(`no producer for ${job.client}`);

@@ -32,6 +32,7 @@ import {
   type MetadataResponse,
   ProduceApi,
   Reader,
+  RecordBatchBuilder,
   type RecordInput,
   Writer,
 } from '@kafkats/codec';
@@ -842,6 +843,25 @@ export async function buildWorkloads(): Promise<Workload[]> {
       headers: new Map((r.headers ?? []).map((h) => [Buffer.from(h.key), h.value])),
     })),
   );
+  // The producer's path: each record written once into a batchSize (16 KiB) buffer as it is
+  // appended, the header and CRC-32C at build; the same batches as encodeRecordBatchSync's.
+  const builderRecords = partitionsRecords.map((records) =>
+    records.map((r) => ({
+      timestamp: Number(r.timestamp),
+      key: r.key ?? null,
+      value: r.value ?? null,
+      headers: r.headers ?? null,
+    })),
+  );
+  const builderProducePieces = () => {
+    const batches: Buffer[] = [];
+    for (const records of builderRecords) {
+      const b = new RecordBatchBuilder(Buffer.allocUnsafeSlow(16_384));
+      for (const r of records) b.append(r.timestamp, r.key, r.value, r.headers);
+      batches.push(b.build());
+    }
+    return encodeRequestFrameChunks(ProduceApi, 11, 1, 'bench', produceRequest(batches));
+  };
   const ourProduceFrame = () => encodeRequestFrame(ProduceApi, 11, 1, 'bench', ourProduceRequest());
   const ourProducePieces = () =>
     encodeRequestFrameChunks(ProduceApi, 11, 1, 'bench', ourProduceRequest());
@@ -857,6 +877,13 @@ export async function buildWorkloads(): Promise<Workload[]> {
         does: "encodeRecordBatchSync per partition (CRC-32C) + encodeRequestFrameChunks (size, request header, request; batches by reference): the buffers the producer hands the socket for one writev, as Kafka's SendBuilder sends records",
         ours: true,
         run: ourProducePieces,
+        summarize: (o) => summarizeProduce(Buffer.concat(o as Buffer[]).subarray(ourBodyAt), 11),
+      },
+      {
+        name: 'kafkats v11, RecordBatchBuilder',
+        does: "RecordBatchBuilder per partition over a 16 KiB buffer (each record written once as appended; header + CRC-32C at build) + encodeRequestFrameChunks: the producer's own path",
+        ours: true,
+        run: builderProducePieces,
         summarize: (o) => summarizeProduce(Buffer.concat(o as Buffer[]).subarray(ourBodyAt), 11),
       },
       {
