@@ -246,7 +246,7 @@ describe('64-bit header fields', () => {
           }
           const base = BigInt(timestamps[0] as number);
           // Kafka's MemoryRecordsBuilder starts maxTimestamp at NO_TIMESTAMP (-1).
-          const max = timestamps.reduce((m, t) => (t > m ? t : m), -1);
+          const max = Math.max(-1, ...timestamps);
           expect(batch.readBigInt64BE(27)).toBe(base);
           expect(batch.readBigInt64BE(35)).toBe(BigInt(max));
         },
