@@ -802,6 +802,18 @@ export class FetchEngine implements Fetcher {
     this.#pump();
   }
 
+  /** One ListOffsets for the partition, bounded by the request timeout and the engine's stop. */
+  #listOffset(state: PartitionState, spec: 'earliest' | 'latest'): Promise<bigint> {
+    return listOffset(
+      this.#config.cluster,
+      state.topic,
+      state.partition,
+      spec,
+      this.#config.isolationLevel,
+      { signal: this.#stop.signal, timeoutMs: this.#config.requestTimeoutMs },
+    );
+  }
+
   /** Resolves 'earliest' or 'latest' with ListOffsets (the isolation level applies to 'latest'). */
   async #resolve(state: PartitionState): Promise<void> {
     const spec = state.position;
@@ -809,14 +821,7 @@ export class FetchEngine implements Fetcher {
     const generation = state.generation;
     state.resolving = true;
     try {
-      const offset = await listOffset(
-        this.#config.cluster,
-        state.topic,
-        state.partition,
-        spec,
-        this.#config.isolationLevel,
-        { signal: this.#stop.signal, timeoutMs: this.#config.requestTimeoutMs },
-      );
+      const offset = await this.#listOffset(state, spec);
       if (this.#current(state, generation)) {
         state.position = offset;
         state.positionEpoch = -1;
@@ -842,14 +847,7 @@ export class FetchEngine implements Fetcher {
   async #outOfRange(state: PartitionState, generation: number, fetchOffset: bigint): Promise<void> {
     state.resolving = true;
     const ask = (spec: 'earliest' | 'latest') =>
-      listOffset(
-        this.#config.cluster,
-        state.topic,
-        state.partition,
-        spec,
-        this.#config.isolationLevel,
-        { signal: this.#stop.signal, timeoutMs: this.#config.requestTimeoutMs },
-      ).catch(() => undefined);
+      this.#listOffset(state, spec).catch(() => undefined);
     try {
       const [logStartOffset, logEndOffset] = await Promise.all([ask('earliest'), ask('latest')]);
       if (this.#current(state, generation)) {
