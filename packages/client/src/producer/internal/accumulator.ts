@@ -65,6 +65,12 @@ const RATIO_DETERIORATE_STEP = 0.05;
 const RATIO_IMPROVING_STEP = 0.005;
 
 /**
+ * Recycled batch buffers kept for new batches: enough for the batches a steady stream has in
+ * flight and filling, without holding a burst's worth of memory afterwards.
+ */
+const MAX_FREE_BUFFERS = 32;
+
+/**
  * Batches per partition, as Kafka's RecordAccumulator keeps them. A record is written into the
  * open (last) batch of its partition; when it does not fit there, that batch closes and a new
  * one takes the record. A batch also closes when its `lingerMs` is up, or on flush. Each batch
@@ -82,6 +88,8 @@ export class Accumulator {
   readonly #encoding: BatchEncoding;
   readonly #onReady: () => void;
   readonly #onRelease: () => void;
+  /** Buffers of finished batches, for new ones (at most MAX_FREE_BUFFERS). */
+  readonly #free: Buffer[] = [];
   /** Bytes of `bufferMemory` held by batches not yet done. */
   memoryUsed = 0;
   readonly #bufferMemory: number;
@@ -159,16 +167,33 @@ export class Accumulator {
     const bytes = capacity ?? this.route(q.topic).capacity;
     if (this.memoryUsed + bytes > this.#bufferMemory) return null;
     this.memoryUsed += bytes;
-    const batch = new ProducerBatch(
-      q.topic,
-      q.partition,
-      nowMs,
-      Buffer.allocUnsafeSlow(bytes),
-      bytes,
-    );
+    const batch = new ProducerBatch(q.topic, q.partition, nowMs, this.#takeBuffer(bytes), bytes);
     q.batches.push(batch);
     this.incomplete.add(batch);
     return batch;
+  }
+
+  /**
+   * A buffer of at least `bytes` for a new batch: a recycled one when the last given back is
+   * large enough (Kafka's BufferPool keeps batch-size buffers the same way), else a new one.
+   */
+  #takeBuffer(bytes: number): Buffer {
+    const free = this.#free;
+    while (free.length > 0) {
+      const b = free.pop() as Buffer;
+      if (b.length >= bytes) return b;
+    }
+    return Buffer.allocUnsafeSlow(bytes);
+  }
+
+  /**
+   * Takes back a batch's buffer once no write can still read it: its records were compressed
+   * into other bytes, or its only Produce attempt was answered. A buffer any socket may still
+   * hold (a retried batch, bytes copied at a renumbering) is left to the collector.
+   */
+  recycle(batch: ProducerBatch): void {
+    const b = batch.takeRecyclable();
+    if (b !== null && this.#free.length < MAX_FREE_BUFFERS) this.#free.push(b);
   }
 
   /** Removes an open batch that took no record (its record was refused) and frees its memory. */
@@ -287,6 +312,8 @@ export class Accumulator {
     batch.encoded = encoded;
     batch.builder = null;
     if (e.compression !== 'none') {
+      // The records were compressed into a buffer of their own.
+      this.recycle(batch);
       const records = batch.uncompressedBytes - RECORD_BATCH_OVERHEAD;
       if (records > 0) this.#observeRatio(this.route(batch.topic), encoded.length / records);
       // The uncompressed buffer is gone: the batch holds its compressed bytes only.
@@ -334,17 +361,22 @@ export class Accumulator {
     q.batches.splice(i, 0, batch);
   }
 
-  /** Removes and returns the batches (not in flight) whose delivery timeout has passed. */
+  /**
+   * Removes and returns the batches (not in flight) whose delivery timeout has passed. A queue
+   * is oldest first (retries go back before newer batches), so only its head is looked at until
+   * one has time left, as Kafka's RecordAccumulator.expiredBatches does: a pass costs one look
+   * per partition, not one per batch, however full the buffer is.
+   */
   expired(nowMs: number, deliveryTimeoutMs: number): ProducerBatch[] {
     const out: ProducerBatch[] = [];
     for (const q of this.#queues) {
-      for (let i = 0; i < q.batches.length; ) {
-        const b = q.batches[i]!;
-        if (nowMs - b.createdMs >= deliveryTimeoutMs) {
-          q.batches.splice(i, 1);
-          if (!b.closed) b.closed = true;
-          out.push(b);
-        } else i++;
+      const batches = q.batches;
+      let n = 0;
+      while (n < batches.length && nowMs - batches[n]!.createdMs >= deliveryTimeoutMs) n++;
+      if (n === 0) continue;
+      for (const b of batches.splice(0, n)) {
+        b.closed = true;
+        out.push(b);
       }
     }
     return out;
@@ -352,13 +384,15 @@ export class Accumulator {
 
   /**
    * The earliest time a batch not in flight will reach its delivery timeout, or Infinity
-   * (Kafka's RecordAccumulator.nextExpiryTimeMs): the sender wakes then even when nothing else
-   * would, so a batch stuck behind a request that does not come back still fails on time.
+   * (Kafka's RecordAccumulator.nextExpiryTimeMs, read from each queue's head): the sender wakes
+   * then even when nothing else would, so a batch stuck behind a request that does not come
+   * back still fails on time.
    */
   nextExpiryMs(deliveryTimeoutMs: number): number {
     let first = Number.POSITIVE_INFINITY;
     for (const q of this.#queues) {
-      for (const b of q.batches) if (b.createdMs < first) first = b.createdMs;
+      const head = q.batches[0];
+      if (head !== undefined && head.createdMs < first) first = head.createdMs;
     }
     return first + deliveryTimeoutMs;
   }

@@ -70,6 +70,8 @@ export class ProducerBatch {
   /** The `kafkats:produce` context of the send in flight, while someone subscribes. */
   trace: ProduceTraceContext | null = null;
   done = false;
+  /** The buffer the records were written into, while it may be reused once the batch is done. */
+  #recyclable: Buffer | null;
   #donePromise: Promise<void> | undefined;
   #markDone: (() => void) | undefined;
 
@@ -87,7 +89,11 @@ export class ProducerBatch {
     this.topic = topic;
     this.partition = partition;
     this.createdMs = nowMs;
-    this.builder = new RecordBatchBuilder(buffer);
+    this.#recyclable = buffer;
+    // The builder's capacity is the buffer's length: a larger recycled buffer is cut to size.
+    this.builder = new RecordBatchBuilder(
+      buffer.length === memoryBytes ? buffer : buffer.subarray(0, memoryBytes),
+    );
     this.memoryBytes = memoryBytes;
   }
 
@@ -159,9 +165,18 @@ export class ProducerBatch {
     this.baseSequence = baseSequence;
     const source = this.encoded;
     if (source === null) return;
+    // The old bytes may still sit in a socket's queue: their buffer is never reused.
+    if (copy) this.#recyclable = null;
     const out = copy ? Buffer.from(source) : source;
     restampRecordBatch(out, producerId, producerEpoch, baseSequence);
     this.encoded = out;
+  }
+
+  /** The batch's buffer, once, for reuse by a new batch (null when it may not be reused). */
+  takeRecyclable(): Buffer | null {
+    const b = this.#recyclable;
+    this.#recyclable = null;
+    return b;
   }
 
   /** Records the epoch and sequence of the bytes about to go out (called on every drain). */

@@ -535,6 +535,8 @@ export class Sender {
     this.#idempotence?.onSuccess(batch, baseOffset);
     this.#accumulator.finished(batch);
     batch.complete(baseOffset, logAppendTimeMs);
+    // Answered on its only attempt: no socket holds its bytes any more.
+    if (batch.attempts === 1) this.#accumulator.recycle(batch);
   }
 
   /** Fails a batch that is not queued (in flight, just answered, or expired). */

@@ -85,3 +85,69 @@ describe('Accumulator batch sizing', () => {
     expect(acc.newBatch(q, 0)).not.toBeNull();
   });
 });
+
+/** A closed, sealed batch of `n` records in partition 0 of `t`, created at `createdMs`. */
+function sealed(acc: Accumulator, createdMs: number, n = 3): ProducerBatch {
+  const q = acc.queue('t', 0);
+  const b = acc.newBatch(q, createdMs) as ProducerBatch;
+  for (let i = 0; i < n; i++) expect(b.append(TIMESTAMP, null, value(i), null)).toBeGreaterThan(0);
+  expect(acc.close(b)).toBe(true);
+  return b;
+}
+
+describe('Accumulator batch buffers (Kafka BufferPool)', () => {
+  it('gives a finished batch buffer to the next batch', () => {
+    const acc = new Accumulator(1_000, 1_000_000, 1_000_000, 5, encoding('none'), noop, noop);
+    const a = sealed(acc, 0);
+    const bytes = a.encoded as Buffer;
+    acc.finished(a);
+    a.complete(0n, -1n);
+    acc.recycle(a);
+    const b = sealed(acc, 1);
+    expect((b.encoded as Buffer).buffer).toBe(bytes.buffer);
+    expect([...decodeRecordBatches(b.encoded as Buffer)][0]?.recordCount).toBe(3);
+  });
+
+  it('never reuses bytes that a renumbering copied away from (they may still be queued)', () => {
+    const acc = new Accumulator(1_000, 1_000_000, 1_000_000, 5, encoding('none'), noop, noop);
+    const a = sealed(acc, 0);
+    a.stamp(7n, 0, 0, false);
+    const queued = a.encoded as Buffer;
+    const before = Buffer.from(queued);
+    a.stamp(7n, 1, 0, true);
+    acc.finished(a);
+    a.complete(0n, -1n);
+    acc.recycle(a);
+    const b = sealed(acc, 1, 5);
+    expect((b.encoded as Buffer).buffer).not.toBe(queued.buffer);
+    expect(queued.equals(before)).toBe(true);
+  });
+
+  it('with compression, reuses the uncompressed buffer once the batch is sealed', () => {
+    const acc = new Accumulator(1_000, 1_000_000, 1_000_000, 5, encoding('lz4'), noop, noop);
+    const a = sealed(acc, 0, 5);
+    // Sealing gave the uncompressed buffer back at once; b writes its records into it.
+    expect(a.takeRecyclable()).toBeNull();
+    const b = sealed(acc, 1, 5);
+    for (const x of [a, b]) {
+      const [batch] = [...decodeRecordBatches(x.encoded as Buffer)];
+      expect([...(batch?.records() ?? [])].map((r) => String(r.value))).toEqual(
+        [0, 1, 2, 3, 4].map((i) => value(i).toString()),
+      );
+    }
+  });
+});
+
+describe('Accumulator delivery timeouts', () => {
+  it('expires batches from the head of each queue and stops at the first with time left', () => {
+    const acc = new Accumulator(1_000, 1_000_000, 1_000_000, 5, encoding('none'), noop, noop);
+    const old1 = sealed(acc, 0);
+    const old2 = sealed(acc, 10);
+    const young = sealed(acc, 50);
+    expect(acc.nextExpiryMs(100)).toBe(100);
+    expect(acc.expired(115, 100)).toEqual([old1, old2]);
+    expect(acc.queue('t', 0).batches).toEqual([young]);
+    expect(acc.nextExpiryMs(100)).toBe(150);
+    expect(acc.expired(149, 100)).toEqual([]);
+  });
+});
