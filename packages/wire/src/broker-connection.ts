@@ -44,10 +44,10 @@ import type {
   CloseOptions,
   ConnectionState,
   ConnectionStats,
-  SaslOptions,
   SendOptions,
   TlsOptions,
 } from './options.js';
+import { type SaslMechanism, saslMechanism } from './sasl.js';
 
 const WIRE_VERSION = '0.1.0';
 /** ApiVersionsRequest v3+ software name/version rule (KIP-511, ApiVersionsRequest.isValid). */
@@ -87,7 +87,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   private readonly resolver: Resolver;
   // JS-private: util.inspect and JSON never show them, so credentials and keys stay out of logs.
   readonly #tls: TlsOptions | null;
-  readonly #sasl: SaslOptions | undefined;
+  readonly #sasl: SaslMechanism | undefined;
   private readonly random: () => number;
   private readonly log: Logger;
   private readonly ring: RequestPipeline<PendingRequest>;
@@ -139,7 +139,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.rejectWhenFull = options.queuePolicy === 'reject';
     this.resolver = options.resolver ?? systemResolver;
     this.#tls = options.tls === true ? {} : options.tls ? options.tls : null;
-    this.#sasl = options.sasl;
+    this.#sasl = options.sasl === undefined ? undefined : saslMechanism(options.sasl);
     this.random = options.random ?? Math.random;
     this.log = options.logger ?? silentLogger;
     this.recorder = options.metrics ?? new ConnectionMetrics();
@@ -500,6 +500,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       if (this.#sasl !== undefined) {
         const lifetimeMs = await authenticateSasl(this.#sasl, {
           broker: this.name,
+          host: this.address.host,
           capabilities: caps,
           exchange: (api, request, version) =>
             this.internalRequest(api as ApiDescriptor<unknown, unknown>, request, version, false),
@@ -1001,6 +1002,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     const socket = this.socket;
     authenticateSasl(sasl, {
       broker: this.name,
+      host: this.address.host,
       capabilities: caps,
       exchange: (api, request, version) =>
         this.internalRequest(api as ApiDescriptor<unknown, unknown>, request, version, false),
@@ -1018,11 +1020,13 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
           { broker: this.name, nodeId: this.nodeId, ...errorFields(err) },
           're-authentication failed: closing the connection',
         );
+        // A refusal is fatal; anything else (the connection lost, a token endpoint that could
+        // not be reached) closes this connection only: its owner may dial again.
         this.shutdown(
           err instanceof AuthenticationError
             ? err
-            : new AuthenticationError(
-                'ERR_KAFKA_AUTHENTICATION_FAILED',
+            : new ConnectionError(
+                'ERR_KAFKA_CONNECTION_LOST',
                 this.name,
                 `re-authentication failed: ${err instanceof Error ? err.message : String(err)}`,
                 { cause: err },

@@ -30,6 +30,8 @@ export type { HistogramSnapshot } from './histogram.js';
 export { Histogram } from './histogram.js';
 export type { LogFields, Logger, LogLevel } from './logger.js';
 export { errorFields, filterLogger, silentLogger } from './logger.js';
+export type { OAuthClientCredentialsOptions } from './oauth.js';
+export { OAuthTokenError, oauthClientCredentials } from './oauth.js';
 export type {
   BrokerConnectionEvents,
   BrokerConnectionOptions,
@@ -37,7 +39,18 @@ export type {
   ConnectionState,
   ConnectionStats,
   DisconnectEvent,
-  SaslOptions,
   SendOptions,
   TlsOptions,
 } from './options.js';
+export type {
+  CustomSasl,
+  OAuthBearerOptions,
+  OAuthBearerToken,
+  OAuthBearerTokenProvider,
+  PlainOptions,
+  SaslExchange,
+  SaslMechanism,
+  SaslOptions,
+  ScramOptions,
+} from './sasl.js';
+export { OAuthBearerMechanism, PlainMechanism, ScramMechanism, saslMechanism } from './sasl.js';

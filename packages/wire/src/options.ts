@@ -3,24 +3,7 @@ import type { BrokerCapabilities } from './broker-capabilities.js';
 import type { ConnectionMetrics } from './connection-metrics.js';
 import type { Resolver } from './dns.js';
 import type { Logger } from './logger.js';
-
-/**
- * SASL credentials. PLAIN sends the password as is (use it over TLS only); SCRAM proves
- * knowledge of it. The password never appears in an error or log line.
- */
-export type SaslOptions =
-  | {
-      readonly mechanism: 'PLAIN';
-      readonly username: string;
-      readonly password: string;
-      /** Identity to act as; default none (the broker uses the username). */
-      readonly authorizationId?: string;
-    }
-  | {
-      readonly mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512';
-      readonly username: string;
-      readonly password: string;
-    };
+import type { SaslOptions } from './sasl.js';
 
 /**
  * Lifecycle of a connection, observable through the `state` event. A connection lives exactly
@@ -83,7 +66,10 @@ export interface BrokerConnectionOptions {
   readonly resolver?: Resolver;
   /** TLS: `true` for defaults, or options; default plaintext. */
   readonly tls?: boolean | TlsOptions;
-  /** SASL authentication after ApiVersions; default none. */
+  /**
+   * SASL authentication after ApiVersions (PLAIN, SCRAM, OAUTHBEARER, or any `SaslMechanism`);
+   * default none. It runs again on the same socket before the broker's session expires (KIP-368).
+   */
   readonly sasl?: SaslOptions;
   /** Random source in [0, 1) for re-authentication timing; default Math.random. */
   readonly random?: () => number;
