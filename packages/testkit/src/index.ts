@@ -65,6 +65,8 @@ export {
   type JavaGroupConsumerOptions,
 } from './java-consumer.js';
 export { stopProcessGroups } from './node-process.js';
+export type { ClusterOAuth, MintOptions, OAuthClient, OAuthServer } from './oauth.js';
+export { mintToken, startOAuthServer } from './oauth.js';
 // Conformance oracle: Kafka's own serializers over a JSON-lines pipe.
 export {
   type Oracle,

@@ -1,4 +1,5 @@
 import type { JavaAdmin } from './java-admin.js';
+import type { ClusterOAuth } from './oauth.js';
 
 /** A client listener. PLAINTEXT is always present (inter-broker traffic and the default admin). */
 export type ListenerName = 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
@@ -10,7 +11,7 @@ export interface ScramUser {
 }
 
 /** The SASL mechanisms every SASL listener enables. */
-export type SaslMechanism = 'SCRAM-SHA-256' | 'SCRAM-SHA-512' | 'PLAIN';
+export type SaslMechanism = 'SCRAM-SHA-256' | 'SCRAM-SHA-512' | 'PLAIN' | 'OAUTHBEARER';
 
 /** Where one broker can be reached. */
 export interface BrokerEndpoint {
@@ -38,6 +39,12 @@ export interface ClusterSecurity {
   admin: ScramUser;
   /** Every SASL user, admin first. Defaults: admin, alice, bob. */
   users: readonly ScramUser[];
+  /**
+   * OAUTHBEARER on every SASL listener (null without one): Kafka's
+   * OAuthBearerValidatorCallbackHandler over a JWKS file; mint tokens with `mintToken`, or serve
+   * them with `startOAuthServer`. Sessions end at the token's expiry (KIP-368).
+   */
+  oauth: ClusterOAuth | null;
 }
 
 /** A plain, serialisable description of a running cluster (what the vitest setup `provide`s). */
@@ -111,7 +118,7 @@ export interface JavaAdminOptions {
   /** SASL user for SASL listeners; default: the admin user. */
   user?: ScramUser;
   /** SASL mechanism; default SCRAM-SHA-512. */
-  mechanism?: SaslMechanism;
+  mechanism?: Exclude<SaslMechanism, 'OAUTHBEARER'>;
 }
 
 /** A running cluster started by {@link startCluster}. */

@@ -1,3 +1,5 @@
+import { pathToFileURL } from 'node:url';
+import type { ClusterOAuth } from '../oauth.js';
 import type { ListenerName, ScramUser } from '../types.js';
 
 /** Where one node listens. */
@@ -14,6 +16,8 @@ export interface SecurityMaterial {
   keystorePassword: string;
   caPemPath: string;
   users: readonly ScramUser[];
+  /** OAUTHBEARER validation (Kafka's OAuthBearerValidatorCallbackHandler); null: not enabled. */
+  oauth: ClusterOAuth | null;
 }
 
 export interface BrokerConfigInput {
@@ -79,6 +83,16 @@ export function plainJaas(users: readonly ScramUser[]): string {
 
 const SASL_MECHANISMS = ['SCRAM-SHA-256', 'SCRAM-SHA-512', 'PLAIN'] as const;
 
+/** Kafka's JWT validator (KIP-768): signature by the JWKS, `iss`, `aud`, `exp`, `sub`. */
+const OAUTH_VALIDATOR =
+  'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler';
+
+/**
+ * A session on an OAUTHBEARER connection ends when its token expires (KIP-368 bounds it by
+ * this and the token's `exp`): clients must re-authenticate with a fresh token.
+ */
+const OAUTH_MAX_REAUTH_MS = 3_600_000;
+
 /** Renders one combined broker+controller node's server.properties. */
 export function renderBrokerProperties(input: BrokerConfigInput): string {
   const self = input.layout.find((n) => n.nodeId === input.nodeId);
@@ -125,7 +139,15 @@ export function renderBrokerProperties(input: BrokerConfigInput): string {
     props['ssl.client.auth'] = 'none';
   }
   if (sec !== null && saslListeners.length > 0) {
-    props['sasl.enabled.mechanisms'] = SASL_MECHANISMS.join(',');
+    props['sasl.enabled.mechanisms'] = [
+      ...SASL_MECHANISMS,
+      ...(sec.oauth === null ? [] : ['OAUTHBEARER']),
+    ].join(',');
+    if (sec.oauth !== null) {
+      props['sasl.oauthbearer.jwks.endpoint.url'] = pathToFileURL(sec.oauth.jwksPath).href;
+      props['sasl.oauthbearer.expected.issuer'] = sec.oauth.issuer;
+      props['sasl.oauthbearer.expected.audience'] = sec.oauth.audience;
+    }
     for (const listener of saslListeners) {
       const prefix = `listener.name.${listener.toLowerCase()}`;
       props[`${prefix}.scram-sha-256.sasl.jaas.config`] =
@@ -133,6 +155,12 @@ export function renderBrokerProperties(input: BrokerConfigInput): string {
       props[`${prefix}.scram-sha-512.sasl.jaas.config`] =
         'org.apache.kafka.common.security.scram.ScramLoginModule required;';
       props[`${prefix}.plain.sasl.jaas.config`] = plainJaas(sec.users);
+      if (sec.oauth !== null) {
+        props[`${prefix}.oauthbearer.sasl.jaas.config`] =
+          'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;';
+        props[`${prefix}.oauthbearer.sasl.server.callback.handler.class`] = OAUTH_VALIDATOR;
+        props[`${prefix}.oauthbearer.connections.max.reauth.ms`] = OAUTH_MAX_REAUTH_MS;
+      }
     }
   }
   if (input.acls) {
@@ -197,4 +225,16 @@ export function renderToolLog4j2(level = 'WARN'): string {
 /** The apache/kafka image's env convention: KAFKA_ + upper case, '.' -> '_', '_' -> '__', '-' -> '___'. */
 export function kafkaEnvName(property: string): string {
   return `KAFKA_${property.replace(/_/g, '__').replace(/-/g, '___').replace(/\./g, '_').toUpperCase()}`;
+}
+
+/**
+ * JVM flags a broker needs to read the OAUTHBEARER key set: Kafka 3.9.1 and later refuse JWKS
+ * locations not listed in these system properties.
+ */
+export function oauthJvmFlags(oauth: ClusterOAuth | null): string[] {
+  if (oauth === null) return [];
+  return [
+    `-Dorg.apache.kafka.sasl.oauthbearer.allowed.files=${oauth.jwksPath}`,
+    `-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=${pathToFileURL(oauth.jwksPath).href}`,
+  ];
 }

@@ -15,6 +15,7 @@ import {
   stopSupervised,
   tailFile,
 } from '../node-process.js';
+import { writeOAuthMaterial } from '../oauth.js';
 import { onProcessExit, reapOrphans } from '../reaper.js';
 import type {
   BrokerEndpoint,
@@ -30,6 +31,7 @@ import type {
 } from '../types.js';
 import {
   type NodeLayout,
+  oauthJvmFlags,
   renderBrokerProperties,
   renderLog4j1,
   renderLog4j2,
@@ -268,6 +270,7 @@ class JvmCluster implements KafkaCluster {
       '-XX:+ExitOnOutOfMemoryError',
       '-Xss512k',
       '-Djava.awt.headless=true',
+      ...oauthJvmFlags(this.material?.oauth ?? null),
       `-Dkafkats.node=${node.layout.nodeId}`,
       `-Dkafka.logs.dir=${node.dir}`,
       dist.logging === 'log4j1'
@@ -529,17 +532,26 @@ export async function startJvmCluster(options: StartClusterOptions = {}): Promis
     const certs = generateCertificates(tlsDir);
     const users = makeUsers(options.users);
     const admin = users[0] as ScramUser;
+    const sasl = listeners.includes('SASL_PLAINTEXT') || listeners.includes('SASL_SSL');
+    const oauth = sasl ? writeOAuthMaterial(tlsDir) : null;
     security = {
       caPemPath: certs.caPemPath,
-      mechanisms: ['SCRAM-SHA-256', 'SCRAM-SHA-512', 'PLAIN'],
+      mechanisms: [
+        'SCRAM-SHA-256',
+        'SCRAM-SHA-512',
+        'PLAIN',
+        ...(sasl ? (['OAUTHBEARER'] as const) : []),
+      ],
       admin,
       users,
+      oauth,
     };
     material = {
       keystorePath: certs.keystorePath,
       keystorePassword: certs.keystorePassword,
       caPemPath: certs.caPemPath,
       users,
+      oauth,
     };
   }
   const owner = options.detached === true ? 0 : process.pid;

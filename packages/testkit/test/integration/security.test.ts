@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type SaslMechanism, sharedCluster } from '../../src/index.js';
+import { sharedCluster } from '../../src/index.js';
 
 // The shared cluster carries every listener: PLAINTEXT, SSL, SASL_PLAINTEXT and SASL_SSL with
-// SCRAM-SHA-256/512 and PLAIN users created at format time and a CA made at start-up.
+// SCRAM-SHA-256/512 and PLAIN users created at format time, a CA made at start-up, and
+// OAUTHBEARER validated against a JWKS file written at start-up.
 describe("secured listeners of the shared cluster, driven by Kafka's Java clients", () => {
   it('exposes what a client needs: bootstrap per listener, the CA, users and mechanisms', () => {
     const cluster = sharedCluster();
@@ -15,10 +16,16 @@ describe("secured listeners of the shared cluster, driven by Kafka's Java client
     expect(security).not.toBeNull();
     expect(readFileSync(security?.caPemPath ?? '', 'utf8')).toContain('BEGIN CERTIFICATE');
     expect(security?.users.map((u) => u.username)).toEqual(['admin', 'alice', 'bob']);
-    expect(security?.mechanisms).toEqual(['SCRAM-SHA-256', 'SCRAM-SHA-512', 'PLAIN']);
+    expect(security?.mechanisms).toEqual([
+      'SCRAM-SHA-256',
+      'SCRAM-SHA-512',
+      'PLAIN',
+      'OAUTHBEARER',
+    ]);
+    expect(readFileSync(security?.oauth?.jwksPath ?? '', 'utf8')).toContain('"RS256"');
   });
 
-  it.each(['SCRAM-SHA-256', 'SCRAM-SHA-512', 'PLAIN'] as SaslMechanism[])(
+  it.each(['SCRAM-SHA-256', 'SCRAM-SHA-512', 'PLAIN'] as const)(
     'produces and consumes over SASL_SSL with %s',
     async (mechanism) => {
       const cluster = sharedCluster();

@@ -3,6 +3,7 @@ import {
   defaultBrokerSettings,
   escapeProperty,
   type NodeLayout,
+  oauthJvmFlags,
   renderBrokerProperties,
 } from '../../src/internal/broker-config.js';
 
@@ -30,6 +31,7 @@ const security = {
     { username: 'admin', password: 'a1' },
     { username: 'alice', password: 'b2' },
   ],
+  oauth: null,
 };
 
 describe('renderBrokerProperties', () => {
@@ -140,5 +142,45 @@ describe('defaultBrokerSettings', () => {
 describe('escapeProperty', () => {
   it('escapes backslashes and line breaks', () => {
     expect(escapeProperty('a\\b\nc\rd')).toBe('a\\\\b\\nc\\rd');
+  });
+});
+
+describe('OAUTHBEARER on SASL listeners', () => {
+  it("enables it with Kafka's JWT validator over the JWKS file, per listener, with sessions bounded by the token", () => {
+    const oauth = {
+      issuer: 'https://idp.invalid',
+      audience: 'kafka',
+      jwksPath: '/tmp/tls/jwks.json',
+      privateKeyPemPath: '/tmp/tls/key.pem',
+      keyId: 'k1',
+    };
+    const props = parse(
+      renderBrokerProperties({
+        nodeId: 1,
+        layout,
+        dataDir: '/d',
+        listeners: ['PLAINTEXT', 'SASL_SSL'],
+        security: { ...security, oauth },
+        acls: false,
+        superUser: 'admin',
+        brokerConfig: {},
+      }),
+    );
+    expect(props.get('sasl.enabled.mechanisms')).toBe(
+      'SCRAM-SHA-256,SCRAM-SHA-512,PLAIN,OAUTHBEARER',
+    );
+    expect(props.get('sasl.oauthbearer.jwks.endpoint.url')).toBe('file:///tmp/tls/jwks.json');
+    expect(props.get('sasl.oauthbearer.expected.issuer')).toBe('https://idp.invalid');
+    expect(props.get('sasl.oauthbearer.expected.audience')).toBe('kafka');
+    const prefix = 'listener.name.sasl_ssl.oauthbearer';
+    expect(props.get(`${prefix}.sasl.server.callback.handler.class`)).toBe(
+      'org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler',
+    );
+    expect(props.get(`${prefix}.connections.max.reauth.ms`)).toBe('3600000');
+    expect(oauthJvmFlags(oauth)).toEqual([
+      '-Dorg.apache.kafka.sasl.oauthbearer.allowed.files=/tmp/tls/jwks.json',
+      '-Dorg.apache.kafka.sasl.oauthbearer.allowed.urls=file:///tmp/tls/jwks.json',
+    ]);
+    expect(oauthJvmFlags(null)).toEqual([]);
   });
 });

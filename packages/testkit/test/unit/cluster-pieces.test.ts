@@ -56,6 +56,7 @@ describe('javaClientConfig', () => {
       mechanisms: ['SCRAM-SHA-256', 'SCRAM-SHA-512', 'PLAIN'] as const,
       admin: { username: 'admin', password: 'pw' },
       users: [{ username: 'admin', password: 'pw' }],
+      oauth: null,
     },
   };
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ApiVersionsApi, MetadataApi, type MetadataResponse } from '@kafkats/codec';
-import { type SaslMechanism, sharedCluster, startFaultProxy } from '@kafkats/testkit';
+import { sharedCluster, startFaultProxy } from '@kafkats/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
@@ -56,7 +56,7 @@ describe('BrokerConnection against Kafka (shared 3-node cluster)', () => {
     expect(c.state).toBe('ready');
   });
 
-  it.each(['SCRAM-SHA-256', 'SCRAM-SHA-512', 'PLAIN'] as SaslMechanism[])(
+  it.each(['SCRAM-SHA-256', 'SCRAM-SHA-512', 'PLAIN'] as const)(
     'SASL_SSL with %s: TLS verified against the cluster CA, then authenticated',
     async (mechanism) => {
       const cluster = sharedCluster();
