@@ -79,12 +79,24 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
         'PLAIN',
         'SCRAM-SHA-256',
         'SCRAM-SHA-512',
+        'OAUTHBEARER',
       ]),
     )
     .option('--sasl-username <user>', 'SASL user name')
     .option(
       '--sasl-password <password>',
       'SASL password (prefer env KAFKATS_SASL_PASSWORD: flags show in ps)',
+    )
+    .option('--sasl-token-endpoint <url>', 'OAUTHBEARER: OAuth token endpoint (client credentials)')
+    .option('--sasl-client-id <id>', 'OAUTHBEARER: OAuth client id')
+    .option(
+      '--sasl-client-secret <secret>',
+      'OAUTHBEARER: OAuth client secret (prefer env KAFKATS_SASL_CLIENT_SECRET)',
+    )
+    .option('--sasl-scope <scope>', 'OAUTHBEARER: scope to ask the token endpoint for')
+    .option(
+      '--sasl-token-file <file>',
+      'OAUTHBEARER: a file holding the token (re-read on each login)',
     )
     .option('--json', 'machine-readable output: one JSON document (one per line when streaming)')
     .option('--no-color', 'no colour, no spinner (also NO_COLOR=1)')

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { ClusterConfig, WireConnectionOptions } from '@kafkats/meta';
-import type { SaslOptions, TlsOptions } from '@kafkats/wire';
+import { oauthClientCredentials, type SaslOptions, type TlsOptions } from '@kafkats/wire';
 import { CliError } from './cli-error.js';
 
 /** SASL mechanisms the connection speaks. */
-export const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
+export const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'] as const;
 /** One of {@link SASL_MECHANISMS}. */
 export type SaslMechanismName = (typeof SASL_MECHANISMS)[number];
 
@@ -32,8 +32,16 @@ export interface ConfigFile {
       };
   readonly sasl?: {
     readonly mechanism: SaslMechanismName;
-    readonly username: string;
+    /** PLAIN and SCRAM. */
+    readonly username?: string;
     readonly password?: string;
+    /** OAUTHBEARER with a token endpoint (client credentials grant, KIP-768). */
+    readonly tokenEndpointUrl?: string;
+    readonly clientId?: string;
+    readonly clientSecret?: string;
+    readonly scope?: string;
+    /** OAUTHBEARER with a token read from this file (re-read on every authentication). */
+    readonly tokenFile?: string;
   };
 }
 
@@ -52,6 +60,11 @@ export interface ConnectionFlags {
   readonly saslMechanism?: string;
   readonly saslUsername?: string;
   readonly saslPassword?: string;
+  readonly saslTokenEndpoint?: string;
+  readonly saslClientId?: string;
+  readonly saslClientSecret?: string;
+  readonly saslScope?: string;
+  readonly saslTokenFile?: string;
 }
 
 /** Everything a command needs to reach the cluster. */
@@ -189,17 +202,17 @@ export function resolveSettings(
   const mechanismName = flags.saslMechanism ?? file.sasl?.mechanism;
   let sasl: SaslOptions | undefined;
   if (mechanismName !== undefined) {
-    const username = flags.saslUsername ?? file.sasl?.username;
-    const password = flags.saslPassword ?? env.KAFKATS_SASL_PASSWORD ?? file.sasl?.password;
-    if (username === undefined || password === undefined) {
-      throw configError(
-        `SASL ${mechanismName} needs a username and a password`,
-        'pass --sasl-username and KAFKATS_SASL_PASSWORD (or --sasl-password, or "sasl" in --config)',
-      );
-    }
-    sasl = { mechanism: mechanismOf(mechanismName), username, password };
+    const mechanism = mechanismOf(mechanismName);
+    sasl =
+      mechanism === 'OAUTHBEARER'
+        ? oauthSettings(flags, file.sasl, env)
+        : passwordSettings(mechanism, flags, file.sasl, env);
   } else if (flags.saslUsername !== undefined) {
     throw configError('--sasl-username needs --sasl-mechanism');
+  } else if (flags.saslTokenEndpoint !== undefined || flags.saslTokenFile !== undefined) {
+    throw configError(
+      '--sasl-token-endpoint and --sasl-token-file need --sasl-mechanism OAUTHBEARER',
+    );
   }
 
   const readOnly = flags.readOnly === true || file.readOnly === true;
@@ -223,4 +236,80 @@ export function resolveSettings(
       retry: { operationTimeoutMs: timeoutMs },
     },
   };
+}
+
+type FileSasl = ConfigFile['sasl'];
+
+function passwordSettings(
+  mechanism: Exclude<SaslMechanismName, 'OAUTHBEARER'>,
+  flags: ConnectionFlags,
+  file: FileSasl,
+  env: Readonly<Record<string, string | undefined>>,
+): SaslOptions {
+  const username = flags.saslUsername ?? file?.username;
+  const password = flags.saslPassword ?? env.KAFKATS_SASL_PASSWORD ?? file?.password;
+  if (username === undefined || password === undefined) {
+    throw configError(
+      `SASL ${mechanism} needs a username and a password`,
+      'pass --sasl-username and KAFKATS_SASL_PASSWORD (or --sasl-password, or "sasl" in --config)',
+    );
+  }
+  return { mechanism, username, password };
+}
+
+/**
+ * OAUTHBEARER: a token endpoint with client credentials (the secret from
+ * `KAFKATS_SASL_CLIENT_SECRET`, the flag or the file), or a token file read at every
+ * authentication (a sidecar that rotates it, as Kubernetes projected tokens are).
+ */
+function oauthSettings(
+  flags: ConnectionFlags,
+  file: FileSasl,
+  env: Readonly<Record<string, string | undefined>>,
+): SaslOptions {
+  const endpoint = flags.saslTokenEndpoint ?? file?.tokenEndpointUrl;
+  const tokenFile = flags.saslTokenFile ?? file?.tokenFile;
+  if ((endpoint === undefined) === (tokenFile === undefined)) {
+    throw configError(
+      'SASL OAUTHBEARER needs a token endpoint or a token file (one of them)',
+      'pass --sasl-token-endpoint URL with --sasl-client-id and KAFKATS_SASL_CLIENT_SECRET, or --sasl-token-file FILE',
+    );
+  }
+  if (tokenFile !== undefined) {
+    return {
+      mechanism: 'OAUTHBEARER',
+      tokenProvider: async () => {
+        try {
+          return readFileSync(tokenFile, 'utf8').trim();
+        } catch (error) {
+          throw configError(
+            `cannot read the token file ${tokenFile}: ${(error as NodeJS.ErrnoException).code}`,
+          );
+        }
+      },
+    };
+  }
+  const clientId = flags.saslClientId ?? file?.clientId;
+  const clientSecret =
+    flags.saslClientSecret ?? env.KAFKATS_SASL_CLIENT_SECRET ?? file?.clientSecret;
+  if (clientId === undefined || clientSecret === undefined) {
+    throw configError(
+      'SASL OAUTHBEARER with a token endpoint needs a client id and a client secret',
+      'pass --sasl-client-id and KAFKATS_SASL_CLIENT_SECRET (or --sasl-client-secret, or "sasl" in --config)',
+    );
+  }
+  const scope = flags.saslScope ?? file?.scope;
+  try {
+    return {
+      mechanism: 'OAUTHBEARER',
+      tokenProvider: oauthClientCredentials({
+        tokenEndpointUrl: endpoint as string,
+        clientId,
+        clientSecret,
+        ...(scope === undefined ? {} : { scope }),
+      }),
+    };
+  } catch (error) {
+    throw configError((error as Error).message);
+  }
 }
