@@ -11,7 +11,7 @@ import {
   remoteLogSegmentMetadataUpdate,
   type TopicIdPartition,
 } from '@kafkats/remote-log-metadata';
-import { runKafkaTool, sharedCluster } from '@kafkats/testkit';
+import { runKafkaTool, sharedCluster, startOAuthServer } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/index.js';
 import { jsonLines, kafkats, unique } from '../support/run-cli.js';
@@ -342,6 +342,38 @@ describe('kafkats against a real cluster', () => {
     expect(bad.code).toBe(ExitCode.AUTHENTICATION);
     expect(bad.stderr).toContain('error: authentication failed');
     expect(bad.stderr).toContain('invalid credentials');
+  });
+
+  it('speaks SASL OAUTHBEARER with a token endpoint, and exits 3 when the endpoint refuses the client', async () => {
+    const oauth = shared.security!.oauth!;
+    const server = await startOAuthServer(oauth, [
+      { clientId: 'cli', clientSecret: 'cli-secret-5' },
+    ]);
+    try {
+      const sasl = [
+        '--bootstrap',
+        shared.listeners.SASL_PLAINTEXT!,
+        '--sasl-mechanism',
+        'OAUTHBEARER',
+        '--sasl-token-endpoint',
+        server.tokenEndpointUrl,
+        '--sasl-client-id',
+        'cli',
+      ];
+      const ok = await kafkats(['cluster', ...sasl, '--json'], {
+        env: { KAFKATS_SASL_CLIENT_SECRET: 'cli-secret-5' },
+      });
+      expect(ok.code).toBe(0);
+      expect(JSON.parse(ok.stdout).clusterId).toBe(shared.clusterId);
+      expect(server.issued.get('cli')).toBe(1);
+      const bad = await kafkats(['cluster', ...sasl], {
+        env: { KAFKATS_SASL_CLIENT_SECRET: 'not-it' },
+      });
+      expect(bad.code).toBe(ExitCode.AUTHENTICATION);
+      expect(bad.stderr).toContain('HTTP 401: invalid_client');
+    } finally {
+      await server.close();
+    }
   });
 });
 

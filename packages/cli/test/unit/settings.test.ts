@@ -90,6 +90,41 @@ describe('resolveSettings', () => {
     ).toContain('unknown SASL mechanism GSSAPI');
   });
 
+  it('builds OAUTHBEARER from a token endpoint and KAFKATS_SASL_CLIENT_SECRET, or from a token file', async () => {
+    const s = resolveSettings(
+      {
+        bootstrap: 'h:1',
+        saslMechanism: 'oauthbearer',
+        saslTokenEndpoint: 'https://idp.example/token',
+        saslClientId: 'svc',
+      },
+      { KAFKATS_SASL_CLIENT_SECRET: 'secret' },
+    );
+    expect(s.cluster.connection?.sasl).toMatchObject({ mechanism: 'OAUTHBEARER' });
+    const tokenFile = file('token.jwt', 'eyJh.eyJz.c2ln\n');
+    const t = resolveSettings(
+      { bootstrap: 'h:1', saslMechanism: 'OAUTHBEARER', saslTokenFile: tokenFile },
+      {},
+    );
+    const sasl = t.cluster.connection?.sasl as { tokenProvider: () => Promise<unknown> };
+    expect(await sasl.tokenProvider()).toBe('eyJh.eyJz.c2ln');
+    expect(
+      usageError(() =>
+        resolveSettings(
+          { bootstrap: 'h:1', saslMechanism: 'OAUTHBEARER', saslTokenEndpoint: 'https://i/t' },
+          {},
+        ),
+      ).message,
+    ).toContain('needs a client id and a client secret');
+    expect(
+      usageError(() => resolveSettings({ bootstrap: 'h:1', saslMechanism: 'OAUTHBEARER' }, {}))
+        .message,
+    ).toContain('a token endpoint or a token file');
+    expect(
+      usageError(() => resolveSettings({ bootstrap: 'h:1', saslTokenFile: tokenFile }, {})).message,
+    ).toContain('need --sasl-mechanism OAUTHBEARER');
+  });
+
   it('lets a flag win over the config file, field by field', () => {
     const config = file(
       'sasl.json',
