@@ -26,9 +26,9 @@ const W: ApiAccess = 'write';
 
 const rows: readonly [number, string, ApiAccess][] = [
   [0, 'Produce', W],
-  [1, 'Fetch', R], // a consumer's fetch; replica fetches carry a replica id and are internal
+  [1, 'Fetch', R], // a consumer's; a replica's fetch (a replica id) is not: see requestMutation
   [2, 'ListOffsets', R],
-  [3, 'Metadata', R], // the meta layer's builder never allows auto topic creation
+  [3, 'Metadata', R], // unless it allows auto topic creation: see requestMutation
   [8, 'OffsetCommit', W],
   [9, 'OffsetFetch', R],
   [10, 'FindCoordinator', R],
@@ -131,4 +131,33 @@ const byKey = new Map<number, ApiAccess>(ACCESS_TABLE.map((r) => [r.apiKey, r.ac
  */
 export function apiAccess(apiKey: number): ApiAccess {
   return byKey.get(apiKey) ?? 'write';
+}
+
+/**
+ * Why one request of an API the table calls `read` would still change the cluster, or
+ * undefined when it would not: a Metadata request that lets the broker create the topics it
+ * names (`allowAutoTopicCreation`, implied below v4 for named topics), and a Fetch sent as a
+ * replica (a replica id moves the follower's position, the high watermark and the ISR).
+ */
+export function requestMutation(
+  apiKey: number,
+  request: unknown,
+  version: number,
+): string | undefined {
+  if (request === null || typeof request !== 'object') return undefined;
+  if (apiKey === 3) {
+    const r = request as { allowAutoTopicCreation?: boolean; topics?: readonly unknown[] | null };
+    const named = r.topics != null && r.topics.length > 0;
+    if (version >= 4 ? r.allowAutoTopicCreation === true && named : named)
+      return version >= 4
+        ? 'with allowAutoTopicCreation it may create the topics it names'
+        : `Metadata v${version} may create the topics it names (no way to turn that off below v4)`;
+    return undefined;
+  }
+  if (apiKey === 1) {
+    const r = request as { replicaId?: number; replicaState?: { replicaId?: number } };
+    if ((r.replicaId ?? -1) >= 0 || (r.replicaState?.replicaId ?? -1) >= 0)
+      return "as a replica's fetch it moves a follower's position and the partition's ISR";
+  }
+  return undefined;
 }

@@ -8,6 +8,7 @@ import {
 } from '@kafkats/codec';
 import {
   AbortedError,
+  type CloseOptions,
   ConnectionMetrics,
   type ConnectionMetricsSnapshot,
   errorFields,
@@ -15,8 +16,8 @@ import {
   silentLogger,
   UnsupportedVersionError,
 } from '@kafkats/wire';
-import { apiAccess } from './access.js';
-import type { ConnectionFactory, MetaConnection } from './api.js';
+import { apiAccess, requestMutation } from './access.js';
+import type { ConnectionFactory, ConnectionSendOptions, MetaConnection } from './api.js';
 import { classify } from './classify.js';
 import { CoordinatorBatcher } from './coordinator-batcher.js';
 import { ClusterClosedError, OperationTimeoutError, ReadOnlyError } from './errors.js';
@@ -598,7 +599,20 @@ export class Cluster {
   async openConnection(nodeId: number): Promise<MetaConnection> {
     if (this.#closed) throw new ClusterClosedError();
     if (!this.#pool.knowsNode(nodeId)) await this.#refreshOnce(this.#oneShot()).catch(() => {});
-    return this.#pool.openDedicated(nodeId);
+    const connection = await this.#pool.openDedicated(nodeId);
+    // A read-only cluster's gate holds on a connection handed out, too.
+    return this.#readOnly
+      ? new ReadOnlyConnection(connection, (api, request, version) =>
+          this.#gate(api, request, version),
+        )
+      : connection;
+  }
+
+  /** The read-only gate for a built request: its API's class, then what this request does. */
+  #gate(api: ApiDescriptor<unknown, unknown>, request: unknown, version: number): void {
+    if (apiAccess(api.apiKey) !== 'read') throw new ReadOnlyError(api.name, api.apiKey);
+    const why = requestMutation(api.apiKey, request, version);
+    if (why !== undefined) throw new ReadOnlyError(api.name, api.apiKey, why);
   }
 
   /**
@@ -619,6 +633,7 @@ export class Cluster {
       throw new ReadOnlyError(api.name, api.apiKey);
     const version = chooseVersion(connection, api, options.version, api.name);
     const built = buildRequest(request, version);
+    if (this.#readOnly) this.#gate(api, built, version);
     const response = await connection.send(api, built, {
       version,
       timeoutMs: options.timeoutMs ?? this.#requestTimeoutMs,
@@ -658,6 +673,7 @@ export class Cluster {
   ): Promise<{ response: Res; version: number }> {
     const version = chooseVersion(connection, api, pinned, api.name);
     const built = buildRequest(request, version);
+    if (this.#readOnly) this.#gate(api, built, version);
     return connection
       .send(api, built, {
         version,
@@ -960,4 +976,66 @@ function throwTopLevel(response: unknown, context: string): void {
     code,
     `${context}${typeof message === 'string' ? ` (${message})` : ''}`,
   );
+}
+
+/**
+ * A connection from a read-only cluster's `openConnection`: every request passes the gate
+ * before it reaches the socket; everything else is the connection's own.
+ */
+class ReadOnlyConnection implements MetaConnection {
+  readonly #inner: MetaConnection;
+  readonly #gate: (api: ApiDescriptor<unknown, unknown>, request: unknown, version: number) => void;
+
+  constructor(
+    inner: MetaConnection,
+    gate: (api: ApiDescriptor<unknown, unknown>, request: unknown, version: number) => void,
+  ) {
+    this.#inner = inner;
+    this.#gate = gate;
+  }
+
+  send<Req, Res>(
+    api: ApiDescriptor<Req, Res>,
+    request: Req,
+    options: ConnectionSendOptions,
+  ): Promise<Res> {
+    try {
+      this.#gate(api as ApiDescriptor<unknown, unknown>, request, options.version);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#inner.send(api, request, options);
+  }
+
+  negotiatedVersion(apiKey: number): number | undefined {
+    return this.#inner.negotiatedVersion(apiKey);
+  }
+
+  get closed(): boolean {
+    return this.#inner.closed;
+  }
+
+  get pending(): number {
+    return this.#inner.pending;
+  }
+
+  get inFlight(): number {
+    return this.#inner.inFlight ?? this.#inner.pending;
+  }
+
+  get queued(): number {
+    return this.#inner.queued ?? 0;
+  }
+
+  get lastActivityMs(): number {
+    return this.#inner.lastActivityMs;
+  }
+
+  onClose(listener: (error: Error | undefined) => void): () => void {
+    return this.#inner.onClose(listener);
+  }
+
+  close(options?: CloseOptions): Promise<void> {
+    return this.#inner.close(options);
+  }
 }

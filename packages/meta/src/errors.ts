@@ -42,17 +42,18 @@ export class ClusterClosedError extends KafkaError {
 }
 
 /**
- * A read-only cluster refused to send a mutating request (the access table's `write`
- * class, which is also where an unclassified API falls). Raised before the request is built
- * or encoded; nothing reaches a broker. Not retriable. Code `ERR_KAFKA_READ_ONLY`.
+ * A read-only cluster refused to send a mutating request: an API of the access table's
+ * `write` class (also where an unclassified API falls), or a request of a `read` API that
+ * would still change the cluster (`detail` says how, e.g. Metadata allowing auto topic
+ * creation). Nothing reaches a broker. Not retriable. Code `ERR_KAFKA_READ_ONLY`.
  */
 export class ReadOnlyError extends KafkaError {
   readonly apiKey: number;
 
-  constructor(apiName: string, apiKey: number) {
+  constructor(apiName: string, apiKey: number, detail?: string) {
     super(
       'ERR_KAFKA_READ_ONLY',
-      `${apiName} (key ${apiKey}) changes the cluster; this cluster was opened read-only`,
+      `${apiName} (key ${apiKey}) ${detail === undefined ? 'changes the cluster' : `changes the cluster: ${detail}`}; this cluster was opened read-only`,
       { retriable: false },
     );
     this.apiKey = apiKey;

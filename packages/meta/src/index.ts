@@ -1,5 +1,5 @@
 export type { AccessEntry, ApiAccess } from './access.js';
-export { ACCESS_TABLE, apiAccess } from './access.js';
+export { ACCESS_TABLE, apiAccess, requestMutation } from './access.js';
 export type {
   ConnectionFactory,
   ConnectionSendOptions,

@@ -19,6 +19,8 @@ import {
   createListOffsetsRequest,
   createListOffsetsRequestPartition,
   createListOffsetsRequestTopic,
+  createMetadataRequest,
+  createMetadataRequestTopic,
   createOffsetCommitRequest,
   createProduceRequest,
   createProduceRequestPartitionProduceData,
@@ -171,6 +173,47 @@ describe('a read-only cluster against an ACL-enabled broker', () => {
         ),
       );
       for (const r of refused) expect(r).toBeInstanceOf(ReadOnlyError);
+
+      // A connection handed out by openConnection() passes the gate on its own send, and a
+      // Metadata request letting the broker create the topics it names is refused on every path.
+      const missing = `read-only-missing-${randomUUID().slice(0, 8)}`;
+      const creating = createMetadataRequest({
+        topics: [createMetadataRequestTopic({ name: missing })],
+        allowAutoTopicCreation: true,
+      });
+      const dedicated = await cluster.openConnection(broker.nodeId);
+      const version = (key: number) => dedicated.negotiatedVersion(key) as number;
+      const refusedToo = await Promise.all(
+        [
+          dedicated.send(ProduceApi, createProduceRequest({ acks: -1 }), { version: version(0) }),
+          dedicated.send(CreateTopicsApi, createCreateTopicsRequest({}), { version: version(19) }),
+          dedicated.send(MetadataApi, creating, { version: version(3) }),
+          cluster.sendOn(dedicated, MetadataApi, creating),
+          cluster.sendAny(MetadataApi, creating),
+          cluster.sendToNode(broker.nodeId, MetadataApi, creating),
+        ].map((p) =>
+          p.then(
+            () => 'sent',
+            (e: unknown) => e,
+          ),
+        ),
+      );
+      for (const r of refusedToo) expect(r).toBeInstanceOf(ReadOnlyError);
+      // Reads still go through the handed-out connection.
+      const described = await dedicated.send(
+        MetadataApi,
+        createMetadataRequest({
+          topics: [createMetadataRequestTopic({ name: topic })],
+          allowAutoTopicCreation: false,
+        }),
+        { version: version(3) },
+      );
+      expect(described.topics[0]?.errorCode).toBe(0);
+      await dedicated.close();
+      const named = proxy
+        .recording()
+        .filter((e) => e.apiKey === MetadataApi.apiKey && e.request.includes(missing));
+      expect(named).toEqual([]);
 
       const seen = proxy.recording().map((e) => e.apiKey);
       const counts = new Map<number, number>();

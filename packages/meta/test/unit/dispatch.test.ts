@@ -1,6 +1,6 @@
 // The contract between the cluster and a connection: who picks the version, how long one
 // attempt may wait, what a running-out operation reports, and what back-pressure does not do.
-import { ErrorCode, ProtocolError } from '@kafkats/codec';
+import { ErrorCode, MetadataApi, ProtocolError, ZERO_UUID } from '@kafkats/codec';
 import { AbortedError, BackpressureError, RequestTimeoutError } from '@kafkats/wire';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -266,6 +266,71 @@ describe('the read-only gate', () => {
     await cluster.sendToLeader('t', 0, FetchApi, {});
     await cluster.sendOn(dedicated, FetchApi, {});
     expect(sentOf(fake, 1)).toHaveLength(2);
+  });
+
+  it("holds on a connection from openConnection(): the connection's own send passes the gate", async () => {
+    const fake = new FakeCluster(1);
+    fake.topics.set('t', spreadTopic(1, 1));
+    const cluster = await connect(fake, { readOnly: true });
+    const dedicated = await cluster.openConnection(1);
+    const version = dedicated.negotiatedVersion(ProduceApi.apiKey) as number;
+    await expect(dedicated.send(ProduceApi, {} as never, { version })).rejects.toBeInstanceOf(
+      ReadOnlyError,
+    );
+    expect(sentOf(fake, 0)).toEqual([]);
+    // Reads, and the connection's own state, are the connection's.
+    const fetchVersion = dedicated.negotiatedVersion(FetchApi.apiKey) as number;
+    await dedicated.send(FetchApi, {}, { version: fetchVersion });
+    expect(sentOf(fake, 1)).toHaveLength(1);
+    expect(dedicated.closed).toBe(false);
+    await dedicated.close();
+    expect(dedicated.closed).toBe(true);
+    await cluster.close();
+  });
+
+  it('refuses a Metadata request that may create topics, and a Fetch sent as a replica, on every path', async () => {
+    const fake = new FakeCluster(1);
+    fake.topics.set('t', spreadTopic(1, 1));
+    const cluster = await connect(fake, { readOnly: true });
+    const sentBefore = sentOf(fake, MetadataApi.apiKey).length;
+    const creating = MetadataApi.createRequest({
+      topics: [{ topicId: ZERO_UUID, name: 'typo' }],
+      allowAutoTopicCreation: true,
+    });
+    const dedicated = await cluster.openConnection(1);
+    const v = dedicated.negotiatedVersion(MetadataApi.apiKey) as number;
+    const refusals = [
+      cluster.sendAny(MetadataApi, creating),
+      cluster.sendToNode(1, MetadataApi, creating),
+      cluster.sendOn(dedicated, MetadataApi, creating),
+      dedicated.send(MetadataApi, creating, { version: v }),
+      // Below v4 a named topic is created when auto-creation is on: no way to say otherwise.
+      cluster.sendAny(MetadataApi, { ...creating, allowAutoTopicCreation: false }, { version: 3 }),
+      cluster.sendToLeader('t', 0, FetchApi, { replicaId: 2 }),
+      cluster.sendOn(dedicated, FetchApi, { replicaId: -1, replicaState: { replicaId: 2 } }),
+    ];
+    for (const r of await Promise.all(
+      refusals.map((p) =>
+        p.then(
+          () => 'sent',
+          (e: unknown) => e,
+        ),
+      ),
+    )) {
+      expect(r).toBeInstanceOf(ReadOnlyError);
+      expect((r as Error).message).toMatch(/may create the topics it names|as a replica's fetch/);
+    }
+    expect(sentOf(fake, MetadataApi.apiKey).length).toBe(sentBefore);
+    expect(sentOf(fake, FetchApi.apiKey)).toEqual([]);
+    // The same requests without the mutation are reads.
+    await cluster.sendAny(MetadataApi, { ...creating, allowAutoTopicCreation: false });
+    await dedicated.send(
+      MetadataApi,
+      { ...creating, allowAutoTopicCreation: false },
+      { version: v },
+    );
+    expect(sentOf(fake, MetadataApi.apiKey).length).toBe(sentBefore + 2);
+    await cluster.close();
   });
 });
 
