@@ -793,6 +793,7 @@ export class Producer {
     this.#fatal = fatal;
     this.#txn?.onFatal(fatal);
     this.#sender.failQueued(fatal);
+    this.#sender.halt(fatal);
     this.#processWaiting();
   }
 

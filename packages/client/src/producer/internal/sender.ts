@@ -75,6 +75,8 @@ export class Sender {
   #initializing = false;
   #initFailures = 0;
   #stopped = false;
+  /** The fatal error that halted the sender, if one did. */
+  #halted: Error | undefined;
   /** Pins Produce to at most this version (transactions of the first generation: v11). */
   produceVersionCap: number | undefined;
   /** Counters behind `Producer.metrics()`. */
@@ -163,6 +165,16 @@ export class Sender {
     head.attempts++;
     head.markSent();
     this.#send(leader, [head]);
+  }
+
+  /**
+   * After a fatal error: nothing is sent or asked for again (no InitProducerId, no Produce),
+   * as Kafka's Sender does once the TransactionManager has a fatal error; responses still in
+   * flight are handled, and one that would be retried fails with `error` instead.
+   */
+  halt(error: Error): void {
+    this.#halted = error;
+    this.stop();
   }
 
   /** Stops timers; responses still in flight are still handled. */
@@ -482,6 +494,10 @@ export class Sender {
         ? idem.canRetry(batch, errorCode, retriable, logStartOffset)
         : retriable;
     const now = Date.now();
+    if (canRetry && this.#halted !== undefined) {
+      this.#fail(batch, this.#halted, 'unknown');
+      return;
+    }
     if (canRetry && now - batch.createdMs < this.#options.deliveryTimeoutMs) {
       const backoffMs = this.#backoffMs(batch.attempts);
       batch.retryAtMs = now + backoffMs;
@@ -581,24 +597,23 @@ export class Sender {
       )
       .then(
         (response) => {
+          this.#initializing = false;
           this.#initFailures = 0;
           this.#idempotence?.setProducerIdAndEpoch(response.producerId, response.producerEpoch);
+          // The producer id is known: what waited for it goes now, not a macrotask later.
+          this.#run();
         },
         (error: unknown) => {
+          this.#initializing = false;
           if (isFatalError(error) || !(error instanceof KafkaError && error.retriable)) {
+            // Fatal: the producer halts (Producer#onFatal), and nothing asks again.
             this.#hooks.onFatal(error instanceof Error ? error : new Error(String(error)));
             return;
           }
           this.#initFailures++;
-        },
-      )
-      .finally(() => {
-        this.#initializing = false;
-        if (this.#initFailures > 0)
           this.scheduleAt(Date.now() + this.#backoffMs(this.#initFailures));
-        // The producer id is known: what waited for it goes now, not a macrotask later.
-        else this.#run();
-      });
+        },
+      );
   }
 
   /** One targeted metadata refresh at a time, at most once per `retryBackoffMs`. */

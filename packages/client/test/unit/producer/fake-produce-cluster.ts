@@ -153,8 +153,15 @@ export class FakeProduceCluster implements ProducerCluster {
     return Promise.resolve(11);
   }
 
+  /** InitProducerId requests seen. */
+  initProducerIdCalls = 0;
+  /** When set, every InitProducerId fails with this (e.g. CLUSTER_AUTHORIZATION_FAILED). */
+  initProducerIdError: Error | undefined;
+
   sendAny<Req, Res>(api: ApiDescriptor<Req, Res>): Promise<Res> {
     if (api.apiKey !== 22) return Promise.reject(new Error(`fake: sendAny ${api.name}`));
+    this.initProducerIdCalls++;
+    if (this.initProducerIdError !== undefined) return Promise.reject(this.initProducerIdError);
     const producerId = this.nextProducerId++;
     return Promise.resolve(
       api.createResponse({ producerId, producerEpoch: 0 } as unknown as Partial<Res>),

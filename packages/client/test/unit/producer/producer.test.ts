@@ -1,4 +1,4 @@
-import { ErrorCode } from '@kafkats/codec';
+import { ErrorCode, ProtocolError } from '@kafkats/codec';
 import { describe, expect, it } from 'vitest';
 import {
   DeliveryTimeoutError,
@@ -431,6 +431,23 @@ describe('Producer limits and lifecycle', () => {
       RecordTooLargeError,
     );
     await producer.close();
+  });
+
+  it('asks for a producer id once when the answer is fatal, and does not ask again', async () => {
+    const cluster = new FakeProduceCluster({ t: 1 });
+    cluster.initProducerIdError = new ProtocolError(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+    const producer = new Producer(cluster, { lingerMs: 0 });
+    await expect(producer.send({ topic: 't', partition: 0, value: 'x' })).rejects.toMatchObject({
+      code: 'ERR_KAFKA_PRODUCER_FATAL',
+    });
+    // Several event-loop turns: a halted sender neither retries nor spins on the answer.
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(cluster.initProducerIdCalls).toBe(1);
+    await expect(producer.send({ topic: 't', partition: 0, value: 'y' })).rejects.toMatchObject({
+      code: 'ERR_KAFKA_PRODUCER_FATAL',
+    });
+    await producer.close();
+    expect(cluster.initProducerIdCalls).toBe(1);
   });
 
   it('close drains what was sent, then refuses new records', async () => {
