@@ -50,6 +50,11 @@ import type {
 import { type SaslMechanism, saslMechanism } from './sasl.js';
 
 const WIRE_VERSION = '0.1.0';
+/** `tls: true`: one options object, so every connection shares one secure context. */
+const DEFAULT_TLS: TlsOptions = Object.freeze({});
+/** TLS alerts a broker sends when it refuses the client's certificate (OpenSSL codes). */
+const TLS_REFUSAL_ALERT =
+  /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13)_ALERT_(?:BAD_CERTIFICATE|CERTIFICATE_[A-Z_]+|UNKNOWN_CA|ACCESS_DENIED|UNSUPPORTED_CERTIFICATE|DECRYPT_ERROR|HANDSHAKE_FAILURE)$/;
 /** ApiVersionsRequest v3+ software name/version rule (KIP-511, ApiVersionsRequest.isValid). */
 const SOFTWARE_FIELD = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 
@@ -138,7 +143,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.maxQueued = Math.max(0, options.maxQueuedRequests ?? 1024);
     this.rejectWhenFull = options.queuePolicy === 'reject';
     this.resolver = options.resolver ?? systemResolver;
-    this.#tls = options.tls === true ? {} : options.tls ? options.tls : null;
+    this.#tls = options.tls === true ? DEFAULT_TLS : options.tls ? options.tls : null;
     this.#sasl = options.sasl === undefined ? undefined : saslMechanism(options.sasl);
     this.random = options.random ?? Math.random;
     this.log = options.logger ?? silentLogger;
@@ -589,6 +594,20 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     });
     socket.on('error', (err) => {
       if (this.socket !== socket) return;
+      // With TLS 1.3 the client finishes its handshake before the broker has checked the
+      // client certificate: a refusal arrives as an alert on the first read. It is a
+      // credential problem, fatal like any other, not a connection to dial again.
+      if (this.#tls !== null && TLS_REFUSAL_ALERT.test((err as NodeJS.ErrnoException).code ?? '')) {
+        this.shutdown(
+          new AuthenticationError(
+            'ERR_KAFKA_AUTHENTICATION_TLS',
+            this.name,
+            `the broker refused the TLS session: ${err.message} (check that the broker trusts the client certificate and that it is valid)`,
+            { cause: err },
+          ),
+        );
+        return;
+      }
       this.connectionLost('ERR_KAFKA_CONNECTION_LOST', `socket error: ${err.message}`, err);
     });
     socket.on('close', () => {

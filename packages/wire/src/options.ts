@@ -17,8 +17,14 @@ export interface TlsOptions {
   readonly ca?: string | Buffer | readonly (string | Buffer)[];
   /** Client certificate chain (PEM) for mutual TLS. */
   readonly cert?: string | Buffer;
-  /** Client private key (PEM) for mutual TLS. */
+  /** Client private key (PEM) for mutual TLS; encrypted ones take `passphrase`. */
   readonly key?: string | Buffer;
+  /**
+   * Client key and certificate chain as one PKCS#12 file (`.p12`/`.pfx`, as Java's
+   * `ssl.keystore.type=PKCS12`), instead of `cert` and `key`; encrypted ones take `passphrase`.
+   */
+  readonly pfx?: Buffer;
+  /** Decrypts `key` or `pfx`. Never appears in an error or log line. */
   readonly passphrase?: string;
   /** SNI and certificate host name; default: the broker host when it is a name. */
   readonly servername?: string;

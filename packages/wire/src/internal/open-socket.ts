@@ -1,5 +1,5 @@
 import { isIP, Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import { createSecureContext, type SecureContext, connect as tlsConnect } from 'node:tls';
 import {
   type BrokerAddress,
   formatBrokerAddress,
@@ -76,6 +76,26 @@ export async function openSocket(target: SocketTarget, signal: AbortSignal): Pro
   );
 }
 
+/**
+ * The secure context of a connection's TLS options, made once: the CA, the client certificate
+ * and key or PKCS#12 are parsed (and decrypted) on the first connect, not on every one.
+ */
+const contexts = new WeakMap<TlsOptions, SecureContext>();
+function secureContextOf(tls: TlsOptions): SecureContext {
+  let context = contexts.get(tls);
+  if (context === undefined) {
+    context = createSecureContext({
+      ...(tls.ca === undefined ? {} : { ca: tls.ca as string | Buffer | (string | Buffer)[] }),
+      ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+      ...(tls.key === undefined ? {} : { key: tls.key }),
+      ...(tls.pfx === undefined ? {} : { pfx: tls.pfx }),
+      ...(tls.passphrase === undefined ? {} : { passphrase: tls.passphrase }),
+    });
+    contexts.set(tls, context);
+  }
+  return context;
+}
+
 /** One TCP (+TLS) connect with the setup timeout; resolves once the socket can carry requests. */
 function openOne(target: SocketTarget, a: ResolvedAddress, signal: AbortSignal): Promise<Socket> {
   return new Promise<Socket>((resolve, reject) => {
@@ -87,14 +107,25 @@ function openOne(target: SocketTarget, a: ResolvedAddress, signal: AbortSignal):
       socket.connect({ host: a.address, port: address.port, family: a.family });
     } else {
       const servername = tls.servername ?? (isIP(address.host) === 0 ? address.host : undefined);
+      let secureContext: SecureContext;
+      try {
+        secureContext = secureContextOf(tls);
+      } catch (err) {
+        reject(
+          new AuthenticationError(
+            'ERR_KAFKA_AUTHENTICATION_TLS',
+            target.name,
+            `the TLS settings cannot be used (CA, client certificate, key, PKCS#12 or passphrase): ${err instanceof Error ? err.message : String(err)}`,
+            { cause: err },
+          ),
+        );
+        return;
+      }
       socket = tlsConnect({
         host: a.address,
         port: address.port,
         ...(servername === undefined ? {} : { servername }),
-        ...(tls.ca === undefined ? {} : { ca: tls.ca as string | Buffer | (string | Buffer)[] }),
-        ...(tls.cert === undefined ? {} : { cert: tls.cert }),
-        ...(tls.key === undefined ? {} : { key: tls.key }),
-        ...(tls.passphrase === undefined ? {} : { passphrase: tls.passphrase }),
+        secureContext,
         rejectUnauthorized: tls.rejectUnauthorized ?? true,
       });
     }
