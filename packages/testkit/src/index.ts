@@ -1,6 +1,8 @@
 // @kafkats/testkit: real Apache Kafka clusters for tests and benchmarks, and Kafka's own Java
 // client as the independent second opinion. Private tooling: library source never imports it.
 
+export type { ClientCertificate, ClientCertificateOptions } from './client-certificates.js';
+export { issueClientCertificate } from './client-certificates.js';
 export { javaClientConfig } from './client-config.js';
 export { selectedBackend, startCluster } from './cluster.js';
 export {

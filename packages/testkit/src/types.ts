@@ -33,6 +33,8 @@ export interface BrokerEndpoint {
 export interface ClusterSecurity {
   /** PEM file of the CA that signed every broker certificate (SAN 127.0.0.1 and localhost). */
   caPemPath: string;
+  /** The CA's private key (PEM): `issueClientCertificate` signs client certificates with it. */
+  caKeyPath: string;
   /** Mechanisms enabled on every SASL listener. */
   mechanisms: readonly SaslMechanism[];
   /** Super user (when ACLs are on); also a SCRAM/PLAIN user. */

@@ -536,6 +536,7 @@ export async function startJvmCluster(options: StartClusterOptions = {}): Promis
     const oauth = sasl ? writeOAuthMaterial(tlsDir) : null;
     security = {
       caPemPath: certs.caPemPath,
+      caKeyPath: certs.caKeyPath,
       mechanisms: [
         'SCRAM-SHA-256',
         'SCRAM-SHA-512',

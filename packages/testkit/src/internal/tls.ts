@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ClientCertificate, ClientCertificateOptions } from '../client-certificates.js';
 import { TestkitError, TestkitErrorCode } from '../errors.js';
 
 /** Files written by {@link generateCertificates}. */
@@ -13,6 +14,8 @@ export interface Certificates {
   keystorePassword: string;
   /** Broker certificate alone (PEM), for inspection. */
   brokerPemPath: string;
+  /** The CA's private key (PEM): signs client certificates. */
+  caKeyPath: string;
 }
 
 function openssl(args: string[], cwd: string): void {
@@ -131,5 +134,172 @@ export function generateCertificates(dir: string): Certificates {
     keystorePath: join(dir, 'broker.p12'),
     keystorePassword,
     brokerPemPath: join(dir, 'broker.pem'),
+    caKeyPath: join(dir, 'ca.key'),
+  };
+}
+
+/**
+ * A client certificate for mutual TLS (`ssl.client.auth=required`), signed by the cluster's CA
+ * (`caPemPath` with `caKeyPath` beside it) unless `untrusted`, written under `dir`.
+ * @throws TestkitError ERR_KAFKA_TESTKIT_TOOL_FAILED when openssl is missing or fails.
+ */
+export function signClientCertificate(
+  dir: string,
+  ca: { caPemPath: string; caKeyPath: string },
+  options: ClientCertificateOptions,
+): ClientCertificate {
+  const name = options.commonName;
+  if (!/^[A-Za-z0-9._-]+$/.test(name)) throw new Error(`commonName ${name} is not [A-Za-z0-9._-]+`);
+  const tag = `${name}${options.expired === true ? '-expired' : ''}${options.untrusted === true ? '-untrusted' : ''}-${randomBytes(3).toString('hex')}`;
+  const base = join(dir, `client-${tag}`);
+  let caPem = ca.caPemPath;
+  let caKey = ca.caKeyPath;
+  if (options.untrusted === true) {
+    caPem = `${base}-ca.pem`;
+    caKey = `${base}-ca.key`;
+    openssl(
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-sha256',
+        '-days',
+        '7',
+        '-keyout',
+        caKey,
+        '-out',
+        caPem,
+        '-subj',
+        '/CN=untrusted test CA',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ],
+      dir,
+    );
+  }
+  writeFileSync(
+    `${base}-ext.cnf`,
+    [
+      'basicConstraints = CA:FALSE',
+      'keyUsage = critical, digitalSignature, keyEncipherment',
+      'extendedKeyUsage = clientAuth',
+      '',
+    ].join('\n'),
+  );
+  openssl(
+    [
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-sha256',
+      '-keyout',
+      `${base}.key`,
+      '-out',
+      `${base}.csr`,
+      '-subj',
+      `/CN=${name}`,
+    ],
+    dir,
+  );
+  if (options.expired === true) {
+    // `openssl ca` is the one way to pick both dates on OpenSSL 3.0.
+    const caDir = `${base}-ca-db`;
+    mkdirSync(join(caDir, 'new'), { recursive: true });
+    writeFileSync(join(caDir, 'index.txt'), '');
+    writeFileSync(join(caDir, 'serial'), `${randomBytes(8).toString('hex').toUpperCase()}\n`);
+    writeFileSync(
+      join(caDir, 'ca.cnf'),
+      [
+        '[ca]',
+        'default_ca = test',
+        '[test]',
+        `dir = ${caDir}`,
+        'database = $dir/index.txt',
+        'new_certs_dir = $dir/new',
+        'serial = $dir/serial',
+        'default_md = sha256',
+        'policy = any',
+        'copy_extensions = none',
+        '[any]',
+        'commonName = supplied',
+        '',
+      ].join('\n'),
+    );
+    openssl(
+      [
+        'ca',
+        '-batch',
+        '-config',
+        join(caDir, 'ca.cnf'),
+        '-cert',
+        caPem,
+        '-keyfile',
+        caKey,
+        '-in',
+        `${base}.csr`,
+        '-out',
+        `${base}.pem`,
+        '-startdate',
+        '20200101000000Z',
+        '-enddate',
+        '20200102000000Z',
+        '-extfile',
+        `${base}-ext.cnf`,
+        '-notext',
+      ],
+      dir,
+    );
+  } else {
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${base}.csr`,
+        '-CA',
+        caPem,
+        '-CAkey',
+        caKey,
+        '-CAcreateserial',
+        '-sha256',
+        '-days',
+        '7',
+        '-out',
+        `${base}.pem`,
+        '-extfile',
+        `${base}-ext.cnf`,
+      ],
+      dir,
+    );
+  }
+  const p12Passphrase = randomBytes(9).toString('hex');
+  openssl(
+    [
+      'pkcs12',
+      '-export',
+      '-in',
+      `${base}.pem`,
+      '-inkey',
+      `${base}.key`,
+      '-name',
+      name,
+      '-out',
+      `${base}.p12`,
+      '-passout',
+      `pass:${p12Passphrase}`,
+    ],
+    dir,
+  );
+  return {
+    certPemPath: `${base}.pem`,
+    keyPemPath: `${base}.key`,
+    p12Path: `${base}.p12`,
+    p12Passphrase,
+    principal: `User:CN=${name}`,
   };
 }

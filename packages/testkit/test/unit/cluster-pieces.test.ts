@@ -53,6 +53,7 @@ describe('javaClientConfig', () => {
     listeners: { PLAINTEXT: '127.0.0.1:1', SASL_SSL: '127.0.0.1:2', SSL: '127.0.0.1:3' },
     security: {
       caPemPath: '/ca.pem',
+      caKeyPath: '/ca.key',
       mechanisms: ['SCRAM-SHA-256', 'SCRAM-SHA-512', 'PLAIN'] as const,
       admin: { username: 'admin', password: 'pw' },
       users: [{ username: 'admin', password: 'pw' }],
