@@ -19,10 +19,21 @@ export {
   OperationTimeoutError,
   ReadOnlyError,
 } from '@kafkats/meta';
+export type {
+  OAuthBearerToken,
+  OAuthBearerTokenProvider,
+  OAuthClientCredentialsOptions,
+  SaslExchange,
+  SaslMechanism,
+  SaslOptions,
+  TlsOptions,
+} from '@kafkats/wire';
 export {
   AbortedError,
   AuthenticationError,
   ConnectionError,
+  OAuthTokenError,
+  oauthClientCredentials,
   RequestTimeoutError,
   UnsupportedVersionError,
 } from '@kafkats/wire';

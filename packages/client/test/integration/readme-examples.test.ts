@@ -6,7 +6,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runKafkaTool, sharedCluster } from '@kafkats/testkit';
+import { runKafkaTool, sharedCluster, startOAuthServer } from '@kafkats/testkit';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { unique } from './admin-support.js';
 
@@ -29,10 +29,11 @@ afterEach(() => {
 });
 
 /** A running example: its output so far, and a wait for a line of it. */
-function start(example: string, args: readonly string[]) {
+function start(example: string, args: readonly string[], env: Record<string, string> = {}) {
   const child: ChildProcess = spawn(process.execPath, [join(built, `${example}.js`), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   running.add(child);
   child.on('close', () => running.delete(child));
@@ -64,7 +65,8 @@ function start(example: string, args: readonly string[]) {
   };
 }
 
-const run = (example: string, args: readonly string[]) => start(example, args).exited;
+const run = (example: string, args: readonly string[], env: Record<string, string> = {}) =>
+  start(example, args, env).exited;
 
 /** Committed offsets per group, summed over partitions, as Kafka's ConsumerGroupCommand reports. */
 async function committedByGroup(groups: readonly string[]): Promise<Map<string, bigint>> {
@@ -203,6 +205,29 @@ describe('the README examples, compiled and run against real brokers', () => {
     expect(r.stdout).toContain('cleanup.policy=delete,compact (DYNAMIC_TOPIC_CONFIG)');
     expect(r.stdout).toContain(`${name}-0: 0, ${name}-0: 0`);
     expect(await shared.admin.listTopics()).not.toContain(name);
+  });
+
+  it('oauth: produces over SASL/OAUTHBEARER with a token from the token endpoint', async () => {
+    const topic = unique('readme-oauth');
+    await shared.admin.createTopic(topic, { partitions: 1, replicationFactor: 3 });
+    const server = await startOAuthServer(shared.security!.oauth!, [
+      { clientId: 'orders-service', clientSecret: 'readme-secret-9' },
+    ]);
+    try {
+      const r = await run(
+        'oauth',
+        [shared.listeners.SASL_PLAINTEXT!, server.tokenEndpointUrl, 'orders-service', topic],
+        { CLIENT_SECRET: 'readme-secret-9' },
+      );
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`delivered to ${topic}-0 at offset 0\n`);
+      expect(server.issued.get('orders-service')).toBe(1);
+    } finally {
+      await server.close();
+    }
+    const records = await shared.admin.consume(topic, { maxRecords: 1 });
+    expect(records.map((x) => `${x.key}=${x.value}`)).toEqual(['order-1=paid']);
   });
 
   it('trace-and-metrics: prints request traces and the metrics snapshots', async () => {
