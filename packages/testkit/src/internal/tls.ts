@@ -32,6 +32,33 @@ function openssl(args: string[], cwd: string): void {
   }
 }
 
+/** A throw-away CA valid 7 days: its key and certificate written to `keyPath` and `pemPath`. */
+function selfSignedCa(dir: string, keyPath: string, pemPath: string, name: string): void {
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-sha256',
+      '-days',
+      '7',
+      '-keyout',
+      keyPath,
+      '-out',
+      pemPath,
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
+}
+
 /**
  * Generates a throw-away CA and one broker certificate signed by it (SAN IP:127.0.0.1,
  * DNS:localhost, valid 7 days) with the openssl CLI. Every node of a cluster shares the
@@ -50,29 +77,7 @@ export function generateCertificates(dir: string): Certificates {
       '',
     ].join('\n'),
   );
-  openssl(
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-sha256',
-      '-days',
-      '7',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-subj',
-      '/CN=kafkats test CA',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    ],
-    dir,
-  );
+  selfSignedCa(dir, 'ca.key', 'ca.pem', 'kafkats test CA');
   openssl(
     [
       'req',
@@ -157,29 +162,7 @@ export function signClientCertificate(
   if (options.untrusted === true) {
     caPem = `${base}-ca.pem`;
     caKey = `${base}-ca.key`;
-    openssl(
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-sha256',
-        '-days',
-        '7',
-        '-keyout',
-        caKey,
-        '-out',
-        caPem,
-        '-subj',
-        '/CN=untrusted test CA',
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=critical,keyCertSign,cRLSign',
-      ],
-      dir,
-    );
+    selfSignedCa(dir, caKey, caPem, 'untrusted test CA');
   }
   writeFileSync(
     `${base}-ext.cnf`,
