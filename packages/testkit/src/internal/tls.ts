@@ -59,6 +59,57 @@ function selfSignedCa(dir: string, keyPath: string, pemPath: string, name: strin
   );
 }
 
+/** A new RSA key and a certificate request for `CN=<commonName>`. */
+function keyAndRequest(dir: string, keyPath: string, csrPath: string, commonName: string): void {
+  openssl(
+    [
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-sha256',
+      '-keyout',
+      keyPath,
+      '-out',
+      csrPath,
+      '-subj',
+      `/CN=${commonName}`,
+    ],
+    dir,
+  );
+}
+
+/** Signs a certificate request with a CA, valid 7 days, with the extensions of `extPath`. */
+function signRequest(
+  dir: string,
+  ca: { caPemPath: string; caKeyPath: string },
+  csrPath: string,
+  pemPath: string,
+  extPath: string,
+): void {
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      csrPath,
+      '-CA',
+      ca.caPemPath,
+      '-CAkey',
+      ca.caKeyPath,
+      '-CAcreateserial',
+      '-sha256',
+      '-days',
+      '7',
+      '-out',
+      pemPath,
+      '-extfile',
+      extPath,
+    ],
+    dir,
+  );
+}
+
 /**
  * Generates a throw-away CA and one broker certificate signed by it (SAN IP:127.0.0.1,
  * DNS:localhost, valid 7 days) with the openssl CLI. Every node of a cluster shares the
@@ -78,42 +129,13 @@ export function generateCertificates(dir: string): Certificates {
     ].join('\n'),
   );
   selfSignedCa(dir, 'ca.key', 'ca.pem', 'kafkats test CA');
-  openssl(
-    [
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-sha256',
-      '-keyout',
-      'broker.key',
-      '-out',
-      'broker.csr',
-      '-subj',
-      '/CN=localhost',
-    ],
+  keyAndRequest(dir, 'broker.key', 'broker.csr', 'localhost');
+  signRequest(
     dir,
-  );
-  openssl(
-    [
-      'x509',
-      '-req',
-      '-in',
-      'broker.csr',
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-sha256',
-      '-days',
-      '7',
-      '-out',
-      'broker.pem',
-      '-extfile',
-      'broker-ext.cnf',
-    ],
-    dir,
+    { caPemPath: 'ca.pem', caKeyPath: 'ca.key' },
+    'broker.csr',
+    'broker.pem',
+    'broker-ext.cnf',
   );
   openssl(
     [
@@ -173,22 +195,7 @@ export function signClientCertificate(
       '',
     ].join('\n'),
   );
-  openssl(
-    [
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-sha256',
-      '-keyout',
-      `${base}.key`,
-      '-out',
-      `${base}.csr`,
-      '-subj',
-      `/CN=${name}`,
-    ],
-    dir,
-  );
+  keyAndRequest(dir, `${base}.key`, `${base}.csr`, name);
   if (options.expired === true) {
     // `openssl ca` is the one way to pick both dates on OpenSSL 3.0.
     const caDir = `${base}-ca-db`;
@@ -238,26 +245,12 @@ export function signClientCertificate(
       dir,
     );
   } else {
-    openssl(
-      [
-        'x509',
-        '-req',
-        '-in',
-        `${base}.csr`,
-        '-CA',
-        caPem,
-        '-CAkey',
-        caKey,
-        '-CAcreateserial',
-        '-sha256',
-        '-days',
-        '7',
-        '-out',
-        `${base}.pem`,
-        '-extfile',
-        `${base}-ext.cnf`,
-      ],
+    signRequest(
       dir,
+      { caPemPath: caPem, caKeyPath: caKey },
+      `${base}.csr`,
+      `${base}.pem`,
+      `${base}-ext.cnf`,
     );
   }
   const p12Passphrase = randomBytes(9).toString('hex');
