@@ -45,7 +45,7 @@ export {
   type ProxyDirection,
   startFaultProxy,
 } from './faults/tcp-proxy.js';
-export { runKafkaTool } from './java.js';
+export { compileJavaSource, mavenClasspath, runJava, runKafkaTool } from './java.js';
 export {
   type AclBindingSpec,
   type AclFilterSpec,

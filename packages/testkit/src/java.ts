@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { type KafkaDist, kafkaDist } from './dist.js';
 import { TestkitError, TestkitErrorCode } from './errors.js';
 import { renderToolLog4j2 } from './internal/broker-config.js';
@@ -65,10 +65,31 @@ export function compileJava(name: string, dist: KafkaDist = kafkaDist()): Promis
 }
 
 async function compileOnce(name: string, dist: KafkaDist): Promise<string> {
-  const source = join(javaDir, `${name}.java`);
+  return compileInto(join(javaDir, `${name}.java`), dist.classpath, dist.version);
+}
+
+/**
+ * Compiles the single-file Java program `source` (an absolute path; its class named as the
+ * file) against `classpath` once per source digest into the cache and returns the classes
+ * directory: for programs that need jars beside Kafka's (see {@link mavenClasspath}).
+ * @throws TestkitError ERR_KAFKA_TESTKIT_TOOL_FAILED when javac fails.
+ */
+export function compileJavaSource(source: string, classpath: string): Promise<string> {
+  const key = `${source}@${classpath}`;
+  let pending = compiled.get(key);
+  if (pending === undefined) {
+    pending = compileInto(source, classpath, classpath);
+    compiled.set(key, pending);
+    pending.catch(() => compiled.delete(key));
+  }
+  return pending;
+}
+
+async function compileInto(source: string, classpath: string, salt: string): Promise<string> {
+  const name = basename(source, '.java');
   const digest = createHash('sha256')
     .update(readFileSync(source))
-    .update(dist.version)
+    .update(salt)
     .digest('hex')
     .slice(0, 16);
   const dir = join(cacheRoot(), 'java', `${name}-${digest}`);
@@ -78,10 +99,8 @@ async function compileOnce(name: string, dist: KafkaDist): Promise<string> {
   mkdirSync(staging, { recursive: true });
   const result = await run(
     'javac',
-    ['-nowarn', '-encoding', 'UTF-8', '-cp', dist.classpath, '-d', staging, source],
-    {
-      timeoutMs: 120_000,
-    },
+    ['-nowarn', '-encoding', 'UTF-8', '-cp', classpath, '-d', staging, source],
+    { timeoutMs: 120_000 },
   );
   if (result.status !== 0) {
     rmSync(staging, { recursive: true, force: true });
@@ -97,6 +116,72 @@ async function compileOnce(name: string, dist: KafkaDist): Promise<string> {
     rmSync(staging, { recursive: true, force: true });
   }
   return dir;
+}
+
+const COORDINATE = /^[\w.-]+:[\w.-]+:[\w.-]+$/;
+
+/**
+ * Jars from Maven Central with their runtime dependencies, for a Java program of the tests
+ * (e.g. `['software.amazon.msk:aws-msk-iam-auth:2.4.0']`): resolved by Maven once into the
+ * cache and reused. Returns a classpath for `java -cp` / {@link compileJavaSource}.
+ * @throws TestkitError ERR_KAFKA_TESTKIT_UNSUPPORTED for a coordinate that is not
+ *   `group:artifact:version`; ERR_KAFKA_TESTKIT_TOOL_FAILED when Maven cannot resolve them.
+ */
+export async function mavenClasspath(coordinates: readonly string[]): Promise<string> {
+  for (const c of coordinates) {
+    if (!COORDINATE.test(c)) {
+      throw new TestkitError(TestkitErrorCode.Unsupported, `not group:artifact:version: "${c}"`);
+    }
+  }
+  const sorted = [...coordinates].sort();
+  const digest = createHash('sha256').update(sorted.join('\n')).digest('hex').slice(0, 16);
+  const home = join(cacheRoot(), 'maven', digest);
+  const libs = join(home, 'libs');
+  if (existsSync(join(home, 'complete'))) return join(libs, '*');
+  const staging = `${home}.staging-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true });
+  const deps = sorted
+    .map((c) => {
+      const [g, a, v] = c.split(':');
+      return `<dependency><groupId>${g}</groupId><artifactId>${a}</artifactId><version>${v}</version></dependency>`;
+    })
+    .join('');
+  writeFileSync(
+    join(staging, 'pom.xml'),
+    `<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>dev.kafkats</groupId><artifactId>test-jars</artifactId><version>1</version>
+<packaging>pom</packaging><dependencies>${deps}</dependencies></project>
+`,
+  );
+  const mvn = await run(
+    'mvn',
+    [
+      '-B',
+      '-q',
+      'dependency:copy-dependencies',
+      '-DincludeScope=runtime',
+      '-DoutputDirectory=libs',
+    ],
+    { cwd: staging, timeoutMs: 600_000 },
+  );
+  if (mvn.status !== 0) {
+    rmSync(staging, { recursive: true, force: true });
+    throw new TestkitError(
+      TestkitErrorCode.ToolFailed,
+      `Maven could not resolve ${sorted.join(', ')} (exit ${mvn.status}): ${`${mvn.stdout}${mvn.stderr}`.slice(-2000)}`,
+    );
+  }
+  writeFileSync(join(staging, 'complete'), `${sorted.join('\n')}\n`);
+  if (!existsSync(join(home, 'complete'))) rmSync(home, { recursive: true, force: true });
+  try {
+    renameSync(staging, home);
+  } catch {
+    // another process resolved the same set first
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return join(libs, '*');
 }
 
 /** A log4j2 configuration sending everything to stderr, for tools whose stdout is data. */
@@ -135,6 +220,24 @@ export function runKafkaTool(
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const dist = kafkaDist();
   return run('java', [...toolJvmFlags(), '-cp', dist.classpath, mainClass, ...args], {
+    timeoutMs: options.timeoutMs ?? 120_000,
+    ...(options.input === undefined ? {} : { input: options.input }),
+  });
+}
+
+/**
+ * Runs `mainClass` from `classpath` (e.g. a {@link compileJavaSource} directory beside a
+ * {@link mavenClasspath}) with the light tool JVM flags. Resolves with exit status and output;
+ * never throws for a non-zero exit.
+ * @throws TestkitError ERR_KAFKA_TESTKIT_TOOL_FAILED when java cannot be started.
+ */
+export function runJava(
+  classpath: string,
+  mainClass: string,
+  args: readonly string[] = [],
+  options: { timeoutMs?: number; input?: string } = {},
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return run('java', [...toolJvmFlags(), '-cp', classpath, mainClass, ...args], {
     timeoutMs: options.timeoutMs ?? 120_000,
     ...(options.input === undefined ? {} : { input: options.input }),
   });
