@@ -12,6 +12,7 @@ export default defineConfig({
     include: [
       'packages/codec/test/conformance/**/*.test.ts',
       'packages/remote-log-metadata/test/conformance/**/*.test.ts',
+      'packages/sasl-aws-msk-iam/test/conformance/**/*.test.ts',
     ],
     passWithNoTests: false,
     testTimeout: 120_000,

@@ -6,6 +6,10 @@
 // are violations. Tests and benchmarks may use testkit. The same rule is checked against each
 // package.json's dependencies, so the declared graph and the real one cannot drift apart, and
 // against each tsconfig.json's project references (tsc -b builds what the references say). A
+// Optional plugins (a SASL mechanism with its vendor's SDK) sit on one layer and import only it
+// and those below; no library depends on them, so their dependencies reach nobody else's
+// install. Only the CLI may load one, by dynamic `import()`, and declares it as an optional
+// peer, never a dependency. A
 // public file (one not under an `internal/` folder) may not re-export from an `internal/` path:
 // internal means not API, and a public type is defined in a public file. Inside a package laid
 // out in folders by role (`src/producer/`, `src/consumer/`, ...), a role may use another role's
@@ -18,6 +22,8 @@ import { fileURLToPath } from 'node:url';
 
 /** Library packages, lowest first. */
 export const LAYERS = ['codec', 'wire', 'meta', 'client', 'remote-log-metadata', 'cli'];
+/** Optional plugins, each with the layer it sits on. */
+export const PLUGINS = { 'sasl-aws-msk-iam': 'wire' };
 /** Private tooling: never imported by library source. */
 export const TOOLING = ['codegen', 'testkit'];
 
@@ -44,6 +50,13 @@ function allowed(from, to, area) {
   const toLayer = LAYERS.indexOf(to);
   if (to === 'codegen') return false;
   if (to === 'testkit') return area !== 'src' || from === 'benchmarks';
+  if (Object.hasOwn(PLUGINS, to)) {
+    if (area !== 'src' || from === 'benchmarks') return true;
+    return from === 'cli' ? 'dynamic' : false;
+  }
+  if (Object.hasOwn(PLUGINS, from) && area === 'src') {
+    return toLayer >= 0 && toLayer <= LAYERS.indexOf(PLUGINS[from]);
+  }
   if (toLayer < 0) return false;
   if (from === 'benchmarks') return true;
   if (area !== 'src') return true; // tests may drive any library through its public entry
@@ -83,14 +96,19 @@ export function checkLayers(root) {
     for (const dep of Object.keys(pkg.dependencies ?? {})) {
       if (!dep.startsWith('@kafkats/')) continue;
       const to = dep.slice('@kafkats/'.length);
-      if (!allowed(name, to, 'src')) {
+      const verdict = allowed(name, to, 'src');
+      if (!verdict) {
         violations.push(`packages/${name}/package.json: dependency ${dep} breaks the layering`);
+      } else if (verdict === 'dynamic') {
+        violations.push(
+          `packages/${name}/package.json: dependency ${dep} is a plugin; declare it as an optional peer`,
+        );
       }
     }
     const tsconfigPath = join(dir, 'tsconfig.json');
     if (existsSync(tsconfigPath)) {
       const declared = new Set(
-        Object.keys(pkg.dependencies ?? {})
+        [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})]
           .filter((d) => d.startsWith('@kafkats/'))
           .map((d) => d.slice('@kafkats/'.length)),
       );
@@ -140,7 +158,9 @@ export function checkLayers(root) {
           const [, to, ...rest] = spec.split('/');
           const verdict = allowed(name, to, area);
           if (!verdict) violations.push(`${where}: ${name} may not import ${spec}`);
-          else if (verdict !== 'self' && rest.length > 0 && rest.join('/') !== 'package.json') {
+          else if (verdict === 'dynamic' && !/^import\s*\(/.test(match[0])) {
+            violations.push(`${where}: the plugin ${spec} is optional; load it with import()`);
+          } else if (verdict !== 'self' && rest.length > 0 && rest.join('/') !== 'package.json') {
             violations.push(
               `${where}: ${spec} is a deep import; use the public entry @kafkats/${to}`,
             );

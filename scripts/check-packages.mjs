@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The six publishable packages, as a registry would see them: `npm pack` each into a temp
+// The seven publishable packages, as a registry would see them: `npm pack` each into a temp
 // directory, then lint the tarball with publint (strict: warnings fail) and check its types
 // with attw (profile esm-only: the packages are ESM-only on purpose, so CommonJS `require`
 // resolutions are out of scope). Needs the packages built (`npm run build`).
@@ -12,7 +12,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const PUBLISHED = ['codec', 'wire', 'meta', 'client', 'remote-log-metadata', 'cli'];
+export const PUBLISHED = [
+  'codec',
+  'wire',
+  'sasl-aws-msk-iam',
+  'meta',
+  'client',
+  'remote-log-metadata',
+  'cli',
+];
 
 function run(command, args, cwd = root) {
   const result = spawnSync(command, args, { cwd, encoding: 'utf8' });

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm run conformance`: our codec against Apache Kafka's own serializers. Builds what
-// the suite imports, runs the vitest conformance config, and ends with exactly one line:
-//   conformance: P/P (api, version, direction) byte-identical, R/R record-batch cases
+// `npm run conformance`: our codec against Apache Kafka's own serializers, and the AWS_MSK_IAM
+// payload against AWS's own Java library. Builds what the suite imports, runs the vitest
+// conformance config, and ends with exactly one line:
+//   conformance: P/P (api, version, direction) byte-identical, R/R record-batch cases, M/M AWS_MSK_IAM payloads
 // Each suite file writes its tally to a scratch directory; this script adds them up. The exit
 // code is non-zero when vitest failed or any case did not pass.
 // Knobs: KAFKATS_CONFORMANCE_SEED (printed every run), KAFKATS_CONFORMANCE_RUNS (default 50).
@@ -16,7 +17,14 @@ const out = mkdtempSync(join(tmpdir(), 'kafkats-conformance-'));
 
 const build = spawnSync(
   'npx',
-  ['tsc', '-b', 'packages/codec', 'packages/testkit', 'packages/remote-log-metadata'],
+  [
+    'tsc',
+    '-b',
+    'packages/codec',
+    'packages/testkit',
+    'packages/remote-log-metadata',
+    'packages/sasl-aws-msk-iam',
+  ],
   { cwd: root, stdio: 'inherit' },
 );
 const run =
@@ -39,17 +47,21 @@ function tally(name) {
 }
 const messages = tally('messages');
 const records = tally('records');
+const mskIam = tally('msk-iam');
 rmSync(out, { recursive: true, force: true });
 
 const ok =
   run.status === 0 &&
   !messages.missing &&
   !records.missing &&
+  !mskIam.missing &&
   messages.total > 0 &&
   records.total > 0 &&
+  mskIam.total > 0 &&
   messages.passed === messages.total &&
-  records.passed === records.total;
+  records.passed === records.total &&
+  mskIam.passed === mskIam.total;
 process.stdout.write(
-  `conformance: ${messages.passed}/${messages.total} (api, version, direction) byte-identical, ${records.passed}/${records.total} record-batch cases\n`,
+  `conformance: ${messages.passed}/${messages.total} (api, version, direction) byte-identical, ${records.passed}/${records.total} record-batch cases, ${mskIam.passed}/${mskIam.total} AWS_MSK_IAM payloads\n`,
 );
 process.exit(ok ? 0 : 1);

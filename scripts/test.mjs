@@ -58,6 +58,12 @@ const allSteps = [
   ['README examples are the files in examples/', 'node', ['scripts/readme-examples.mjs']],
   ['layering', 'node', ['scripts/check-layers.mjs']],
   ['publishable packages (npm pack, publint, attw)', 'node', ['scripts/check-packages.mjs']],
+  // Prints what installing each package brings; fails when a vendor SDK reaches a core package.
+  [
+    'what each package brings (no vendor SDK in a core package)',
+    'node',
+    ['scripts/check-dependencies.mjs'],
+  ],
   [
     'unit, property and regression tests',
     'npx',
@@ -69,7 +75,7 @@ const allSteps = [
     ['scripts/with-node.mjs', major, '--unit'],
   ]),
   ['repo script tests', 'npx', ['vitest', 'run', '--config', 'scripts/vitest.config.ts']],
-  ['conformance against Kafka Java serializers', 'npm', ['run', 'conformance']],
+  ['conformance against Kafka and AWS Java classes', 'npm', ['run', 'conformance']],
   [
     'integration tests (real Kafka)',
     'npx',

@@ -118,6 +118,30 @@ describe('check-layers', () => {
     ]);
   });
 
+  it('lets only the CLI load a plugin, by import() and as an optional peer; a plugin imports its layer and below', () => {
+    const root = fakeRepo({
+      'packages/codec/package.json': pkg('codec'),
+      'packages/wire/package.json': pkg('wire'),
+      'packages/sasl-aws-msk-iam/package.json': pkg('sasl-aws-msk-iam', {
+        '@kafkats/wire': '0.1.0',
+      }),
+      'packages/sasl-aws-msk-iam/src/a.ts': "import { Reader } from '@kafkats/codec';\n",
+      'packages/sasl-aws-msk-iam/src/b.ts': "import { Cluster } from '@kafkats/meta';\n",
+      'packages/client/package.json': pkg('client'),
+      'packages/client/src/c.ts': "const p = await import('@kafkats/sasl-aws-msk-iam');\n",
+      'packages/cli/package.json': pkg('cli', { '@kafkats/sasl-aws-msk-iam': '0.1.0' }),
+      'packages/cli/src/d.ts': "const p = await import('@kafkats/sasl-aws-msk-iam');\n",
+      'packages/cli/src/e.ts': "import { awsMskIam } from '@kafkats/sasl-aws-msk-iam';\n",
+      'packages/cli/test/f.test.ts': "import { awsMskIam } from '@kafkats/sasl-aws-msk-iam';\n",
+    });
+    expect(checkLayers(root)).toEqual([
+      'packages/cli/package.json: dependency @kafkats/sasl-aws-msk-iam is a plugin; declare it as an optional peer',
+      'packages/cli/src/e.ts:1: the plugin @kafkats/sasl-aws-msk-iam is optional; load it with import()',
+      'packages/client/src/c.ts:1: client may not import @kafkats/sasl-aws-msk-iam',
+      'packages/sasl-aws-msk-iam/src/b.ts:1: sasl-aws-msk-iam may not import @kafkats/meta',
+    ]);
+  });
+
   it('fails when tsconfig project references and declared dependencies differ', () => {
     const tsconfig = (refs: string[]) =>
       JSON.stringify({ references: refs.map((r) => ({ path: `../${r}` })) });
