@@ -108,7 +108,9 @@ export async function explain(error: unknown, bootstrap: readonly string[]): Pro
         hint:
           e.code === 'ERR_KAFKA_AUTHENTICATION_TLS'
             ? 'check --tls-ca (the CA that signed the broker certificate) and the address the certificate names'
-            : 'check --sasl-mechanism, --sasl-username and the password (KAFKATS_SASL_PASSWORD), and that the listener speaks SASL',
+            : e.message.includes('AWS_MSK_IAM')
+              ? 'check the AWS credentials (AWS_PROFILE or --sasl-aws-profile, AWS_ACCESS_KEY_ID), --sasl-aws-region, and that an IAM policy allows kafka-cluster:Connect'
+              : 'check --sasl-mechanism, --sasl-username and the password (KAFKATS_SASL_PASSWORD), and that the listener speaks SASL',
       };
     }
   }

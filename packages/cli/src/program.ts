@@ -80,6 +80,7 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
         'SCRAM-SHA-256',
         'SCRAM-SHA-512',
         'OAUTHBEARER',
+        'AWS_MSK_IAM',
       ]),
     )
     .option('--sasl-username <user>', 'SASL user name')
@@ -97,6 +98,14 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
     .option(
       '--sasl-token-file <file>',
       'OAUTHBEARER: a file holding the token (re-read on each login)',
+    )
+    .option(
+      '--sasl-aws-region <region>',
+      'AWS_MSK_IAM: the cluster region (default: from the broker host names, then AWS_REGION)',
+    )
+    .option(
+      '--sasl-aws-profile <profile>',
+      'AWS_MSK_IAM: the AWS profile to take credentials from (default: the AWS SDK chain)',
     )
     .option('--json', 'machine-readable output: one JSON document (one per line when streaming)')
     .option('--no-color', 'no colour, no spinner (also NO_COLOR=1)')

@@ -1,10 +1,25 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { ClusterConfig, WireConnectionOptions } from '@kafkats/meta';
-import { oauthClientCredentials, type SaslOptions, type TlsOptions } from '@kafkats/wire';
+import {
+  oauthClientCredentials,
+  type SaslMechanism,
+  type SaslOptions,
+  type TlsOptions,
+} from '@kafkats/wire';
 import { CliError } from './cli-error.js';
 
 /** SASL mechanisms the connection speaks. */
-export const SASL_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'] as const;
+export const SASL_MECHANISMS = [
+  'PLAIN',
+  'SCRAM-SHA-256',
+  'SCRAM-SHA-512',
+  'OAUTHBEARER',
+  'AWS_MSK_IAM',
+] as const;
+
+/** The optional package that brings SASL/AWS_MSK_IAM (and the AWS SDK) when installed. */
+export const AWS_MSK_IAM_PLUGIN = '@kafkats/sasl-aws-msk-iam';
 /** One of {@link SASL_MECHANISMS}. */
 export type SaslMechanismName = (typeof SASL_MECHANISMS)[number];
 
@@ -42,6 +57,10 @@ export interface ConfigFile {
     readonly scope?: string;
     /** OAUTHBEARER with a token read from this file (re-read on every authentication). */
     readonly tokenFile?: string;
+    /** AWS_MSK_IAM: the cluster's region (default: from the broker host names, then AWS_REGION). */
+    readonly awsRegion?: string;
+    /** AWS_MSK_IAM: the profile of the shared AWS files to take credentials from. */
+    readonly awsProfile?: string;
   };
 }
 
@@ -65,6 +84,8 @@ export interface ConnectionFlags {
   readonly saslClientSecret?: string;
   readonly saslScope?: string;
   readonly saslTokenFile?: string;
+  readonly saslAwsRegion?: string;
+  readonly saslAwsProfile?: string;
 }
 
 /** Everything a command needs to reach the cluster. */
@@ -142,6 +163,7 @@ function mechanismOf(value: string): SaslMechanismName {
 export function resolveSettings(
   flags: ConnectionFlags,
   env: Readonly<Record<string, string | undefined>>,
+  installed: (name: string) => boolean = pluginInstalled,
 ): ConnectionSettings {
   const file = flags.config === undefined ? {} : readConfigFile(flags.config);
   const rawBootstrap = flags.bootstrap ?? file.bootstrap ?? env.KAFKATS_BOOTSTRAP;
@@ -206,13 +228,17 @@ export function resolveSettings(
     sasl =
       mechanism === 'OAUTHBEARER'
         ? oauthSettings(flags, file.sasl, env)
-        : passwordSettings(mechanism, flags, file.sasl, env);
+        : mechanism === 'AWS_MSK_IAM'
+          ? awsMskIamSettings(flags, file.sasl, installed)
+          : passwordSettings(mechanism, flags, file.sasl, env);
   } else if (flags.saslUsername !== undefined) {
     throw configError('--sasl-username needs --sasl-mechanism');
   } else if (flags.saslTokenEndpoint !== undefined || flags.saslTokenFile !== undefined) {
     throw configError(
       '--sasl-token-endpoint and --sasl-token-file need --sasl-mechanism OAUTHBEARER',
     );
+  } else if (flags.saslAwsRegion !== undefined || flags.saslAwsProfile !== undefined) {
+    throw configError('--sasl-aws-region and --sasl-aws-profile need --sasl-mechanism AWS_MSK_IAM');
   }
 
   const readOnly = flags.readOnly === true || file.readOnly === true;
@@ -241,7 +267,7 @@ export function resolveSettings(
 type FileSasl = ConfigFile['sasl'];
 
 function passwordSettings(
-  mechanism: Exclude<SaslMechanismName, 'OAUTHBEARER'>,
+  mechanism: Exclude<SaslMechanismName, 'OAUTHBEARER' | 'AWS_MSK_IAM'>,
   flags: ConnectionFlags,
   file: FileSasl,
   env: Readonly<Record<string, string | undefined>>,
@@ -312,4 +338,50 @@ function oauthSettings(
   } catch (error) {
     throw configError((error as Error).message);
   }
+}
+
+/** True when `name` resolves from the CLI: an optional plugin is installed. */
+export function pluginInstalled(name: string): boolean {
+  try {
+    createRequire(import.meta.url).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * AWS_MSK_IAM, from the optional plugin package: its absence is a configuration error with the
+ * install command. The plugin loads at the first authentication; credentials come from the AWS
+ * SDK's default chain (environment, shared files with `--sasl-aws-profile`, roles).
+ */
+function awsMskIamSettings(
+  flags: ConnectionFlags,
+  file: FileSasl,
+  installed: (name: string) => boolean,
+): SaslMechanism {
+  if (!installed(AWS_MSK_IAM_PLUGIN)) {
+    throw configError(
+      `SASL AWS_MSK_IAM needs the optional package ${AWS_MSK_IAM_PLUGIN}, which is not installed`,
+      `npm install ${AWS_MSK_IAM_PLUGIN} beside @kafkats/cli`,
+    );
+  }
+  const region = flags.saslAwsRegion ?? file?.awsRegion;
+  const profile = flags.saslAwsProfile ?? file?.awsProfile;
+  if (region !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d{1,2}$/.test(region)) {
+    throw configError(`--sasl-aws-region "${region}" is not an AWS region`, 'e.g. eu-west-1');
+  }
+  let plugin: Promise<SaslMechanism> | undefined;
+  return {
+    mechanism: 'AWS_MSK_IAM',
+    async authenticate(exchange) {
+      plugin ??= import('@kafkats/sasl-aws-msk-iam').then(({ awsMskIam }) =>
+        awsMskIam({
+          ...(region === undefined ? {} : { region }),
+          ...(profile === undefined ? {} : { profile }),
+        }),
+      );
+      return (await plugin).authenticate(exchange);
+    },
+  };
 }

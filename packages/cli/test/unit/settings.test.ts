@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SaslMechanism } from '@kafkats/wire';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/cli-error.js';
 import { ExitCode } from '../../src/exit-codes.js';
@@ -123,6 +124,54 @@ describe('resolveSettings', () => {
     expect(
       usageError(() => resolveSettings({ bootstrap: 'h:1', saslTokenFile: tokenFile }, {})).message,
     ).toContain('need --sasl-mechanism OAUTHBEARER');
+  });
+
+  it('builds AWS_MSK_IAM from the optional plugin, signing with the region flag and AWS credentials from the environment', async () => {
+    const saved = { ...process.env };
+    try {
+      process.env.AWS_ACCESS_KEY_ID = 'AKIAEXAMPLE';
+      process.env.AWS_SECRET_ACCESS_KEY = 'secret';
+      const s = resolveSettings(
+        { bootstrap: 'h:1', saslMechanism: 'aws_msk_iam', saslAwsRegion: 'eu-west-1' },
+        {},
+      );
+      const sasl = s.cluster.connection?.sasl as SaslMechanism;
+      expect(sasl.mechanism).toBe('AWS_MSK_IAM');
+      const sent: Buffer[] = [];
+      await sasl.authenticate({
+        broker: 'kafka-1:9098',
+        host: 'kafka-1.internal.example.com',
+        send: async (bytes) => {
+          sent.push(Buffer.from(bytes));
+          return Buffer.from('{"version":"2020_10_22","request-id":"r-1"}');
+        },
+      });
+      const payload = JSON.parse(sent[0]?.toString('utf8') ?? '{}');
+      expect(payload['x-amz-credential']).toMatch(
+        /^AKIAEXAMPLE\/\d{8}\/eu-west-1\/kafka-cluster\/aws4_request$/,
+      );
+      expect(payload.host).toBe('kafka-1.internal.example.com');
+    } finally {
+      process.env = saved;
+    }
+    const config = file(
+      'msk.json',
+      JSON.stringify({
+        bootstrap: 'h:1',
+        sasl: { mechanism: 'AWS_MSK_IAM', awsRegion: 'Ireland' },
+      }),
+    );
+    expect(usageError(() => resolveSettings({ config }, {})).message).toContain(
+      '"Ireland" is not an AWS region',
+    );
+    const missing = usageError(() =>
+      resolveSettings({ bootstrap: 'h:1', saslMechanism: 'AWS_MSK_IAM' }, {}, () => false),
+    );
+    expect(missing.message).toContain('needs the optional package @kafkats/sasl-aws-msk-iam');
+    expect(missing.hint).toContain('npm install @kafkats/sasl-aws-msk-iam');
+    expect(
+      usageError(() => resolveSettings({ bootstrap: 'h:1', saslAwsProfile: 'prod' }, {})).message,
+    ).toContain('need --sasl-mechanism AWS_MSK_IAM');
   });
 
   it('lets a flag win over the config file, field by field', () => {
