@@ -1,9 +1,10 @@
 // The client over SASL/OAUTHBEARER (KIP-255) with tokens from an OIDC token endpoint (client
 // credentials, KIP-768): the brokers validate them with Kafka's own
 // OAuthBearerValidatorCallbackHandler. Admin, an idempotent Producer and a group Consumer each
-// connect as the token's subject; Kafka's Java admin checks what they did.
+// connect as the token's subject; Kafka's Java admin checks what they did. A static token (a
+// JWT the application holds) produces and consumes too.
 import { Cluster } from '@kafkats/meta';
-import { type OAuthServer, sharedCluster, startOAuthServer } from '@kafkats/testkit';
+import { mintToken, type OAuthServer, sharedCluster, startOAuthServer } from '@kafkats/testkit';
 import { oauthClientCredentials } from '@kafkats/wire';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Admin, Consumer, Producer } from '../../src/index.js';
@@ -82,6 +83,39 @@ describe('Admin, Producer and Consumer over SASL/OAUTHBEARER', () => {
     } finally {
       await cluster.close();
       await admin.close();
+    }
+  });
+
+  it('a static token (a JWT the application holds) produces and a group reads it back', async () => {
+    const oauth = kafka.security?.oauth;
+    if (oauth == null) throw new Error('no OAUTHBEARER settings');
+    const topic = unique('oauth-static');
+    await kafka.admin.createTopic(topic, { partitions: 1, replicationFactor: 3 });
+    const token = mintToken(oauth, { subject: 'reporting' });
+    const cluster = await Cluster.connect(bootstrap, {
+      connection: { sasl: { mechanism: 'OAUTHBEARER', tokenProvider: async () => token } },
+    });
+    try {
+      const producer = new Producer(cluster);
+      await producer.sendBatch(Array.from({ length: 100 }, (_, i) => ({ topic, value: `s${i}` })));
+      await producer.close();
+      const consumer = new Consumer(cluster, {
+        groupId: unique('oauth-static-g'),
+        topics: [topic],
+        autoOffsetReset: 'earliest',
+      });
+      const seen = new Set<string>();
+      for await (const batch of consumer) {
+        for (const r of batch.records) seen.add(String(r.value));
+        if (seen.size >= 100) break;
+      }
+      await consumer.close();
+      expect(seen.size).toBe(100);
+      expect(await kafka.admin.consume(topic, { maxRecords: 100, timeoutMs: 30_000 })).toHaveLength(
+        100,
+      );
+    } finally {
+      await cluster.close();
     }
   });
 });
