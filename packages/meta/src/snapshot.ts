@@ -344,7 +344,8 @@ export class MetadataSnapshot {
         return leader >= 0 ? leader : undefined;
       }
     }
-    return this.partition(topic, partition)?.leader;
+    const leader = this.partition(topic, partition)?.leader;
+    return leader !== undefined && leader >= 0 ? leader : undefined;
   }
 
   /** Every (topic, partition) whose leader is `nodeId`. */

@@ -79,6 +79,33 @@ describe('MetadataSnapshot', () => {
     expect(s.controllerId).toBeUndefined();
   });
 
+  it('says a partition built with leader -1 (by a test or a tool) has no leader', () => {
+    const s = new MetadataSnapshot({
+      brokers: [{ nodeId: 1, host: 'h', port: 9092, rack: null }],
+      topics: [
+        {
+          name: 't',
+          topicId: ZERO_UUID,
+          isInternal: false,
+          errorCode: 0,
+          partitions: [0, 1].map((partition) => ({
+            partition,
+            leader: partition === 0 ? -1 : 1,
+            leaderEpoch: 0,
+            replicas: [1],
+            isr: [1],
+            offlineReplicas: [],
+            errorCode: 0,
+          })),
+        },
+      ],
+      clusterId: null,
+      fetchedAtMs: 0,
+    });
+    expect(s.leaderFor('t', 0)).toBeUndefined();
+    expect(s.leaderFor('t', 1)).toBe(1);
+  });
+
   it('is deeply frozen', () => {
     const fake = new FakeCluster(1);
     fake.topics.set('t', spreadTopic(1, 2));
