@@ -175,7 +175,11 @@ export {
 } from './fetch/fetch-errors.js';
 export type { FetchPartitionStats } from './fetch/fetcher.js';
 export type { IsolationLevelName, PartitionBatch } from './fetch/partition-batch.js';
-export { StickyPartitioner } from './producer/partitioner.js';
+export {
+  type Partitioner,
+  type PartitionerContext,
+  StickyPartitioner,
+} from './producer/partitioner.js';
 export { Producer } from './producer/producer.js';
 export type { ProducerCluster } from './producer/producer-cluster.js';
 export {

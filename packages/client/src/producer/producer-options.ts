@@ -1,13 +1,15 @@
 import type { CompressionBackend, CompressionCodec } from '@kafkats/codec';
 import { type Logger, silentLogger } from '@kafkats/wire';
+import type { Partitioner } from './partitioner.js';
 import { ProducerConfigError } from './producer-errors.js';
 
 /** One record to send. */
 export interface ProducerRecord {
   readonly topic: string;
   /**
-   * Pins the record to this partition. Default: Kafka's partitioner (murmur2 of the key for
-   * keyed records, sticky partitioning for unkeyed ones).
+   * Pins the record to this partition. Default: the producer's `partitioner` when it has one,
+   * else Kafka's partitioning (murmur2 of the key for keyed records, sticky partitioning for
+   * unkeyed ones).
    */
   readonly partition?: number;
   /** Key bytes; a string is sent as UTF-8. Default none (null). */
@@ -167,6 +169,23 @@ export interface ProducerOptions {
   readonly retryBackoffMaxMs?: number;
   /** `max.request.size`: bytes of batches per Produce request, and the largest record. Default 1048576. */
   readonly maxRequestSize?: number;
+  /**
+   * `partitioner.class`: chooses the partition of each record that names none (see
+   * {@link Partitioner}). Default none: murmur2 of the key for keyed records, sticky
+   * partitioning for unkeyed ones, as Kafka's built-in partitioner.
+   */
+  readonly partitioner?: Partitioner;
+  /**
+   * `partitioner.adaptive.partitioning.enable` (KIP-794): the default partitioner picks each
+   * next sticky partition weighted against the partition's queue of unsent batches, so a slow
+   * broker gets fewer new records; false picks uniformly. Default true.
+   */
+  readonly partitionerAdaptive?: boolean;
+  /**
+   * `partitioner.ignore.keys` (KIP-794): the default partitioner places keyed records as
+   * unkeyed ones (sticky), not by murmur2 of the key. Default false.
+   */
+  readonly partitionerIgnoreKeys?: boolean;
   /** Injectable randomness in [0, 1) for the sticky partitioner and jitter (tests). */
   readonly random?: () => number;
   /**
@@ -195,6 +214,9 @@ export interface ResolvedProducerOptions {
   readonly retryBackoffMs: number;
   readonly retryBackoffMaxMs: number;
   readonly maxRequestSize: number;
+  readonly partitioner: Partitioner | undefined;
+  readonly partitionerAdaptive: boolean;
+  readonly partitionerIgnoreKeys: boolean;
   readonly random: () => number;
   readonly logger: Logger;
 }
@@ -240,6 +262,10 @@ export function resolveProducerOptions(
     );
   if (options.transactionalId === '')
     throw new ProducerConfigError('transactionalId must not be empty');
+  if (options.partitioner !== undefined && typeof options.partitioner !== 'function')
+    throw new ProducerConfigError(
+      `partitioner must be a function (record, context) => partition, got ${typeof options.partitioner}`,
+    );
   return {
     acks,
     idempotent,
@@ -258,6 +284,9 @@ export function resolveProducerOptions(
     retryBackoffMs: positive('retryBackoffMs', options.retryBackoffMs ?? 100, 0),
     retryBackoffMaxMs: positive('retryBackoffMaxMs', options.retryBackoffMaxMs ?? 1000, 0),
     maxRequestSize: positive('maxRequestSize', options.maxRequestSize ?? 1024 * 1024),
+    partitioner: options.partitioner,
+    partitionerAdaptive: options.partitionerAdaptive ?? true,
+    partitionerIgnoreKeys: options.partitionerIgnoreKeys ?? false,
     random: options.random ?? Math.random,
     logger: options.logger ?? fallbackLogger,
   };

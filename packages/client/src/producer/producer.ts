@@ -14,7 +14,7 @@ import { IdempotenceState } from './internal/idempotence.js';
 import type { ProducerBatch } from './internal/producer-batch.js';
 import { Sender } from './internal/sender.js';
 import { TransactionManager } from './internal/transaction-manager.js';
-import { StickyPartitioner } from './partitioner.js';
+import { type Partitioner, StickyPartitioner } from './partitioner.js';
 import type { ProducerCluster } from './producer-cluster.js';
 import {
   ProducerBlockedError,
@@ -130,6 +130,13 @@ export class Producer {
   // Refreshes since a waiting record last got in (their backoff grows with the count).
   #refreshRounds = 0;
   #fatal: Error | undefined;
+  // The custom partitioner's choice for a record that then had to wait: asked once per record.
+  readonly #chosen = new WeakMap<ProducerRecord, number>();
+  // Kafka's RecordAccumulator.allBatchesFull for the sticky partitioner: no open batch queued.
+  readonly #allBatchesFull = (topic: string, partition: number): boolean => {
+    const q = this.#accumulator.knownRoute(topic)?.queues[partition];
+    return q === undefined || this.#accumulator.openBatch(q) === null;
+  };
   #closing: Promise<void> | undefined;
   #closed = false;
 
@@ -142,7 +149,14 @@ export class Producer {
     this.#options = o;
     const transactional = o.transactionalId !== undefined;
     this.#idempotence = o.idempotent ? new IdempotenceState(transactional, o.maxInFlight) : null;
-    this.#sticky = new StickyPartitioner(o.batchSize, o.random);
+    this.#sticky = new StickyPartitioner(
+      o.batchSize,
+      o.random,
+      o.partitionerAdaptive
+        ? (topic, partition) =>
+            this.#accumulator.knownRoute(topic)?.queues[partition]?.batches.length
+        : undefined,
+    );
     this.#accumulator = new Accumulator(
       o.batchSize,
       Math.min(o.maxRequestSize, o.bufferMemory),
@@ -531,12 +545,25 @@ export class Producer {
       if (!Number.isSafeInteger(timestamp))
         return badRecord(`timestamp ${String(record.timestamp)} is not an integer ms`, topic);
     }
-    const sticky = partition === undefined && key === null;
+    const partitioner = this.#options.partitioner;
+    if (partition === undefined && partitioner !== undefined) {
+      const chosen = this.#waiting.length > 0 ? this.#chosen.get(record) : undefined;
+      const p = chosen ?? this.#partition(partitioner, record, route);
+      if (p instanceof Error) return p;
+      if (p !== undefined) {
+        if (p >= count) {
+          this.#chosen.set(record, p);
+          this.#refreshFor(topic);
+          return WAIT;
+        }
+        partition = p;
+      }
+    }
+    const sticky = partition === undefined && (key === null || this.#options.partitionerIgnoreKeys);
     if (partition === undefined) {
-      partition =
-        key !== null
-          ? partitionForKey(key, count)
-          : this.#sticky.partition(topic, route.available, count);
+      partition = sticky
+        ? this.#sticky.partition(topic, route.available, count, this.#allBatchesFull)
+        : partitionForKey(key as Buffer | string, count);
     }
     const accumulator = this.#accumulator;
     const q = route.queues[partition] ?? accumulator.queue(topic, partition);
@@ -568,17 +595,48 @@ export class Producer {
         }
       }
       if (full) this.#sender.drainPartition(q);
-      if (batch === null) return WAIT;
+      if (batch === null) {
+        if (record.partition === undefined && partitioner !== undefined)
+          this.#chosen.set(record, partition);
+        return WAIT;
+      }
       this.#sender.scheduleAt(now + this.#options.lingerMs);
     }
     const b = batch as ProducerBatch;
     b.listen(listener);
     if (group !== null) group.placed(index, b, b.recordCount - 1);
-    if (sticky) this.#sticky.onAppend(topic, partition, size);
+    if (sticky) this.#sticky.onAppend(topic, partition, size, accumulator.openBatch(q) === null);
     // A batch of its own is full with its one record (Kafka's MemoryRecordsBuilder.isFull once
     // past batchSize): it goes now, not with the next record.
     if (dedicated && accumulator.close(b)) this.#sender.drainPartition(q);
     return APPENDED;
+  }
+
+  /**
+   * The custom partitioner's answer for `record`: a partition, undefined for the default
+   * partitioning, or the error the record fails with (Kafka's KafkaProducer.partition).
+   */
+  #partition(
+    partitioner: Partitioner,
+    record: ProducerRecord,
+    route: TopicRoute,
+  ): number | undefined | Error {
+    let p: number | undefined;
+    try {
+      route.partitionerContext ??= {
+        topic: route.name,
+        partitionCount: route.partitionCount,
+        availablePartitions: route.available,
+      };
+      p = partitioner(record, route.partitionerContext);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+    if (p === undefined || (Number.isInteger(p) && p >= 0)) return p;
+    return new KafkaError(
+      'ERR_KAFKA_PRODUCER_PARTITION_INVALID',
+      `the partitioner returned ${String(p)} for a record of topic ${route.name}: not a partition number`,
+    );
   }
 
   /** Reads a topic's routing from a new metadata snapshot (its columns: no topic objects). */
@@ -592,6 +650,7 @@ export class Producer {
     for (let p = 0; p < count; p++)
       if (snapshot.leaderFor(topic, p) !== undefined) available.push(p);
     route.available = available;
+    route.partitionerContext = undefined;
     return route;
   }
 
@@ -740,10 +799,11 @@ export class Producer {
         record.topic,
         this.#lastRefresh?.topic === record.topic ? this.#lastRefresh.error : undefined,
       );
-    if (record.partition !== undefined && record.partition >= count)
+    const partition = record.partition ?? this.#chosen.get(record);
+    if (partition !== undefined && partition >= count)
       return new ProducerBlockedError(
         'ERR_KAFKA_PRODUCER_METADATA_TIMEOUT',
-        `partition ${record.partition} of topic ${name} does not exist ${waited}: the topic has ${count} partition${count === 1 ? '' : 's'}`,
+        `partition ${partition}${record.partition === undefined ? ' (from the partitioner)' : ''} of topic ${name} does not exist ${waited}: the topic has ${count} partition${count === 1 ? '' : 's'}`,
         record.topic,
       );
     return new ProducerBlockedError(

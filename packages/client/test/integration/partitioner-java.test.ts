@@ -1,6 +1,7 @@
 // Keyed records land where Kafka's Java producer puts them: murmur2 checked against Kafka's own
 // Utils.murmur2 for random keys (fast-check), and real records produced by both clients compared
-// partition by partition on the shared cluster.
+// partition by partition on the shared cluster; a custom partitioner's placement is checked
+// with Kafka's consumer.
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Cluster } from '@kafkats/meta';
@@ -63,5 +64,28 @@ describe('default partitioner against Kafka', () => {
     expect(ours.map((m) => m.partition)).toEqual(theirs.map((m) => m.partition));
     // Both clients spread the keys: every partition got some.
     expect(new Set(ours.map((m) => m.partition)).size).toBe(7);
+  });
+
+  it("places records where a custom partitioner says; Kafka's consumer finds each there", async () => {
+    const topic = `custom-part-${randomUUID().slice(0, 8)}`;
+    await kafka.admin.createTopic(topic, { partitions: 4, replicationFactor: 3 });
+    await cluster.refreshTopics([topic]);
+    // Region-prefixed keys go to their region's partition; the rest keep Kafka's placement.
+    const regions: Record<string, number> = { eu: 0, us: 1, ap: 2 };
+    const producer = new Producer(cluster, {
+      partitioner: (record, { partitionCount }) => {
+        const region = String(record.key).split(':')[0] as string;
+        return regions[region] ?? partitionForKey(Buffer.from(String(record.key)), partitionCount);
+      },
+    });
+    const keys = Array.from({ length: 120 }, (_, i) => `${['eu', 'us', 'ap', 'xx'][i % 4]}:${i}`);
+    const sent = await Promise.all(keys.map((key) => producer.send({ topic, key, value: key })));
+    await producer.close();
+    const expected = (key: string) =>
+      regions[key.split(':')[0] as string] ?? partitionForKey(Buffer.from(key), 4);
+    expect(sent.map((m) => m.partition)).toEqual(keys.map(expected));
+    const java = await kafka.admin.consume(topic, { maxRecords: keys.length, timeoutMs: 30_000 });
+    expect(java).toHaveLength(keys.length);
+    for (const r of java) expect(r.partition).toBe(expected(String(r.key)));
   });
 });

@@ -4,6 +4,7 @@ import {
   RECORD_BATCH_OVERHEAD,
   type RecordBatchBuilder,
 } from '@kafkats/codec';
+import type { PartitionerContext } from '../partitioner.js';
 import { ProducerBatch } from './producer-batch.js';
 
 /** The records waiting for one partition, oldest first. */
@@ -44,6 +45,8 @@ export class TopicRoute {
   errorCode = 0;
   /** Partitions that have a leader; a new array for every snapshot. */
   available: readonly number[] = [];
+  /** What a custom partitioner is told, made on first use for the snapshot. */
+  partitionerContext: PartitionerContext | undefined;
   /** Queues by partition (made on first use). */
   readonly queues: (PartitionQueue | undefined)[] = [];
   /** Estimated compressed/uncompressed ratio (compression on only); starts at 1. */

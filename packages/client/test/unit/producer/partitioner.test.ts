@@ -49,4 +49,63 @@ describe('StickyPartitioner', () => {
     expect(sticky.partition('t', [0, 1], 3)).toBe(0);
     expect(sticky.partition('t', [2], 3)).toBe(2);
   });
+
+  it('holds a switch while the partition has an open batch, makes it once none is, and at twice batchSize regardless (KIP-794)', () => {
+    const all = [0, 1, 2, 3];
+    let open = true;
+    const sticky = new StickyPartitioner(100, () => 0.6);
+    const first = sticky.partition('t', all, 4, () => !open);
+    sticky.onAppend('t', first, 120, false);
+    // Past batchSize, but a batch is still open there: stay.
+    expect(sticky.partition('t', all, 4, () => !open)).toBe(first);
+    open = false;
+    const second = sticky.partition('t', all, 4, () => !open);
+    expect(second).not.toBe(first);
+    open = true;
+    sticky.onAppend('t', second, 150, false);
+    expect(sticky.partition('t', all, 4, () => !open)).toBe(second);
+    sticky.onAppend('t', second, 50, false);
+    // 200 bytes = twice batchSize: switch with the batch still open.
+    expect(sticky.partition('t', all, 4, () => !open)).not.toBe(second);
+  });
+
+  it("weighs the next partition against queued batches as Kafka's cumulative frequency table does", () => {
+    // Queue sizes 0, 3, 1: weights 4, 1, 3 (max + 1 - size), running sums 4, 5, 8. A draw in
+    // [0, 4) picks partition 0, 4 picks 1, [5, 8) picks 2.
+    const queues: Record<number, number> = { 0: 0, 1: 3, 2: 1 };
+    const picks = [0, 3, 4, 5, 7].map((draw) => {
+      const sticky = new StickyPartitioner(
+        100,
+        () => draw / 8,
+        (_, p) => queues[p],
+      );
+      return sticky.partition('t', [0, 1, 2], 3);
+    });
+    expect(picks).toEqual([0, 0, 1, 2, 2]);
+  });
+
+  it('picks uniformly until every partition has had a queue, and leaves out leaderless ones', () => {
+    const queues: Record<number, number | undefined> = { 0: 0, 1: 5, 2: undefined };
+    const uniform = new StickyPartitioner(
+      100,
+      () => 0.5,
+      (_, p) => queues[p],
+    );
+    // Uniform over [0, 1, 2]: 0.5 * 3 = 1.5, index 1, although partition 1 has 5 batches queued.
+    expect(uniform.partition('t', [0, 1, 2], 3)).toBe(1);
+    queues[2] = 5;
+    // Partition 2 has no leader: only 0 (weight 6) and 1 (weight 1) are weighed; 0.99 * 7 = 6.
+    const weighted = new StickyPartitioner(
+      100,
+      () => 0.99,
+      (_, p) => queues[p],
+    );
+    expect(weighted.partition('t', [0, 1], 3)).toBe(1);
+    const low = new StickyPartitioner(
+      100,
+      () => 0.5,
+      (_, p) => queues[p],
+    );
+    expect(low.partition('t', [0, 1], 3)).toBe(0);
+  });
 });
