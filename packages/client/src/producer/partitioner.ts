@@ -56,6 +56,7 @@ export class StickyPartitioner {
   readonly #batchSize: number;
   readonly #random: () => number;
   readonly #queueSize: ((topic: string, partition: number) => number | undefined) | undefined;
+  readonly #unavailable: ((topic: string, partition: number) => boolean) | undefined;
   readonly #current = new Map<
     string,
     { partition: number; bytes: number; checked: readonly number[] | undefined }
@@ -66,15 +67,19 @@ export class StickyPartitioner {
    * @param random injectable randomness in [0, 1) (tests)
    * @param queueSize for adaptive picks: the number of unsent batches queued for a partition,
    *   undefined when it never had a queue; omit for uniform picks
+   * @param unavailable for adaptive picks: partitions to leave out, whose leader has not
+   *   taken data for longer than `partitioner.availability.timeout.ms`
    */
   constructor(
     batchSize: number,
     random: () => number = Math.random,
     queueSize?: (topic: string, partition: number) => number | undefined,
+    unavailable?: (topic: string, partition: number) => boolean,
   ) {
     this.#batchSize = batchSize;
     this.#random = random;
     this.#queueSize = queueSize;
+    this.#unavailable = unavailable;
   }
 
   /**
@@ -155,15 +160,20 @@ export class StickyPartitioner {
     if (queueSize === undefined || numPartitions < 2 || available.length === 0) return undefined;
     // Every partition must have had a queue: one that never had would never be weighed.
     for (let p = 0; p < numPartitions; p++) if (queueSize(topic, p) === undefined) return undefined;
+    const unavailable = this.#unavailable;
+    const weighed =
+      unavailable === undefined ? available : available.filter((p) => !unavailable(topic, p));
+    // All left out: no load statistics, so the pick is uniform (as in Kafka).
+    if (weighed.length === 0) return undefined;
     let max = 0;
-    for (const p of available) max = Math.max(max, queueSize(topic, p) as number);
+    for (const p of weighed) max = Math.max(max, queueSize(topic, p) as number);
     let total = 0;
-    for (const p of available) total += max + 1 - (queueSize(topic, p) as number);
+    for (const p of weighed) total += max + 1 - (queueSize(topic, p) as number);
     let r = Math.floor(this.#random() * total);
-    for (const p of available) {
+    for (const p of weighed) {
       r -= max + 1 - (queueSize(topic, p) as number);
       if (r < 0) return p;
     }
-    return available[available.length - 1];
+    return weighed[weighed.length - 1];
   }
 }

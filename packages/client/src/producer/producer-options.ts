@@ -186,6 +186,13 @@ export interface ProducerOptions {
    * unkeyed ones (sticky), not by murmur2 of the key. Default false.
    */
   readonly partitionerIgnoreKeys?: boolean;
+  /**
+   * `partitioner.availability.timeout.ms` (KIP-794): with `partitionerAdaptive`, a partition
+   * whose leader has had batches waiting for it (at `maxInFlight`) longer than this is left out
+   * of the default partitioner's picks until it takes data again. 0 (the default) never leaves
+   * one out.
+   */
+  readonly partitionerAvailabilityTimeoutMs?: number;
   /** Injectable randomness in [0, 1) for the sticky partitioner and jitter (tests). */
   readonly random?: () => number;
   /**
@@ -217,6 +224,7 @@ export interface ResolvedProducerOptions {
   readonly partitioner: Partitioner | undefined;
   readonly partitionerAdaptive: boolean;
   readonly partitionerIgnoreKeys: boolean;
+  readonly partitionerAvailabilityTimeoutMs: number;
   readonly random: () => number;
   readonly logger: Logger;
 }
@@ -287,6 +295,11 @@ export function resolveProducerOptions(
     partitioner: options.partitioner,
     partitionerAdaptive: options.partitionerAdaptive ?? true,
     partitionerIgnoreKeys: options.partitionerIgnoreKeys ?? false,
+    partitionerAvailabilityTimeoutMs: positive(
+      'partitionerAvailabilityTimeoutMs',
+      options.partitionerAvailabilityTimeoutMs ?? 0,
+      0,
+    ),
     random: options.random ?? Math.random,
     logger: options.logger ?? fallbackLogger,
   };

@@ -149,12 +149,19 @@ export class Producer {
     this.#options = o;
     const transactional = o.transactionalId !== undefined;
     this.#idempotence = o.idempotent ? new IdempotenceState(transactional, o.maxInFlight) : null;
+    const timeoutMs = o.partitionerAvailabilityTimeoutMs;
     this.#sticky = new StickyPartitioner(
       o.batchSize,
       o.random,
       o.partitionerAdaptive
         ? (topic, partition) =>
             this.#accumulator.knownRoute(topic)?.queues[partition]?.batches.length
+        : undefined,
+      o.partitionerAdaptive && timeoutMs > 0
+        ? (topic, partition) => {
+            const leader = this.#cluster.snapshot().leaderFor(topic, partition);
+            return leader !== undefined && this.#sender.nodeWaitingMs(leader) > timeoutMs;
+          }
         : undefined,
     );
     this.#accumulator = new Accumulator(

@@ -66,6 +66,11 @@ export class Sender {
   readonly #idempotence: IdempotenceState | null;
   readonly #hooks: SenderHooks;
   readonly #inFlightPerNode = new Map<number, number>();
+  /**
+   * Per broker, when it last had a batch ready and when it last could take one (Kafka's
+   * RecordAccumulator.NodeLatencyStats): ready minus drain is how long data has waited for it.
+   */
+  readonly #nodeLatency = new Map<number, { readyMs: number; drainMs: number }>();
   readonly #staleTopics = new Set<string>();
   #refreshing = false;
   #lastRefreshMs = 0;
@@ -101,6 +106,26 @@ export class Sender {
     this.#accumulator = accumulator;
     this.#idempotence = idempotence;
     this.#hooks = hooks;
+  }
+
+  /**
+   * How long batches ready for `node` have waited for it to take them (at `maxInFlight`), ms;
+   * 0 for a broker that took the last one it was offered (Kafka's readyTimeMs - drainTimeMs).
+   */
+  nodeWaitingMs(node: number): number {
+    const stats = this.#nodeLatency.get(node);
+    return stats === undefined ? 0 : stats.readyMs - stats.drainMs;
+  }
+
+  /** Records that `node` had a batch ready at `now`, and whether it could take it. */
+  #nodeReady(node: number, now: number, drained: boolean): void {
+    let stats = this.#nodeLatency.get(node);
+    if (stats === undefined) {
+      stats = { readyMs: now, drainMs: now };
+      this.#nodeLatency.set(node, stats);
+    }
+    stats.readyMs = now;
+    if (drained) stats.drainMs = now;
   }
 
   /** Runs a drain pass soon (once per tick however often it is asked). */
@@ -150,9 +175,14 @@ export class Sender {
     const now = Date.now();
     if (head.retryAtMs > now) return;
     const leader = this.#cluster.snapshot().leaderFor(q.topic, q.partition);
+    if (leader === undefined) {
+      this.wakeup();
+      return;
+    }
+    const full = (this.#inFlightPerNode.get(leader) ?? 0) >= this.#options.maxInFlight;
+    this.#nodeReady(leader, now, !full);
     if (
-      leader === undefined ||
-      (this.#inFlightPerNode.get(leader) ?? 0) >= this.#options.maxInFlight ||
+      full ||
       (idem !== null && !idem.canDrain(head)) ||
       !this.#hooks.partitionReady(q.topic, q.partition)
     ) {
@@ -235,6 +265,13 @@ export class Sender {
       if (head === undefined || head.encoded === null || head.retryAtMs > now) continue;
       const leader = snapshot.leaderFor(q.topic, q.partition);
       if (leader !== undefined) readyNodes.add(leader);
+    }
+    for (const node of readyNodes) {
+      this.#nodeReady(
+        node,
+        now,
+        (this.#inFlightPerNode.get(node) ?? 0) < this.#options.maxInFlight,
+      );
     }
     for (;;) {
       const requests = new Map<number, { batches: ProducerBatch[]; bytes: number }>();

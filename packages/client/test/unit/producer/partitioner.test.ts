@@ -108,4 +108,21 @@ describe('StickyPartitioner', () => {
     );
     expect(low.partition('t', [0, 1], 3)).toBe(0);
   });
+
+  it('leaves partitions of a broker that has not taken data out of adaptive picks, and picks uniformly when all are', () => {
+    const queues: Record<number, number> = { 0: 0, 1: 0, 2: 0 };
+    let out = new Set([0]);
+    const sticky = () =>
+      new StickyPartitioner(
+        100,
+        () => 0,
+        (_, p) => queues[p],
+        (_, p) => out.has(p),
+      );
+    // Weights 1, 1, 1 without partition 0: the lowest draw picks partition 1.
+    expect(sticky().partition('t', [0, 1, 2], 3)).toBe(1);
+    out = new Set([0, 1, 2]);
+    // None left to weigh: the uniform pick, whose lowest draw is partition 0.
+    expect(sticky().partition('t', [0, 1, 2], 3)).toBe(0);
+  });
 });

@@ -3,8 +3,9 @@
 // partitions that have a leader; undefined leaves the record to the default partitioning; a
 // negative or fractional answer, or a throw, fails that record; a partition the topic lacks
 // waits for metadata up to maxBlockMs, as a record naming it does. The default partitioner's
-// KIP-794 options: adaptive picks weighed against queued batches, and partitioner.ignore.keys.
-import { describe, expect, it } from 'vitest';
+// KIP-794 options: adaptive picks weighed against queued batches, partitioner.ignore.keys, and
+// partitioner.availability.timeout.ms.
+import { describe, expect, it, vi } from 'vitest';
 import {
   type PartitionerContext,
   Producer,
@@ -176,4 +177,53 @@ describe('Producer partitioner option', () => {
     await ignoring.close();
     expect(new Set(sticky.map((m) => m.partition)).size).toBe(1);
   });
+
+  it.each([
+    [50, 2],
+    [0, 1],
+  ])(
+    'with partitionerAvailabilityTimeoutMs %s, leaves out a partition whose broker has had batches waiting longer',
+    async (timeoutMs, expected) => {
+      // Only Date is faked: the producer's timers and promises run as usual.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        const start = Date.now();
+        const fake = new FakeProduceCluster({ t: 3 });
+        const producer = new Producer(fake, {
+          batchSize: 100,
+          lingerMs: 0,
+          maxInFlight: 1,
+          random: () => 0.55,
+          partitionerAvailabilityTimeoutMs: timeoutMs,
+        });
+        // With its producer id in hand, the producer hands each batch to its broker from the
+        // send call itself.
+        await producer.send({ topic: 't', partition: 0, value: 'first' });
+        // ...once the answer's request slot is released too (a macrotask turn).
+        await new Promise((resolve) => setImmediate(resolve));
+        let open: () => void = () => {};
+        fake.gate = new Promise<void>((resolve) => {
+          open = resolve;
+        });
+        const value = 'v'.repeat(80);
+        // Each partition's first batch goes out (its broker takes it); partition 1 queues two
+        // more, which its broker (at maxInFlight) cannot take.
+        const pinned = [0, 1, 1, 2].map((partition) =>
+          producer.send({ topic: 't', partition, value }),
+        );
+        vi.setSystemTime(start + 100);
+        // Offered again 100 ms later, still refused: partition 1's broker has waited 100 ms.
+        pinned.push(producer.send({ topic: 't', partition: 1, value }));
+        // Queues 0, 3, 0: weights 4, 1, 4. Without partition 1, the draw 0.55 x 8 = 4 picks
+        // partition 2; with it, 0.55 x 9 = 4 picks partition 1.
+        const unkeyed = producer.send({ topic: 't', value: 'u' });
+        open();
+        await Promise.all(pinned);
+        expect((await unkeyed).partition).toBe(expected);
+        await producer.close();
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 });
