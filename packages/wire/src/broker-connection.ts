@@ -37,6 +37,7 @@ import {
 } from './internal/pending-request.js';
 import { type PipelineSlot, RequestPipeline, SlotState } from './internal/request-pipeline.js';
 import { authenticateSasl } from './internal/sasl.js';
+import { clientThrottles } from './internal/throttle.js';
 import { errorFields, type Logger, silentLogger } from './logger.js';
 import type {
   BrokerConnectionEvents,
@@ -80,6 +81,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     lateResponsesDiscarded: 0,
     requestTimeouts: 0,
     backpressureRejections: 0,
+    throttles: 0,
+    throttleTimeMs: 0,
   };
 
   private readonly clientId: string;
@@ -114,6 +117,15 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   private reauthTimer: NodeJS.Timeout | null = null;
   private reauthDue = false;
   private reauthenticating = false;
+  /**
+   * Set while the broker throttles this connection (KIP-219): nothing is written until it
+   * fires. `throttleEndAt` is its end on `performance.now()`'s clock, `throttleEndMs` on the
+   * wall clock that request deadlines use.
+   */
+  private throttleTimer: NodeJS.Timeout | null = null;
+  private throttleEndAt = 0;
+  private throttleEndMs = 0;
+  private readonly onThrottleEndBound = () => this.onThrottleEnd();
   private activityMs = Date.now();
   private readonly onTimerBound = () => this.onTimer();
   private readonly onFrameBound = (frame: Buffer) => this.onFrame(frame);
@@ -211,6 +223,14 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     return this.ring.size;
   }
 
+  /**
+   * Until when (epoch ms) the broker throttles this connection (KIP-219): requests sent before
+   * then wait in the queue. 0 when it does not.
+   */
+  get throttledUntilMs(): number {
+    return this.throttleTimer === null ? 0 : this.throttleEndMs;
+  }
+
   /** Requests waiting for a slot or for the connection. */
   get queued(): number {
     return this.queue.live;
@@ -296,6 +316,9 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       bytesOut: 0,
       bytesIn: 0,
       errorCode: -1,
+      writtenAt: -1,
+      throttleTimeMs: -1,
+      throttledUntil: -1,
       outcome: 'pending',
       durationMs: 0,
     };
@@ -370,7 +393,10 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       p.request = request;
       p.version = version;
       p.timeoutMs = timeoutMs;
-      p.deadlineMs = Date.now() + timeoutMs;
+      // Held by a throttle, the request's clock starts when the broker lets us send again.
+      p.deadlineMs =
+        (this.throttleTimer === null ? Date.now() : Math.max(Date.now(), this.throttleEndMs)) +
+        timeoutMs;
       p.live = true;
       p.resolve = resolve as (v: unknown) => void;
       p.reject = reject;
@@ -651,9 +677,54 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
 
   // ---------------------------------------------------------------- hot path
 
-  /** New requests wait while SASL re-authentication is due or running (KIP-368). */
+  /**
+   * New requests wait while SASL re-authentication is due or running (KIP-368), and while the
+   * broker throttles the connection (KIP-219).
+   */
   private paused(): boolean {
-    return this.reauthDue || this.reauthenticating;
+    return this.reauthDue || this.reauthenticating || this.throttleTimer !== null;
+  }
+
+  /**
+   * An answer asked us to send nothing for `ms` (KIP-219; Kafka's NetworkClient marks the
+   * node throttled, and `ready` is false until then): later requests wait in the queue, and
+   * the time they wait is not charged to their timeout.
+   */
+  private throttle(ms: number, trace: RequestTraceContext | null): void {
+    const endAt = performance.now() + ms;
+    this.counters.throttles++;
+    this.counters.throttleTimeMs += ms;
+    this.recorder.throttles++;
+    this.recorder.throttleTimeMs += ms;
+    if (trace !== null) trace.throttledUntil = endAt;
+    if (endAt <= this.throttleEndAt && this.throttleTimer !== null) return;
+    const nowMs = Date.now();
+    const endMs = nowMs + ms;
+    const added = endMs - Math.max(nowMs, this.throttleTimer === null ? nowMs : this.throttleEndMs);
+    this.throttleEndAt = endAt;
+    this.throttleEndMs = endMs;
+    this.queue.forEach((p) => {
+      p.deadlineMs += added;
+    });
+    if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
+    this.throttleTimer = setTimeout(this.onThrottleEndBound, ms);
+    this.throttleTimer.unref?.();
+    this.log.debug(
+      { broker: this.name, nodeId: this.nodeId, throttleTimeMs: ms },
+      'throttled by the broker',
+    );
+  }
+
+  private onThrottleEnd(): void {
+    // A timer may fire a fraction of a millisecond early: never write before the end.
+    const left = this.throttleEndAt - performance.now();
+    if (left > 0) {
+      this.throttleTimer = setTimeout(this.onThrottleEndBound, Math.ceil(left));
+      this.throttleTimer.unref?.();
+      return;
+    }
+    this.throttleTimer = null;
+    this.pump();
   }
 
   private label(api: ApiDescriptor<unknown, unknown>): string {
@@ -723,6 +794,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         trace.version = version;
         trace.correlationId = correlationId;
         trace.bytesOut = bytes;
+        trace.writtenAt = performance.now();
       }
       // Settles either way: written (resolve) or dropped with the socket (the teardown error).
       this.writer.enqueue(frame, (dropped) =>
@@ -750,6 +822,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       trace.version = version;
       trace.correlationId = slot.correlationId;
       trace.bytesOut = bytes;
+      trace.writtenAt = performance.now();
     }
     if (signal !== null) {
       const id = slot.correlationId;
@@ -812,11 +885,18 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       } catch (err) {
         failed = err;
       }
+      let throttleMs = 0;
+      if (failed === null) {
+        const t = (body as { throttleTimeMs?: unknown }).throttleTimeMs;
+        if (typeof t === 'number' && t > 0) throttleMs = t;
+      }
       if (trace !== null) {
         trace.bytesIn = frame.length + 4;
         const code = (body as { errorCode?: unknown } | undefined)?.errorCode;
         trace.errorCode = typeof code === 'number' ? code : 0;
+        trace.throttleTimeMs = throttleMs;
       }
+      if (throttleMs > 0 && clientThrottles(api.apiKey, version)) this.throttle(throttleMs, trace);
       // The frame was read whole, so the stream is still in step: only this request fails.
       if (failed === null) resolve(body);
       else reject(failed);
@@ -826,7 +906,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
 
   /** Moves queued requests into free slots while the connection is ready. */
   private pump(): void {
-    if (this.currentState !== 'ready') return;
+    if (this.currentState !== 'ready' || this.throttleTimer !== null) return;
     if (this.reauthDue) {
       if (this.ring.size === 0) this.runReauth();
       return;
@@ -942,8 +1022,11 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.endError = error;
     this.connectAbort?.abort(error);
     this.connectAbort = null;
-    for (const t of [this.timer, this.reauthTimer]) if (t !== null) clearTimeout(t);
+    for (const t of [this.timer, this.reauthTimer, this.throttleTimer]) {
+      if (t !== null) clearTimeout(t);
+    }
     this.timer = null;
+    this.throttleTimer = null;
     this.timerDueMs = Number.POSITIVE_INFINITY;
     this.reauthTimer = null;
     this.reauthDue = false;

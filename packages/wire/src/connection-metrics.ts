@@ -24,6 +24,13 @@ export interface ConnectionMetricsSnapshot {
   /** Requests on the wire that timed out. */
   readonly requestTimeouts: number;
   /**
+   * Answers whose `throttleTimeMs` asked the client to send nothing more on that connection
+   * for a while (KIP-219: a client quota, or a replication or mutation quota), and the ms they
+   * asked for in all (Kafka's `*-throttle-time` metrics report the same waits).
+   */
+  readonly throttles: number;
+  readonly throttleTimeMs: number;
+  /**
    * Time from writing a request to reading its answer, µs, per API name (`Produce`, `Fetch`,
    * ...); only APIs that were answered appear. A long-poll Fetch counts its `maxWaitMs`.
    */
@@ -45,6 +52,8 @@ export class ConnectionMetrics {
   bytesIn = 0;
   backpressureRejections = 0;
   requestTimeouts = 0;
+  throttles = 0;
+  throttleTimeMs = 0;
   /** Latency histograms by API key, made on first use. */
   readonly #latency: (Histogram | undefined)[] = [];
 
@@ -74,6 +83,8 @@ export class ConnectionMetrics {
     this.bytesIn += other.bytesIn;
     this.backpressureRejections += other.backpressureRejections;
     this.requestTimeouts += other.requestTimeouts;
+    this.throttles += other.throttles;
+    this.throttleTimeMs += other.throttleTimeMs;
     other.#latency.forEach((h, apiKey) => {
       if (h === undefined) return;
       let mine = this.#latency[apiKey];
@@ -101,6 +112,8 @@ export class ConnectionMetrics {
       bytesIn: this.bytesIn,
       backpressureRejections: this.backpressureRejections,
       requestTimeouts: this.requestTimeouts,
+      throttles: this.throttles,
+      throttleTimeMs: this.throttleTimeMs,
       latencyUs,
     };
   }

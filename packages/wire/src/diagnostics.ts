@@ -26,6 +26,19 @@ export interface RequestTraceContext {
   bytesIn: number;
   /** Filled: the answer's top-level `errorCode` (0 = NONE, or no such field); -1 without an answer. */
   errorCode: number;
+  /**
+   * Filled: `performance.now()` when the request was handed to the socket; -1 when it never
+   * was. Time before it is spent connecting, waiting for a free slot, or held by a throttle.
+   */
+  writtenAt: number;
+  /** Filled: the answer's `throttleTimeMs` (0 when none, or no such field); -1 without an answer. */
+  throttleTimeMs: number;
+  /**
+   * Filled: when the answer asked the client to hold off (KIP-219: a positive `throttleTimeMs`
+   * at a version where the broker mutes the channel), the `performance.now()` until which
+   * this connection writes nothing; -1 otherwise.
+   */
+  throttledUntil: number;
   /** Filled: `'ok'` when the send resolved, `'error'` when it rejected (see `error`). */
   outcome: 'pending' | 'ok' | 'error';
   /** Filled: ms from `send` to settlement (queueing and connecting included). */

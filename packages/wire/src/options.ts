@@ -52,7 +52,8 @@ export interface BrokerConnectionOptions {
    * Per-request timeout in ms, counted from `send` (time spent connecting included); default
    * 30000 (Kafka's `request.timeout.ms`). A request on the wire that times out closes the
    * connection, as Kafka's Java client does: the broker answers in order, so every later
-   * request on that socket would wait behind the late one.
+   * request on that socket would wait behind the late one. Time a request waits because the
+   * broker throttles the connection (KIP-219) is not counted: the broker asked for that wait.
    */
   readonly requestTimeoutMs?: number;
   /** Timeout of one TCP (+TLS) connect to one address, in ms; default 10000. */
@@ -153,4 +154,7 @@ export interface ConnectionStats {
   requestTimeouts: number;
   /** Sends refused with BackpressureError. */
   backpressureRejections: number;
+  /** Answers that asked the client to hold off (KIP-219), and the ms they asked for in all. */
+  throttles: number;
+  throttleTimeMs: number;
 }
