@@ -113,6 +113,15 @@ export type {
   ProducerState,
 } from './admin/offsets.js';
 export type {
+  AlterClientQuotasOptions,
+  AlterClientQuotasResult,
+  ClientQuotaAlteration,
+  ClientQuotaEntity,
+  ClientQuotaFilter,
+  ClientQuotaFilterComponent,
+  DescribeClientQuotasResult,
+} from './admin/quotas.js';
+export type {
   CreatedTopic,
   CreatedTopicConfig,
   CreatePartitionsOptions,

@@ -38,6 +38,7 @@ import * as clusterOps from './internal/cluster-requests.js';
 import * as configs from './internal/config-requests.js';
 import * as groups from './internal/group-requests.js';
 import * as offsets from './internal/offset-requests.js';
+import * as quotas from './internal/quota-requests.js';
 import * as topics from './internal/topic-requests.js';
 import type {
   DeleteRecordsRequestItem,
@@ -48,6 +49,13 @@ import type {
   ListOffsetsRequestItem,
   ListOffsetsResult,
 } from './offsets.js';
+import type {
+  AlterClientQuotasOptions,
+  AlterClientQuotasResult,
+  ClientQuotaAlteration,
+  ClientQuotaFilter,
+  DescribeClientQuotasResult,
+} from './quotas.js';
 import type {
   CreatePartitionsOptions,
   CreatePartitionsResult,
@@ -66,9 +74,9 @@ import type {
 /**
  * Kafka's admin operations over a {@link Cluster}, each request routed as Kafka routes it:
  * topic creation, deletion, partition increases and elections to the controller; configs,
- * ACLs, metadata and DescribeCluster to any broker (a broker's own configs to that broker);
- * ListOffsets, DeleteRecords and DescribeProducers grouped per partition leader; group APIs
- * to the group's coordinator; DescribeLogDirs and ListGroups to each broker.
+ * ACLs, client quotas, metadata and DescribeCluster to any broker (a broker's own configs to
+ * that broker); ListOffsets, DeleteRecords and DescribeProducers grouped per partition leader;
+ * group APIs to the group's coordinator; DescribeLogDirs and ListGroups to each broker.
  *
  * Error model: partial success is normal. Each result lists every item asked for (topic,
  * partition, resource, group) with an `error` field when that item failed: a `ProtocolError`
@@ -344,6 +352,37 @@ export class Admin {
     options: AdminCallOptions = {},
   ): Promise<DeleteAclsResult> {
     return acls.deleteAcls(this.#call('deleteAcls', options), filters);
+  }
+
+  /**
+   * The client quotas of the entities matching `filter` (DescribeClientQuotas, any broker):
+   * byte rates, request percentages, controller mutation rates, per user, client id or IP.
+   *
+   * @throws ProtocolError the request's refusal (CLUSTER_AUTHORIZATION_FAILED, INVALID_REQUEST)
+   */
+  async describeClientQuotas(
+    filter: ClientQuotaFilter = {},
+    options: AdminCallOptions = {},
+  ): Promise<DescribeClientQuotasResult> {
+    return quotas.describeClientQuotas(this.#call('describeClientQuotas', options), filter);
+  }
+
+  /**
+   * Sets or removes client quotas (AlterClientQuotas, any broker: it forwards to the
+   * controller). A quota takes effect on the brokers once they have the new metadata.
+   *
+   * @returns one entry per alteration, `error` when refused (INVALID_REQUEST for an unknown
+   *   key or entity type, CLUSTER_AUTHORIZATION_FAILED)
+   */
+  async alterClientQuotas(
+    alterations: readonly ClientQuotaAlteration[],
+    options: AlterClientQuotasOptions = {},
+  ): Promise<AlterClientQuotasResult> {
+    return quotas.alterClientQuotas(
+      this.#call('alterClientQuotas', options),
+      alterations,
+      options.validateOnly ?? false,
+    );
   }
 
   /**
