@@ -8,8 +8,8 @@
 // The files are chosen to prove version negotiation within a few minutes per release: every
 // request falls back to what the older broker advertises (wire: version-negotiation, broker
 // connection incl. SASL/TLS), metadata and routing work (meta), and produce, fetch, admin and
-// both group protocols behave as documented (client), with typed errors where a feature needs
-// a newer broker.
+// both group protocols behave as documented (client), broker throttling is obeyed (KIP-219),
+// with typed errors where a feature needs a newer broker.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -29,6 +29,7 @@ export const MATRIX_SUITES = {
     'packages/client/test/integration/admin-offsets.test.ts',
     'packages/client/test/integration/admin-groups.test.ts',
     'packages/client/test/integration/consumer-classic.test.ts',
+    'packages/client/test/integration/quotas.test.ts',
   ],
 };
 
