@@ -94,6 +94,11 @@ export interface ProducerMetricsSnapshot {
   readonly bytesSent: number;
   /** Batches queued again after a failed send. */
   readonly retries: number;
+  /**
+   * Batches the broker refused as too large and that were sent again split (Kafka's
+   * `batch-split-rate` counts the same events).
+   */
+  readonly batchesSplit: number;
   /** Produce requests in flight now. */
   readonly inFlightRequests: number;
   /** Bytes of `bufferMemory` held now. */

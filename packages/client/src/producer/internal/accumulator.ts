@@ -1,6 +1,7 @@
 import {
   type CompressionBackend,
   type CompressionCodec,
+  decodeRecordBatches,
   RECORD_BATCH_OVERHEAD,
   type RecordBatchBuilder,
 } from '@kafkats/codec';
@@ -100,6 +101,11 @@ export class Accumulator {
   readonly incomplete = new Set<ProducerBatch>();
   /** Flushes in progress: while > 0 every batch is ready at once. */
   flushing = 0;
+  /**
+   * Told when a batch that already has a sequence (a part of a split batch) fails to close: its
+   * sequences will never be sent, which the idempotence state must know.
+   */
+  onSequencedFailure: ((batch: ProducerBatch, error: Error) => void) | null = null;
 
   /**
    * @param maxBatchBytes the most a batch's buffer may take (`maxRequestSize`, `bufferMemory`)
@@ -314,6 +320,10 @@ export class Accumulator {
     const encoded = builder.build({ transactional: e.transactional }, !e.stampedAtDrain);
     batch.encoded = encoded;
     batch.builder = null;
+    // A part of a split batch took its sequence before its bytes existed: write it in now.
+    if (batch.baseSequence >= 0) {
+      batch.stamp(batch.producerId, batch.producerEpoch, batch.baseSequence, false);
+    }
     if (e.compression !== 'none') {
       // The records were compressed into a buffer of their own.
       this.recycle(batch);
@@ -336,7 +346,75 @@ export class Accumulator {
     if (i >= 0) q.batches.splice(i, 1);
     batch.closed = true;
     this.finished(batch);
+    if (batch.baseSequence >= 0) this.onSequencedFailure?.(batch, error);
     batch.fail(error);
+  }
+
+  /**
+   * Writes the records of a batch the broker refused as too large into smaller open batches
+   * (Kafka's ProducerBatch.split), in order, each over half the refused batch's uncompressed
+   * bytes: every split at least halves what a batch carries, so a topic whose
+   * `max.message.bytes` is below `batchSize` is still reached (Java's split by `batchSize`
+   * can refuse forever there). A record that alone fills more than half gets a batch of its
+   * own. The parts keep the batch's creation time (its delivery timeout) and take no
+   * `bufferMemory`, as Java allocates them outside its pool. The topic's compression ratio
+   * estimate goes back to 1, as Kafka resets it after a split.
+   *
+   * @returns the parts, open, and where each starts among the batch's records
+   * @throws RecordBatchError when the batch's own bytes cannot be read back
+   */
+  split(batch: ProducerBatch): { parts: ProducerBatch[]; starts: number[] } {
+    const encoded = batch.encoded as Buffer;
+    const whole = batch.uncompressedBytes;
+    const half = RECORD_BATCH_OVERHEAD + Math.ceil((whole - RECORD_BATCH_OVERHEAD) / 2);
+    const parts: ProducerBatch[] = [];
+    const starts: number[] = [];
+    const open = (capacity: number): ProducerBatch => {
+      const part = new ProducerBatch(
+        batch.topic,
+        batch.partition,
+        batch.createdMs,
+        Buffer.allocUnsafeSlow(capacity),
+        capacity,
+      );
+      part.memoryBytes = 0;
+      parts.push(part);
+      return part;
+    };
+    let index = 0;
+    let part: ProducerBatch | null = null;
+    for (const b of decodeRecordBatches(encoded, {
+      verifyCrc: false,
+      compressionBackend: this.#encoding.compressionBackend,
+    })) {
+      for (const r of b.records()) {
+        const timestamp = Number(r.timestamp);
+        const headers = r.headerCount === 0 ? null : r.headers;
+        if (part === null || part.append(timestamp, r.key, r.value, headers) < 0) {
+          starts.push(index);
+          part = open(half);
+          if (part.append(timestamp, r.key, r.value, headers) < 0) {
+            // Alone: a part that went on taking records could be as large as the batch.
+            parts.pop();
+            open(whole).append(timestamp, r.key, r.value, headers);
+            part = null;
+          }
+        }
+        index++;
+      }
+    }
+    if (index !== batch.recordCount) {
+      throw new Error(
+        `splitting ${batch.label}: read ${index} records back, the batch has ${batch.recordCount}`,
+      );
+    }
+    const route = this.#routes.get(batch.topic);
+    if (route !== undefined && this.#encoding.compression !== 'none') {
+      route.ratio = 1;
+      route.capacity = this.#capacity(1);
+    }
+    for (const p of parts) this.incomplete.add(p);
+    return { parts, starts };
   }
 
   /** Forgets a batch that completed or failed, and gives its memory back. */

@@ -121,6 +121,29 @@ export class SendGroup implements SendBatchResult {
     this.#indexes[i] = index;
   }
 
+  /**
+   * Records at indexes `[start, end)` of `from` now travel in `to`, which begins at index
+   * `offset` of `from` (a batch split after MESSAGE_TOO_LARGE): their results are read from
+   * `to`. Rare, so a scan.
+   */
+  moved(
+    from: { outcome: BatchOutcome | null },
+    to: { outcome: BatchOutcome | null },
+    start: number,
+    end: number,
+    offset: number,
+  ): void {
+    const batches = this.#batches;
+    const indexes = this.#indexes;
+    for (let i = 0; i < this.count; i++) {
+      const index = indexes[i] as number;
+      if (batches[i] === from && index >= start && index < end) {
+        batches[i] = to;
+        indexes[i] = index - offset;
+      }
+    }
+  }
+
   /** `n` records of the call were delivered, or failed with `error`. */
   settled(n: number, error: Error | undefined): void {
     if (error !== undefined) this.#failure ??= error;

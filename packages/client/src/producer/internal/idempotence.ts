@@ -156,6 +156,29 @@ export class IdempotenceState {
   }
 
   /**
+   * A batch the broker refused as too large (nothing of it written) was split: the parts take
+   * its place among the partition's unfinished batches and its run of sequences, in order
+   * (Kafka's RecordAccumulator.splitAndReenqueue). A batch never numbered leaves the parts to be
+   * numbered when drained.
+   *
+   * @returns false when the batch belongs to a producer id this state no longer has
+   */
+  split(batch: ProducerBatch, parts: readonly ProducerBatch[]): boolean {
+    if (batch.baseSequence < 0) return true;
+    if (batch.producerId !== this.producerId) return false;
+    const e = this.#entry(batch.topic, batch.partition);
+    const i = e.inflight.indexOf(batch);
+    if (i < 0) return false;
+    let sequence = batch.baseSequence;
+    for (const part of parts) {
+      part.stamp(batch.producerId, batch.producerEpoch, sequence, false);
+      sequence = incrementSequence(sequence, part.recordCount);
+    }
+    e.inflight.splice(i, 1, ...parts);
+    return true;
+  }
+
+  /**
    * Whether a batch that failed with `errorCode` may be sent again (Kafka's
    * TransactionManager.canRetry): UNKNOWN_PRODUCER_ID and OUT_OF_ORDER_SEQUENCE_NUMBER are
    * retried by the idempotent producer, after an epoch bump when the broker really lost the

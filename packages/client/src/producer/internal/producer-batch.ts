@@ -207,6 +207,41 @@ export class ProducerBatch {
     this.#settle(outcome, null);
   }
 
+  /**
+   * Hands the records to the batches split from this one (MESSAGE_TOO_LARGE): `parts[k]` took
+   * records `[starts[k], starts[k + 1])`, in order. Their listeners move with them; this batch
+   * tells no one anything more, and is done once every part is.
+   */
+  handOver(parts: readonly ProducerBatch[], starts: readonly number[]): void {
+    let l = 0;
+    let first = 0;
+    for (let k = 0; k < parts.length; k++) {
+      const part = parts[k] as ProducerBatch;
+      const start = starts[k] as number;
+      const end = k + 1 < parts.length ? (starts[k + 1] as number) : this.#count;
+      // Every listener run that overlaps [start, end), cut to it.
+      while (l < this.#listeners.length) {
+        const listener = this.#listeners[l] as DeliveryListener;
+        const runEnd = this.#ends[l] as number;
+        const from = Math.max(first, start);
+        const to = Math.min(runEnd, end);
+        if (to > from) {
+          part.#listeners.push(listener);
+          part.#ends.push(to - start);
+          if (listener instanceof SendGroup) listener.moved(this, part, from, to, start);
+        }
+        if (runEnd > end) break;
+        first = runEnd;
+        l++;
+      }
+    }
+    this.#listeners.length = 0;
+    this.#ends.length = 0;
+    this.builder = null;
+    this.encoded = null;
+    Promise.all(parts.map((p) => p.whenDone)).then(() => this.#finish(undefined));
+  }
+
   /** Fails every record with `error`. */
   fail(error: Error): void {
     if (this.done) return;

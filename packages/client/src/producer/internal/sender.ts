@@ -92,6 +92,7 @@ export class Sender {
     recordsFailed: 0,
     bytesSent: 0,
     retries: 0,
+    batchesSplit: 0,
   };
 
   constructor(
@@ -106,6 +107,11 @@ export class Sender {
     this.#accumulator = accumulator;
     this.#idempotence = idempotence;
     this.#hooks = hooks;
+    // A part of a split batch that cannot be closed was never written: a gap in its sequences.
+    accumulator.onSequencedFailure = (batch, error) => {
+      idempotence?.onFailed(batch, 'not-written');
+      if (options.transactionalId !== undefined) hooks.onAbortable(error);
+    };
   }
 
   /**
@@ -457,6 +463,13 @@ export class Sender {
         p.errorCode,
         `Produce to ${b.label} on broker ${node}${detail}`,
       );
+      if (
+        (p.errorCode === ErrorCode.MESSAGE_TOO_LARGE ||
+          p.errorCode === ErrorCode.RECORD_LIST_TOO_LARGE) &&
+        this.#split(b, error)
+      ) {
+        continue;
+      }
       if (p.currentLeader.leaderId >= 0 && p.currentLeader.leaderEpoch >= 0) {
         // KIP-951: the answer names the new leader; install it instead of refetching metadata.
         hints.push({
@@ -488,6 +501,60 @@ export class Sender {
           this.#staleTopics.add(h.topic);
       }
     }
+  }
+
+  /**
+   * Splits a batch the broker refused as too large (MESSAGE_TOO_LARGE: over the topic's
+   * `max.message.bytes`; RECORD_LIST_TOO_LARGE: over its `segment.bytes`) and queues the parts
+   * in its place, as Kafka's Sender does for MESSAGE_TOO_LARGE: nothing of it was written, so
+   * the parts take its sequences and go before the partition's later batches, which the broker
+   * refuses as out of order meanwhile and which go again after them. The split does not count
+   * as an attempt. A batch of one record cannot be split: it fails with the broker's error.
+   *
+   * @returns false when the batch is not split (the caller fails or retries it)
+   */
+  #split(batch: ProducerBatch, error: ProtocolError): boolean {
+    if (batch.recordCount < 2 || batch.done || batch.encoded === null) return false;
+    // Halted: nothing is sent again (the caller fails the batch).
+    if (this.#halted !== undefined) return false;
+    let split: { parts: ProducerBatch[]; starts: number[] };
+    try {
+      split = this.#accumulator.split(batch);
+    } catch {
+      return false;
+    }
+    const { parts, starts } = split;
+    const idem = this.#idempotence;
+    if (idem !== null && !idem.split(batch, parts)) {
+      for (const part of parts) this.#accumulator.finished(part);
+      return false;
+    }
+    batch.inFlight = false;
+    batch.lastError = error;
+    if (batch.trace !== null) {
+      batch.trace.errorCode = error.errorCode;
+      batch.trace.error = error;
+      batch.trace.outcome = 'retry';
+    }
+    this.counters.batchesSplit++;
+    this.#options.logger.warn(
+      {
+        topic: batch.topic,
+        partition: batch.partition,
+        records: batch.recordCount,
+        bytes: batch.encoded.length,
+        parts: parts.length,
+        ...errorFields(error),
+      },
+      'the broker refused a produce batch as too large: sending it again split',
+    );
+    batch.handOver(parts, starts);
+    this.#accumulator.finished(batch);
+    // Front of the queue, in order: the last part first, each put before the others.
+    for (let k = parts.length - 1; k >= 0; k--)
+      this.#accumulator.reenqueue(parts[k] as ProducerBatch);
+    for (const part of parts) this.#accumulator.close(part);
+    return true;
   }
 
   #onRequestError(node: number, batches: ProducerBatch[], thrown: unknown): void {

@@ -46,6 +46,8 @@ export interface PartitionLog {
   producers: Map<bigint, ProducerEntry>;
   /** Answer the next append with this code instead of appending (then cleared). */
   nextError?: number;
+  /** The topic's `max.message.bytes`: a larger batch is refused with MESSAGE_TOO_LARGE. */
+  maxMessageBytes?: number;
   logStartOffset: bigint;
 }
 
@@ -268,6 +270,9 @@ export class FakeProduceCluster implements ProducerCluster {
       delete log.nextError;
       return fail(code);
     }
+    // Kafka checks a batch's size before its producer state (LogValidator).
+    if (log.maxMessageBytes !== undefined && bytes.length > log.maxMessageBytes)
+      return fail(ErrorCode.MESSAGE_TOO_LARGE);
     const batch = decodeRecordBatches(bytes).next().value!;
     const records = [...batch.records()];
     const values = records.map((r) => r.value?.toString() ?? '');

@@ -143,7 +143,7 @@ describe('sendBatch(records)', () => {
 
   it('rejects with the first failure once every record has settled; the others stay delivered', async () => {
     const fake = new FakeProduceCluster({ t: 2 });
-    fake.log('t', 1).nextError = ErrorCode.MESSAGE_TOO_LARGE;
+    fake.log('t', 1).nextError = ErrorCode.INVALID_RECORD;
     const producer = new Producer(fake);
     const records = ['a', 'b', 'c', 'd'].map((value, i) => ({
       topic: 't',
@@ -151,7 +151,7 @@ describe('sendBatch(records)', () => {
       value,
     }));
     await expect(producer.sendBatch(records)).rejects.toMatchObject({
-      errorName: 'MESSAGE_TOO_LARGE',
+      errorName: 'INVALID_RECORD',
     });
     await producer.close();
     expect(fake.log('t', 0).values).toEqual(['a', 'c']);
