@@ -32,6 +32,11 @@ export interface MetaConnection {
   ): Promise<Res>;
   /** The highest version of an API both sides support, or undefined when the broker lacks it. */
   negotiatedVersion(apiKey: number): number | undefined;
+  /**
+   * A finalized cluster feature's level (`transaction.version`) as the broker stated it in
+   * ApiVersions; undefined when not finalized. Optional: fakes may leave it out (none finalized).
+   */
+  finalizedFeature?(name: string): number | undefined;
   /** True once the connection is closed or lost. */
   readonly closed: boolean;
   /** Requests on the wire or waiting for a slot; an idle connection has none. */

@@ -491,6 +491,16 @@ export class Cluster {
   }
 
   /**
+   * A finalized cluster feature's level (KIP-584: `transaction.version`, `group.version`) as
+   * some broker stated it when its connection was made, or undefined when not finalized (or
+   * the broker predates feature flags). Levels change with an upgrade and reach a client as
+   * its connections are made again, as Java's client learns them from ApiVersions.
+   */
+  async finalizedFeature(name: string): Promise<number | undefined> {
+    return (await this.#pool.any()).finalizedFeature?.(name);
+  }
+
+  /**
    * Sends to `target` with retries, version choice and error handling: the one dispatcher the
    * `sendTo...` shorthands call.
    *

@@ -22,10 +22,19 @@ export class BrokerCapabilities {
   readonly apiVersionsVersion: number;
   /** Milliseconds since the epoch when the broker answered. */
   readonly negotiatedAtMs: number;
+  /**
+   * The cluster's finalized feature levels as this broker knew them (ApiVersions v3+, KIP-584):
+   * `transaction.version`, `group.version`, `share.version`, `metadata.version`, ... Empty
+   * from an older broker.
+   */
+  readonly finalizedFeatures: ReadonlyMap<string, number>;
+  /** The epoch of those levels; -1n when the broker sent none. */
+  readonly finalizedFeaturesEpoch: bigint;
   private readonly ranges: (ApiVersionRange | undefined)[] = [];
 
   constructor(
-    response: Pick<ApiVersionsResponse, 'apiKeys'>,
+    response: Pick<ApiVersionsResponse, 'apiKeys'> &
+      Partial<Pick<ApiVersionsResponse, 'finalizedFeatures' | 'finalizedFeaturesEpoch'>>,
     apiVersionsVersion: number,
     nowMs: number,
   ) {
@@ -39,12 +48,21 @@ export class BrokerCapabilities {
     }
     this.apiVersionsVersion = apiVersionsVersion;
     this.negotiatedAtMs = nowMs;
+    const features = new Map<string, number>();
+    for (const f of response.finalizedFeatures ?? []) features.set(f.name, f.maxVersionLevel);
+    this.finalizedFeatures = features;
+    this.finalizedFeaturesEpoch = response.finalizedFeaturesEpoch ?? -1n;
     Object.freeze(this);
   }
 
   /** The broker's range for `apiKey`, or undefined when it does not offer the API. */
   range(apiKey: number): ApiVersionRange | undefined {
     return this.ranges[apiKey];
+  }
+
+  /** The finalized level of a feature (`transaction.version`), or undefined when not finalized. */
+  finalizedFeature(name: string): number | undefined {
+    return this.finalizedFeatures.get(name);
   }
 
   /** Every API key the broker offers, ascending. */

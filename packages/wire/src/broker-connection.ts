@@ -256,6 +256,14 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   }
 
   /**
+   * The finalized level of a cluster feature (`transaction.version`) as the broker stated it in
+   * ApiVersions on this connection, or undefined when not connected or not finalized.
+   */
+  finalizedFeature(name: string): number | undefined {
+    return this.caps?.finalizedFeature(name);
+  }
+
+  /**
    * Calls `listener` once when the connection closes: with the error when the socket was lost,
    * with undefined when the caller closed it. Returns an unsubscribe.
    */
