@@ -220,6 +220,37 @@ describe('BrokerConnection: connect and negotiate', () => {
     expect(next.negotiatedVersion(MetadataApi)).toBe(8);
     expect(broker.requests.at(-1)?.apiVersion).toBe(8);
   });
+
+  it('keeps the finalized feature levels the broker states (KIP-584)', async () => {
+    const broker = await track(startCodecBroker(() => {}));
+    broker.setHandler((raw, conn) => {
+      conn.write(
+        encodeResponse(
+          ApiVersionsApi,
+          raw.apiVersion,
+          raw.correlationId,
+          ApiVersionsApi.createResponse({
+            apiKeys: allApiKeys(),
+            finalizedFeaturesEpoch: 42n,
+            finalizedFeatures: [
+              { name: 'transaction.version', minVersionLevel: 2, maxVersionLevel: 2 },
+              { name: 'group.version', minVersionLevel: 1, maxVersionLevel: 1 },
+            ],
+          }),
+        ),
+      );
+    });
+    const c = connectionTo(broker);
+    expect(c.finalizedFeature('transaction.version')).toBeUndefined();
+    const caps = await c.connect();
+    expect(c.finalizedFeature('transaction.version')).toBe(2);
+    expect(c.finalizedFeature('share.version')).toBeUndefined();
+    expect(caps.finalizedFeaturesEpoch).toBe(42n);
+    expect([...caps.finalizedFeatures]).toEqual([
+      ['transaction.version', 2],
+      ['group.version', 1],
+    ]);
+  });
 });
 
 describe('BrokerConnection: pipeline, coalescing, back-pressure', () => {
