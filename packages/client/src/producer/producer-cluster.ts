@@ -14,4 +14,5 @@ export type ProducerCluster = Pick<
   | 'sendToCoordinator'
   | 'invalidateCoordinator'
   | 'negotiatedFor'
+  | 'finalizedFeature'
 >;

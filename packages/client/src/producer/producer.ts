@@ -194,6 +194,9 @@ export class Producer {
             failQueued: (error) => this.#sender.failQueued(error),
             wakeup: () => this.#sender.wakeup(),
             onFatal: (error) => this.#onFatal(error),
+            protocolChanged: (cap) => {
+              this.#sender.produceVersionCap = cap;
+            },
           });
   }
 
@@ -334,6 +337,17 @@ export class Producer {
   async initTransactions(): Promise<void> {
     await this.#transactions().initTransactions();
     this.#sender.produceVersionCap = this.#transactions().produceVersion;
+  }
+
+  /**
+   * The transaction protocol in use after initTransactions(): 2 for KIP-890's second
+   * generation (the cluster finalizes `transaction.version` 2 or more: Kafka 4.x), 1 for the
+   * first (AddPartitionsToTxn from the client); undefined before, or without `transactionalId`.
+   * It follows an upgrade of the cluster between two transactions.
+   */
+  get transactionProtocol(): 1 | 2 | undefined {
+    const txn = this.#txn;
+    return txn === null || txn.state === 'uninitialized' ? undefined : txn.protocolVersion;
   }
 
   /**

@@ -6,6 +6,7 @@ import {
   createTxnOffsetCommitRequestPartition,
   createTxnOffsetCommitRequestTopic,
   EndTxnApi,
+  type EndTxnResponse,
   ErrorCode,
   InitProducerIdApi,
   KafkaError,
@@ -57,11 +58,16 @@ export interface TransactionHooks {
   wakeup(): void;
   /** The producer is unusable from now on. */
   onFatal(error: Error): void;
+  /**
+   * The transaction protocol changed between two transactions (a cluster upgraded to KIP-890's
+   * second generation, or back): Produce goes at most at `produceVersionCap` from now on.
+   */
+  protocolChanged(produceVersionCap: number | undefined): void;
 }
 
 // Versions of the first-generation transaction protocol (AddPartitionsToTxn from the client):
 // AddPartitionsToTxn v4+ is broker-to-broker, EndTxn v5, TxnOffsetCommit v5 and Produce v12
-// belong to KIP-890's second generation, which this producer does not speak.
+// belong to KIP-890's second generation, spoken only where the cluster finalizes it (`V2`).
 const CAP = {
   addPartitions: 3,
   endTxn: 4,
@@ -70,6 +76,17 @@ const CAP = {
   produce: 11,
   initProducerId: 5,
 } as const;
+
+// KIP-890's second generation (`transaction.version` 2+): Produce v12 adds its partition to the
+// transaction, TxnOffsetCommit v5 its group, and EndTxn v5 answers with the next epoch. These are
+// also the caps there: TxnOffsetCommit v6 names topics by id (KIP-1319), which this producer
+// does not send.
+const V2 = {
+  produce: 12,
+  endTxn: 5,
+  txnOffsetCommit: 5,
+} as const;
+const PRODUCE: ApiDescriptor = { apiKey: 0, name: 'Produce' } as ApiDescriptor;
 
 const FENCED: ReadonlySet<number> = new Set([
   ErrorCode.PRODUCER_FENCED,
@@ -130,12 +147,21 @@ interface Completion {
 
 /**
  * The transactional producer's protocol with its transaction coordinator (found through
- * `cluster.sendToCoordinator('transaction', transactionalId)`), first-generation transactions:
- * InitProducerId fences older producers of the same id; each partition joins the running
- * transaction by AddPartitionsToTxn before its first batch is sent; AddOffsetsToTxn then
- * TxnOffsetCommit (to the group coordinator) put consumed offsets in it; EndTxn commits or
- * aborts. After a failed batch the epoch is bumped by InitProducerId with the current id and
- * epoch when the transaction aborts (KIP-360).
+ * `cluster.sendToCoordinator('transaction', transactionalId)`). InitProducerId fences older
+ * producers of the same id. Which generation of the protocol runs follows the cluster's
+ * finalized `transaction.version`, as Kafka's TransactionManager decides it, at
+ * initTransactions() and again at the end of every transaction:
+ *
+ * - first generation (below 2: Kafka 3.x, and 4.x clusters that keep it): each partition
+ *   joins the running transaction by AddPartitionsToTxn before its first batch is sent;
+ *   AddOffsetsToTxn then TxnOffsetCommit (to the group coordinator) put consumed offsets in
+ *   it; EndTxn commits or aborts. After a failed batch the epoch is bumped by InitProducerId
+ *   with the current id and epoch when the transaction aborts (KIP-360).
+ * - second generation (KIP-890, 2 and above): Produce v12+ adds its partition itself and
+ *   TxnOffsetCommit v5 its group, so neither AddPartitionsToTxn nor AddOffsetsToTxn is sent;
+ *   EndTxn v5 answers with the epoch (or, once it would overflow, the producer id) of the next
+ *   transaction, so every transaction runs under its own epoch and a late Produce of an ended
+ *   one is fenced. No InitProducerId bump is needed after an abort.
  */
 export class TransactionManager {
   state: TransactionState = 'uninitialized';
@@ -161,8 +187,10 @@ export class TransactionManager {
   #commitSent = false;
   /** EndTxn(abort) of this transaction succeeded: a repeated abort only bumps the epoch. */
   #abortEnded = false;
-  /** Produce version cap, known after initTransactions. */
+  /** Produce version cap, known after initTransactions (none with the second generation). */
   produceVersion: number | undefined;
+  /** KIP-890's second-generation protocol is in use (see the class comment). */
+  #v2 = false;
 
   constructor(
     cluster: ProducerCluster,
@@ -211,6 +239,12 @@ export class TransactionManager {
     if (this.state !== 'in-transaction' && this.state !== 'committing') return false;
     const k = `${topic}\u0000${partition}`;
     if (this.#added.has(k)) return true;
+    if (this.#v2) {
+      // Its Produce adds it to the transaction (KIP-890): the transaction has begun.
+      this.#added.add(k);
+      this.#started = true;
+      return true;
+    }
     this.#pending.set(k, { topic, partition });
     void this.#addPartitions();
     return false;
@@ -244,12 +278,68 @@ export class TransactionManager {
     if (this.state !== 'uninitialized')
       throw new TransactionStateError(`initTransactions() called twice (state ${this.state})`);
     const deadline = Date.now() + this.#options.maxBlockMs;
-    this.produceVersion = await this.#version(
-      { apiKey: 0, name: 'Produce' } as ApiDescriptor,
-      CAP.produce,
-    );
+    this.#v2 = await this.#secondGeneration();
+    this.produceVersion = this.#v2 ? undefined : await this.#version(PRODUCE, CAP.produce);
     await this.#initProducerId(-1n, -1, deadline);
     this.state = 'ready';
+  }
+
+  /** The transaction protocol in use: 2 for KIP-890's second generation, else 1. */
+  get protocolVersion(): 1 | 2 {
+    return this.#v2 ? 2 : 1;
+  }
+
+  /**
+   * Whether the cluster runs KIP-890's second generation: `transaction.version` finalized at 2
+   * or more (Kafka's TransactionManager.isTransactionV2Enabled), and the broker serves the
+   * versions it needs, as every broker that finalizes it does.
+   */
+  async #secondGeneration(): Promise<boolean> {
+    const level = await this.#cluster.finalizedFeature('transaction.version');
+    if (level === undefined || level < 2) return false;
+    const [produce, endTxn, txnOffsetCommit] = await Promise.all(
+      [PRODUCE.apiKey, EndTxnApi.apiKey, TxnOffsetCommitApi.apiKey].map((k) =>
+        this.#cluster.negotiatedFor(k),
+      ),
+    );
+    return (
+      (produce ?? -1) >= V2.produce &&
+      (endTxn ?? -1) >= V2.endTxn &&
+      (txnOffsetCommit ?? -1) >= V2.txnOffsetCommit
+    );
+  }
+
+  /**
+   * After a transaction ended: follows a change of the cluster's `transaction.version` for the
+   * next one, as Kafka's TransactionManager reads it at every transaction's end. Moving to the
+   * second generation first bumps the epoch (InitProducerId), so nothing of a first-generation
+   * transaction is taken for part of a second-generation one; if that bump fails, the producer
+   * stays on the first generation and tries again after the next transaction.
+   */
+  async #followProtocol(): Promise<void> {
+    let v2: boolean;
+    try {
+      v2 = await this.#secondGeneration();
+    } catch {
+      return;
+    }
+    if (v2 === this.#v2) return;
+    if (v2) {
+      try {
+        await this.#initProducerId(
+          this.#idem.producerId,
+          this.#idem.producerEpoch,
+          Date.now() + this.#options.maxBlockMs,
+        );
+      } catch {
+        return;
+      }
+      this.produceVersion = undefined;
+    } else {
+      this.produceVersion = await this.#version(PRODUCE, CAP.produce);
+    }
+    this.#v2 = v2;
+    this.#hooks.protocolChanged(this.produceVersion);
   }
 
   async #initProducerId(producerId: bigint, producerEpoch: number, deadline: number) {
@@ -293,20 +383,22 @@ export class TransactionManager {
     const refused = this.sendError();
     if (refused !== undefined) throw refused;
     const deadline = Date.now() + this.#options.maxBlockMs;
-    await this.#call(
-      'transaction',
-      this.#id,
-      AddOffsetsToTxnApi,
-      () =>
-        AddOffsetsToTxnApi.createRequest({
-          transactionalId: this.#id,
-          producerId: this.#idem.producerId,
-          producerEpoch: this.#idem.producerEpoch,
-          groupId: group.groupId,
-        }),
-      CAP.addOffsets,
-      deadline,
-    ).catch((error: unknown) => this.#abortableFrom(error));
+    // The second generation's TxnOffsetCommit adds the group itself (KIP-890).
+    if (!this.#v2)
+      await this.#call(
+        'transaction',
+        this.#id,
+        AddOffsetsToTxnApi,
+        () =>
+          AddOffsetsToTxnApi.createRequest({
+            transactionalId: this.#id,
+            producerId: this.#idem.producerId,
+            producerEpoch: this.#idem.producerEpoch,
+            groupId: group.groupId,
+          }),
+        CAP.addOffsets,
+        deadline,
+      ).catch((error: unknown) => this.#abortableFrom(error));
     this.#started = true;
     // Only the partitions that failed go again, as Kafka's TxnOffsetCommitHandler keeps the
     // pending ones and drops those the coordinator accepted.
@@ -343,15 +435,19 @@ export class TransactionManager {
             groupInstanceId: group.groupInstanceId ?? null,
             topics: [...topics.values()],
           }),
-        CAP.txnOffsetCommit,
+        this.#v2 ? V2.txnOffsetCommit : CAP.txnOffsetCommit,
         deadline,
       ).catch((error: unknown) => this.#abortableFrom(error));
       const errors: ProtocolError[] = [];
-      const failed = new Set<string>();
+      // Only what the coordinator accepted leaves the pending set (Kafka's
+      // TxnOffsetCommitHandler): a partition the answer does not name goes again.
+      const accepted = new Set<string>();
       for (const t of response.topics) {
         for (const p of t.partitions) {
-          if (p.errorCode === 0) continue;
-          failed.add(`${t.name}\u0000${p.partitionIndex}`);
+          if (p.errorCode === 0) {
+            accepted.add(`${t.name}\u0000${p.partitionIndex}`);
+            continue;
+          }
           errors.push(
             ProtocolError.fromCode(
               p.errorCode,
@@ -360,7 +456,20 @@ export class TransactionManager {
           );
         }
       }
-      if (errors.length === 0) return;
+      const unanswered = pending.filter((o) => !accepted.has(`${o.topic}\u0000${o.partition}`));
+      if (unanswered.length === 0) return;
+      if (errors.length === 0) {
+        // Left out of the answer: sent again, as a retriable failure is.
+        const missing = new KafkaError(
+          'ERR_KAFKA_PRODUCER_RESPONSE_INCOMPLETE',
+          `TxnOffsetCommit for group ${JSON.stringify(group.groupId)}: no answer for ${unanswered.length} partition(s)`,
+          { retriable: true },
+        );
+        if (Date.now() >= deadline) this.#abortableFrom(missing);
+        pending = unanswered;
+        await sleep(this.#options.retryBackoffMs);
+        continue;
+      }
       const fatal = errors.find(isFatal);
       if (fatal !== undefined) this.#fatalFrom(fatal);
       for (const e of errors) this.#coordinatorMoved(e, 'group', group.groupId);
@@ -372,7 +481,7 @@ export class TransactionManager {
       if (!error.retriable && !TXN_OFFSET_COMMIT_ABORTABLE.has(error.errorCode))
         this.#fatalFrom(error);
       if (error.retriable && Date.now() < deadline) {
-        pending = pending.filter((o) => failed.has(`${o.topic}\u0000${o.partition}`));
+        pending = unanswered;
         await sleep(this.#options.retryBackoffMs);
         continue;
       }
@@ -466,6 +575,7 @@ export class TransactionManager {
       }
     }
     this.#commitSent = false;
+    await this.#followProtocol();
     this.state = 'ready';
   }
 
@@ -484,9 +594,9 @@ export class TransactionManager {
       await this.#endTxn(false);
       this.#abortEnded = true;
     }
-    if (this.#idem.transactionalBumpRequired) {
+    if (this.#idem.transactionalBumpRequired && !this.#v2) {
       // KIP-360: a batch failed after being sent, so its sequences may have a gap; a new epoch
-      // lets every partition start again at 0.
+      // lets every partition start again at 0. The second generation's EndTxn gave one already.
       await this.#initProducerId(
         this.#idem.producerId,
         this.#idem.producerEpoch,
@@ -494,6 +604,7 @@ export class TransactionManager {
       );
     }
     this.#abortable = undefined;
+    await this.#followProtocol();
     this.state = 'ready';
   }
 
@@ -502,21 +613,9 @@ export class TransactionManager {
   }
 
   async #endTxn(committed: boolean) {
+    let response: EndTxnResponse;
     try {
-      return await this.#call(
-        'transaction',
-        this.#id,
-        EndTxnApi,
-        () =>
-          EndTxnApi.createRequest({
-            transactionalId: this.#id,
-            producerId: this.#idem.producerId,
-            producerEpoch: this.#idem.producerEpoch,
-            committed,
-          }),
-        CAP.endTxn,
-        Date.now() + this.#options.maxBlockMs,
-      );
+      response = await this.#sendEndTxn(committed);
     } catch (error) {
       // Kafka's EndTxnHandler: an answer it neither retries nor turns into an abortable error
       // (INVALID_TXN_STATE, or any code it does not expect) is fatal.
@@ -529,6 +628,30 @@ export class TransactionManager {
       }
       throw error;
     }
+    // EndTxn v5+ names the producer id and epoch of the next transaction (KIP-890): every
+    // partition starts again at sequence 0 under them.
+    if (response.producerId >= 0n) {
+      this.#idem.setProducerIdAndEpoch(response.producerId, response.producerEpoch);
+      this.#idem.resetSequences();
+    }
+    return response;
+  }
+
+  #sendEndTxn(committed: boolean): Promise<EndTxnResponse> {
+    return this.#call(
+      'transaction',
+      this.#id,
+      EndTxnApi,
+      () =>
+        EndTxnApi.createRequest({
+          transactionalId: this.#id,
+          producerId: this.#idem.producerId,
+          producerEpoch: this.#idem.producerEpoch,
+          committed,
+        }),
+      this.#v2 ? V2.endTxn : CAP.endTxn,
+      Date.now() + this.#options.maxBlockMs,
+    );
   }
 
   /**

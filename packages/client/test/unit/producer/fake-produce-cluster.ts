@@ -53,6 +53,8 @@ export interface PartitionLog {
 
 export interface SeenRequest {
   node: number;
+  /** The highest version the producer allowed (undefined: any). */
+  versionCap: number | undefined;
   acks: number;
   transactionalId: string | null;
   batches: {
@@ -151,8 +153,21 @@ export class FakeProduceCluster implements ProducerCluster {
     return Promise.resolve(this.#snapshot);
   }
 
-  negotiatedFor(): Promise<number | undefined> {
-    return Promise.resolve(11);
+  /**
+   * The finalized `transaction.version` the fake's brokers state (KIP-890: 2 runs the second
+   * generation of transactions, which also needs `negotiated` versions of Produce 12, EndTxn 5
+   * and TxnOffsetCommit 5). Undefined: not finalized.
+   */
+  transactionVersion: number | undefined;
+  /** Negotiated versions by API key; 11 for any other. */
+  readonly negotiated = new Map<number, number>();
+
+  negotiatedFor(apiKey?: number): Promise<number | undefined> {
+    return Promise.resolve(this.negotiated.get(apiKey ?? -1) ?? 11);
+  }
+
+  finalizedFeature(name: string): Promise<number | undefined> {
+    return Promise.resolve(name === 'transaction.version' ? this.transactionVersion : undefined);
   }
 
   /** InitProducerId requests seen. */
@@ -191,6 +206,7 @@ export class FakeProduceCluster implements ProducerCluster {
     ) as ProduceRequest;
     const seen: SeenRequest = {
       node,
+      versionCap: options.version,
       acks: request.acks,
       transactionalId: request.transactionalId,
       batches: [],

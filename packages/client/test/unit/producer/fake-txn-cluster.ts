@@ -16,6 +16,8 @@ export interface CoordinatorCall {
   readonly kind: CoordinatorKind;
   readonly key: string;
   readonly node: number;
+  /** The version the request was built for. */
+  readonly version: number;
   // biome-ignore lint/suspicious/noExplicitAny: requests of several APIs, read by field name
   readonly request: any;
 }
@@ -74,6 +76,7 @@ export class TxnFakeCluster extends FakeProduceCluster {
       kind: kind!,
       key: key!,
       node: this.#coordinator(kind!, key!),
+      version,
       request,
     };
     this.calls.push(call);
@@ -91,8 +94,10 @@ export class TxnFakeCluster extends FakeProduceCluster {
       case 'TxnOffsetCommit':
         return txnOffsetCommitReply(call, () => 0);
       case 'AddOffsetsToTxn':
-      case 'EndTxn':
         return {};
+      case 'EndTxn':
+        // v5+ (KIP-890) names the next transaction's epoch.
+        return call.version >= 5 ? { producerId: 7n, producerEpoch: this.#epoch++ } : {};
       default:
         return new Error(`fake: coordinator ${call.api}`);
     }
