@@ -2,18 +2,24 @@
 // Consumers with read_committed and no auto-commit, each with a transactional Producer that
 // puts the consumed offsets into its transaction (sendOffsetsToTransaction with the consumer's
 // groupMetadata()). Members join and leave mid-run; the output, read with read_committed,
-// holds each input record exactly once.
+// holds each input record exactly once. It runs on every release of the version matrix: the
+// first generation of transactions on 3.9, KIP-890's second on 4.x; where KIP-848 groups are
+// not offered (group.version not finalized: 3.9), the 'consumer' protocol fails typed.
 import { Cluster } from '@kafkats/meta';
 import { sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GroupProtocolUnsupportedError } from '../../src/index.js';
 import { unique } from './admin-support.js';
 import { healthy, Member, Pipeline, produceNumbered, Tally, waitFor } from './consumer-support.js';
 
 const kafka = sharedCluster();
 let cluster: Cluster;
+/** KIP-848 groups are offered (group.version finalized at 1 or more). */
+let kip848: boolean;
 
 beforeAll(async () => {
   cluster = await Cluster.connect(kafka.bootstrap);
+  kip848 = ((await cluster.finalizedFeature('group.version')) ?? 0) >= 1;
 });
 afterAll(async () => {
   await cluster?.close();
@@ -30,11 +36,23 @@ for (const groupProtocol of ['consumer', 'classic'] as const) {
       await kafka.admin.createTopic(output, { partitions: 2, replicationFactor: 3 });
       await cluster.refreshTopics([input, output]);
       const groupId = unique('g-eos');
+      if (groupProtocol === 'consumer' && !kip848) {
+        const alone = new Pipeline(cluster, groupId, input, output, groupProtocol);
+        await alone.running;
+        expect(alone.error).toBeInstanceOf(GroupProtocolUnsupportedError);
+        await alone.close();
+        return;
+      }
       const production = produceNumbered(cluster, input, TOTAL, 4, { perRound: 100, pauseMs: 300 });
       const outputs = new Tally();
       const reader = new Member(
         cluster,
-        { groupId: unique('g-verify'), topics: [output], isolationLevel: 'read_committed' },
+        {
+          groupId: unique('g-verify'),
+          groupProtocol,
+          topics: [output],
+          isolationLevel: 'read_committed',
+        },
         outputs,
       );
       const first = new Pipeline(cluster, groupId, input, output, groupProtocol);
