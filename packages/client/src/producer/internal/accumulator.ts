@@ -352,8 +352,8 @@ export class Accumulator {
 
   /**
    * Writes the records of a batch the broker refused as too large into smaller open batches
-   * (Kafka's ProducerBatch.split), in order, each over half the refused batch's uncompressed
-   * bytes: every split at least halves what a batch carries, so a topic whose
+   * (Kafka's ProducerBatch.split), in order, each of at most half the refused batch's
+   * uncompressed bytes: every split at least halves what a batch carries, so a topic whose
    * `max.message.bytes` is below `batchSize` is still reached (Java's split by `batchSize`
    * can refuse forever there). A record that alone fills more than half gets a batch of its
    * own. The parts keep the batch's creation time (its delivery timeout) and take no
