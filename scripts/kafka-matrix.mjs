@@ -25,7 +25,6 @@ export const MATRIX_SUITES = {
     'packages/client/test/integration/producer.test.ts',
     'packages/client/test/integration/producer-split.test.ts',
     'packages/client/test/integration/producer-transaction-protocol.test.ts',
-    'packages/client/test/integration/consumer-eos.test.ts',
     'packages/client/test/integration/fetcher.test.ts',
     'packages/client/test/integration/leader-hints.test.ts',
     'packages/client/test/integration/admin-topics.test.ts',
