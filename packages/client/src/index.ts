@@ -86,12 +86,16 @@ export type {
 } from './admin/configs.js';
 export { CONFIG_RESOURCE_TYPE_CODES } from './admin/configs.js';
 export type {
+  AlterConsumerGroupOffsetsResult,
   CommittedOffset,
+  DeleteConsumerGroupOffsetsResult,
+  DeleteGroupsResult,
   DescribeGroupsOptions,
   DescribeGroupsResult,
   GroupDescription,
   GroupListing,
   GroupMember,
+  GroupOffsetToSet,
   ListConsumerGroupOffsetsOptions,
   ListConsumerGroupOffsetsResult,
   ListGroupsOptions,

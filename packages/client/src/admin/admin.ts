@@ -25,8 +25,12 @@ import type {
   DescribeConfigsResult,
 } from './configs.js';
 import type {
+  AlterConsumerGroupOffsetsResult,
+  DeleteConsumerGroupOffsetsResult,
+  DeleteGroupsResult,
   DescribeGroupsOptions,
   DescribeGroupsResult,
+  GroupOffsetToSet,
   ListConsumerGroupOffsetsOptions,
   ListConsumerGroupOffsetsResult,
   ListGroupsOptions,
@@ -417,6 +421,60 @@ export class Admin {
       this.#call('listConsumerGroupOffsets', options),
       groupId,
       options,
+    );
+  }
+
+  /**
+   * Deletes groups (DeleteGroups, each to its coordinator): their committed offsets and
+   * metadata. Kafka refuses a group that still has members.
+   *
+   * @returns one entry per group, `error` when refused (NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND,
+   *   GROUP_AUTHORIZATION_FAILED) or its coordinator could not be reached
+   */
+  async deleteGroups(
+    groupIds: readonly string[],
+    options: AdminCallOptions = {},
+  ): Promise<DeleteGroupsResult> {
+    return groups.deleteGroups(this.#call('deleteGroups', options), groupIds);
+  }
+
+  /**
+   * Sets a group's committed offsets (OffsetCommit from outside the group, to its
+   * coordinator), as Kafka's `Admin.alterConsumerGroupOffsets` and
+   * `kafka-consumer-groups.sh --reset-offsets --execute` do. The coordinator takes it only
+   * while the group has no members: a live group answers UNKNOWN_MEMBER_ID per partition.
+   *
+   * @returns one entry per partition, `error` when refused
+   */
+  async alterConsumerGroupOffsets(
+    groupId: string,
+    offsets: readonly GroupOffsetToSet[],
+    options: AdminCallOptions = {},
+  ): Promise<AlterConsumerGroupOffsetsResult> {
+    return groups.alterConsumerGroupOffsets(
+      this.#call('alterConsumerGroupOffsets', options),
+      groupId,
+      offsets,
+    );
+  }
+
+  /**
+   * Deletes a group's committed offsets for some partitions (OffsetDelete, KIP-496, to the
+   * group's coordinator), as `kafka-consumer-groups.sh --delete-offsets` does. Kafka refuses
+   * the partitions of a topic a member of the group still subscribes to.
+   *
+   * @returns one entry per partition, `error` GROUP_SUBSCRIBED_TO_TOPIC when in use
+   * @throws ProtocolError the group's refusal (GROUP_ID_NOT_FOUND, GROUP_AUTHORIZATION_FAILED)
+   */
+  async deleteConsumerGroupOffsets(
+    groupId: string,
+    partitions: readonly TopicPartition[],
+    options: AdminCallOptions = {},
+  ): Promise<DeleteConsumerGroupOffsetsResult> {
+    return groups.deleteConsumerGroupOffsets(
+      this.#call('deleteConsumerGroupOffsets', options),
+      groupId,
+      partitions,
     );
   }
 

@@ -137,3 +137,46 @@ export interface ListConsumerGroupOffsetsResult {
   /** Sorted by topic and partition. */
   readonly partitions: readonly CommittedOffset[];
 }
+
+/** {@link Admin.deleteGroups}' answer: one entry per requested group, in request order. */
+export interface DeleteGroupsResult {
+  readonly groups: readonly {
+    readonly groupId: string;
+    /**
+     * Why that group was not deleted: NON_EMPTY_GROUP (it has members), GROUP_ID_NOT_FOUND,
+     * GROUP_AUTHORIZATION_FAILED; or a coordinator that could not be reached.
+     */
+    readonly error?: KafkaError;
+  }[];
+}
+
+/** {@link Admin.deleteConsumerGroupOffsets}' answer. */
+export interface DeleteConsumerGroupOffsetsResult {
+  readonly groupId: string;
+  /**
+   * One entry per partition asked for, in request order: `error` GROUP_SUBSCRIBED_TO_TOPIC
+   * when a member of the group still subscribes to its topic (Kafka refuses to delete offsets
+   * in use), UNKNOWN_TOPIC_OR_PARTITION, ...
+   */
+  readonly partitions: readonly (TopicPartition & { readonly error?: ProtocolError })[];
+}
+
+/** One offset to set in {@link Admin.alterConsumerGroupOffsets}. */
+export interface GroupOffsetToSet extends TopicPartition {
+  readonly offset: bigint;
+  /** The leader epoch of the record at `offset - 1`, when known (KIP-320 validation). */
+  readonly leaderEpoch?: number;
+  /** The commit's metadata string; default empty. */
+  readonly metadata?: string;
+}
+
+/** {@link Admin.alterConsumerGroupOffsets}' answer. */
+export interface AlterConsumerGroupOffsetsResult {
+  readonly groupId: string;
+  /**
+   * One entry per partition, in request order: `error` when refused (UNKNOWN_MEMBER_ID while
+   * the group has members, as Kafka refuses commits from outside a live group;
+   * TOPIC_AUTHORIZATION_FAILED, UNKNOWN_TOPIC_OR_PARTITION, ...).
+   */
+  readonly partitions: readonly (TopicPartition & { readonly error?: ProtocolError })[];
+}

@@ -227,4 +227,77 @@ describe('Admin groups (real brokers, Kafka’s console consumer and group comma
     }
     expect(g.members).toEqual([]);
   });
+
+  it('sets, deletes offsets and deletes groups as Kafka’s group command then sees; a live group refuses', async () => {
+    const group = unique('adm-del');
+    await consoleConsumer(group, ['--max-messages', '10', '--timeout-ms', '60000']);
+    expect([...(await javaCommitted(group)).keys()].sort()).toEqual([0, 1]);
+
+    const set = await admin.alterConsumerGroupOffsets(group, [
+      { topic, partition: 0, offset: 3n },
+      { topic, partition: 1, offset: 1n, metadata: 'reset by kafkats' },
+    ]);
+    expect(set.partitions).toEqual([
+      { topic, partition: 0 },
+      { topic, partition: 1 },
+    ]);
+    expect(await javaCommitted(group)).toEqual(
+      new Map([
+        [0, 3n],
+        [1, 1n],
+      ]),
+    );
+    const read = await admin.listConsumerGroupOffsets(group);
+    expect(read.partitions.map((p) => [p.partition, p.offset, p.metadata])).toEqual([
+      [0, 3n, ''],
+      [1, 1n, 'reset by kafkats'],
+    ]);
+
+    const deleted = await admin.deleteConsumerGroupOffsets(group, [{ topic, partition: 0 }]);
+    expect(deleted).toEqual({ groupId: group, partitions: [{ topic, partition: 0 }] });
+    expect([...(await javaCommitted(group)).keys()]).toEqual([1]);
+
+    const nobody = unique('adm-nobody');
+    const gone = await admin.deleteGroups([group, nobody]);
+    expect(gone.groups[0]).toEqual({ groupId: group });
+    expect(gone.groups[1]?.groupId).toBe(nobody);
+    expect(gone.groups[1]?.error).toMatchObject({ errorName: 'GROUP_ID_NOT_FOUND' });
+    const listed = await runKafkaTool(GROUP_COMMAND, [
+      '--bootstrap-server',
+      shared.bootstrap,
+      '--list',
+    ]);
+    expect(listed.status).toBe(0);
+    expect(listed.stdout.split('\n')).not.toContain(group);
+
+    // A group with a live member: Kafka keeps it, and the offsets of a topic it subscribes to.
+    const live = unique('adm-live-del');
+    const cluster = await Cluster.connect(shared.bootstrap);
+    const consumer = new Consumer(cluster, {
+      groupId: live,
+      topics: [topic],
+      groupProtocol: kafkaVersionAtLeast(shared.description.kafkaVersion, '4.0')
+        ? 'consumer'
+        : 'classic',
+    });
+    try {
+      await consumer.start();
+      await eventually(
+        () => admin.describeGroups([live]),
+        (r) => r.groups[0]!.state === 'Stable',
+        60_000,
+      );
+      const refused = await admin.deleteGroups([live]);
+      expect(refused.groups[0]?.error).toMatchObject({ errorName: 'NON_EMPTY_GROUP' });
+      const outside = await admin.alterConsumerGroupOffsets(live, [
+        { topic, partition: 0, offset: 0n },
+      ]);
+      expect(outside.partitions[0]?.error?.errorName).toBe('UNKNOWN_MEMBER_ID');
+      const inUse = await admin.deleteConsumerGroupOffsets(live, [{ topic, partition: 0 }]);
+      expect(inUse.partitions[0]?.error?.errorName).toBe('GROUP_SUBSCRIBED_TO_TOPIC');
+    } finally {
+      await consumer.close();
+      await cluster.close();
+    }
+  });
 });

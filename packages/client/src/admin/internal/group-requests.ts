@@ -4,28 +4,37 @@ import {
   type ConsumerGroupDescribeResponseAssignment,
   type ConsumerProtocolAssignment,
   createConsumerGroupDescribeRequest,
+  createDeleteGroupsRequest,
   createDescribeGroupsRequest,
   createListGroupsRequest,
   createOffsetFetchRequest,
+  DeleteGroupsApi,
   DescribeGroupsApi,
   decodeConsumerProtocolAssignment,
   ErrorCode,
   type KafkaError,
   ListGroupsApi,
+  OffsetCommitApi,
+  OffsetDeleteApi,
   OffsetFetchApi,
   type OffsetFetchResponse,
+  ProtocolError,
   Reader,
   ZERO_UUID,
 } from '@kafkats/codec';
 import { UnsupportedVersionError } from '@kafkats/wire';
 import type { TopicPartition } from '../../topic-partition.js';
 import type {
+  AlterConsumerGroupOffsetsResult,
   CommittedOffset,
+  DeleteConsumerGroupOffsetsResult,
+  DeleteGroupsResult,
   DescribeGroupsOptions,
   DescribeGroupsResult,
   GroupDescription,
   GroupListing,
   GroupMember,
+  GroupOffsetToSet,
   ListConsumerGroupOffsetsOptions,
   ListConsumerGroupOffsetsResult,
   ListGroupsOptions,
@@ -366,4 +375,173 @@ export async function listConsumerGroupOffsets(
     a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition,
   );
   return { groupId, partitions };
+}
+
+/**
+ * DeleteGroups, each group to its coordinator in parallel (Kafka's DeleteConsumerGroupsHandler
+ * batches per coordinator; one group per request here, the coordinator's answer the same).
+ */
+export async function deleteGroups(
+  call: AdminCall,
+  groupIds: readonly string[],
+): Promise<DeleteGroupsResult> {
+  const results = new Map<string, KafkaError | undefined>();
+  await Promise.all(
+    [...new Set(groupIds)].map(async (groupId) => {
+      try {
+        let version = 0;
+        const response = await sendToGroup(
+          call,
+          groupId,
+          DeleteGroupsApi,
+          (v) => {
+            version = v;
+            return createDeleteGroupsRequest({ groupsNames: [groupId] });
+          },
+          (r) => r.results.find((g) => g.groupId === groupId)?.errorCode ?? 0,
+        );
+        const r = response.results.find((g) => g.groupId === groupId);
+        const context = `DeleteGroups v${version}, group ${JSON.stringify(groupId)}`;
+        results.set(
+          groupId,
+          r === undefined
+            ? ProtocolError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${context}: no answer`)
+            : errorOrUndefined(r.errorCode, context, r.errorMessage),
+        );
+      } catch (thrown) {
+        results.set(groupId, asItemError(thrown));
+      }
+    }),
+  );
+  const groups = groupIds.map((groupId) => {
+    const error = results.get(groupId);
+    return error === undefined ? { groupId } : { groupId, error };
+  });
+  throwIfNothingAnswered(groups.map((g) => g.error));
+  return { groups };
+}
+
+/**
+ * OffsetDelete (KIP-496) to the group's coordinator: removes the group's committed offsets of
+ * `partitions`. A group-level refusal (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP from older brokers,
+ * GROUP_AUTHORIZATION_FAILED) is the call's error.
+ */
+export async function deleteConsumerGroupOffsets(
+  call: AdminCall,
+  groupId: string,
+  partitions: readonly TopicPartition[],
+): Promise<DeleteConsumerGroupOffsetsResult> {
+  if (partitions.length === 0) return { groupId, partitions: [] };
+  const byTopic = new Map<string, number[]>();
+  for (const p of partitions) {
+    const list = byTopic.get(p.topic) ?? [];
+    if (!list.includes(p.partition)) list.push(p.partition);
+    byTopic.set(p.topic, list);
+  }
+  let version = 0;
+  const response = await sendToGroup(
+    call,
+    groupId,
+    OffsetDeleteApi,
+    (v) => {
+      version = v;
+      return OffsetDeleteApi.createRequest({
+        groupId,
+        topics: [...byTopic].map(([name, indexes]) => ({
+          name,
+          partitions: indexes.map((partitionIndex) => ({ partitionIndex })),
+        })),
+      });
+    },
+    (r) => r.errorCode,
+  );
+  const context = `OffsetDelete v${version}, group ${JSON.stringify(groupId)}`;
+  if (response.errorCode !== 0) throw brokerError(response.errorCode, context);
+  const codes = new Map<string, number>();
+  for (const t of response.topics) {
+    for (const p of t.partitions) codes.set(`${t.name}\u0000${p.partitionIndex}`, p.errorCode);
+  }
+  return {
+    groupId,
+    partitions: partitions.map((p) => {
+      const code = codes.get(`${p.topic}\u0000${p.partition}`);
+      const where = `${context}, ${p.topic}-${p.partition}`;
+      const error =
+        code === undefined
+          ? ProtocolError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${where}: no answer`)
+          : errorOrUndefined(code, where);
+      return error === undefined
+        ? { topic: p.topic, partition: p.partition }
+        : { topic: p.topic, partition: p.partition, error };
+    }),
+  };
+}
+
+/** OffsetCommit names topics up to v9; v10 takes topic ids (KIP-848), which this call does not send. */
+const OFFSET_COMMIT_BY_NAME = 9;
+
+/**
+ * OffsetCommit from outside the group (generation -1, no member id) to its coordinator, as
+ * Kafka's admin alters a group's offsets: the coordinator accepts it only while the group has
+ * no members (UNKNOWN_MEMBER_ID otherwise).
+ */
+export async function alterConsumerGroupOffsets(
+  call: AdminCall,
+  groupId: string,
+  offsets: readonly GroupOffsetToSet[],
+): Promise<AlterConsumerGroupOffsetsResult> {
+  if (offsets.length === 0) return { groupId, partitions: [] };
+  const negotiated = await call.cluster.negotiatedFor(OffsetCommitApi.apiKey);
+  if (negotiated === undefined)
+    throw new UnsupportedVersionError('the brokers do not support OffsetCommit');
+  const version = Math.min(negotiated, OFFSET_COMMIT_BY_NAME);
+  const byTopic = new Map<string, GroupOffsetToSet[]>();
+  for (const o of offsets) {
+    const list = byTopic.get(o.topic) ?? [];
+    list.push(o);
+    byTopic.set(o.topic, list);
+  }
+  const response = await sendToGroup(
+    call,
+    groupId,
+    OffsetCommitApi,
+    OffsetCommitApi.createRequest({
+      groupId,
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      topics: [...byTopic].map(([name, list]) => ({
+        name,
+        topicId: ZERO_UUID,
+        partitions: list.map((o) => ({
+          partitionIndex: o.partition,
+          committedOffset: o.offset,
+          committedLeaderEpoch: o.leaderEpoch ?? -1,
+          committedMetadata: o.metadata ?? '',
+        })),
+      })),
+    }),
+    // OffsetCommit has no group-level code: a moved coordinator answers per partition.
+    (r) => r.topics[0]?.partitions[0]?.errorCode ?? 0,
+    { version },
+  );
+  const codes = new Map<string, number>();
+  for (const t of response.topics) {
+    for (const p of t.partitions) codes.set(`${t.name}\u0000${p.partitionIndex}`, p.errorCode);
+  }
+  const context = `OffsetCommit v${version}, group ${JSON.stringify(groupId)}`;
+  return {
+    groupId,
+    partitions: offsets.map((o) => {
+      const code = codes.get(`${o.topic}\u0000${o.partition}`);
+      const where = `${context}, ${o.topic}-${o.partition}`;
+      const error =
+        code === undefined
+          ? ProtocolError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${where}: no answer`)
+          : errorOrUndefined(code, where);
+      return error === undefined
+        ? { topic: o.topic, partition: o.partition }
+        : { topic: o.topic, partition: o.partition, error };
+    }),
+  };
 }

@@ -13,6 +13,11 @@ const CONSUMER_GROUP_DESCRIBE = 69;
 const DESCRIBE_GROUPS = 15;
 const FIND_COORDINATOR = 10;
 const OFFSET_FETCH = 9;
+const OFFSET_COMMIT = 8;
+const DELETE_GROUPS = 42;
+const OFFSET_DELETE = 47;
+const DESCRIBE_CLIENT_QUOTAS = 48;
+const ALTER_CLIENT_QUOTAS = 49;
 
 let admin: Admin | undefined;
 afterEach(async () => {
@@ -407,6 +412,192 @@ describe('group calls', () => {
     expect(fake.sentTo(OFFSET_FETCH).map((s) => s.version)).toEqual([9]);
     expect(error).toBeInstanceOf(ProtocolError);
     expect((error as ProtocolError).errorName).toBe('GROUP_AUTHORIZATION_FAILED');
+  });
+});
+
+describe('group deletion and offsets set from outside the group', () => {
+  it('sets offsets at OffsetCommit v9 as no member (generation -1) and reads each partition’s answer', async () => {
+    const fake = new FakeKafka(1);
+    fake.coordinatorId = 1;
+    fake.on(OFFSET_COMMIT, (_node, req) => ({
+      throttleTimeMs: 0,
+      topics: req.topics.map((t: { name: string; partitions: { partitionIndex: number }[] }) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: p.partitionIndex === 1 ? ErrorCode.UNKNOWN_MEMBER_ID : 0,
+        })),
+      })),
+    }));
+    const a = await start(fake);
+    const result = await a.alterConsumerGroupOffsets('g', [
+      { topic: 't', partition: 0, offset: 5n },
+      { topic: 't', partition: 1, offset: 7n, leaderEpoch: 3, metadata: 'm' },
+    ]);
+    const [sent] = fake.sentTo(OFFSET_COMMIT);
+    expect(sent?.version).toBe(9);
+    expect(sent?.request).toMatchObject({
+      groupId: 'g',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            {
+              partitionIndex: 0,
+              committedOffset: 5n,
+              committedLeaderEpoch: -1,
+              committedMetadata: '',
+            },
+            {
+              partitionIndex: 1,
+              committedOffset: 7n,
+              committedLeaderEpoch: 3,
+              committedMetadata: 'm',
+            },
+          ],
+        },
+      ],
+    });
+    expect(result.partitions[0]).toEqual({ topic: 't', partition: 0 });
+    expect(result.partitions[1]?.error?.errorName).toBe('UNKNOWN_MEMBER_ID');
+  });
+
+  it('deletes groups one request each, a refusal per group; deletes offsets per partition', async () => {
+    const fake = new FakeKafka(1);
+    fake.coordinatorId = 1;
+    fake.on(DELETE_GROUPS, (_node, req) => ({
+      throttleTimeMs: 0,
+      results: req.groupsNames.map((groupId: string) => ({
+        groupId,
+        errorCode: groupId === 'busy' ? ErrorCode.NON_EMPTY_GROUP : 0,
+        errorMessage: null,
+      })),
+    }));
+    fake.on(OFFSET_DELETE, () => ({
+      errorCode: 0,
+      throttleTimeMs: 0,
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            { partitionIndex: 0, errorCode: 0 },
+            { partitionIndex: 1, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC },
+          ],
+        },
+      ],
+    }));
+    const a = await start(fake);
+    const deleted = await a.deleteGroups(['idle', 'busy']);
+    expect(deleted.groups[0]).toEqual({ groupId: 'idle' });
+    expect(deleted.groups[1]?.error).toMatchObject({ errorName: 'NON_EMPTY_GROUP' });
+    expect(fake.sentTo(DELETE_GROUPS).map((s) => s.request.groupsNames)).toEqual(
+      expect.arrayContaining([['idle'], ['busy']]),
+    );
+    const offsets = await a.deleteConsumerGroupOffsets('g', [
+      { topic: 't', partition: 0 },
+      { topic: 't', partition: 1 },
+      { topic: 't', partition: 1 },
+    ]);
+    // Asked once per partition, answered for each entry asked for.
+    expect(fake.sentTo(OFFSET_DELETE)[0]?.request.topics).toEqual([
+      { name: 't', partitions: [{ partitionIndex: 0 }, { partitionIndex: 1 }] },
+    ]);
+    expect(offsets.partitions.map((p) => p.error?.errorName)).toEqual([
+      undefined,
+      'GROUP_SUBSCRIBED_TO_TOPIC',
+      'GROUP_SUBSCRIBED_TO_TOPIC',
+    ]);
+  });
+
+  it('throws OffsetDelete’s group-level refusal', async () => {
+    const fake = new FakeKafka(1);
+    fake.coordinatorId = 1;
+    fake.on(OFFSET_DELETE, () => ({
+      errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+      throttleTimeMs: 0,
+      topics: [],
+    }));
+    const a = await start(fake);
+    await expect(
+      a.deleteConsumerGroupOffsets('nobody', [{ topic: 't', partition: 0 }]),
+    ).rejects.toMatchObject({ errorName: 'GROUP_ID_NOT_FOUND' });
+  });
+});
+
+describe('client quotas', () => {
+  it('builds DescribeClientQuotas filters: a name, the default entity, any named entity', async () => {
+    const fake = new FakeKafka(1);
+    fake.on(DESCRIBE_CLIENT_QUOTAS, () => ({
+      throttleTimeMs: 0,
+      errorCode: 0,
+      errorMessage: null,
+      entries: [
+        {
+          entity: [
+            { entityType: 'user', entityName: 'alice' },
+            { entityType: 'client-id', entityName: null },
+          ],
+          values: [{ key: 'producer_byte_rate', value: 1024 }],
+        },
+      ],
+    }));
+    const a = await start(fake);
+    const found = await a.describeClientQuotas({
+      components: [
+        { entityType: 'user', name: 'alice' },
+        { entityType: 'client-id', name: null },
+        { entityType: 'ip' },
+      ],
+      strict: true,
+    });
+    expect(fake.sentTo(DESCRIBE_CLIENT_QUOTAS)[0]?.request).toEqual({
+      components: [
+        { entityType: 'user', matchType: 0, match: 'alice' },
+        { entityType: 'client-id', matchType: 1, match: null },
+        { entityType: 'ip', matchType: 2, match: null },
+      ],
+      strict: true,
+    });
+    expect(found.entries).toEqual([
+      { entity: { user: 'alice', 'client-id': null }, quotas: { producer_byte_rate: 1024 } },
+    ]);
+  });
+
+  it('matches AlterClientQuotas answers to entities whatever their part order; null removes', async () => {
+    const fake = new FakeKafka(1);
+    fake.on(ALTER_CLIENT_QUOTAS, () => ({
+      throttleTimeMs: 0,
+      entries: [
+        {
+          errorCode: ErrorCode.INVALID_REQUEST,
+          errorMessage: 'bad key',
+          entity: [{ entityType: 'client-id', entityName: 'b' }],
+        },
+        {
+          errorCode: 0,
+          errorMessage: null,
+          entity: [
+            { entityType: 'client-id', entityName: null },
+            { entityType: 'user', entityName: 'a' },
+          ],
+        },
+      ],
+    }));
+    const a = await start(fake);
+    const result = await a.alterClientQuotas([
+      {
+        entity: { user: 'a', 'client-id': null },
+        ops: [{ key: 'producer_byte_rate', value: null }],
+      },
+      { entity: { 'client-id': 'b' }, ops: [{ key: 'nope', value: 1 }] },
+    ]);
+    expect(fake.sentTo(ALTER_CLIENT_QUOTAS)[0]?.request.entries[0].ops).toEqual([
+      { key: 'producer_byte_rate', value: 0, remove: true },
+    ]);
+    expect(result.results[0]).toEqual({ entity: { user: 'a', 'client-id': null } });
+    expect(result.results[1]?.error).toMatchObject({ errorName: 'INVALID_REQUEST' });
   });
 });
 
