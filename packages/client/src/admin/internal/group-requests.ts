@@ -457,24 +457,34 @@ export async function deleteConsumerGroupOffsets(
   );
   const context = `OffsetDelete v${version}, group ${JSON.stringify(groupId)}`;
   if (response.errorCode !== 0) throw brokerError(response.errorCode, context);
+  return { groupId, partitions: partitionResults(partitions, response.topics, context) };
+}
+
+/**
+ * One entry per partition asked for, in request order, from an answer listing error codes by
+ * topic name and partition: its `error` when refused, UNKNOWN_SERVER_ERROR when left out.
+ */
+function partitionResults(
+  asked: readonly TopicPartition[],
+  answered: readonly {
+    name: string;
+    partitions: readonly { partitionIndex: number; errorCode: number }[];
+  }[],
+  context: string,
+): (TopicPartition & { readonly error?: ProtocolError })[] {
   const codes = new Map<string, number>();
-  for (const t of response.topics) {
+  for (const t of answered) {
     for (const p of t.partitions) codes.set(`${t.name}\u0000${p.partitionIndex}`, p.errorCode);
   }
-  return {
-    groupId,
-    partitions: partitions.map((p) => {
-      const code = codes.get(`${p.topic}\u0000${p.partition}`);
-      const where = `${context}, ${p.topic}-${p.partition}`;
-      const error =
-        code === undefined
-          ? ProtocolError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${where}: no answer`)
-          : errorOrUndefined(code, where);
-      return error === undefined
-        ? { topic: p.topic, partition: p.partition }
-        : { topic: p.topic, partition: p.partition, error };
-    }),
-  };
+  return asked.map(({ topic, partition }) => {
+    const code = codes.get(`${topic}\u0000${partition}`);
+    const where = `${context}, ${topic}-${partition}`;
+    const error =
+      code === undefined
+        ? ProtocolError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${where}: no answer`)
+        : errorOrUndefined(code, where);
+    return error === undefined ? { topic, partition } : { topic, partition, error };
+  });
 }
 
 /** OffsetCommit names topics up to v9; v10 takes topic ids (KIP-848), which this call does not send. */
@@ -525,23 +535,6 @@ export async function alterConsumerGroupOffsets(
     (r) => r.topics[0]?.partitions[0]?.errorCode ?? 0,
     { version },
   );
-  const codes = new Map<string, number>();
-  for (const t of response.topics) {
-    for (const p of t.partitions) codes.set(`${t.name}\u0000${p.partitionIndex}`, p.errorCode);
-  }
   const context = `OffsetCommit v${version}, group ${JSON.stringify(groupId)}`;
-  return {
-    groupId,
-    partitions: offsets.map((o) => {
-      const code = codes.get(`${o.topic}\u0000${o.partition}`);
-      const where = `${context}, ${o.topic}-${o.partition}`;
-      const error =
-        code === undefined
-          ? ProtocolError.fromCode(ErrorCode.UNKNOWN_SERVER_ERROR, `${where}: no answer`)
-          : errorOrUndefined(code, where);
-      return error === undefined
-        ? { topic: o.topic, partition: o.partition }
-        : { topic: o.topic, partition: o.partition, error };
-    }),
-  };
+  return { groupId, partitions: partitionResults(offsets, response.topics, context) };
 }
