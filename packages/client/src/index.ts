@@ -187,7 +187,11 @@ export {
   OffsetOutOfRangeError,
 } from './fetch/fetch-errors.js';
 export type { FetchPartitionStats } from './fetch/fetcher.js';
-export type { IsolationLevelName, PartitionBatch } from './fetch/partition-batch.js';
+export type {
+  ConsumerRecord,
+  IsolationLevelName,
+  PartitionBatch,
+} from './fetch/partition-batch.js';
 export {
   type Partitioner,
   type PartitionerContext,
@@ -227,3 +231,21 @@ export type { PartitionReaderOptions } from './reader/partition-reader.js';
 export { PartitionReader } from './reader/partition-reader.js';
 export type { PartitionReaderErrorCode } from './reader/reader-errors.js';
 export { PartitionReaderError } from './reader/reader-errors.js';
+export type {
+  Deserializer,
+  DeserializerContext,
+  Deserializers,
+  Serializer,
+  SerializerContext,
+  Serializers,
+} from './serialization.js';
+export {
+  DeserializationError,
+  jsonDeserializer,
+  jsonSerializer,
+  rawDeserializer,
+  rawSerializer,
+  SerializationError,
+  stringDeserializer,
+  stringSerializer,
+} from './serialization.js';

@@ -1,5 +1,8 @@
-import { type ListOffsetsRequestItem, MultiPartitionReader } from '@kafkats/client';
-import type { KafkaRecord } from '@kafkats/codec';
+import {
+  type ConsumerRecord,
+  type ListOffsetsRequestItem,
+  MultiPartitionReader,
+} from '@kafkats/client';
 import { CliError } from '../cli-error.js';
 import { type CommandContext, rethrowActionable, withCluster } from '../context.js';
 import { topicPartitions } from '../topic-partitions.js';
@@ -62,7 +65,7 @@ const bytes = (b: Buffer | null, encoding: BytesEncoding) =>
 export function recordDocument(
   topic: string,
   partition: number,
-  r: KafkaRecord,
+  r: ConsumerRecord,
   encoding: BytesEncoding,
 ): ConsumedRecordDocument {
   return {

@@ -1,5 +1,6 @@
 import { type Logger, silentLogger } from '@kafkats/wire';
-import type { IsolationLevelName } from '../fetch/partition-batch.js';
+import type { IsolationLevelName, PartitionBatch } from '../fetch/partition-batch.js';
+import type { Deserializers } from '../serialization.js';
 import type { TopicPartition } from '../topic-partition.js';
 import { ConsumerConfigError } from './consumer-errors.js';
 
@@ -24,7 +25,7 @@ export interface ConsumerRebalanceListener {
 }
 
 /** The `Consumer`'s options; Java's names in the README. Only `groupId` is required. */
-export interface ConsumerOptions {
+export interface ConsumerOptions<K = Buffer, V = Buffer> {
   /**
    * The consumer group. Required to subscribe; optional with `assign()` (then nothing is
    * committed and partitions start at `autoOffsetReset`).
@@ -98,6 +99,15 @@ export interface ConsumerOptions {
   readonly maxUncompressedBytes?: number;
   readonly listeners?: ConsumerRebalanceListener;
   /**
+   * `key.deserializer` and `value.deserializer`: turn each record's key and value bytes into
+   * `K` and `V` before the batch is handed out (async ones are awaited; order is kept). Default
+   * none: keys and values are bytes. A deserializer that fails makes reading that field of
+   * that record throw a `DeserializationError` naming the partition and offset; the rest of
+   * the batch reads as usual. Built-ins: `stringDeserializer`, `jsonDeserializer()`,
+   * `rawDeserializer`.
+   */
+  readonly deserializers?: Deserializers<K, V>;
+  /**
    * Where the consumer logs: `subscribed topics do not exist` at warn. Default the cluster's
    * logger; when neither was given, that warning goes to Node's `process.emitWarning` instead
    * (code `KAFKATS_CONSUMER_TOPIC_MISSING`), so a misspelt topic is never silent.
@@ -124,15 +134,18 @@ export interface ConsumerCommitOffset extends TopicPartition {
 }
 
 /** The `run` loop's callback and its stop signal. */
-export interface ConsumerRunOptions {
+export interface ConsumerRunOptions<K = Buffer, V = Buffer> {
   /** Called for each batch, one at a time; the batch counts as finished when this resolves. */
-  eachBatch(batch: import('../fetch/partition-batch.js').PartitionBatch): Promise<void> | void;
+  eachBatch(batch: PartitionBatch<K, V>): Promise<void> | void;
   /** Ends the loop (the promise resolves); `close()` ends it too. */
   readonly signal?: AbortSignal;
 }
 
 export type ResolvedConsumerOptions = Required<
-  Omit<ConsumerOptions, 'listeners' | 'requestTimeoutMs' | 'topicPattern' | 'logger'>
+  Omit<
+    ConsumerOptions,
+    'listeners' | 'requestTimeoutMs' | 'topicPattern' | 'logger' | 'deserializers'
+  >
 > & {
   readonly listeners: ConsumerRebalanceListener;
   /** Undefined: neither the consumer nor its cluster was given one. */
@@ -165,7 +178,7 @@ function positive(name: string, value: number, min = 1): number {
 
 /** Applies defaults and checks ranges. @throws ConsumerConfigError */
 export function resolveConsumerOptions(
-  options: ConsumerOptions,
+  options: ConsumerOptions<unknown, unknown>,
   clusterLogger?: Logger,
 ): ResolvedConsumerOptions {
   const groupId = options.groupId ?? '';

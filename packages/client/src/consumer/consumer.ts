@@ -4,6 +4,8 @@ import { clusterLogger } from '../client-diagnostics.js';
 import { FetchEngine } from '../fetch/fetch-engine.js';
 import type { Fetcher, FetcherConfig, FetchStart } from '../fetch/fetcher.js';
 import type { PartitionBatch } from '../fetch/partition-batch.js';
+import { deserializeBatch, deserializersInvalid } from '../internal/deserialize.js';
+import type { Deserializers } from '../serialization.js';
 import type { TopicPartition } from '../topic-partition.js';
 import {
   ConsumerClosedError,
@@ -82,9 +84,10 @@ interface Unpositioned extends TopicPartition {
  * batch's `nextOffset`. Commits (manual, automatic every `autoCommitIntervalMs`, on revocation
  * before the coordinator hears of it, on close) send finished offsets that changed.
  */
-export class Consumer implements AsyncIterable<PartitionBatch> {
+export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<PartitionBatch<K, V>> {
   readonly #cluster: Cluster;
   readonly #options: ResolvedConsumerOptions;
+  readonly #deserializers: Deserializers<K, V> | undefined;
   readonly #parts: ConsumerParts;
   #topics: readonly string[];
   // A regex subscription: KIP-848 sends it to the coordinator; classic matches it here.
@@ -138,9 +141,12 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
   /**
    * @throws ConsumerConfigError for an option out of range (see the README's table)
    */
-  constructor(cluster: Cluster, options: ConsumerOptions, parts: ConsumerParts = {}) {
+  constructor(cluster: Cluster, options: ConsumerOptions<K, V>, parts: ConsumerParts = {}) {
     this.#cluster = cluster;
     this.#options = resolveConsumerOptions(options, clusterLogger(cluster));
+    const invalid = deserializersInvalid(options.deserializers);
+    if (invalid !== undefined) throw new ConsumerConfigError(invalid);
+    this.#deserializers = options.deserializers;
     this.#parts = parts;
     this.#topics = this.#options.topics;
     this.#pattern = this.#options.topicPattern;
@@ -273,7 +279,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
    * (an OffsetFetch refused for good too), NoOffsetForPartitionError, or the fetcher's error it
    * cannot retry.
    */
-  async *[Symbol.asyncIterator](): AsyncGenerator<PartitionBatch, void, undefined> {
+  async *[Symbol.asyncIterator](): AsyncGenerator<PartitionBatch<K, V>, void, undefined> {
     this.#beginReading();
     let current: PartitionBatch | undefined;
     try {
@@ -286,7 +292,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
         const batch = await this.#next(undefined);
         if (batch === undefined) return;
         current = batch;
-        yield batch;
+        const out = deserializeBatch(batch, this.#deserializers);
+        yield out instanceof Promise ? await out : out;
       }
     } finally {
       // Leaving the loop counts the batch in hand as finished, as Java commits what poll returned.
@@ -300,7 +307,7 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
    * closes (then resolves). A batch is finished when `eachBatch` resolves; when it rejects the
    * partition goes back to its finished offset and `run` rejects with that error.
    */
-  async run(options: ConsumerRunOptions): Promise<void> {
+  async run(options: ConsumerRunOptions<K, V>): Promise<void> {
     this.#beginReading();
     try {
       if (!(await this.#joined())) return;
@@ -309,7 +316,8 @@ export class Consumer implements AsyncIterable<PartitionBatch> {
         const batch = await this.#next(options.signal);
         if (batch === undefined) return;
         try {
-          await options.eachBatch(batch);
+          const out = deserializeBatch(batch, this.#deserializers);
+          await options.eachBatch(out instanceof Promise ? await out : out);
         } catch (error) {
           this.#finish(batch, false);
           const key = keyOf(batch);

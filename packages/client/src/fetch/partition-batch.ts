@@ -1,6 +1,18 @@
 import type { KafkaRecord } from '@kafkats/codec';
 
 /**
+ * A record as a reader hands it out: without deserializers the codec's `KafkaRecord` itself
+ * (key and value as bytes); with them, the same fields with `key` and `value` of the
+ * deserializers' types (reading one whose deserializer failed throws a `DeserializationError`).
+ */
+export type ConsumerRecord<K = Buffer, V = Buffer> = Omit<KafkaRecord, 'key' | 'value'> & {
+  /** The key, or null (no key: a deserializer never sees null). */
+  readonly key: K | null;
+  /** The value, or null (a tombstone). */
+  readonly value: V | null;
+};
+
+/**
  * What one Fetch answer moved a partition reader forward by. Yielded only when the position
  * moved: a long poll that expires with nothing new yields nothing.
  *
@@ -9,7 +21,7 @@ import type { KafkaRecord } from '@kafkats/codec';
  * you hold them, but any one of them keeps the whole response in memory: copy
  * (`Buffer.from(view)`) what you keep beyond processing.
  */
-export interface PartitionBatch {
+export interface PartitionBatch<K = Buffer, V = Buffer> {
   readonly topic: string;
   readonly partition: number;
   /**
@@ -23,7 +35,7 @@ export interface PartitionBatch {
    * empty when the answer held only such records. Each has `offset` (bigint), `timestamp`
    * (bigint ms), `key`, `value`, `headers`.
    */
-  readonly records: readonly KafkaRecord[];
+  readonly records: readonly ConsumerRecord<K, V>[];
   /**
    * Where reading continues: resume a reader here to read on after this batch. Past the last
    * record and also past any skipped control batch, aborted batch or compacted gap.

@@ -25,15 +25,15 @@ export interface PartitionerContext {
  * record is placed. It returns a partition number from 0, or `undefined` to leave the record
  * to the default partitioning (murmur2 of the key, sticky for unkeyed records). The record
  * is the caller's, as given (key and value as bytes or strings: `partitionForKey` hashes
- * either as Kafka does).
+ * either as Kafka does; with `serializers`, the key and value before serialization).
  *
  * As in Kafka's producer: a negative or non-integer answer fails the record with
  * `ERR_KAFKA_PRODUCER_PARTITION_INVALID`; a partition beyond the topic's count waits for
  * metadata that has it, up to `maxBlockMs`, as a record that names one does; an exception
  * fails that record with the exception.
  */
-export type Partitioner = (
-  record: ProducerRecord,
+export type Partitioner<K = Buffer | string, V = Buffer | string> = (
+  record: ProducerRecord<K, V>,
   context: PartitionerContext,
 ) => number | undefined;
 

@@ -1,10 +1,11 @@
 import type { CompressionBackend, CompressionCodec } from '@kafkats/codec';
 import { type Logger, silentLogger } from '@kafkats/wire';
+import type { Serializers } from '../serialization.js';
 import type { Partitioner } from './partitioner.js';
 import { ProducerConfigError } from './producer-errors.js';
 
 /** One record to send. */
-export interface ProducerRecord {
+export interface ProducerRecord<K = Buffer | string, V = Buffer | string> {
   readonly topic: string;
   /**
    * Pins the record to this partition. Default: the producer's `partitioner` when it has one,
@@ -12,10 +13,16 @@ export interface ProducerRecord {
    * unkeyed ones).
    */
   readonly partition?: number;
-  /** Key bytes; a string is sent as UTF-8. Default none (null). */
-  readonly key?: Buffer | string | null;
-  /** Value bytes; a string is sent as UTF-8; null is a tombstone. */
-  readonly value: Buffer | string | null;
+  /**
+   * Key bytes (a string is sent as UTF-8), or with `serializers.key`, what it serializes.
+   * Default none (null).
+   */
+  readonly key?: K | null;
+  /**
+   * Value bytes (a string is sent as UTF-8), or with `serializers.value`, what it serializes;
+   * null is a tombstone.
+   */
+  readonly value: V | null;
   /**
    * Headers, in order: `[{ key, value }]` (a key may repeat), or an object `{ key: value }`.
    * Values are bytes (a string is UTF-8) or null. Default none.
@@ -108,7 +115,7 @@ export interface Delivery {
  * Producer options. Defaults follow Kafka's Java producer (4.x) wherever it has the setting;
  * the Java name is given for each.
  */
-export interface ProducerOptions {
+export interface ProducerOptions<K = Buffer | string, V = Buffer | string> {
   /**
    * `acks`: `'all'` (same as -1; the default) waits for every in-sync replica, `1` for the
    * leader only, `0` for nothing (no offsets). Anything but `'all'` turns idempotence off
@@ -174,7 +181,18 @@ export interface ProducerOptions {
    * {@link Partitioner}). Default none: murmur2 of the key for keyed records, sticky
    * partitioning for unkeyed ones, as Kafka's built-in partitioner.
    */
-  readonly partitioner?: Partitioner;
+  readonly partitioner?: Partitioner<K, V>;
+  /**
+   * `key.serializer` and `value.serializer`: turn a record's key and value (of types `K` and
+   * `V`) into the bytes it carries, on the `send` call, after the topic's metadata is known and
+   * before the partition is chosen (keyed records are partitioned by the serialized key, as
+   * Kafka does). Async serializers are allowed: records still go into their batches in the
+   * order they were sent. A serializer that throws, rejects or returns something that is not
+   * bytes, a string or null fails that record alone with a `SerializationError`. Default none:
+   * keys and values are bytes or strings. Built-ins: `stringSerializer`, `jsonSerializer`,
+   * `rawSerializer`.
+   */
+  readonly serializers?: Serializers<K, V>;
   /**
    * `partitioner.adaptive.partitioning.enable` (KIP-794): the default partitioner picks each
    * next sticky partition weighted against the partition's queue of unsent batches, so a slow
@@ -221,7 +239,9 @@ export interface ResolvedProducerOptions {
   readonly retryBackoffMs: number;
   readonly retryBackoffMaxMs: number;
   readonly maxRequestSize: number;
-  readonly partitioner: Partitioner | undefined;
+  readonly partitioner: Partitioner<unknown, unknown> | undefined;
+  /** Undefined when neither serializer is set. */
+  readonly serializers: Serializers<unknown, unknown> | undefined;
   readonly partitionerAdaptive: boolean;
   readonly partitionerIgnoreKeys: boolean;
   readonly partitionerAvailabilityTimeoutMs: number;
@@ -240,7 +260,7 @@ function positive(name: string, value: number, min = 1): number {
  * @throws ProducerConfigError `ERR_KAFKA_PRODUCER_CONFIG_INVALID`
  */
 export function resolveProducerOptions(
-  options: ProducerOptions,
+  options: ProducerOptions<unknown, unknown>,
   fallbackLogger: Logger = silentLogger,
 ): ResolvedProducerOptions {
   const acks = options.acks === undefined || options.acks === 'all' ? -1 : options.acks;
@@ -274,6 +294,18 @@ export function resolveProducerOptions(
     throw new ProducerConfigError(
       `partitioner must be a function (record, context) => partition, got ${typeof options.partitioner}`,
     );
+  const serializers = options.serializers;
+  if (serializers !== undefined) {
+    if (typeof serializers !== 'object' || serializers === null)
+      throw new ProducerConfigError('serializers must be an object { key?, value? }');
+    for (const field of ['key', 'value'] as const) {
+      const fn = serializers[field];
+      if (fn !== undefined && typeof fn !== 'function')
+        throw new ProducerConfigError(
+          `serializers.${field} must be a function (data, context) => bytes, got ${typeof fn}`,
+        );
+    }
+  }
   return {
     acks,
     idempotent,
@@ -293,6 +325,8 @@ export function resolveProducerOptions(
     retryBackoffMaxMs: positive('retryBackoffMaxMs', options.retryBackoffMaxMs ?? 1000, 0),
     maxRequestSize: positive('maxRequestSize', options.maxRequestSize ?? 1024 * 1024),
     partitioner: options.partitioner,
+    serializers:
+      serializers?.key === undefined && serializers?.value === undefined ? undefined : serializers,
     partitionerAdaptive: options.partitionerAdaptive ?? true,
     partitionerIgnoreKeys: options.partitionerIgnoreKeys ?? false,
     partitionerAvailabilityTimeoutMs: positive(

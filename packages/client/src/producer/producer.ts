@@ -8,11 +8,18 @@ import {
 } from '@kafkats/codec';
 import { retryDelayMs } from '@kafkats/meta';
 import { clusterLogger, type ProducerMetricsSnapshot } from '../client-diagnostics.js';
+import { SerializationError } from '../serialization.js';
 import { Accumulator, type TopicRoute } from './internal/accumulator.js';
 import { type DeliveryListener, type PendingRecord, SendGroup } from './internal/delivery.js';
 import { IdempotenceState } from './internal/idempotence.js';
 import type { ProducerBatch } from './internal/producer-batch.js';
 import { Sender } from './internal/sender.js';
+import {
+  type Serialization,
+  type Serialized,
+  serializeRecord,
+  waitingFor,
+} from './internal/serialize.js';
 import { TransactionManager } from './internal/transaction-manager.js';
 import { type Partitioner, StickyPartitioner } from './partitioner.js';
 import type { ProducerCluster } from './producer-cluster.js';
@@ -37,12 +44,22 @@ import {
   type TransactionOffset,
 } from './producer-options.js';
 
+/** A record of any key and value types (serialized or not). */
+type AnyRecord = ProducerRecord<unknown, unknown>;
+
 /** What an append did with a record: in a batch now, or it must wait (metadata, room). */
 const APPENDED = 0 as const;
 const WAIT = 1 as const;
 
 /** The promise of a send whose record went into a batch at once: one, shared. */
 const ACCEPTED: Promise<void> = Promise.resolve();
+
+/**
+ * Queued records whose serializers start while the head waits for an async serializer: async
+ * serializers run this many at a time (appends stay in send order), and no more than this many
+ * serialized copies are held beyond what the buffer takes.
+ */
+const SERIALIZE_AHEAD = 64;
 const noop = () => {};
 
 /**
@@ -50,7 +67,7 @@ const noop = () => {};
  * record) or the rest of one `sendBatch` call from `next` on.
  */
 interface Waiting {
-  readonly records: readonly ProducerRecord[];
+  readonly records: readonly AnyRecord[];
   next: number;
   /** Who hears of each record: the record's callback or promise, or the call's group. */
   readonly listener: DeliveryListener;
@@ -109,7 +126,7 @@ function headersInvalid(headers: RecordHeadersInput): string | undefined {
  * await producer.close();
  * ```
  */
-export class Producer {
+export class Producer<K = Buffer | string, V = Buffer | string> {
   readonly #cluster: ProducerCluster;
   readonly #options: ResolvedProducerOptions;
   readonly #accumulator: Accumulator;
@@ -131,7 +148,10 @@ export class Producer {
   #refreshRounds = 0;
   #fatal: Error | undefined;
   // The custom partitioner's choice for a record that then had to wait: asked once per record.
-  readonly #chosen = new WeakMap<ProducerRecord, number>();
+  readonly #chosen = new WeakMap<AnyRecord, number>();
+  // With serializers: a waiting record's serialization, made once (its promise while an async
+  // serializer runs), taken when the record is appended or refused.
+  readonly #serialized = new WeakMap<AnyRecord, Serialization>();
   // Kafka's RecordAccumulator.allBatchesFull for the sticky partitioner: no open batch queued.
   readonly #allBatchesFull = (topic: string, partition: number): boolean => {
     const q = this.#accumulator.knownRoute(topic)?.queues[partition];
@@ -143,9 +163,12 @@ export class Producer {
   /**
    * @throws ProducerConfigError `ERR_KAFKA_PRODUCER_CONFIG_INVALID` for conflicting options
    */
-  constructor(cluster: ProducerCluster, options: ProducerOptions = {}) {
+  constructor(cluster: ProducerCluster, options: ProducerOptions<K, V> = {}) {
     this.#cluster = cluster;
-    const o = resolveProducerOptions(options, clusterLogger(cluster));
+    const o = resolveProducerOptions(
+      options as ProducerOptions<unknown, unknown>,
+      clusterLogger(cluster),
+    );
     this.#options = o;
     const transactional = o.transactionalId !== undefined;
     this.#idempotence = o.idempotent ? new IdempotenceState(transactional, o.maxInFlight) : null;
@@ -217,9 +240,9 @@ export class Producer {
    *   or `ERR_KAFKA_PRODUCER_PARTITION_INVALID`, DeliveryTimeoutError, or the broker's
    *   ProtocolError for the record's partition
    */
-  send(record: ProducerRecord): Promise<RecordMetadata>;
-  send(record: ProducerRecord, callback: DeliveryCallback): Promise<void>;
-  send(record: ProducerRecord, callback?: DeliveryCallback): Promise<unknown> {
+  send(record: ProducerRecord<K, V>): Promise<RecordMetadata>;
+  send(record: ProducerRecord<K, V>, callback: DeliveryCallback): Promise<void>;
+  send(record: ProducerRecord<K, V>, callback?: DeliveryCallback): Promise<unknown> {
     if (callback !== undefined) {
       if (typeof callback !== 'function') throw new TypeError('callback must be a function');
       return this.#submitOne(record, callback, false);
@@ -246,13 +269,13 @@ export class Producer {
    *
    * @throws (rejects, or goes to the callback) as `send`
    */
-  sendBatch(records: readonly ProducerRecord[]): Promise<SendBatchResult>;
+  sendBatch(records: readonly ProducerRecord<K, V>[]): Promise<SendBatchResult>;
   sendBatch(
-    records: readonly ProducerRecord[],
+    records: readonly ProducerRecord<K, V>[],
     callback: (error: Error | null, result?: SendBatchResult) => void,
   ): Promise<void>;
   sendBatch(
-    records: readonly ProducerRecord[],
+    records: readonly ProducerRecord<K, V>[],
     callback?: (error: Error | null, result?: SendBatchResult) => void,
   ): Promise<unknown> {
     if (!Array.isArray(records)) throw new TypeError('sendBatch takes an array of records');
@@ -282,7 +305,7 @@ export class Producer {
    *
    * @throws (rejects) as `send`, for the errors that refuse the record before it is buffered
    */
-  async enqueue(record: ProducerRecord): Promise<Delivery> {
+  async enqueue(record: ProducerRecord<K, V>): Promise<Delivery> {
     let pending!: PendingRecord;
     const result = new Promise<RecordMetadata>((resolve, reject) => {
       pending = { resolve, reject };
@@ -422,7 +445,7 @@ export class Producer {
 
   /** One record's send: the fast path of {@link #submit}, with no list made for it. */
   #submitOne(
-    record: ProducerRecord,
+    record: AnyRecord,
     listener: DeliveryListener,
     rejectOnRefusal: boolean,
     noAcceptance = false,
@@ -444,7 +467,7 @@ export class Producer {
 
   /** Appends `records` in order (or queues them behind records that wait); see `sendBatch`. */
   #submit(
-    records: readonly ProducerRecord[],
+    records: readonly AnyRecord[],
     listener: DeliveryListener,
     group: SendGroup | null,
     acceptance: boolean,
@@ -457,7 +480,7 @@ export class Producer {
         const refused = this.#refusal();
         const r =
           refused === undefined
-            ? this.#append(records[i] as ProducerRecord, listener, group, i, now)
+            ? this.#append(records[i] as AnyRecord, listener, group, i, now)
             : refused;
         if (r === APPENDED) continue;
         if (r === WAIT) break;
@@ -470,7 +493,7 @@ export class Producer {
 
   /** Queues records that must wait; the promise settles once they are in the buffer or refused. */
   #wait(
-    records: readonly ProducerRecord[],
+    records: readonly AnyRecord[],
     next: number,
     listener: DeliveryListener,
     group: SendGroup | null,
@@ -498,9 +521,13 @@ export class Producer {
     return promise;
   }
 
-  /** Tells a record's listener it was refused (`abortable`: the transaction must abort too). */
+  /**
+   * Tells a record's listener it was refused (`abortable`: the transaction must abort too). A
+   * serializer's failure never is: Kafka's KafkaProducer.doSend throws a SerializationException
+   * (a KafkaException, not an ApiException) to the caller without failing the transaction.
+   */
   #refuse(listener: DeliveryListener, error: Error, abortable: boolean): void {
-    if (abortable) this.#txn?.onAbortable(error);
+    if (abortable && !(error instanceof SerializationError)) this.#txn?.onAbortable(error);
     if (typeof listener === 'function') {
       try {
         listener(error);
@@ -527,7 +554,7 @@ export class Producer {
    * for a new batch; an error when the record is refused.
    */
   #append(
-    record: ProducerRecord,
+    record: AnyRecord,
     listener: DeliveryListener,
     group: SendGroup | null,
     index: number,
@@ -540,8 +567,6 @@ export class Producer {
     let route = this.#accumulator.knownRoute(topic);
     if (route === undefined || route.snapshot !== snapshot) route = this.#reroute(topic, snapshot);
     const count = route.partitionCount;
-    const key = record.key ?? null;
-    const value = record.value ?? null;
     let partition = record.partition;
     if (partition !== undefined && (!Number.isInteger(partition) || partition < 0)) {
       return new KafkaError(
@@ -553,9 +578,24 @@ export class Producer {
       this.#refreshFor(topic);
       return WAIT;
     }
+    let key: unknown;
+    let value: unknown;
+    let headers: RecordHeadersInput | null;
+    let serialized: Serialized | undefined;
+    if (this.#options.serializers === undefined) {
+      key = record.key ?? null;
+      value = record.value ?? null;
+      headers = (record.headers ?? null) as RecordHeadersInput | null;
+    } else {
+      const s = this.#serialize(record, topic);
+      if (s === WAIT || s instanceof Error) return s;
+      serialized = s;
+      key = s.key;
+      value = s.value;
+      headers = s.headers;
+    }
     if (!isField(key)) return badRecord('a key must be bytes, a string or null', topic);
     if (!isField(value)) return badRecord('a value must be bytes, a string or null', topic);
-    const headers = record.headers ?? null;
     if (headers !== null) {
       const invalid = headersInvalid(headers);
       if (invalid !== undefined) return badRecord(invalid, topic);
@@ -574,6 +614,7 @@ export class Producer {
       if (p !== undefined) {
         if (p >= count) {
           this.#chosen.set(record, p);
+          if (serialized !== undefined) this.#serialized.set(record, serialized);
           this.#refreshFor(topic);
           return WAIT;
         }
@@ -619,6 +660,7 @@ export class Producer {
       if (batch === null) {
         if (record.partition === undefined && partitioner !== undefined)
           this.#chosen.set(record, partition);
+        if (serialized !== undefined) this.#serialized.set(record, serialized);
         return WAIT;
       }
       this.#sender.scheduleAt(now + this.#options.lingerMs);
@@ -634,12 +676,70 @@ export class Producer {
   }
 
   /**
+   * A record's serialized fields (with `serializers`): made once, kept while the record waits
+   * (WAIT while an async serializer runs; the record is looked at again when it settles).
+   * Returns the error that fails the record when a serializer failed.
+   */
+  #serialize(record: AnyRecord, topic: string): Serialized | typeof WAIT | SerializationError {
+    const serializers = this.#options.serializers as NonNullable<
+      ResolvedProducerOptions['serializers']
+    >;
+    let s: Serialization | undefined;
+    if (this.#waiting.length > 0) {
+      s = this.#serialized.get(record);
+      if (s instanceof Promise) return WAIT;
+      if (s !== undefined) this.#serialized.delete(record);
+    }
+    s ??= serializeRecord(record, topic, serializers);
+    if (s instanceof Promise) {
+      this.#whenSerialized(record, s);
+      this.#serializeAhead();
+      return WAIT;
+    }
+    return s;
+  }
+
+  /** Keeps a pending serialization, its result once it settles, and wakes the queue then. */
+  #whenSerialized(record: AnyRecord, pending: Promise<Serialized | SerializationError>): void {
+    this.#serialized.set(record, pending);
+    void pending.then((done) => {
+      if (this.#serialized.get(record) !== pending) return;
+      this.#serialized.set(record, done);
+      // Only the record at the head of the queue can be appended now.
+      const head = this.#waiting[0];
+      if (head !== undefined && head.records[head.next] === record) this.#processWaiting();
+    });
+  }
+
+  /**
+   * Starts the serializers of the next SERIALIZE_AHEAD queued records that have not started,
+   * in send order, while the head waits for an async one: async serializers overlap, and each
+   * record is still appended only when its turn comes.
+   */
+  #serializeAhead(): void {
+    const serializers = this.#options.serializers;
+    if (serializers === undefined) return;
+    let budget = SERIALIZE_AHEAD;
+    for (const w of this.#waiting) {
+      for (let i = w.next; i < w.records.length; i++) {
+        if (budget-- === 0) return;
+        const record = w.records[i] as AnyRecord;
+        const topic = record?.topic;
+        if (this.#serialized.has(record) || typeof topic !== 'string' || topic === '') continue;
+        const s = serializeRecord(record, topic, serializers);
+        if (s instanceof Promise) this.#whenSerialized(record, s);
+        else this.#serialized.set(record, s);
+      }
+    }
+  }
+
+  /**
    * The custom partitioner's answer for `record`: a partition, undefined for the default
    * partitioning, or the error the record fails with (Kafka's KafkaProducer.partition).
    */
   #partition(
-    partitioner: Partitioner,
-    record: ProducerRecord,
+    partitioner: Partitioner<unknown, unknown>,
+    record: AnyRecord,
     route: TopicRoute,
   ): number | undefined | Error {
     let p: number | undefined;
@@ -741,7 +841,7 @@ export class Producer {
       const head = this.#waiting[0] as Waiting;
       const records = head.records;
       while (head.next < records.length) {
-        const record = records[head.next] as ProducerRecord;
+        const record = records[head.next] as AnyRecord;
         const refused = this.#refusal();
         const r =
           refused === undefined
@@ -768,6 +868,8 @@ export class Producer {
 
   /** Fails the next record of a waiting entry. */
   #fail(head: Waiting, error: Error, abortable: boolean): void {
+    // A serialization started ahead for a record refused before it was used is dropped.
+    this.#serialized.delete(head.records[head.next] as AnyRecord);
     head.next++;
     this.#refuse(head.listener, error, abortable);
     if (head.rejectOnRefusal && head.accept !== null) {
@@ -796,8 +898,13 @@ export class Producer {
   }
 
   /** What a record that waited `maxBlockMs` is told: which of topic, partition or room was missing. */
-  #blockedError(record: ProducerRecord): ProducerBlockedError {
+  #blockedError(record: AnyRecord): ProducerBlockedError | SerializationError {
     const waited = `within maxBlockMs (${this.#options.maxBlockMs} ms)`;
+    const pending = this.#serialized.get(record);
+    if (pending instanceof Promise) {
+      this.#serialized.delete(record);
+      return new SerializationError(record.topic, waitingFor(pending), `did not settle ${waited}`);
+    }
     const name = JSON.stringify(record.topic);
     const count = this.#cluster.snapshot().partitionCount(record.topic);
     const errorCode = this.#topicErrorCode(record.topic);

@@ -3,6 +3,8 @@ import type { Cluster } from '@kafkats/meta';
 import { FetchEngine } from '../fetch/fetch-engine.js';
 import type { FetcherConfig, FetchPartitionStats } from '../fetch/fetcher.js';
 import type { PartitionBatch } from '../fetch/partition-batch.js';
+import { deserializeBatch, deserializersInvalid } from '../internal/deserialize.js';
+import type { Deserializers } from '../serialization.js';
 import { engineConfig, invalidOption, isSpec } from './internal/read-options.js';
 import type { PartitionReaderOptions } from './partition-reader.js';
 
@@ -15,9 +17,9 @@ export interface PartitionAssignment {
 }
 
 /** Options of a {@link MultiPartitionReader}: a {@link PartitionReader}'s, for every partition, plus the queue. */
-export interface MultiPartitionReaderOptions
+export interface MultiPartitionReaderOptions<K = Buffer, V = Buffer>
   extends Omit<
-    PartitionReaderOptions,
+    PartitionReaderOptions<K, V>,
     'topic' | 'partition' | 'startOffset' | 'signal' | 'prefetch'
   > {
   /**
@@ -60,8 +62,11 @@ const keyOf = (topic: string, partition: number) => `${partition}:${topic}`;
  * is thrown by the iteration; each partition's position is then the `nextOffset` of the last
  * batch the caller received ({@link position}).
  */
-export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
+export class MultiPartitionReader<K = Buffer, V = Buffer>
+  implements AsyncIterable<PartitionBatch<K, V>>
+{
   readonly #config: FetcherConfig;
+  readonly #deserializers: Deserializers<K, V> | undefined;
   readonly #assigned = new Map<string, Assigned>();
   readonly #closer = new AbortController();
   #engine: FetchEngine | undefined;
@@ -75,7 +80,7 @@ export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
   constructor(
     cluster: Cluster,
     partitions: readonly PartitionAssignment[],
-    options: MultiPartitionReaderOptions = {},
+    options: MultiPartitionReaderOptions<K, V> = {},
   ) {
     const capacity = options.capacity ?? 16;
     if (!Number.isInteger(capacity) || capacity < 1)
@@ -83,6 +88,9 @@ export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
         'MultiPartitionReader',
         `capacity must be an integer >= 1, got ${capacity}`,
       );
+    const deserializers = deserializersInvalid(options.deserializers);
+    if (deserializers !== undefined) throw invalidOption('MultiPartitionReader', deserializers);
+    this.#deserializers = options.deserializers;
     const config = engineConfig(cluster, options, 'MultiPartitionReader');
     const maxBufferedBytes = options.maxBufferedBytes ?? Math.min(2 * config.maxBytes, 67_108_864);
     if (!Number.isInteger(maxBufferedBytes) || maxBufferedBytes < 1)
@@ -159,7 +167,7 @@ export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
     return assigned.delivered;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<PartitionBatch> {
+  [Symbol.asyncIterator](): AsyncIterator<PartitionBatch<K, V>> {
     return this.#iterate();
   }
 
@@ -169,7 +177,7 @@ export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
     await this.#engine?.close();
   }
 
-  async *#iterate(): AsyncGenerator<PartitionBatch, void, undefined> {
+  async *#iterate(): AsyncGenerator<PartitionBatch<K, V>, void, undefined> {
     if (this.#running) {
       throw new KafkaError(
         'ERR_KAFKA_READER_BUSY',
@@ -211,7 +219,8 @@ export class MultiPartitionReader implements AsyncIterable<PartitionBatch> {
         const assigned = this.#assigned.get(keyOf(batch.topic, batch.partition));
         if (assigned === undefined) continue;
         assigned.delivered = batch.nextOffset;
-        yield batch;
+        const out = deserializeBatch(batch, this.#deserializers);
+        yield out instanceof Promise ? await out : out;
       }
     } finally {
       this.#running = false;

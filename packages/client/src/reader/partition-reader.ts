@@ -4,11 +4,13 @@ import type { ReaderMetricsSnapshot } from '../client-diagnostics.js';
 import { FetchEngine } from '../fetch/fetch-engine.js';
 import type { FetcherConfig, FetchPartitionStats } from '../fetch/fetcher.js';
 import type { IsolationLevelName, PartitionBatch } from '../fetch/partition-batch.js';
+import { deserializeBatch, deserializersInvalid } from '../internal/deserialize.js';
+import type { Deserializers } from '../serialization.js';
 import { engineConfig, invalidOption, isSpec } from './internal/read-options.js';
 import { PartitionReaderError } from './reader-errors.js';
 
 /** How a {@link PartitionReader} reads. Only `topic`, `partition` and `startOffset` are required. */
-export interface PartitionReaderOptions {
+export interface PartitionReaderOptions<K = Buffer, V = Buffer> {
   readonly topic: string;
   readonly partition: number;
   /**
@@ -68,6 +70,12 @@ export interface PartitionReaderOptions {
   /** Random source in [0, 1) for the backoff jitter. Default Math.random. */
   readonly random?: () => number;
   /**
+   * `key.deserializer` and `value.deserializer`: turn each record's key and value bytes into
+   * `K` and `V` before the batch is yielded (async ones are awaited). Default none (bytes). A
+   * failed one makes reading that field of that record throw a `DeserializationError`.
+   */
+  readonly deserializers?: Deserializers<K, V>;
+  /**
    * Where fetch retries (debug) and offset resets (info) are logged; default the cluster's
    * `logger` (silent unless the cluster was given one).
    */
@@ -115,9 +123,12 @@ const NO_STATS: FetchPartitionStats = Object.freeze({
  * is called, or when the caller breaks out. Breaking out drops a prefetched answer and closes
  * the connection; a later iteration resumes at {@link position}. One iteration at a time.
  */
-export class PartitionReader implements AsyncIterable<PartitionBatch> {
+export class PartitionReader<K = Buffer, V = Buffer>
+  implements AsyncIterable<PartitionBatch<K, V>>
+{
   readonly topic: string;
   readonly partition: number;
+  readonly #deserializers: Deserializers<K, V> | undefined;
   readonly #config: FetcherConfig;
   readonly #signal: AbortSignal | undefined;
   readonly #closer = new AbortController();
@@ -132,7 +143,7 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
   /**
    * @throws KafkaError `ERR_KAFKA_READER_OPTION_INVALID` for a negative offset or a bad number
    */
-  constructor(cluster: Cluster, options: PartitionReaderOptions) {
+  constructor(cluster: Cluster, options: PartitionReaderOptions<K, V>) {
     const { topic, partition, startOffset } = options;
     const invalid = (what: string) => invalidOption('PartitionReader', what);
     if (typeof topic !== 'string' || topic === '') throw invalid('topic must be a name');
@@ -142,6 +153,9 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
     if (typeof startOffset === 'bigint' ? startOffset < 0n : !isSpec(startOffset)) {
       throw invalid(`startOffset must be an offset >= 0, 'earliest' or 'latest'`);
     }
+    const deserializers = deserializersInvalid(options.deserializers);
+    if (deserializers !== undefined) throw invalid(deserializers);
+    this.#deserializers = options.deserializers;
     this.topic = topic;
     this.partition = partition;
     this.#signal = options.signal;
@@ -227,7 +241,7 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
     return this.#stats().lastError;
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<PartitionBatch> {
+  [Symbol.asyncIterator](): AsyncIterator<PartitionBatch<K, V>> {
     return this.#iterate();
   }
 
@@ -240,7 +254,7 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
     if (!this.#running) await this.#engine?.close();
   }
 
-  async *#iterate(): AsyncGenerator<PartitionBatch, void, undefined> {
+  async *#iterate(): AsyncGenerator<PartitionBatch<K, V>, void, undefined> {
     if (this.#running) {
       throw new PartitionReaderError(
         'ERR_KAFKA_READER_BUSY',
@@ -285,7 +299,8 @@ export class PartitionReader implements AsyncIterable<PartitionBatch> {
         const [batch] = await engine.poll(controller.signal, 1);
         if (batch === undefined) return;
         this.#delivered = batch.nextOffset;
-        yield batch;
+        const out = deserializeBatch(batch, this.#deserializers);
+        yield out instanceof Promise ? await out : out;
       }
     } finally {
       controller.abort();

@@ -14,6 +14,7 @@ import {
   OffsetOutOfRangeError,
   type PartitionBatch,
   PartitionReader,
+  type PartitionReaderOptions,
   Producer,
 } from '../../src/index.js';
 import {
@@ -55,7 +56,7 @@ async function endOffset(topic: string, partition = 0): Promise<bigint> {
 async function readTo(
   topic: string,
   end: bigint,
-  options: Partial<ConstructorParameters<typeof PartitionReader>[1]> = {},
+  options: Partial<PartitionReaderOptions> = {},
 ): Promise<PartitionBatch[]> {
   const guard = new AbortController();
   const reader = new PartitionReader(cluster, {

@@ -2,7 +2,7 @@
 // records every request, a bounded read loop (a guard against hanging, not a timing check), and
 // a leadership move that every broker has seen.
 import { randomUUID } from 'node:crypto';
-import { type KafkaRecord, MetadataApi } from '@kafkats/codec';
+import { MetadataApi } from '@kafkats/codec';
 import {
   buildMetadataRequest,
   Cluster,
@@ -13,7 +13,7 @@ import {
 } from '@kafkats/meta';
 import type { ConsumedRecord, SharedCluster } from '@kafkats/testkit';
 import { expect } from 'vitest';
-import type { PartitionBatch } from '../../src/index.js';
+import type { ConsumerRecord, PartitionBatch } from '../../src/index.js';
 
 export const unique = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
@@ -118,7 +118,7 @@ export interface PlainRecord {
 
 const hex = (b: Buffer | null) => (b === null ? null : b.toString('hex'));
 
-export function plain(record: KafkaRecord): PlainRecord {
+export function plain(record: ConsumerRecord): PlainRecord {
   return {
     offset: record.offset,
     timestamp: record.timestamp,

@@ -325,6 +325,68 @@ describe('Consumer: what a commit counts', () => {
   });
 });
 
+describe('Consumer: deserializers', () => {
+  it('hands out deserialized batches from the iterator and run(), and commits their offsets as usual', async () => {
+    const s = setup();
+    const consumer = new Consumer<Buffer, { partition: number; offset: number }>(
+      s.coordinator.cluster,
+      {
+        groupId: 'g',
+        topics: ['orders'],
+        autoOffsetReset: 'earliest',
+        enableAutoCommit: false,
+        deserializers: {
+          // The fake's values read `partition:offset`; odd offsets settle a turn later.
+          value: (data, context) => {
+            const [partition, offset] = data.toString().split(':').map(Number) as [number, number];
+            const out = { partition, offset };
+            if (context.partition !== partition) throw new Error('wrong partition in context');
+            return offset % 2 === 1 ? new Promise((r) => setImmediate(() => r(out))) : out;
+          },
+        },
+      },
+      { fetcher: () => s.fetcher },
+    );
+    s.fetcher.push('orders', 0, 0n, 3);
+    const iterator = consumer[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    expect(first.value?.records.map((r) => r.value)).toEqual([
+      { partition: 0, offset: 0 },
+      { partition: 0, offset: 1 },
+      { partition: 0, offset: 2 },
+    ]);
+    await iterator.return?.();
+    s.fetcher.push('orders', 1, 0n, 2);
+    const controller = new AbortController();
+    const seen: unknown[] = [];
+    await consumer.run({
+      signal: controller.signal,
+      eachBatch: (batch) => {
+        seen.push(...batch.records.map((r) => r.value));
+        controller.abort();
+      },
+    });
+    expect(seen).toEqual([
+      { partition: 1, offset: 0 },
+      { partition: 1, offset: 1 },
+    ]);
+    await consumer.commit();
+    expect(committedIn(s.commits).sort()).toEqual(['orders-0@3', 'orders-1@2']);
+    await consumer.close();
+  });
+
+  it('refuses deserializers that are not functions', () => {
+    const s = setup();
+    expect(
+      () =>
+        new Consumer(s.coordinator.cluster, {
+          groupId: 'g',
+          deserializers: { key: 42 as unknown as () => string },
+        }),
+    ).toThrow(ConsumerConfigError);
+  });
+});
+
 describe('Consumer: rebalances', () => {
   it('on revocation: stops fetching the partition, waits for the batch the application holds, commits it, then acknowledges', async () => {
     const s = setup();

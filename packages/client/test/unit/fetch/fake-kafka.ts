@@ -23,10 +23,29 @@ import {
   type MetadataRequest,
   type RecordInput,
 } from '@kafkats/codec';
-import type { ConnectionFactory, ConnectTarget, MetaConnection } from '@kafkats/meta';
+import {
+  Cluster,
+  type ConnectionFactory,
+  type ConnectTarget,
+  type MetaConnection,
+} from '@kafkats/meta';
 import { AbortedError, ConnectionError } from '@kafkats/wire';
 
 export const TOPIC_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
+
+/**
+ * Connects a Cluster to a fake with fast retries and no background refresh; the cluster is
+ * added to `opened`, for the test's afterEach to close.
+ */
+export async function connectFake(kafka: FakeKafka, opened: Cluster[]): Promise<Cluster> {
+  const cluster = await Cluster.connect(kafka.bootstrap(), {
+    connectionFactory: kafka.factory,
+    refreshIntervalMs: 0,
+    retry: { backoffMs: 1, maxBackoffMs: 2 },
+  });
+  opened.push(cluster);
+  return cluster;
+}
 
 export interface FakePartitionState {
   leader: number;

@@ -3,7 +3,7 @@
 // that must not go backwards, OFFSET_OUT_OF_RANGE under each policy, topic ids, fatal errors,
 // cancellation and the one-answer-ahead memory bound.
 import { ErrorCode, type FetchRequest, ProtocolError } from '@kafkats/codec';
-import { Cluster } from '@kafkats/meta';
+import type { Cluster } from '@kafkats/meta';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   FetchStateError,
@@ -13,7 +13,7 @@ import {
   type PartitionReaderError,
   type PartitionReaderOptions,
 } from '../../../src/index.js';
-import { FakeKafka } from '../fetch/fake-kafka.js';
+import { connectFake, FakeKafka } from '../fetch/fake-kafka.js';
 
 const clusters: Cluster[] = [];
 
@@ -21,15 +21,7 @@ afterEach(async () => {
   for (const c of clusters.splice(0)) await c.close();
 });
 
-async function connect(kafka: FakeKafka): Promise<Cluster> {
-  const cluster = await Cluster.connect(kafka.bootstrap(), {
-    connectionFactory: kafka.factory,
-    refreshIntervalMs: 0,
-    retry: { backoffMs: 1, maxBackoffMs: 2 },
-  });
-  clusters.push(cluster);
-  return cluster;
-}
+const connect = (kafka: FakeKafka) => connectFake(kafka, clusters);
 
 function open(cluster: Cluster, options: Partial<PartitionReaderOptions> = {}): PartitionReader {
   return new PartitionReader(cluster, {
