@@ -230,6 +230,23 @@ describe('the README examples, compiled and run against real brokers', () => {
     expect(records.map((x) => `${x.key}=${x.value}`)).toEqual(['order-1=paid']);
   });
 
+  it('serializers: typed orders written as JSON, read back typed; the unreadable record fails alone', async () => {
+    const topic = unique('readme-typed');
+    await shared.admin.createTopic(topic, { partitions: 1, replicationFactor: 3 });
+    const r = await run('serializers', [shared.bootstrap, topic, unique('readme-typed-group')]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      'customer-7 ordered pen\ncustomer-7 ordered ink\nskipped offset 2: not json\n',
+    );
+    const records = await shared.admin.consume(topic, { maxRecords: 3 });
+    expect(records.map((x) => `${x.key}=${x.value}`)).toEqual([
+      'customer-7={"id":1,"item":"pen"}',
+      'customer-7={"id":2,"item":"ink"}',
+      'customer-9=not json',
+    ]);
+  });
+
   it('trace-and-metrics: prints request traces and the metrics snapshots', async () => {
     const r = await run('trace-and-metrics', [shared.bootstrap]);
     expect(r.code).toBe(0);
