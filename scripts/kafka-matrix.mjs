@@ -33,6 +33,7 @@ export const MATRIX_SUITES = {
     'packages/client/test/integration/consumer-classic.test.ts',
     'packages/client/test/integration/quotas.test.ts',
     'packages/client/test/integration/serializers.test.ts',
+    'packages/client/test/integration/consumer-eos.test.ts',
   ],
 };
 
