@@ -46,7 +46,8 @@ export type AclOperationName =
   | 'DESCRIBE'
   | 'DESCRIBE_CONFIGS'
   | 'IDEMPOTENT_WRITE'
-  | 'CREATE';
+  | 'CREATE'
+  | 'DELETE';
 
 /**
  * Turns a broker's authorization or not-found answer about `resource` into the error a person

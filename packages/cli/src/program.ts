@@ -1,13 +1,25 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { CliError } from './cli-error.js';
 import { apiVersionsCommand } from './commands/api-versions.js';
 import { clusterCommand } from './commands/cluster.js';
 import { type BytesEncoding, consumeCommand } from './commands/consume.js';
 import { createTopicCommand } from './commands/create-topic.js';
-import { groupsCommand } from './commands/groups.js';
+import {
+  groupsDeleteOffsetsCommand,
+  groupsDescribeCommand,
+  groupsResetOffsetsCommand,
+  parseDateTime,
+  parseDuration,
+  parseResetFile,
+  type ResetMode,
+} from './commands/group-offsets.js';
+import { groupsCommand, groupsDeleteCommand } from './commands/groups.js';
 import { offsetsCommand } from './commands/offsets.js';
 import { type ProduceFlags, produceCommand } from './commands/produce.js';
 import { rlmmSegmentsCommand, rlmmStatusCommand, rlmmTailCommand } from './commands/rlmm.js';
 import { topicCommand, topicsCommand } from './commands/topics.js';
+import type { ChangeFlags } from './confirm.js';
 import type { CommandContext } from './context.js';
 import { type ConnectionFlags, resolveSettings } from './settings.js';
 import { Terminal, type TerminalIo } from './terminal.js';
@@ -38,6 +50,69 @@ const collect = (value: string, previous: string[] | undefined): string[] => [
   ...(previous ?? []),
   value,
 ];
+
+/** The flags of `groups reset-offsets` as commander parses them. */
+interface ResetFlags extends ChangeFlags {
+  readonly topic: string[];
+  readonly allTopics?: boolean;
+  readonly toEarliest?: boolean;
+  readonly toLatest?: boolean;
+  readonly toCurrent?: boolean;
+  readonly toOffset?: string;
+  readonly shiftBy?: string;
+  readonly toDatetime?: string;
+  readonly byDuration?: string;
+  readonly fromFile?: string;
+}
+
+/**
+ * The reset's mode from its flags: exactly one of them.
+ * @throws CliError `ERR_KAFKA_CLI_USAGE` for none or several, or a value that does not parse
+ */
+function resetOptions(group: string, o: ResetFlags) {
+  const integer = (flag: string, text: string) => {
+    if (!/^-?\d+$/.test(text))
+      throw new CliError(
+        'ERR_KAFKA_CLI_USAGE',
+        `${flag} takes an integer, got ${JSON.stringify(text)}`,
+      );
+    return BigInt(text);
+  };
+  const modes: ResetMode[] = [];
+  if (o.toEarliest) modes.push({ kind: 'earliest' });
+  if (o.toLatest) modes.push({ kind: 'latest' });
+  if (o.toCurrent) modes.push({ kind: 'current' });
+  if (o.toOffset !== undefined)
+    modes.push({ kind: 'offset', offset: integer('--to-offset', o.toOffset) });
+  if (o.shiftBy !== undefined) modes.push({ kind: 'shift', by: integer('--shift-by', o.shiftBy) });
+  if (o.toDatetime !== undefined)
+    modes.push({ kind: 'timestamp', timestamp: parseDateTime(o.toDatetime) });
+  if (o.byDuration !== undefined)
+    modes.push({ kind: 'timestamp', timestamp: BigInt(Date.now()) - parseDuration(o.byDuration) });
+  if (o.fromFile !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(o.fromFile, 'utf8');
+    } catch (cause) {
+      throw new CliError('ERR_KAFKA_CLI_INPUT_INVALID', `cannot read ${o.fromFile}`, { cause });
+    }
+    modes.push({ kind: 'file', offsets: parseResetFile(text, group) });
+  }
+  const [mode] = modes;
+  if (mode === undefined || modes.length > 1)
+    throw new CliError(
+      'ERR_KAFKA_CLI_USAGE',
+      'give exactly one of --to-earliest, --to-latest, --to-current, --to-offset, --shift-by, --to-datetime, --by-duration, --from-file',
+    );
+  return {
+    topics: o.topic,
+    allTopics: o.allTopics === true,
+    mode,
+    ...(o.execute === undefined ? {} : { execute: o.execute }),
+    ...(o.dryRun === undefined ? {} : { dryRun: o.dryRun }),
+    ...(o.yes === undefined ? {} : { yes: o.yes }),
+  };
+}
 
 /** Where an action hands its work to {@link buildProgram}'s caller. */
 export type Runner = (
@@ -248,13 +323,67 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
       ) => run((ctx) => consumeCommand(ctx, topic, o), cmd),
     );
 
-  program
+  const groups = program
     .command('groups')
     .description(
       'consumer and other groups (ListGroups on every broker), described; or only the named ones',
     )
     .argument('[group...]', 'group ids to describe')
-    .action((groups: string[], _o, cmd: Command) => run((ctx) => groupsCommand(ctx, groups), cmd));
+    .action((names: string[], _o, cmd: Command) => run((ctx) => groupsCommand(ctx, names), cmd));
+  /** The flags of a subcommand that changes the cluster. */
+  const changing = (command: Command) =>
+    command
+      .option('--execute', 'carry the change out (without it, only the plan is shown)')
+      .option('--dry-run', 'show the plan and change nothing, even with --execute')
+      .option('-y, --yes', 'do not ask for confirmation on a terminal');
+  groups
+    .command('describe')
+    .description(
+      'per partition: committed offset, log end offset and lag, with the owning member (as kafka-consumer-groups.sh --describe); then the members',
+    )
+    .argument('<group...>', 'group ids')
+    .action((names: string[], _o, cmd: Command) =>
+      run((ctx) => groupsDescribeCommand(ctx, names), cmd),
+    );
+  changing(
+    groups
+      .command('reset-offsets')
+      .description(
+        'compute new committed offsets for an inactive group and show them; commit them with --execute (as kafka-consumer-groups.sh --reset-offsets)',
+      )
+      .argument('<group>', 'group id')
+      .option('--topic <topic[:p,...]>', 'partitions to reset (repeatable)', collect, [])
+      .option('--all-topics', 'every partition the group has committed offsets for')
+      .option('--to-earliest', 'the log start offset')
+      .option('--to-latest', 'the log end offset')
+      .option('--to-current', 'the committed offset (the log end where none)')
+      .option('--to-offset <offset>', 'this offset (kept within the log)')
+      .option('--shift-by <n>', 'the committed offset plus n (negative moves back)')
+      .option('--to-datetime <when>', 'the first offset at or after YYYY-MM-DDTHH:mm:SS.sss[zone]')
+      .option('--by-duration <duration>', 'the first offset at or after now minus PnDTnHnMnS')
+      .option('--from-file <csv>', 'offsets from a file of topic,partition,offset lines'),
+  ).action((group: string, o: ResetFlags, cmd: Command) =>
+    run((ctx) => groupsResetOffsetsCommand(ctx, group, resetOptions(group, o)), cmd),
+  );
+  changing(
+    groups
+      .command('delete')
+      .description(
+        'delete groups (their committed offsets and metadata); Kafka refuses groups with members',
+      )
+      .argument('<group...>', 'group ids'),
+  ).action((names: string[], o: ChangeFlags, cmd: Command) =>
+    run((ctx) => groupsDeleteCommand(ctx, names, o), cmd),
+  );
+  changing(
+    groups
+      .command('delete-offsets')
+      .description("delete a group's committed offsets of some partitions (OffsetDelete)")
+      .argument('<group>', 'group id')
+      .option('--topic <topic[:p,...]>', 'partitions (repeatable)', collect, []),
+  ).action((group: string, o: ChangeFlags & { topic: string[] }, cmd: Command) =>
+    run((ctx) => groupsDeleteOffsetsCommand(ctx, group, { ...o, topics: o.topic }), cmd),
+  );
 
   const rlmm = program
     .command('rlmm')

@@ -1,3 +1,5 @@
+import { CliError } from '../cli-error.js';
+import { type ChangeFlags, mayChange } from '../confirm.js';
 import { type CommandContext, rethrowActionable, withCluster } from '../context.js';
 
 /** One group of `kafkats groups --json`. */
@@ -101,4 +103,59 @@ export async function groupsCommand(ctx: CommandContext, names: readonly string[
         : cell,
   );
   for (const g of result.groups) if (g.error !== null) term.note(`${g.groupId}: ${g.error}`);
+}
+
+/**
+ * `kafkats groups delete GROUP...`: shows each group's state and members, then, with
+ * `--execute` (and a yes on a terminal), deletes them (DeleteGroups): their committed offsets
+ * and metadata. Kafka refuses a group that still has members (NON_EMPTY_GROUP).
+ */
+export async function groupsDeleteCommand(
+  ctx: CommandContext,
+  names: readonly string[],
+  flags: ChangeFlags,
+): Promise<void> {
+  const { term, settings } = ctx;
+  const timeoutMs = settings.timeoutMs;
+  const result = await withCluster(ctx, async (_cluster, admin) => {
+    const described = (await admin.describeGroups(names, { timeoutMs })).groups;
+    for (const d of described)
+      if (d.error !== undefined)
+        rethrowActionable(d.error, 'DESCRIBE', { type: 'GROUP', name: d.groupId });
+    const plan = described.map((d) => ({
+      group: d.groupId,
+      state: d.state,
+      members: d.members.length,
+    }));
+    if (!term.json)
+      term.table(
+        ['GROUP', 'STATE', 'MEMBERS'],
+        plan.map((g) => [g.group, g.state || '-', String(g.members)]),
+      );
+    const busy = plan.filter((g) => g.members > 0);
+    if (busy.length > 0)
+      term.note(
+        `Kafka refuses to delete a group with members: ${busy.map((g) => g.group).join(', ')}`,
+      );
+    if (!(await mayChange(ctx, flags, `delete ${plan.length} group(s)`)))
+      return { groups: plan.map((g) => ({ ...g, deleted: false, error: null })), executed: false };
+    const answer = await admin.deleteGroups(names, { timeoutMs });
+    const groups = answer.groups.map((g, i) => ({
+      ...(plan[i] as (typeof plan)[number]),
+      deleted: g.error === undefined,
+      error: g.error === undefined ? null : g.error.message,
+    }));
+    for (const g of groups)
+      if (g.error === null) term.note(`deleted group ${g.group}`);
+      else term.note(`group ${g.group} not deleted: ${g.error}`);
+    const failed = groups.filter((g) => !g.deleted);
+    if (failed.length > 0)
+      throw new CliError(
+        'ERR_KAFKA_CLI_BROKER',
+        `${failed.length} of ${groups.length} groups were not deleted`,
+        { cause: answer.groups.find((g) => g.error !== undefined)?.error },
+      );
+    return { groups, executed: true };
+  });
+  if (term.json) term.document(result);
 }
