@@ -47,7 +47,9 @@ export type AclOperationName =
   | 'DESCRIBE_CONFIGS'
   | 'IDEMPOTENT_WRITE'
   | 'CREATE'
-  | 'DELETE';
+  | 'DELETE'
+  | 'ALTER'
+  | 'ALTER_CONFIGS';
 
 /**
  * Turns a broker's authorization or not-found answer about `resource` into the error a person

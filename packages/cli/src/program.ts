@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error.js';
 import { apiVersionsCommand } from './commands/api-versions.js';
 import { clusterCommand } from './commands/cluster.js';
@@ -18,6 +18,11 @@ import { groupsCommand, groupsDeleteCommand } from './commands/groups.js';
 import { offsetsCommand } from './commands/offsets.js';
 import { type ProduceFlags, produceCommand } from './commands/produce.js';
 import { rlmmSegmentsCommand, rlmmStatusCommand, rlmmTailCommand } from './commands/rlmm.js';
+import {
+  configsCommand,
+  topicAddPartitionsCommand,
+  topicDeleteCommand,
+} from './commands/topic-admin.js';
 import { topicCommand, topicsCommand } from './commands/topics.js';
 import type { ChangeFlags } from './confirm.js';
 import type { CommandContext } from './context.js';
@@ -114,6 +119,14 @@ function resetOptions(group: string, o: ResetFlags) {
   };
 }
 
+/** Adds the flags of a command that changes the cluster (see confirm.ts). */
+function changing(command: Command): Command {
+  return command
+    .option('--execute', 'carry the change out (without it, only the plan is shown)')
+    .option('--dry-run', 'show the plan and change nothing, even with --execute')
+    .option('-y, --yes', 'do not ask for confirmation on a terminal');
+}
+
 /** Where an action hands its work to {@link buildProgram}'s caller. */
 export type Runner = (
   work: (ctx: CommandContext) => Promise<void>,
@@ -201,7 +214,7 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
     .option('--internal', 'include internal topics (__consumer_offsets, ...)')
     .action((o: { internal?: boolean }, cmd: Command) => run((ctx) => topicsCommand(ctx, o), cmd));
 
-  program
+  const topic = program
     .command('topic')
     .description('one topic: partitions, leaders, ISR, offline replicas, configs')
     .argument('<name>', 'topic name')
@@ -209,6 +222,42 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
     .action((name: string, o: { allConfigs?: boolean }, cmd: Command) =>
       run((ctx) => topicCommand(ctx, name, o), cmd),
     );
+  changing(
+    topic
+      .command('delete')
+      .description('delete topics and every record in them (DeleteTopics)')
+      .argument('<name...>', 'topic names'),
+  ).action((names: string[], o: ChangeFlags, cmd: Command) =>
+    run((ctx) => topicDeleteCommand(ctx, names, o), cmd),
+  );
+  changing(
+    topic
+      .command('add-partitions')
+      .description('raise the partition count of a topic (CreatePartitions)')
+      .argument('<name>', 'topic name')
+      .requiredOption('--count <n>', 'the partition count after the change', intArg('--count')),
+  ).action((name: string, o: ChangeFlags & { count: number }, cmd: Command) =>
+    run((ctx) => topicAddPartitionsCommand(ctx, name, o), cmd),
+  );
+  changing(
+    program
+      .command('configs')
+      .description(
+        "a topic's or a broker's configs set (as kafka-configs.sh --describe); with --set / --delete, changed (IncrementalAlterConfigs)",
+      )
+      .addArgument(new Argument('<kind>', 'what to look at').choices(['topic', 'broker']))
+      .argument('<name>', "topic name, or broker id ('' for the cluster-wide default)")
+      .option('--set <name=value>', 'set a config (repeatable)', collect, [])
+      .option('--delete <name>', 'set a config back to its default (repeatable)', collect, [])
+      .option('--all', 'list every config, defaults included'),
+  ).action(
+    (
+      kind: 'topic' | 'broker',
+      name: string,
+      o: ChangeFlags & { set: string[]; delete: string[]; all?: boolean },
+      cmd: Command,
+    ) => run((ctx) => configsCommand(ctx, kind, name, o), cmd),
+  );
 
   program
     .command('create-topic')
@@ -330,12 +379,6 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
     )
     .argument('[group...]', 'group ids to describe')
     .action((names: string[], _o, cmd: Command) => run((ctx) => groupsCommand(ctx, names), cmd));
-  /** The flags of a subcommand that changes the cluster. */
-  const changing = (command: Command) =>
-    command
-      .option('--execute', 'carry the change out (without it, only the plan is shown)')
-      .option('--dry-run', 'show the plan and change nothing, even with --execute')
-      .option('-y, --yes', 'do not ask for confirmation on a terminal');
   groups
     .command('describe')
     .description(

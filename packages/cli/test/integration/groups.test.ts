@@ -143,8 +143,7 @@ describe('kafkats groups, beside kafka-consumer-groups.sh', () => {
       ['--by-duration', 'P3650D'],
     ];
     for (const mode of modes) {
-      const ours = await ourPlan(group, mode);
-      const kafka = await kafkaPlan(group, mode);
+      const [ours, kafka] = await Promise.all([ourPlan(group, mode), kafkaPlan(group, mode)]);
       expect([...ours].sort(), mode.join(' ')).toEqual([...kafka].sort());
     }
     // The datetime case is checked against what it should be, not only against Kafka.

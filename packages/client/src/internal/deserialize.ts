@@ -78,12 +78,15 @@ class DeserializedRecord {
     else this.#value = outcome.ok;
   }
 
+  /** A plain copy for logs: a failed field as `{ error: message }`. */
   toJSON(): object {
+    const field = (value: unknown, error: DeserializationError | undefined) =>
+      error === undefined ? value : { error: error.message };
     return {
       offset: this.offset,
       timestamp: this.timestamp,
-      key: this.#keyError ?? this.#key,
-      value: this.#valueError ?? this.#value,
+      key: field(this.#key, this.#keyError),
+      value: field(this.#value, this.#valueError),
       headers: this.headers,
     };
   }
