@@ -86,6 +86,14 @@ export type {
 } from './admin/configs.js';
 export { CONFIG_RESOURCE_TYPE_CODES } from './admin/configs.js';
 export type {
+  DescribeFeaturesResult,
+  FeatureDescription,
+  FeatureUpdate,
+  FeatureUpgradeType,
+  UpdateFeaturesOptions,
+  UpdateFeaturesResult,
+} from './admin/features.js';
+export type {
   AlterConsumerGroupOffsetsResult,
   CommittedOffset,
   DeleteConsumerGroupOffsetsResult,

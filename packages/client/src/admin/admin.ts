@@ -25,6 +25,12 @@ import type {
   DescribeConfigsResult,
 } from './configs.js';
 import type {
+  DescribeFeaturesResult,
+  FeatureUpdate,
+  UpdateFeaturesOptions,
+  UpdateFeaturesResult,
+} from './features.js';
+import type {
   AlterConsumerGroupOffsetsResult,
   DeleteConsumerGroupOffsetsResult,
   DeleteGroupsResult,
@@ -40,6 +46,7 @@ import * as acls from './internal/acl-requests.js';
 import { AdminCall } from './internal/admin-call.js';
 import * as clusterOps from './internal/cluster-requests.js';
 import * as configs from './internal/config-requests.js';
+import * as features from './internal/feature-requests.js';
 import * as groups from './internal/group-requests.js';
 import * as offsets from './internal/offset-requests.js';
 import * as quotas from './internal/quota-requests.js';
@@ -250,6 +257,30 @@ export class Admin {
       resources,
       options,
     );
+  }
+
+  /**
+   * The cluster's features (KIP-584): each finalized level, and the levels the answering broker
+   * supports (ApiVersions v3+ to any broker), as Kafka's `Admin.describeFeatures`.
+   *
+   * @throws UnsupportedVersionError before Kafka 2.7 (no ApiVersions v3)
+   */
+  async describeFeatures(options: AdminCallOptions = {}): Promise<DescribeFeaturesResult> {
+    return features.describeFeatures(this.#call('describeFeatures', options));
+  }
+
+  /**
+   * Changes finalized feature levels (UpdateFeatures, to the controller), as Kafka's
+   * `Admin.updateFeatures` and `kafka-features.sh upgrade|downgrade` do.
+   *
+   * @returns one entry per feature, `error` when refused (INVALID_UPDATE_VERSION for a level
+   *   the brokers do not support or a downgrade without its type, ...)
+   */
+  async updateFeatures(
+    updates: readonly FeatureUpdate[],
+    options: UpdateFeaturesOptions = {},
+  ): Promise<UpdateFeaturesResult> {
+    return features.updateFeatures(this.#call('updateFeatures', options), updates, options);
   }
 
   /**
