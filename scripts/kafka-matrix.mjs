@@ -24,6 +24,7 @@ export const MATRIX_SUITES = {
     'packages/client/test/integration/group-protocol-versions.test.ts',
     'packages/client/test/integration/producer.test.ts',
     'packages/client/test/integration/producer-split.test.ts',
+    'packages/client/test/integration/partitioner-java.test.ts',
     'packages/client/test/integration/producer-transaction-protocol.test.ts',
     'packages/client/test/integration/fetcher.test.ts',
     'packages/client/test/integration/leader-hints.test.ts',

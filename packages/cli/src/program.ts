@@ -1,10 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { CliError } from './cli-error.js';
+import {
+  type AclFlags,
+  aclsAddCommand,
+  aclsListCommand,
+  aclsRemoveCommand,
+} from './commands/acls.js';
 import { apiVersionsCommand } from './commands/api-versions.js';
 import { clusterCommand } from './commands/cluster.js';
 import { type BytesEncoding, consumeCommand } from './commands/consume.js';
 import { createTopicCommand } from './commands/create-topic.js';
+import { featuresCommand, featuresUpdateCommand } from './commands/features.js';
 import {
   groupsDeleteOffsetsCommand,
   groupsDescribeCommand,
@@ -402,7 +409,10 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
       .option('--to-current', 'the committed offset (the log end where none)')
       .option('--to-offset <offset>', 'this offset (kept within the log)')
       .option('--shift-by <n>', 'the committed offset plus n (negative moves back)')
-      .option('--to-datetime <when>', 'the first offset at or after YYYY-MM-DDTHH:mm:SS.sss[zone]')
+      .option(
+        '--to-datetime <when>',
+        'the first offset at or after YYYY-MM-DDTHH:mm:SS.sss[zone] (no zone: UTC)',
+      )
       .option('--by-duration <duration>', 'the first offset at or after now minus PnDTnHnMnS')
       .option('--from-file <csv>', 'offsets from a file of topic,partition,offset lines'),
   ).action((group: string, o: ResetFlags, cmd: Command) =>
@@ -427,6 +437,83 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
   ).action((group: string, o: ChangeFlags & { topic: string[] }, cmd: Command) =>
     run((ctx) => groupsDeleteOffsetsCommand(ctx, group, { ...o, topics: o.topic }), cmd),
   );
+
+  const acls = program
+    .command('acls')
+    .description('ACL bindings (kafka-acls.sh): list, add, remove');
+  /** kafka-acls.sh's resource, principal, operation and host flags. */
+  const aclFlags = (command: Command, principals: 'filter' | 'grant') => {
+    command
+      .option('--topic <name>', 'a topic (with a prefixed pattern: a prefix)')
+      .option('--group <name>', 'a consumer group')
+      .option('--cluster', 'the cluster')
+      .option('--transactional-id <id>', 'a transactional id')
+      .option(
+        '--resource-pattern-type <type>',
+        principals === 'grant'
+          ? 'literal (default) or prefixed'
+          : 'literal, prefixed, match or any',
+      )
+      .option('--operation <op>', 'READ, WRITE, DESCRIBE, ... (repeatable)', collect, [])
+      .option('--host <host>', principals === 'grant' ? 'the host (default *)' : 'only this host');
+    if (principals === 'grant')
+      command
+        .option('--allow-principal <Type:name>', 'principal to allow (repeatable)', collect, [])
+        .option('--deny-principal <Type:name>', 'principal to deny (repeatable)', collect, []);
+    else command.option('--principal <Type:name>', 'only this principal');
+    return command;
+  };
+  const aclRun = (work: typeof aclsListCommand) => (o: Partial<AclFlags>, cmd: Command) =>
+    run(
+      (ctx) =>
+        work(ctx, {
+          ...o,
+          allowPrincipal: o.allowPrincipal ?? [],
+          denyPrincipal: o.denyPrincipal ?? [],
+          operation: o.operation ?? [],
+        }),
+      cmd,
+    );
+  aclFlags(
+    acls.command('list').description('the bindings matching the flags (every binding without)'),
+    'filter',
+  ).action(aclRun(aclsListCommand));
+  changing(
+    aclFlags(
+      acls
+        .command('add')
+        .description('add bindings: every principal given with every operation, on the resource'),
+      'grant',
+    ),
+  ).action(aclRun(aclsAddCommand));
+  changing(
+    aclFlags(
+      acls
+        .command('remove')
+        .description(
+          'remove the bindings matching the flags (a resource or a principal is required)',
+        ),
+      'filter',
+    ),
+  ).action(aclRun(aclsRemoveCommand));
+
+  const features = program
+    .command('features')
+    .description(
+      'finalized feature levels and the levels a broker supports (kafka-features.sh describe)',
+    )
+    .action((_o, cmd: Command) => run((ctx) => featuresCommand(ctx), cmd));
+  for (const direction of ['upgrade', 'downgrade'] as const) {
+    const sub = features
+      .command(direction)
+      .description(`${direction} finalized feature levels (UpdateFeatures)`)
+      .option('--feature <name=level>', 'the feature and its new level (repeatable)', collect, []);
+    if (direction === 'downgrade')
+      sub.option('--unsafe', 'allow a downgrade that may lose metadata');
+    changing(sub).action((o: ChangeFlags & { feature: string[]; unsafe?: boolean }, cmd: Command) =>
+      run((ctx) => featuresUpdateCommand(ctx, direction, o), cmd),
+    );
+  }
 
   const rlmm = program
     .command('rlmm')

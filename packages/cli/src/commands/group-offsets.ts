@@ -86,8 +86,8 @@ async function describeOne(admin: Admin, group: string, timeoutMs: number) {
 
 /**
  * `kafkats groups describe GROUP...`: each group's members, and per partition its committed
- * offset, log end offset and lag, as `kafka-consumer-groups.sh --describe` shows them: the
- * partitions members own (with the owner) and those with a commit but no owner.
+ * offset, log end offset and lag, as `kafka-consumer-groups.sh --describe` shows them and in
+ * its order: the partitions members own (with the owner) and those with a commit but no owner.
  */
 export async function groupsDescribeCommand(
   ctx: CommandContext,
@@ -114,10 +114,16 @@ export async function groupsDescribeCommand(
           partitions: partitions.map((p) => ({ topic: p.topic, partition: p.partition })),
         };
       });
+      // Kafka's order: members by assignment size, largest first, each member's partitions
+      // sorted; then the committed partitions no member owns, sorted.
       const partitions = new Map<string, TopicPartition>();
-      for (const m of members) for (const p of m.partitions) partitions.set(key(p), p);
-      for (const [k, p] of committed) partitions.set(k, { topic: p.topic, partition: p.partition });
-      const sorted = [...partitions.values()].sort(byPartition);
+      for (const m of [...members].sort((a, b) => b.partitions.length - a.partitions.length))
+        for (const p of m.partitions) partitions.set(key(p), p);
+      const unowned = [...committed.values()]
+        .filter((p) => !partitions.has(key(p)))
+        .sort(byPartition);
+      for (const p of unowned) partitions.set(key(p), { topic: p.topic, partition: p.partition });
+      const sorted = [...partitions.values()];
       const ends = await logEndOffsets(admin, sorted, timeoutMs);
       const offsets = sorted.map((p): GroupOffsetRow => {
         const current = committed.get(key(p))?.offset ?? null;
@@ -307,11 +313,11 @@ export function parseResetFile(text: string, group: string): Map<string, bigint>
       topic === undefined ||
       topic === '' ||
       !/^\d+$/.test(partition ?? '') ||
-      !/^-?\d+$/.test(offset ?? '')
+      !/^\d+$/.test(offset ?? '')
     )
       throw new CliError(
         'ERR_KAFKA_CLI_INPUT_INVALID',
-        `line ${i + 1} of the reset file is not topic,partition,offset: ${JSON.stringify(raw)}`,
+        `line ${i + 1} of the reset file is not topic,partition,offset (offsets >= 0, as Kafka requires): ${JSON.stringify(raw)}`,
       );
     out.set(key({ topic, partition: Number(partition) }), BigInt(offset as string));
   });
@@ -355,12 +361,24 @@ export async function groupsResetOffsetsCommand(
 ): Promise<void> {
   const { term, settings } = ctx;
   const timeoutMs = settings.timeoutMs;
-  if (options.allTopics === options.topics.length > 0)
-    throw new CliError('ERR_KAFKA_CLI_USAGE', 'give either --topic (repeatable) or --all-topics');
+  const fromFile = options.mode.kind === 'file' ? options.mode.offsets : undefined;
+  const scoped = options.allTopics || options.topics.length > 0;
+  if (fromFile !== undefined ? scoped : options.allTopics === options.topics.length > 0)
+    throw new CliError(
+      'ERR_KAFKA_CLI_USAGE',
+      fromFile !== undefined
+        ? '--from-file names the partitions itself: leave out --topic and --all-topics'
+        : 'give either --topic (repeatable) or --all-topics',
+    );
   const warnings: string[] = [];
   const result = await withCluster(ctx, async (_cluster, admin) => {
-    const described = await describeOne(admin, group, timeoutMs);
-    const state = described?.state ?? '';
+    // A group that does not exist is inactive (Kafka's GroupOffsetsResetter takes
+    // GroupIdNotFoundException so): the reset creates its offsets.
+    const [described] = (await admin.describeGroups([group], { timeoutMs })).groups;
+    const missing = described?.error?.code === 'ERR_KAFKA_BROKER_GROUP_ID_NOT_FOUND';
+    if (described?.error !== undefined && !missing)
+      rethrowActionable(described.error, 'DESCRIBE', { type: 'GROUP', name: group });
+    const state = missing ? 'Dead' : (described?.state ?? '');
     if (!INACTIVE.has(state))
       throw new CliError(
         'ERR_KAFKA_CLI_USAGE',
@@ -369,7 +387,13 @@ export async function groupsResetOffsetsCommand(
       );
     const committed = await committedOffsets(admin, group, timeoutMs);
     let partitions: TopicPartition[] = [];
-    if (options.allTopics) partitions = [...committed.values()];
+    if (fromFile !== undefined)
+      for (const k of fromFile.keys()) {
+        const [topic = '', partition = '0'] = k.split('\u0000');
+        await topicPartitions(admin, topic, timeoutMs, [Number(partition)]);
+        partitions.push({ topic, partition: Number(partition) });
+      }
+    else if (options.allTopics) partitions = [...committed.values()];
     else
       for (const spec of options.topics) {
         const { topic, partitions: only } = parseTopicSpec(spec);
@@ -515,15 +539,15 @@ export async function groupsDeleteOffsetsCommand(
 }
 
 /**
- * `--to-datetime`: `YYYY-MM-DDTHH:mm:SS.sss` with an optional zone (`Z`, `+hh:mm`, `+hhmm`),
- * as Kafka's group command takes it; without a zone, local time, as Kafka reads it. Seconds and
- * milliseconds may be left out.
+ * `--to-datetime`: `YYYY-MM-DDTHH:mm:SS.sss` with an optional zone (`Z`, `+hh:mm`, `+hhmm`,
+ * `+hh`), as Kafka's `Utils.getDateTime` takes it; without a zone, UTC, as Kafka reads it (it
+ * appends `Z`). Seconds and milliseconds may be left out here (Kafka requires them).
  *
  * @throws CliError `ERR_KAFKA_CLI_USAGE` for anything else
  */
 export function parseDateTime(text: string): bigint {
   const m =
-    /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(
+    /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(
       text,
     );
   if (m === null)
@@ -542,15 +566,11 @@ export function parseDateTime(text: string): bigint {
     Number(s),
     ms,
   ] as const;
-  let at: number;
-  if (zone === undefined) at = new Date(...parts).getTime();
-  else {
-    at = Date.UTC(...parts);
-    if (zone !== 'Z') {
-      const sign = zone.startsWith('-') ? -1 : 1;
-      const digits = zone.slice(1).replace(':', '');
-      at -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
-    }
+  let at = Date.UTC(...parts);
+  if (zone !== undefined && zone !== 'Z') {
+    const sign = zone.startsWith('-') ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    at -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0')) * 60_000;
   }
   if (!Number.isFinite(at))
     throw new CliError('ERR_KAFKA_CLI_USAGE', `--to-datetime ${text} is not a date`);

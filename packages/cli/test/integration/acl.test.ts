@@ -63,3 +63,74 @@ describe('kafkats without the ACLs it needs', () => {
     );
   });
 });
+
+describe('kafkats acls, read back by Kafka', () => {
+  const asAdmin = (args: string[]) => {
+    const admin = cluster.security!.users.find((u) => u.username === 'admin')!;
+    return kafkats(
+      [
+        ...args,
+        '--bootstrap',
+        cluster.describe().listeners.SASL_PLAINTEXT!,
+        '--sasl-mechanism',
+        'SCRAM-SHA-256',
+        '--sasl-username',
+        'admin',
+      ],
+      { env: { KAFKATS_SASL_PASSWORD: admin.password } },
+    );
+  };
+
+  it('add, list and remove bindings; nothing changes without --execute', async () => {
+    const t = unique('cli-acl-admin');
+    const add = [
+      'acls',
+      'add',
+      '--allow-principal',
+      'User:bob',
+      '--operation',
+      'READ',
+      '--operation',
+      'DESCRIBE',
+      '--topic',
+      t,
+    ];
+    const plan = await asAdmin(add);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/User:bob\s+ALLOW\s+READ\s+\*\s+TOPIC\s+LITERAL/);
+    expect(await cluster.admin.describeAcls({ name: t })).toEqual([]);
+
+    const added = await asAdmin([...add, '--execute']);
+    expect(added.code, added.stderr).toBe(0);
+    const java = await cluster.admin.describeAcls({ name: t });
+    expect(
+      java.map((a) => `${a.principal} ${a.permission} ${a.operation} ${a.patternType}`).sort(),
+    ).toEqual(['User:bob ALLOW DESCRIBE LITERAL', 'User:bob ALLOW READ LITERAL']);
+
+    const listed = await asAdmin(['acls', 'list', '--topic', t, '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).bindings).toHaveLength(2);
+
+    const everything = await asAdmin(['acls', 'remove', '--execute']);
+    expect(everything.code).toBe(ExitCode.USAGE);
+
+    const removed = await asAdmin([
+      'acls',
+      'remove',
+      '--topic',
+      t,
+      '--operation',
+      'READ',
+      '--execute',
+      '--json',
+    ]);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(removed.stdout)).toMatchObject({
+      executed: true,
+      bindings: [{ operation: 'READ' }],
+    });
+    expect((await cluster.admin.describeAcls({ name: t })).map((a) => a.operation)).toEqual([
+      'DESCRIBE',
+    ]);
+  });
+});

@@ -77,18 +77,10 @@ async function kafkaPlan(group: string, mode: readonly string[]): Promise<Map<st
   return rows(out.stdout, group, (c) => [`${c[1]}-${c[2]}`, c[3] ?? '']);
 }
 
-/** Our plan, from --json. */
+/** Our plan, from --json (`--from-file` names its partitions: no --topic then). */
 async function ourPlan(group: string, mode: readonly string[]): Promise<Map<string, string>> {
-  const r = await kafkats([
-    'groups',
-    'reset-offsets',
-    group,
-    '--topic',
-    topic,
-    ...mode,
-    ...b(),
-    '--json',
-  ]);
+  const scope = mode[0] === '--from-file' ? [] : ['--topic', topic];
+  const r = await kafkats(['groups', 'reset-offsets', group, ...scope, ...mode, ...b(), '--json']);
   expect(r.code, r.stderr).toBe(0);
   const doc = JSON.parse(r.stdout) as {
     executed: boolean;
@@ -129,7 +121,7 @@ async function kafkaDescribe(group: string): Promise<Map<string, string>> {
 }
 
 describe('kafkats groups, beside kafka-consumer-groups.sh', () => {
-  it('reset-offsets computes the same plan as Kafka for six modes, and changes nothing without --execute', async () => {
+  it('reset-offsets computes the same plan as Kafka for every mode, and changes nothing without --execute', async () => {
     const group = await inactiveGroup('cli-reset', [4n, 7n, 2n]);
     const modes: string[][] = [
       ['--to-earliest'],
@@ -140,12 +132,27 @@ describe('kafkats groups, beside kafka-consumer-groups.sh', () => {
       ['--shift-by', '5'],
       ['--to-datetime', new Date(base + 5500).toISOString().replace('Z', '+00:00')],
       ['--to-datetime', new Date(base + 60_000).toISOString()],
+      // No zone: UTC, as Kafka reads it.
+      ['--to-datetime', new Date(base + 2500).toISOString().slice(0, -1)],
+      ['--to-current'],
       ['--by-duration', 'P3650D'],
     ];
     for (const mode of modes) {
       const [ours, kafka] = await Promise.all([ourPlan(group, mode), kafkaPlan(group, mode)]);
       expect([...ours].sort(), mode.join(' ')).toEqual([...kafka].sort());
     }
+    // --from-file (Kafka's 3-column form for one group), an offset past the end clamped.
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const file = join(mkdtempSync(join(tmpdir(), 'kafkats-reset-')), 'plan.csv');
+    writeFileSync(file, `${topic},0,3\n${topic},1,50\n${topic},2,0\n`);
+    const [fromFile, kafkaFromFile] = await Promise.all([
+      ourPlan(group, ['--from-file', file]),
+      kafkaPlan(group, ['--from-file', file]),
+    ]);
+    expect([...fromFile].sort()).toEqual([...kafkaFromFile].sort());
+    expect([...fromFile.values()]).toEqual(['3', '10', '0']);
     // The datetime case is checked against what it should be, not only against Kafka.
     const at = await ourPlan(group, ['--to-datetime', new Date(base + 5500).toISOString()]);
     expect([...at.values()]).toEqual(['6', '6', '6']);

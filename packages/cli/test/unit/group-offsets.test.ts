@@ -94,13 +94,15 @@ describe('reset-offsets: parsing', () => {
     expect(() => parseTopicSpec('orders:a')).toThrow(/--topic takes/);
   });
 
-  it('--to-datetime: with a zone as given, without one in local time, as Kafka reads it', () => {
+  it('--to-datetime: with a zone as given, without one in UTC, as Kafka reads it', () => {
     expect(parseDateTime('2026-12-01T12:00:00.000Z')).toBe(BigInt(Date.UTC(2026, 11, 1, 12)));
     expect(parseDateTime('2026-12-01T12:00:00.5+02:00')).toBe(
       BigInt(Date.UTC(2026, 11, 1, 10, 0, 0, 500)),
     );
     expect(parseDateTime('2026-12-01T12:00:00-0130')).toBe(BigInt(Date.UTC(2026, 11, 1, 13, 30)));
-    expect(parseDateTime('2026-12-01T12:00')).toBe(BigInt(new Date(2026, 11, 1, 12).getTime()));
+    expect(parseDateTime('2026-12-01T12:00:00.000')).toBe(BigInt(Date.UTC(2026, 11, 1, 12)));
+    expect(parseDateTime('2026-12-01T12:00')).toBe(BigInt(Date.UTC(2026, 11, 1, 12)));
+    expect(parseDateTime('2026-12-01T12:00:00.000+08')).toBe(BigInt(Date.UTC(2026, 11, 1, 4)));
     expect(() => parseDateTime('yesterday')).toThrow(/--to-datetime takes/);
   });
 
@@ -125,5 +127,7 @@ describe('reset-offsets: parsing', () => {
       ['orders\u00003', 11n],
     ]);
     expect(() => parseResetFile('orders,x,5', 'g')).toThrow(/line 1 of the reset file/);
+    // Kafka refuses a negative offset in the file (OffsetAndMetadata), so do we.
+    expect(() => parseResetFile('orders,0,-4', 'g')).toThrow(/offsets >= 0/);
   });
 });
