@@ -24,6 +24,7 @@ import {
 import { groupsCommand, groupsDeleteCommand } from './commands/groups.js';
 import { offsetsCommand } from './commands/offsets.js';
 import { type ProduceFlags, produceCommand } from './commands/produce.js';
+import { quotasCommand } from './commands/quotas.js';
 import { rlmmSegmentsCommand, rlmmStatusCommand, rlmmTailCommand } from './commands/rlmm.js';
 import {
   configsCommand,
@@ -514,6 +515,35 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
       run((ctx) => featuresUpdateCommand(ctx, direction, o), cmd),
     );
   }
+
+  changing(
+    program
+      .command('quotas')
+      .description(
+        'client quotas (kafka-configs.sh --entity-type users/clients/ips): listed; with --set / --delete, changed',
+      )
+      .option('--user <name>', 'a user (<default> for the default user)')
+      .option('--client-id <id>', 'a client id (<default> for the default client)')
+      .option('--ip <address>', 'an IP address (<default> for the default IP)')
+      .option(
+        '--set <key=value>',
+        'set a quota, e.g. producer_byte_rate=1048576 (repeatable)',
+        collect,
+        [],
+      )
+      .option('--delete <key>', 'remove a quota (repeatable)', collect, []),
+  ).action(
+    (
+      o: ChangeFlags & {
+        user?: string;
+        clientId?: string;
+        ip?: string;
+        set: string[];
+        delete: string[];
+      },
+      cmd: Command,
+    ) => run((ctx) => quotasCommand(ctx, o), cmd),
+  );
 
   const rlmm = program
     .command('rlmm')
