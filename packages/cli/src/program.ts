@@ -32,6 +32,7 @@ import {
   topicDeleteCommand,
 } from './commands/topic-admin.js';
 import { topicCommand, topicsCommand } from './commands/topics.js';
+import { usersAlterCommand, usersCommand } from './commands/users.js';
 import type { ChangeFlags } from './confirm.js';
 import type { CommandContext } from './context.js';
 import { type ConnectionFlags, resolveSettings } from './settings.js';
@@ -544,6 +545,38 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
       cmd: Command,
     ) => run((ctx) => quotasCommand(ctx, o), cmd),
   );
+
+  const users = program
+    .command('users')
+    .description("SCRAM users: each one's mechanisms and iterations (never the secret)")
+    .argument('[user...]', 'only these users')
+    .action((names: string[], _o, cmd: Command) => run((ctx) => usersCommand(ctx, names), cmd));
+  for (const action of ['set', 'delete'] as const) {
+    const sub = users
+      .command(action)
+      .description(
+        action === 'set'
+          ? 'set a SCRAM credential from a password (env KAFKATS_USER_PASSWORD or --password-stdin), salted here'
+          : 'delete a SCRAM credential',
+      )
+      .argument('<user>', 'user name')
+      .requiredOption('--mechanism <mechanism>', 'SCRAM-SHA-256 or SCRAM-SHA-512');
+    if (action === 'set')
+      sub
+        .option(
+          '--iterations <n>',
+          'iterations (default 4096, the minimum)',
+          intArg('--iterations'),
+        )
+        .option('--password-stdin', 'read the password from the first line of stdin');
+    changing(sub).action(
+      (
+        user: string,
+        o: ChangeFlags & { mechanism: string; iterations?: number; passwordStdin?: boolean },
+        cmd: Command,
+      ) => run((ctx) => usersAlterCommand(ctx, action, user, o), cmd),
+    );
+  }
 
   const rlmm = program
     .command('rlmm')

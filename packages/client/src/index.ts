@@ -134,6 +134,13 @@ export type {
   DescribeClientQuotasResult,
 } from './admin/quotas.js';
 export type {
+  AlterUserScramCredentialsResult,
+  DescribeUserScramCredentialsResult,
+  ScramCredentialInfo,
+  ScramMechanism,
+  UserScramCredentialAlteration,
+} from './admin/scram.js';
+export type {
   CreatedTopic,
   CreatedTopicConfig,
   CreatePartitionsOptions,

@@ -50,6 +50,7 @@ import * as features from './internal/feature-requests.js';
 import * as groups from './internal/group-requests.js';
 import * as offsets from './internal/offset-requests.js';
 import * as quotas from './internal/quota-requests.js';
+import * as scram from './internal/scram-requests.js';
 import * as topics from './internal/topic-requests.js';
 import type {
   DeleteRecordsRequestItem,
@@ -67,6 +68,11 @@ import type {
   ClientQuotaFilter,
   DescribeClientQuotasResult,
 } from './quotas.js';
+import type {
+  AlterUserScramCredentialsResult,
+  DescribeUserScramCredentialsResult,
+  UserScramCredentialAlteration,
+} from './scram.js';
 import type {
   CreatePartitionsOptions,
   CreatePartitionsResult,
@@ -281,6 +287,42 @@ export class Admin {
     options: UpdateFeaturesOptions = {},
   ): Promise<UpdateFeaturesResult> {
     return features.updateFeatures(this.#call('updateFeatures', options), updates, options);
+  }
+
+  /**
+   * The SCRAM credentials of `users` (every user with one when omitted): mechanism and
+   * iterations, never the secret (DescribeUserScramCredentials, any broker), as Kafka's
+   * `Admin.describeUserScramCredentials`.
+   *
+   * @returns one entry per user; RESOURCE_NOT_FOUND as its `error` for a user without one
+   * @throws ProtocolError the request's refusal (CLUSTER_AUTHORIZATION_FAILED)
+   */
+  async describeUserScramCredentials(
+    users?: readonly string[],
+    options: AdminCallOptions = {},
+  ): Promise<DescribeUserScramCredentialsResult> {
+    return scram.describeUserScramCredentials(
+      this.#call('describeUserScramCredentials', options),
+      users,
+    );
+  }
+
+  /**
+   * Sets or deletes SCRAM credentials (AlterUserScramCredentials, to the controller). A
+   * password is salted and hashed here with the mechanism's PBKDF2 (SCRAM's Hi), as Kafka's
+   * admin does; only the salt and the salted password are sent.
+   *
+   * @returns one entry per user, `error` when refused (UNSUPPORTED_SASL_MECHANISM,
+   *   UNACCEPTABLE_CREDENTIAL for too few iterations, RESOURCE_NOT_FOUND for a deletion, ...)
+   */
+  async alterUserScramCredentials(
+    alterations: readonly UserScramCredentialAlteration[],
+    options: AdminCallOptions = {},
+  ): Promise<AlterUserScramCredentialsResult> {
+    return scram.alterUserScramCredentials(
+      this.#call('alterUserScramCredentials', options),
+      alterations,
+    );
   }
 
   /**
