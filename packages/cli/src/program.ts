@@ -25,6 +25,11 @@ import { groupsCommand, groupsDeleteCommand } from './commands/groups.js';
 import { offsetsCommand } from './commands/offsets.js';
 import { type ProduceFlags, produceCommand } from './commands/produce.js';
 import { quotasCommand } from './commands/quotas.js';
+import {
+  reassignCancelCommand,
+  reassignStartCommand,
+  reassignStatusCommand,
+} from './commands/reassign.js';
 import { rlmmSegmentsCommand, rlmmStatusCommand, rlmmTailCommand } from './commands/rlmm.js';
 import {
   configsCommand,
@@ -577,6 +582,42 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
       ) => run((ctx) => usersAlterCommand(ctx, action, user, o), cmd),
     );
   }
+
+  const reassign = program
+    .command('reassign')
+    .description(
+      'move partitions between brokers (kafka-reassign-partitions.sh): start, status, cancel',
+    );
+  changing(
+    reassign
+      .command('start')
+      .description(
+        "start moving partitions to the replicas of a plan file (Kafka's reassignment JSON)",
+      )
+      .requiredOption(
+        '--plan <file>',
+        '{"version":1,"partitions":[{"topic","partition","replicas"}]}',
+      ),
+  ).action((o: ChangeFlags & { plan: string }, cmd: Command) =>
+    run((ctx) => reassignStartCommand(ctx, o), cmd),
+  );
+  reassign
+    .command('status')
+    .description(
+      'each planned partition: in-progress, complete or not-started (as --verify); without --plan, every ongoing move',
+    )
+    .option('--plan <file>', 'the plan file')
+    .action((o: { plan?: string }, cmd: Command) =>
+      run((ctx) => reassignStatusCommand(ctx, o), cmd),
+    );
+  changing(
+    reassign
+      .command('cancel')
+      .description("cancel the plan's moves still in progress")
+      .requiredOption('--plan <file>', 'the plan file'),
+  ).action((o: ChangeFlags & { plan: string }, cmd: Command) =>
+    run((ctx) => reassignCancelCommand(ctx, o), cmd),
+  );
 
   const rlmm = program
     .command('rlmm')

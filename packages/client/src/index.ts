@@ -134,6 +134,12 @@ export type {
   DescribeClientQuotasResult,
 } from './admin/quotas.js';
 export type {
+  AlterPartitionReassignmentsResult,
+  ListPartitionReassignmentsResult,
+  OngoingReassignment,
+  PartitionReassignment,
+} from './admin/reassignments.js';
+export type {
   AlterUserScramCredentialsResult,
   DescribeUserScramCredentialsResult,
   ScramCredentialInfo,

@@ -131,3 +131,26 @@ describe('reset-offsets: parsing', () => {
     expect(() => parseResetFile('orders,0,-4', 'g')).toThrow(/offsets >= 0/);
   });
 });
+
+describe('reassign: the plan file', () => {
+  it("reads Kafka's reassignment JSON and refuses what it cannot carry out", async () => {
+    const { parsePlan } = await import('../../src/commands/reassign.js');
+    expect(
+      parsePlan(
+        '{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[2,3],"log_dirs":["any","any"]}]}',
+      ),
+    ).toEqual([{ topic: 't', partition: 0, replicas: [2, 3] }]);
+    expect(() => parsePlan('nope')).toThrow(/not JSON/);
+    expect(() =>
+      parsePlan('{"partitions":[{"topic":"t","partition":0,"replicas":[2,2]}]}'),
+    ).toThrow(/distinct broker ids/);
+    expect(() =>
+      parsePlan('{"partitions":[{"topic":"t","partition":0,"replicas":[1],"log_dirs":["/d"]}]}'),
+    ).toThrow(/log_dirs/);
+    expect(() =>
+      parsePlan(
+        '{"partitions":[{"topic":"t","partition":0,"replicas":[1]},{"topic":"t","partition":0,"replicas":[2]}]}',
+      ),
+    ).toThrow(/named twice/);
+  });
+});

@@ -50,6 +50,7 @@ import * as features from './internal/feature-requests.js';
 import * as groups from './internal/group-requests.js';
 import * as offsets from './internal/offset-requests.js';
 import * as quotas from './internal/quota-requests.js';
+import * as reassign from './internal/reassignment-requests.js';
 import * as scram from './internal/scram-requests.js';
 import * as topics from './internal/topic-requests.js';
 import type {
@@ -68,6 +69,11 @@ import type {
   ClientQuotaFilter,
   DescribeClientQuotasResult,
 } from './quotas.js';
+import type {
+  AlterPartitionReassignmentsResult,
+  ListPartitionReassignmentsResult,
+  PartitionReassignment,
+} from './reassignments.js';
 import type {
   AlterUserScramCredentialsResult,
   DescribeUserScramCredentialsResult,
@@ -322,6 +328,40 @@ export class Admin {
     return scram.alterUserScramCredentials(
       this.#call('alterUserScramCredentials', options),
       alterations,
+    );
+  }
+
+  /**
+   * Starts, changes or cancels (`replicas: null`) partition reassignments
+   * (AlterPartitionReassignments, KIP-455, to the controller), as Kafka's
+   * `Admin.alterPartitionReassignments` and `kafka-reassign-partitions.sh --execute`.
+   *
+   * @returns one entry per partition, `error` when refused (NO_REASSIGNMENT_IN_PROGRESS for a
+   *   cancel with none, INVALID_REPLICA_ASSIGNMENT, UNKNOWN_TOPIC_OR_PARTITION, ...)
+   */
+  async alterPartitionReassignments(
+    reassignments: readonly PartitionReassignment[],
+    options: AdminCallOptions = {},
+  ): Promise<AlterPartitionReassignmentsResult> {
+    return reassign.alterPartitionReassignments(
+      this.#call('alterPartitionReassignments', options),
+      reassignments,
+    );
+  }
+
+  /**
+   * The ongoing partition reassignments (ListPartitionReassignments, to the controller): all,
+   * or those of `partitions`.
+   *
+   * @throws ProtocolError the request's refusal (CLUSTER_AUTHORIZATION_FAILED)
+   */
+  async listPartitionReassignments(
+    partitions?: readonly TopicPartition[],
+    options: AdminCallOptions = {},
+  ): Promise<ListPartitionReassignmentsResult> {
+    return reassign.listPartitionReassignments(
+      this.#call('listPartitionReassignments', options),
+      partitions,
     );
   }
 
