@@ -37,6 +37,7 @@ import {
   topicDeleteCommand,
 } from './commands/topic-admin.js';
 import { topicCommand, topicsCommand } from './commands/topics.js';
+import { transactionsCommand, transactionsDescribeCommand } from './commands/transactions.js';
 import { usersAlterCommand, usersCommand } from './commands/users.js';
 import type { ChangeFlags } from './confirm.js';
 import type { CommandContext } from './context.js';
@@ -618,6 +619,26 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
   ).action((o: ChangeFlags & { plan: string }, cmd: Command) =>
     run((ctx) => reassignCancelCommand(ctx, o), cmd),
   );
+
+  const transactions = program
+    .command('transactions')
+    .description('transactions the coordinators know (kafka-transactions.sh list)')
+    .option('--state <state>', 'only this state, e.g. Ongoing (repeatable)', collect, [])
+    .option('--producer-id <id>', 'only this producer id (repeatable)', collect, [])
+    .option('--duration-ms <ms>', 'only those running longer than this', intArg('--duration-ms'))
+    .action((o: { state: string[]; producerId: string[]; durationMs?: number }, cmd: Command) => {
+      for (const id of o.producerId)
+        if (!/^\d+$/.test(id))
+          throw new InvalidArgumentError(`--producer-id ${id} is not a producer id`);
+      return run((ctx) => transactionsCommand(ctx, o), cmd);
+    });
+  transactions
+    .command('describe')
+    .description('each transaction: coordinator, producer id and epoch, state, timeout, partitions')
+    .argument('<transactional-id...>', 'transactional ids')
+    .action((ids: string[], _o, cmd: Command) =>
+      run((ctx) => transactionsDescribeCommand(ctx, ids), cmd),
+    );
 
   const rlmm = program
     .command('rlmm')

@@ -166,6 +166,13 @@ export type {
   WaitForTopicsOptions,
 } from './admin/topics.js';
 export type {
+  DescribeTransactionsResult,
+  ListTransactionsOptions,
+  ListTransactionsResult,
+  TransactionDescription,
+  TransactionListing,
+} from './admin/transactions.js';
+export type {
   FetchTraceContext,
   ProducerMetricsSnapshot,
   ProduceTraceContext,

@@ -53,6 +53,7 @@ import * as quotas from './internal/quota-requests.js';
 import * as reassign from './internal/reassignment-requests.js';
 import * as scram from './internal/scram-requests.js';
 import * as topics from './internal/topic-requests.js';
+import * as txns from './internal/transaction-requests.js';
 import type {
   DeleteRecordsRequestItem,
   DeleteRecordsResult,
@@ -93,6 +94,11 @@ import type {
   TopicToWaitFor,
   WaitForTopicsOptions,
 } from './topics.js';
+import type {
+  DescribeTransactionsResult,
+  ListTransactionsOptions,
+  ListTransactionsResult,
+} from './transactions.js';
 
 /**
  * Kafka's admin operations over a {@link Cluster}, each request routed as Kafka routes it:
@@ -363,6 +369,28 @@ export class Admin {
       this.#call('listPartitionReassignments', options),
       partitions,
     );
+  }
+
+  /**
+   * The transactions the coordinators know (ListTransactions to every broker, merged; KIP-664),
+   * filtered by state, producer id or duration, as Kafka's `Admin.listTransactions` and
+   * `kafka-transactions.sh list`.
+   */
+  async listTransactions(options: ListTransactionsOptions = {}): Promise<ListTransactionsResult> {
+    return txns.listTransactions(this.#call('listTransactions', options), options);
+  }
+
+  /**
+   * Describes transactions (DescribeTransactions, each to its transaction coordinator): state,
+   * producer id and epoch, timeout, start time and the partitions an ongoing one wrote to.
+   *
+   * @returns one entry per id, `error` TRANSACTIONAL_ID_NOT_FOUND, ... when refused
+   */
+  async describeTransactions(
+    transactionalIds: readonly string[],
+    options: AdminCallOptions = {},
+  ): Promise<DescribeTransactionsResult> {
+    return txns.describeTransactions(this.#call('describeTransactions', options), transactionalIds);
   }
 
   /**
