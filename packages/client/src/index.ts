@@ -50,6 +50,7 @@ export type {
   DeleteAclsResult,
   DescribeAclsResult,
 } from './admin/acls.js';
+export { ACL_OPERATIONS } from './admin/acls.js';
 export { Admin } from './admin/admin.js';
 export type { AdminCallOptions, AdminOptions } from './admin/admin-options.js';
 export { AdminClosedError } from './admin/admin-options.js';

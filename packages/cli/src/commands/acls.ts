@@ -1,10 +1,11 @@
-import type {
-  AclBinding,
-  AclBindingFilter,
-  AclBindingInput,
-  AclOperation,
-  AclPatternType,
-  AclResourceType,
+import {
+  ACL_OPERATIONS,
+  type AclBinding,
+  type AclBindingFilter,
+  type AclBindingInput,
+  type AclOperation,
+  type AclPatternType,
+  type AclResourceType,
 } from '@kafkats/client';
 import { CliError } from '../cli-error.js';
 import { type ChangeFlags, mayChange } from '../confirm.js';
@@ -29,22 +30,10 @@ export interface AclFlags extends AclResourceFlags, ChangeFlags {
   readonly host?: string;
 }
 
-const OPERATIONS: readonly AclOperation[] = [
-  'ALL',
-  'READ',
-  'WRITE',
-  'CREATE',
-  'DELETE',
-  'ALTER',
-  'DESCRIBE',
-  'CLUSTER_ACTION',
-  'DESCRIBE_CONFIGS',
-  'ALTER_CONFIGS',
-  'IDEMPOTENT_WRITE',
-  'CREATE_TOKENS',
-  'DESCRIBE_TOKENS',
-  'TWO_PHASE_COMMIT',
-];
+/** The operations a binding can name (not the filter-only ANY, nor UNKNOWN). */
+const OPERATIONS: readonly AclOperation[] = ACL_OPERATIONS.filter(
+  (o) => o !== 'ANY' && o !== 'UNKNOWN',
+);
 
 const usage = (message: string) => new CliError('ERR_KAFKA_CLI_USAGE', message);
 

@@ -1,26 +1,17 @@
 // `kafkats quotas` against the shared cluster, read back with Kafka's own kafka-configs.sh
 // (ConfigCommand): quotas set and removed for a user of this test only, nothing changed without
 // --execute.
-import { runKafkaTool, sharedCluster } from '@kafkats/testkit';
+import { sharedCluster } from '@kafkats/testkit';
 import { describe, expect, it } from 'vitest';
-import { kafkats, unique } from '../support/run-cli.js';
+import { describeUserWithKafka, kafkats, unique } from '../support/run-cli.js';
 
 const shared = sharedCluster();
 const b = () => ['--bootstrap', shared.bootstrap];
 
 /** A user's quotas as ConfigCommand prints them. */
 async function javaUserQuotas(user: string): Promise<Record<string, number>> {
-  const run = await runKafkaTool('org.apache.kafka.tools.ConfigCommand', [
-    '--bootstrap-server',
-    shared.bootstrap,
-    '--describe',
-    '--entity-type',
-    'users',
-    '--entity-name',
-    user,
-  ]);
-  expect(run.status, run.stderr).toBe(0);
-  const line = run.stdout.split('\n').find((l) => l.includes(`'${user}'`)) ?? '';
+  const out = await describeUserWithKafka(shared.bootstrap, user);
+  const line = out.split('\n').find((l) => l.includes(`'${user}'`)) ?? '';
   const found: Record<string, number> = {};
   for (const m of line.matchAll(/([a-z_]+)=([0-9.]+)/g)) found[m[1] as string] = Number(m[2]);
   return found;

@@ -1,27 +1,18 @@
 // `kafkats users` on the shared cluster: a SCRAM credential set from a password (salted and
 // hashed by the client, as Kafka's admin does) lets that user sign in over SASL_PLAINTEXT, as
 // Kafka's kafka-configs.sh then lists it; deleted, the user can no longer sign in.
-import { runKafkaTool, sharedCluster } from '@kafkats/testkit';
+import { sharedCluster } from '@kafkats/testkit';
 import { describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/index.js';
-import { kafkats, unique } from '../support/run-cli.js';
+import { describeUserWithKafka, kafkats, unique } from '../support/run-cli.js';
 
 const shared = sharedCluster();
 const b = () => ['--bootstrap', shared.bootstrap];
 
 /** The credentials ConfigCommand lists for `user`: `SCRAM-SHA-512=iterations=8192`, ... */
 async function javaCredentials(user: string): Promise<string[]> {
-  const run = await runKafkaTool('org.apache.kafka.tools.ConfigCommand', [
-    '--bootstrap-server',
-    shared.bootstrap,
-    '--describe',
-    '--entity-type',
-    'users',
-    '--entity-name',
-    user,
-  ]);
-  expect(run.status, run.stderr).toBe(0);
-  const line = run.stdout.split('\n').find((l) => l.startsWith('SCRAM credential configs')) ?? '';
+  const out = await describeUserWithKafka(shared.bootstrap, user);
+  const line = out.split('\n').find((l) => l.startsWith('SCRAM credential configs')) ?? '';
   return [...line.matchAll(/(SCRAM-SHA-\d+)=iterations=(\d+)/g)].map((m) => `${m[1]}=${m[2]}`);
 }
 

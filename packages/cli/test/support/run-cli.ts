@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { runKafkaTool } from '@kafkats/testkit';
+import { expect } from 'vitest';
 
 /** The built `kafkats` binary, as npm would link it. */
 export const BIN = fileURLToPath(new URL('../../bin/kafkats.js', import.meta.url));
@@ -51,4 +53,19 @@ export function jsonLines(run: CliRun): unknown[] {
     .split('\n')
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as unknown);
+}
+
+/** Kafka's `kafka-configs.sh --describe --entity-type users --entity-name USER` output. */
+export async function describeUserWithKafka(bootstrap: string, user: string): Promise<string> {
+  const run = await runKafkaTool('org.apache.kafka.tools.ConfigCommand', [
+    '--bootstrap-server',
+    bootstrap,
+    '--describe',
+    '--entity-type',
+    'users',
+    '--entity-name',
+    user,
+  ]);
+  expect(run.status, run.stderr).toBe(0);
+  return run.stdout;
 }

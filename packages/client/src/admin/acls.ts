@@ -36,6 +36,26 @@ export type AclOperation =
   | 'DESCRIBE_TOKENS'
   | 'TWO_PHASE_COMMIT';
 
+/** Every {@link AclOperation}, in the order of Kafka's `AclOperation` codes (UNKNOWN is 0). */
+export const ACL_OPERATIONS: readonly AclOperation[] = [
+  'UNKNOWN',
+  'ANY',
+  'ALL',
+  'READ',
+  'WRITE',
+  'CREATE',
+  'DELETE',
+  'ALTER',
+  'DESCRIBE',
+  'CLUSTER_ACTION',
+  'DESCRIBE_CONFIGS',
+  'ALTER_CONFIGS',
+  'IDEMPOTENT_WRITE',
+  'CREATE_TOKENS',
+  'DESCRIBE_TOKENS',
+  'TWO_PHASE_COMMIT',
+];
+
 /** Kafka's `AclPermissionType` names; ANY only in filters; UNKNOWN as above. */
 export type AclPermissionType = 'UNKNOWN' | 'ANY' | 'DENY' | 'ALLOW';
 

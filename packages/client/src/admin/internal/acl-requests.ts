@@ -8,18 +8,18 @@ import {
   ErrorCode,
   ProtocolError,
 } from '@kafkats/codec';
-import type {
-  AclBinding,
-  AclBindingFilter,
-  AclBindingInput,
-  AclOperation,
-  AclPatternType,
-  AclPermissionType,
-  AclResourceType,
-  CreateAclsResult,
-  DeleteAclsFilterResult,
-  DeleteAclsResult,
-  DescribeAclsResult,
+import {
+  ACL_OPERATIONS,
+  type AclBinding,
+  type AclBindingFilter,
+  type AclBindingInput,
+  type AclPatternType,
+  type AclPermissionType,
+  type AclResourceType,
+  type CreateAclsResult,
+  type DeleteAclsFilterResult,
+  type DeleteAclsResult,
+  type DescribeAclsResult,
 } from '../acls.js';
 import { type AdminCall, errorOrUndefined } from './admin-call.js';
 
@@ -35,24 +35,7 @@ const RESOURCE_TYPES: readonly AclResourceType[] = [
   'USER',
 ];
 const PATTERN_TYPES: readonly AclPatternType[] = ['UNKNOWN', 'ANY', 'MATCH', 'LITERAL', 'PREFIXED'];
-const OPERATIONS: readonly AclOperation[] = [
-  'UNKNOWN',
-  'ANY',
-  'ALL',
-  'READ',
-  'WRITE',
-  'CREATE',
-  'DELETE',
-  'ALTER',
-  'DESCRIBE',
-  'CLUSTER_ACTION',
-  'DESCRIBE_CONFIGS',
-  'ALTER_CONFIGS',
-  'IDEMPOTENT_WRITE',
-  'CREATE_TOKENS',
-  'DESCRIBE_TOKENS',
-  'TWO_PHASE_COMMIT',
-];
+const OPERATIONS = ACL_OPERATIONS;
 const PERMISSIONS: readonly AclPermissionType[] = ['UNKNOWN', 'ANY', 'DENY', 'ALLOW'];
 
 function code<T extends string>(table: readonly T[], name: T): number {
