@@ -34,10 +34,17 @@ await admin.incrementalAlterConfigs([
     ],
   },
 ]);
-const { resources } = await admin.describeConfigs([
-  { type: 'TOPIC', name, keys: ['retention.ms', 'cleanup.policy'] },
-]);
-for (const c of resources[0]?.configs ?? []) console.log(`${c.name}=${c.value} (${c.source})`);
+// The change reaches every broker through the metadata log a moment later, so a read right
+// after it may still see the old value (as with Java's Admin): read until it shows.
+let configs: readonly { name: string; value: string | null; source: string }[] = [];
+for (let i = 0; i < 50 && !configs.some((c) => c.value === '3600000'); i++) {
+  if (i > 0) await new Promise((r) => setTimeout(r, 100));
+  const { resources } = await admin.describeConfigs([
+    { type: 'TOPIC', name, keys: ['retention.ms', 'cleanup.policy'] },
+  ]);
+  configs = resources[0]?.configs ?? [];
+}
+for (const c of configs) console.log(`${c.name}=${c.value} (${c.source})`);
 
 const { partitions } = await admin.listOffsets([
   { topic: name, partition: 0, spec: 'earliest' },
