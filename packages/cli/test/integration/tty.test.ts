@@ -91,6 +91,25 @@ describe('kafkats on a terminal', () => {
     expect(after).toContain('EXIT:130');
   });
 
+  it('asks before a change on a terminal: "n" changes nothing, "y" carries it out', async () => {
+    const doomed = unique('cli-tty-doomed');
+    await shared.admin.createTopic(doomed, { partitions: 1, replicationFactor: 3 });
+    session('ask-no', cli(`topic delete ${doomed} --execute`));
+    await waitFor('ask-no', (t) => t.includes('[y/N]'), 'the question');
+    tmux('send-keys', '-t', 'ask-no', 'n', 'Enter');
+    const no = await waitFor('ask-no', (t) => t.includes('EXIT:'), 'exit');
+    expect(no).toContain('nothing changed');
+    expect(no).toContain('EXIT:0');
+    expect(await shared.admin.listTopics()).toContain(doomed);
+
+    session('ask-yes', cli(`topic delete ${doomed} --execute`));
+    await waitFor('ask-yes', (t) => t.includes('[y/N]'), 'the question');
+    tmux('send-keys', '-t', 'ask-yes', 'y', 'Enter');
+    const yes = await waitFor('ask-yes', (t) => t.includes('EXIT:'), 'exit');
+    expect(yes).toContain(`deleted topic ${doomed}`);
+    expect(await shared.admin.listTopics()).not.toContain(doomed);
+  });
+
   it('shows no spinner and no escape code when stdout is piped', async () => {
     session('piped', `${cli(`consume ${topic} --from latest --follow`)} | cat`);
     // Well past the second after which a spinner would appear.
