@@ -624,14 +624,20 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
     .command('transactions')
     .description('transactions the coordinators know (kafka-transactions.sh list)')
     .option('--state <state>', 'only this state, e.g. Ongoing (repeatable)', collect, [])
-    .option('--producer-id <id>', 'only this producer id (repeatable)', collect, [])
+    .option(
+      '--producer-id <id>',
+      'only this producer id (repeatable)',
+      (value: string, previous: string[] | undefined) => {
+        if (!/^\d+$/.test(value))
+          throw new InvalidArgumentError('--producer-id must be a producer id (an integer)');
+        return [...(previous ?? []), value];
+      },
+      [],
+    )
     .option('--duration-ms <ms>', 'only those running longer than this', intArg('--duration-ms'))
-    .action((o: { state: string[]; producerId: string[]; durationMs?: number }, cmd: Command) => {
-      for (const id of o.producerId)
-        if (!/^\d+$/.test(id))
-          throw new InvalidArgumentError(`--producer-id ${id} is not a producer id`);
-      return run((ctx) => transactionsCommand(ctx, o), cmd);
-    });
+    .action((o: { state: string[]; producerId: string[]; durationMs?: number }, cmd: Command) =>
+      run((ctx) => transactionsCommand(ctx, o), cmd),
+    );
   transactions
     .command('describe')
     .description('each transaction: coordinator, producer id and epoch, state, timeout, partitions')
