@@ -109,6 +109,9 @@ export type {
   ListConsumerGroupOffsetsResult,
   ListGroupsOptions,
   ListGroupsResult,
+  MemberToRemove,
+  RemoveMembersOptions,
+  RemoveMembersResult,
 } from './admin/groups.js';
 export type {
   DeletedRecords,

@@ -41,6 +41,8 @@ import type {
   ListConsumerGroupOffsetsResult,
   ListGroupsOptions,
   ListGroupsResult,
+  RemoveMembersOptions,
+  RemoveMembersResult,
 } from './groups.js';
 import * as acls from './internal/acl-requests.js';
 import { AdminCall } from './internal/admin-call.js';
@@ -616,6 +618,26 @@ export class Admin {
       this.#call('deleteConsumerGroupOffsets', options),
       groupId,
       partitions,
+    );
+  }
+
+  /**
+   * Removes members from a classic consumer group from outside it (LeaveGroup v3+, KIP-345, to
+   * its coordinator): static members by `group.instance.id`, others by member id; without
+   * `members`, every member the group has now. The group rebalances without them, as after
+   * Kafka's `Admin.removeMembersFromConsumerGroup`.
+   *
+   * @returns one entry per member, `error` UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID when refused
+   * @throws ProtocolError the group's refusal (GROUP_ID_NOT_FOUND, GROUP_AUTHORIZATION_FAILED)
+   */
+  async removeMembersFromConsumerGroup(
+    groupId: string,
+    options: RemoveMembersOptions = {},
+  ): Promise<RemoveMembersResult> {
+    return groups.removeMembersFromConsumerGroup(
+      this.#call('removeMembersFromConsumerGroup', options),
+      groupId,
+      options,
     );
   }
 

@@ -138,6 +138,33 @@ export interface ListConsumerGroupOffsetsResult {
   readonly partitions: readonly CommittedOffset[];
 }
 
+/**
+ * A member to remove with {@link Admin.removeMembersFromConsumerGroup} (Kafka's
+ * `MemberToRemove`): a static member by its `group.instance.id`, or a dynamic one by member id.
+ */
+export type MemberToRemove = { readonly groupInstanceId: string } | { readonly memberId: string };
+
+/** Options of {@link Admin.removeMembersFromConsumerGroup}. */
+export interface RemoveMembersOptions {
+  /** The members to remove; default every member the group has now (Kafka's `removeAll`). */
+  readonly members?: readonly MemberToRemove[];
+  /** Why, as the coordinator logs it (LeaveGroup v5+). Default a kafkats admin reason. */
+  readonly reason?: string;
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** {@link Admin.removeMembersFromConsumerGroup}' answer: one entry per member removed or refused. */
+export interface RemoveMembersResult {
+  readonly groupId: string;
+  readonly members: readonly {
+    readonly memberId: string;
+    readonly groupInstanceId: string | null;
+    /** UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, ... when that member was not removed. */
+    readonly error?: KafkaError;
+  }[];
+}
+
 /** {@link Admin.deleteGroups}' answer: one entry per requested group, in request order. */
 export interface DeleteGroupsResult {
   readonly groups: readonly {

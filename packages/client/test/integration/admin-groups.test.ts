@@ -300,4 +300,46 @@ describe('Admin groups (real brokers, Kafka’s console consumer and group comma
       await cluster.close();
     }
   });
+
+  it('removes a static member that left without leaving (KIP-345), as Kafka’s group command then sees', async () => {
+    const group = unique('adm-static');
+    const cluster = await Cluster.connect(shared.bootstrap);
+    const consumer = new Consumer(cluster, {
+      groupId: group,
+      groupProtocol: 'classic',
+      groupInstanceId: 'static-1',
+      topics: [topic],
+      enableAutoCommit: false,
+    });
+    try {
+      await consumer.start();
+    } finally {
+      // A static member sends no LeaveGroup on close: the group keeps it until its session ends.
+      await consumer.close();
+      await cluster.close();
+    }
+    const [before] = (await admin.describeGroups([group])).groups;
+    expect(before?.members.map((m) => m.groupInstanceId)).toEqual(['static-1']);
+
+    const unknown = await admin.removeMembersFromConsumerGroup(group, {
+      members: [{ groupInstanceId: 'no-such-member' }],
+    });
+    expect(unknown.members).toHaveLength(1);
+    expect(unknown.members[0]?.error).toBeInstanceOf(ProtocolError);
+
+    const removed = await admin.removeMembersFromConsumerGroup(group);
+    expect(removed.members.map((m) => [m.groupInstanceId, m.error])).toEqual([
+      ['static-1', undefined],
+    ]);
+    const tool = await runKafkaTool(GROUP_COMMAND, [
+      '--bootstrap-server',
+      shared.bootstrap,
+      '--describe',
+      '--group',
+      group,
+      '--members',
+    ]);
+    expect(tool.status, tool.stderr).toBe(0);
+    expect(tool.stdout + tool.stderr).toContain('has no active members');
+  });
 });

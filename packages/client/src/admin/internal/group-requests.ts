@@ -13,6 +13,7 @@ import {
   decodeConsumerProtocolAssignment,
   ErrorCode,
   type KafkaError,
+  LeaveGroupApi,
   ListGroupsApi,
   OffsetCommitApi,
   OffsetDeleteApi,
@@ -39,6 +40,9 @@ import type {
   ListConsumerGroupOffsetsResult,
   ListGroupsOptions,
   ListGroupsResult,
+  MemberToRemove,
+  RemoveMembersOptions,
+  RemoveMembersResult,
 } from '../groups.js';
 import {
   type AdminCall,
@@ -537,4 +541,66 @@ export async function alterConsumerGroupOffsets(
   );
   const context = `OffsetCommit v${version}, group ${JSON.stringify(groupId)}`;
   return { groupId, partitions: partitionResults(offsets, response.topics, context) };
+}
+
+/**
+ * LeaveGroup v3+ from outside the group (KIP-345), to its coordinator: the given members, or
+ * every member DescribeGroups shows now, as Kafka's `Admin.removeMembersFromConsumerGroup`.
+ * A classic-protocol call: a KIP-848 group's coordinator refuses it per member.
+ */
+export async function removeMembersFromConsumerGroup(
+  call: AdminCall,
+  groupId: string,
+  options: RemoveMembersOptions,
+): Promise<RemoveMembersResult> {
+  let members: readonly MemberToRemove[] | undefined = options.members;
+  if (members === undefined) {
+    const [described] = (await describeGroups(call, [groupId], {})).groups;
+    if (described?.error !== undefined) throw described.error;
+    members = (described?.members ?? []).map((m) =>
+      m.groupInstanceId === null
+        ? { memberId: m.memberId }
+        : { groupInstanceId: m.groupInstanceId },
+    );
+  }
+  if (members.length === 0) return { groupId, members: [] };
+  const identities = members.map((m) =>
+    'groupInstanceId' in m
+      ? { memberId: '', groupInstanceId: m.groupInstanceId }
+      : { memberId: m.memberId, groupInstanceId: null },
+  );
+  let version = 0;
+  const response = await sendToGroup(
+    call,
+    groupId,
+    LeaveGroupApi,
+    (v) => {
+      version = v;
+      if (v < 3)
+        throw new UnsupportedVersionError(
+          `LeaveGroup v${v}: removing members from outside the group needs v3 (KIP-345)`,
+        );
+      return LeaveGroupApi.createRequest({
+        groupId,
+        members: identities.map((m) => ({
+          ...m,
+          reason: v >= 5 ? (options.reason ?? 'removed by a kafkats admin') : null,
+        })),
+      });
+    },
+    (r) => r.errorCode,
+  );
+  const context = `LeaveGroup v${version}, group ${JSON.stringify(groupId)}`;
+  if (response.errorCode !== 0) throw brokerError(response.errorCode, context);
+  return {
+    groupId,
+    members: response.members.map((m) => {
+      const error = errorOrUndefined(
+        m.errorCode,
+        `${context}, member ${m.groupInstanceId ?? m.memberId}`,
+      );
+      const base = { memberId: m.memberId, groupInstanceId: m.groupInstanceId };
+      return error === undefined ? base : { ...base, error };
+    }),
+  };
 }
