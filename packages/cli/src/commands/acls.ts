@@ -91,7 +91,7 @@ export function aclFilters(flags: AclFlags, patternDefault: AclPatternType): Acl
 }
 
 /** The bindings `add` creates: every principal with every operation on the resource. */
-export function aclBindings(flags: AclFlags): AclBindingInput[] {
+export function aclBindings(flags: AclFlags): Required<AclBindingInput>[] {
   const resource = resourceOf(flags);
   if (resource === undefined)
     throw usage('name the resource: --topic, --group, --cluster or --transactional-id');
@@ -163,15 +163,7 @@ export async function aclsListCommand(ctx: CommandContext, flags: AclFlags): Pro
 export async function aclsAddCommand(ctx: CommandContext, flags: AclFlags): Promise<void> {
   const bindings = aclBindings(flags);
   const result = await withCluster(ctx, async (_cluster, admin) => {
-    const plan = bindings.map((b) => ({
-      resourceType: b.resourceType,
-      resourceName: b.resourceName,
-      patternType: b.patternType ?? 'LITERAL',
-      principal: b.principal,
-      host: b.host ?? '*',
-      operation: b.operation,
-      permission: b.permission ?? 'ALLOW',
-    }));
+    const plan = bindings;
     showBindings(ctx, plan);
     if (!(await mayChange(ctx, flags, `add ${plan.length} ACL binding(s)`)))
       return { bindings: plan, executed: false };
