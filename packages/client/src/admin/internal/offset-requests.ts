@@ -49,7 +49,7 @@ export function specTimestamp(spec: OffsetSpec): bigint {
 }
 
 /** Groups keys by topic, in first-seen order. */
-function byTopic<K extends PartitionKey>(keys: readonly K[]): Map<string, K[]> {
+export function byTopic<K extends PartitionKey>(keys: readonly K[]): Map<string, K[]> {
   const topics = new Map<string, K[]>();
   for (const key of keys) {
     const list = topics.get(key.topic);

@@ -14,17 +14,7 @@ import type {
   PartitionReassignment,
 } from '../reassignments.js';
 import { type AdminCall, errorOrUndefined } from './admin-call.js';
-
-/** The items grouped by topic, topics in first-seen order. */
-function byTopic<T extends TopicPartition>(items: readonly T[]): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const item of items) {
-    const list = out.get(item.topic);
-    if (list === undefined) out.set(item.topic, [item]);
-    else list.push(item);
-  }
-  return out;
-}
+import { byTopic } from './offset-requests.js';
 
 /** AlterPartitionReassignments to the controller (KIP-455): start, change or cancel moves. */
 export async function alterPartitionReassignments(
