@@ -387,13 +387,18 @@ export async function groupsResetOffsetsCommand(
       );
     const committed = await committedOffsets(admin, group, timeoutMs);
     let partitions: TopicPartition[] = [];
-    if (fromFile !== undefined)
+    if (fromFile !== undefined) {
+      // One lookup per topic of the file: each partition it names must exist.
+      const named = new Map<string, number[]>();
       for (const k of fromFile.keys()) {
         const [topic = '', partition = '0'] = k.split('\u0000');
-        await topicPartitions(admin, topic, timeoutMs, [Number(partition)]);
-        partitions.push({ topic, partition: Number(partition) });
+        named.set(topic, [...(named.get(topic) ?? []), Number(partition)]);
       }
-    else if (options.allTopics) partitions = [...committed.values()];
+      for (const [topic, only] of named) {
+        await topicPartitions(admin, topic, timeoutMs, only);
+        for (const partition of only) partitions.push({ topic, partition });
+      }
+    } else if (options.allTopics) partitions = [...committed.values()];
     else
       for (const spec of options.topics) {
         const { topic, partitions: only } = parseTopicSpec(spec);
