@@ -9,6 +9,7 @@ import {
   sizeOfVarint,
   writeVarintAt as writeVarint,
   writeVarlongAt as writeVarlong,
+  writeVarlongBigAt,
 } from '../varint.js';
 import { type RecordBatchFields, writeRecordBatchHeader } from './batch-header.js';
 import {
@@ -159,8 +160,9 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
           ? t
           : toMs(t, 'timestamp');
     if (ts > max) max = ts;
+    // Within ±2^53 each, two timestamps are at most 2^54 apart: an int64 delta, as Kafka's
+    // `DefaultRecord` writes it, but past 2^53 only a bigint holds it exactly.
     const tsDelta = ts - base;
-    if (!Number.isSafeInteger(tsDelta)) bad(`timestamp delta of record ${i} is out of range`);
     let od = r.offsetDelta;
     if (od === undefined) od = i;
     else if (!Number.isInteger(od) || od < 0 || od > 0x7fffffff)
@@ -188,7 +190,9 @@ function encodeRecords(input: RecordBatchInput, room: number): Prepared {
     q =
       tsDelta >= -0x40000000 && tsDelta < 0x40000000
         ? writeVarint(buf, q, tsDelta)
-        : writeVarlong(buf, q, tsDelta);
+        : Number.isSafeInteger(tsDelta)
+          ? writeVarlong(buf, q, tsDelta)
+          : writeVarlongBigAt(buf, q, BigInt(ts) - BigInt(base));
     q = writeVarint(buf, q, od);
     q = writeField(buf, q, key);
     q = writeField(buf, q, value);

@@ -5,7 +5,7 @@
  * no second copy of key or value. The header is written when the batch is built.
  */
 import { CodecError } from '../errors.js';
-import { writeVarintAt, writeVarlongAt } from '../varint.js';
+import { writeVarintAt, writeVarlongAt, writeVarlongBigAt } from '../varint.js';
 import { type RecordBatchFields, writeRecordBatchHeader } from './batch-header.js';
 import {
   type CompressionBackend,
@@ -135,20 +135,18 @@ export class RecordBatchBuilder {
     // written. Only near the end of the buffer is the exact size worked out first.
     const most = MAX_RECORD_OVERHEAD + fieldMost(key) + fieldMost(value) + headersMost(headers);
     if (start + most > buf.length) {
-      if (!Number.isSafeInteger(tsDelta)) bad(`timestamp delta ${tsDelta} is out of range`);
       if (start + recordSizeInBytes(count, tsDelta, key, value, headers) > buf.length) return -1;
-      return this.#appendTight(timestamp, base, tsDelta, key, value, headers, most);
+      return this.#appendTight(timestamp, base, key, value, headers, most);
     }
     // The record is written 2 bytes on, room for its size as a two-byte varint (a record of
     // 64 to 8191 bytes, the usual); one of another size is moved to fit its size varint.
     const at = start + 2;
     let q = at;
     buf[q++] = 0; // record attributes: unused, always 0
-    if (tsDelta >= -0x40000000 && tsDelta < 0x40000000) q = writeVarintAt(buf, q, tsDelta);
-    else {
-      if (!Number.isSafeInteger(tsDelta)) bad(`timestamp delta ${tsDelta} is out of range`);
-      q = writeVarlongAt(buf, q, tsDelta);
-    }
+    q =
+      tsDelta >= -0x40000000 && tsDelta < 0x40000000
+        ? writeVarintAt(buf, q, tsDelta)
+        : writeTimestampDelta(buf, q, timestamp, base);
     q = writeVarintAt(buf, q, count);
     q = writeField(buf, q, key);
     q = writeField(buf, q, value);
@@ -172,7 +170,6 @@ export class RecordBatchBuilder {
   #appendTight(
     timestamp: number,
     base: number,
-    tsDelta: number,
     key: Uint8Array | string | null,
     value: Uint8Array | string | null,
     headers: RecordHeadersInput | null,
@@ -182,7 +179,7 @@ export class RecordBatchBuilder {
     const scratch = tightScratch(most);
     let q = 0;
     scratch[q++] = 0;
-    q = writeVarlongAt(scratch, q, tsDelta);
+    q = writeTimestampDelta(scratch, q, timestamp, base);
     q = writeVarintAt(scratch, q, count);
     q = writeField(scratch, q, key);
     q = writeField(scratch, q, value);
@@ -278,4 +275,21 @@ export class RecordBatchBuilder {
     );
     return out;
   }
+}
+
+/**
+ * Writes `timestamp - base` as a varlong. Within ±2^53 each, two timestamps are at most 2^54
+ * apart: an int64 delta, as Kafka's `DefaultRecord` writes it, but past 2^53 only a bigint
+ * holds it exactly.
+ */
+function writeTimestampDelta(
+  buf: Uint8Array,
+  pos: number,
+  timestamp: number,
+  base: number,
+): number {
+  const d = timestamp - base;
+  return Number.isSafeInteger(d)
+    ? writeVarlongAt(buf, pos, d)
+    : writeVarlongBigAt(buf, pos, BigInt(timestamp) - BigInt(base));
 }

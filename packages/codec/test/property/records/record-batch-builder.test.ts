@@ -90,6 +90,8 @@ const recordArb: fc.Arbitrary<BuilderRecord> = fc.record({
   timestamp: fc.oneof(
     fc.integer({ min: BASE_TS - 100_000, max: BASE_TS + 100_000 }),
     fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
+    // Two of these can be more than 2^53 apart: an int64 delta only a bigint holds exactly.
+    fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
   ),
   key: field,
   value: field,
