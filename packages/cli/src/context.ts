@@ -49,7 +49,8 @@ export type AclOperationName =
   | 'CREATE'
   | 'DELETE'
   | 'ALTER'
-  | 'ALTER_CONFIGS';
+  | 'ALTER_CONFIGS'
+  | 'CLUSTER_ACTION';
 
 /**
  * Turns a broker's authorization or not-found answer about `resource` into the error a person

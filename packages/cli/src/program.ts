@@ -37,7 +37,13 @@ import {
   topicDeleteCommand,
 } from './commands/topic-admin.js';
 import { topicCommand, topicsCommand } from './commands/topics.js';
-import { transactionsCommand, transactionsDescribeCommand } from './commands/transactions.js';
+import {
+  transactionsAbortCommand,
+  transactionsCommand,
+  transactionsDescribeCommand,
+  transactionsFindHangingCommand,
+  transactionsProducersCommand,
+} from './commands/transactions.js';
 import { usersAlterCommand, usersCommand } from './commands/users.js';
 import type { ChangeFlags } from './confirm.js';
 import type { CommandContext } from './context.js';
@@ -645,6 +651,103 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
     .action((ids: string[], _o, cmd: Command) =>
       run((ctx) => transactionsDescribeCommand(ctx, ids), cmd),
     );
+  transactions
+    .command('producers')
+    .description(
+      "a partition's active producers and the start of each open transaction (kafka-transactions.sh describe-producers)",
+    )
+    .requiredOption('--topic <topic>', 'the topic')
+    .option('--partition <n>', 'only this partition (default: every one)', intArg('--partition'))
+    .option(
+      '--broker-id <id>',
+      "this replica's view instead of the leader's",
+      intArg('--broker-id'),
+    )
+    .action((o: { topic: string; partition?: number; brokerId?: number }, cmd: Command) =>
+      run((ctx) => transactionsProducersCommand(ctx, o), cmd),
+    );
+  transactions
+    .command('find-hanging')
+    .description(
+      'open transactions no coordinator will finish (kafka-transactions.sh find-hanging)',
+    )
+    .option('--topic <topic>', 'search this topic')
+    .option('--partition <n>', 'only this partition of --topic', intArg('--partition'))
+    .option(
+      '--broker-id <id>',
+      'search the partitions with a replica on this broker',
+      intArg('--broker-id'),
+    )
+    .option(
+      '--max-transaction-timeout <min>',
+      'the longest transaction timeout in use, minutes: open transactions idle longer are candidates',
+      intArg('--max-transaction-timeout'),
+      15,
+    )
+    .action(
+      (
+        o: { topic?: string; partition?: number; brokerId?: number; maxTransactionTimeout: number },
+        cmd: Command,
+      ) => run((ctx) => transactionsFindHangingCommand(ctx, o), cmd),
+    );
+  changing(
+    transactions
+      .command('abort')
+      .description(
+        'abort a hanging transaction on one partition (kafka-transactions.sh abort; needs CLUSTER_ACTION)',
+      )
+      .requiredOption('--topic <topic>', 'the topic')
+      .requiredOption('--partition <n>', 'the partition', intArg('--partition'))
+      .option(
+        '--start-offset <offset>',
+        "the transaction's first offset (from `transactions producers`)",
+        (v: string) => {
+          if (!/^\d+$/.test(v))
+            throw new InvalidArgumentError('--start-offset must be an offset (an integer)');
+          return v;
+        },
+      )
+      .option('--producer-id <id>', 'or: the producer id', (v: string) => {
+        if (!/^\d+$/.test(v))
+          throw new InvalidArgumentError('--producer-id must be a producer id (an integer)');
+        return v;
+      })
+      .option('--producer-epoch <n>', "and the producer's epoch", intArg('--producer-epoch'))
+      .option(
+        '--coordinator-epoch <n>',
+        'and the coordinator epoch (-1 is taken as 0)',
+        (v: string) => {
+          if (!/^-?\d+$/.test(v))
+            throw new InvalidArgumentError('--coordinator-epoch must be an integer');
+          return Number(v);
+        },
+      ),
+  ).action(
+    (
+      o: ChangeFlags & {
+        topic: string;
+        partition: number;
+        startOffset?: string;
+        producerId?: string;
+        producerEpoch?: number;
+        coordinatorEpoch?: number;
+      },
+      cmd: Command,
+    ) => {
+      // `transactions` (the list) takes --producer-id too, and commander gives a flag the
+      // parent knows to the parent: take it back from there.
+      const listed: string[] = cmd.parent?.opts().producerId ?? [];
+      const producerId = o.producerId ?? listed[0];
+      return run((ctx) => {
+        if (listed.length + (o.producerId === undefined ? 0 : 1) > 1)
+          throw new CliError('ERR_KAFKA_CLI_USAGE', 'abort takes one --producer-id');
+        return transactionsAbortCommand(ctx, {
+          ...o,
+          ...(producerId === undefined ? {} : { producerId }),
+        });
+      }, cmd);
+    },
+  );
 
   const rlmm = program
     .command('rlmm')

@@ -170,6 +170,7 @@ export type {
   WaitForTopicsOptions,
 } from './admin/topics.js';
 export type {
+  AbortTransactionSpec,
   DescribeTransactionsResult,
   ListTransactionsOptions,
   ListTransactionsResult,

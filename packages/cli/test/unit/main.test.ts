@@ -42,6 +42,33 @@ describe('main (no broker needed)', () => {
     }
   });
 
+  it('refuses a transaction to abort or a hanging search it cannot pin down, before dialling', async () => {
+    const abort = ['transactions', 'abort', '--topic', 't', '--partition', '0'];
+    for (const [argv, says] of [
+      [abort, /--start-offset, or with --producer-id/],
+      [[...abort, '--start-offset', '5', '--producer-id', '7'], /not both/],
+      [[...abort, '--producer-id', '7', '--producer-epoch', '1'], /--coordinator-epoch/],
+      [[...abort, '--start-offset', 'x'], /--start-offset must be an offset/],
+      [[...abort, '--producer-id', '7', '--producer-id', '8'], /one --producer-id/],
+      [['transactions', 'find-hanging'], /--topic or --broker-id/],
+      [
+        ['transactions', 'find-hanging', '--broker-id', '1', '--partition', '0'],
+        /--partition needs --topic/,
+      ],
+    ] as const) {
+      // Port 1 refuses connections: a command that dialled would fail otherwise.
+      const r = await run([...argv, '--bootstrap', '127.0.0.1:1']);
+      expect(r.code, argv.join(' ')).toBe(ExitCode.USAGE);
+      expect(r.err, argv.join(' ')).toMatch(says);
+    }
+    // A whole --producer-id spec is taken (the list's own --producer-id does not swallow it):
+    // the command goes on to dial.
+    const spec = ['--producer-id', '7', '--producer-epoch', '1', '--coordinator-epoch', '-1'];
+    const r = await run([...abort, ...spec, '--execute', '--bootstrap', '127.0.0.1:1']);
+    expect(r.code).toBe(ExitCode.CONNECTION);
+    expect(r.err).toContain('cannot reach the cluster');
+  });
+
   it('exits 1 without dialling when no bootstrap is given, and says how to give one', async () => {
     const r = await run(['topics']);
     expect(r.code).toBe(ExitCode.USAGE);

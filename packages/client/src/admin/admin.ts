@@ -97,6 +97,7 @@ import type {
   WaitForTopicsOptions,
 } from './topics.js';
 import type {
+  AbortTransactionSpec,
   DescribeTransactionsResult,
   ListTransactionsOptions,
   ListTransactionsResult,
@@ -393,6 +394,25 @@ export class Admin {
     options: AdminCallOptions = {},
   ): Promise<DescribeTransactionsResult> {
     return txns.describeTransactions(this.#call('describeTransactions', options), transactionalIds);
+  }
+
+  /**
+   * Aborts a hanging transaction on one partition (KIP-664, Kafka's `Admin.abortTransaction`):
+   * an abort marker written to the partition's leader (WriteTxnMarkers), which needs
+   * CLUSTER_ACTION on the cluster. Take the producer id and epochs from
+   * {@link describeProducers}: the producer whose `currentTxnStartOffset` is the transaction's
+   * first offset. The partition's last stable offset then moves past it; the transaction's
+   * coordinator is not told (use this for a transaction it no longer knows).
+   *
+   * @throws ProtocolError INVALID_PRODUCER_EPOCH (the producer has moved on),
+   *   TRANSACTION_COORDINATOR_FENCED (a newer coordinator wrote its markers),
+   *   CLUSTER_AUTHORIZATION_FAILED, ...; OperationTimeoutError when no leader answered in time
+   */
+  async abortTransaction(
+    spec: AbortTransactionSpec,
+    options: AdminCallOptions = {},
+  ): Promise<void> {
+    return txns.abortTransaction(this.#call('abortTransaction', options), spec);
   }
 
   /**

@@ -47,3 +47,19 @@ export interface TransactionDescription {
 export interface DescribeTransactionsResult {
   readonly transactions: readonly TransactionDescription[];
 }
+
+/**
+ * The transaction {@link Admin.abortTransaction} aborts on one partition (Kafka's
+ * `AbortTransactionSpec`): the producer, its epoch and the coordinator epoch, as
+ * {@link Admin.describeProducers} reports them for the partition.
+ */
+export interface AbortTransactionSpec extends TopicPartition {
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  /**
+   * The transaction coordinator's epoch that wrote the producer's last marker. A producer whose
+   * first transaction hangs has none (DescribeProducers says -1): give 0, as
+   * `kafka-transactions.sh abort` does, which no coordinator epoch is below.
+   */
+  readonly coordinatorEpoch: number;
+}

@@ -1,12 +1,16 @@
 import {
   createDescribeTransactionsRequest,
   createListTransactionsRequest,
+  createWriteTxnMarkersRequest,
   DescribeTransactionsApi,
-  type KafkaError,
+  KafkaError,
   ListTransactionsApi,
+  ProtocolError,
+  WriteTxnMarkersApi,
 } from '@kafkats/codec';
 import { UnsupportedVersionError } from '@kafkats/wire';
 import type {
+  AbortTransactionSpec,
   DescribeTransactionsResult,
   ListTransactionsOptions,
   ListTransactionsResult,
@@ -19,6 +23,7 @@ import {
   errorOrUndefined,
   throwIfNothingAnswered,
 } from './admin-call.js';
+import { fanOutToLeaders, type PartitionOutcome, partitionKey } from './leader-fan-out.js';
 
 /** ListTransactions to every broker (each lists those it coordinates), merged (KIP-664). */
 export async function listTransactions(
@@ -122,4 +127,65 @@ export async function describeTransactions(
     }),
   );
   return { transactions };
+}
+
+/**
+ * Aborts one partition's open transaction (KIP-664): an abort marker written by WriteTxnMarkers
+ * to the partition's leader, as Kafka's `AbortTransactionHandler` sends it (transaction
+ * version 0: the marker's epoch may equal the producer's). NOT_LEADER_OR_FOLLOWER and the
+ * like send it again to the new leader; INVALID_PRODUCER_EPOCH,
+ * TRANSACTION_COORDINATOR_FENCED, CLUSTER_AUTHORIZATION_FAILED and the rest are final.
+ *
+ * @throws KafkaError the partition's final error
+ */
+export async function abortTransaction(call: AdminCall, spec: AbortTransactionSpec): Promise<void> {
+  const where = `${spec.topic}-${spec.partition}`;
+  const results = await fanOutToLeaders<AbortTransactionSpec, true>(call, [spec], {
+    async send(node, _keys, sendOptions) {
+      const r = await call.cluster.sendToNode(
+        node,
+        WriteTxnMarkersApi,
+        createWriteTxnMarkersRequest({
+          markers: [
+            {
+              producerId: spec.producerId,
+              producerEpoch: spec.producerEpoch,
+              transactionResult: false,
+              coordinatorEpoch: spec.coordinatorEpoch,
+              transactionVersion: 0,
+              topics: [{ name: spec.topic, partitionIndexes: [spec.partition] }],
+            },
+          ],
+        }),
+        sendOptions,
+      );
+      // Exactly the marker, topic and partition asked for, as Kafka's handler checks.
+      const marker = r.markers.length === 1 ? r.markers[0]! : undefined;
+      const topic =
+        marker?.producerId === spec.producerId && marker.topics.length === 1
+          ? marker.topics[0]!
+          : undefined;
+      const partition =
+        topic?.name === spec.topic && topic.partitions.length === 1
+          ? topic.partitions[0]!
+          : undefined;
+      if (partition === undefined || partition.partitionIndex !== spec.partition)
+        throw new KafkaError(
+          'ERR_KAFKA_ADMIN_RESPONSE_INCOMPLETE',
+          `WriteTxnMarkers to broker ${node} answered other markers than producer ${spec.producerId} on ${where}`,
+        );
+      const outcome: PartitionOutcome<true> =
+        partition.errorCode === 0
+          ? { value: true }
+          : {
+              error: ProtocolError.fromCode(
+                partition.errorCode,
+                `WriteTxnMarkers (abort producer ${spec.producerId}, epoch ${spec.producerEpoch}, coordinator epoch ${spec.coordinatorEpoch}), ${where}`,
+              ),
+            };
+      return new Map([[partitionKey(spec.topic, spec.partition), outcome]]);
+    },
+  });
+  const result = results.get(partitionKey(spec.topic, spec.partition));
+  if (result?.error !== undefined) throw result.error;
 }
