@@ -74,6 +74,10 @@ export interface StartClusterOptions {
   nodes?: 1 | 3;
   /** Broker settings applied last (override the testkit's defaults), e.g. `{'auto.create.topics.enable': true}`. */
   brokerConfig?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * Settings of one node, by node id, applied after `brokerConfig`: `{ 1: { 'broker.rack': 'a' } }`.
+   */
+  nodeConfig?: Readonly<Record<number, Readonly<Record<string, string | number | boolean>>>>;
   /** Client listeners besides PLAINTEXT. TLS/SASL ones generate certificates and users. */
   listeners?: readonly ListenerName[];
   /** Turns on StandardAuthorizer with `allow.everyone.if.no.acl.found=false`. Default false. */

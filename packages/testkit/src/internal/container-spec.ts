@@ -67,6 +67,7 @@ export function containerNodeSpecs(
       'inter.broker.listener.name': 'INTERNAL',
       ...defaultBrokerSettings(count),
       ...(options.brokerConfig ?? {}),
+      ...(options.nodeConfig?.[nodeId] ?? {}),
     };
     const env: Record<string, string> = { CLUSTER_ID: input.clusterId };
     for (const [key, value] of Object.entries(props)) env[kafkaEnvName(key)] = String(value);

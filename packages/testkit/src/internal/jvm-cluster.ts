@@ -114,6 +114,9 @@ class JvmCluster implements KafkaCluster {
   private readonly material: SecurityMaterial | null;
   private readonly acls: boolean;
   private readonly brokerConfig: Readonly<Record<string, string | number | boolean>>;
+  private readonly nodeConfig: Readonly<
+    Record<number, Readonly<Record<string, string | number | boolean>>>
+  >;
   private readonly heapMb: number;
   private readonly owner: number;
   private readonly admins: JavaAdmin[] = [];
@@ -131,6 +134,7 @@ class JvmCluster implements KafkaCluster {
     material: SecurityMaterial | null;
     acls: boolean;
     brokerConfig: Readonly<Record<string, string | number | boolean>>;
+    nodeConfig: Readonly<Record<number, Readonly<Record<string, string | number | boolean>>>>;
     heapMb: number;
     owner: number;
     ports: number[];
@@ -144,6 +148,7 @@ class JvmCluster implements KafkaCluster {
     this.material = args.material;
     this.acls = args.acls;
     this.brokerConfig = args.brokerConfig;
+    this.nodeConfig = args.nodeConfig;
     this.heapMb = args.heapMb;
     this.owner = args.owner;
     for (const p of args.ports) this.ports.add(p);
@@ -231,7 +236,10 @@ class JvmCluster implements KafkaCluster {
         security: this.material,
         acls: this.acls,
         superUser: this.security?.admin.username ?? 'admin',
-        brokerConfig: this.brokerConfig,
+        brokerConfig: {
+          ...this.brokerConfig,
+          ...(this.nodeConfig[node.layout.nodeId] ?? {}),
+        },
       }),
     );
   }
@@ -589,6 +597,7 @@ export async function startJvmCluster(options: StartClusterOptions = {}): Promis
       material,
       acls: options.acls ?? false,
       brokerConfig: options.brokerConfig ?? {},
+      nodeConfig: options.nodeConfig ?? {},
       heapMb: options.heapMb ?? 512,
       owner,
       ports,
