@@ -69,6 +69,8 @@ export interface FetchTraceContext {
 export const PRODUCE_CHANNEL = 'kafkats:produce';
 /** Name of the fetch tracing channel. */
 export const FETCH_CHANNEL = 'kafkats:fetch';
+/** Name of the group consumer's rebalance tracing channel. */
+export const REBALANCE_CHANNEL = 'kafkats:rebalance';
 
 /**
  * Every record batch a `Producer` sends: `start` and `end` when the request goes, `error` (for
@@ -81,6 +83,80 @@ export const produceChannel: TracingChannel<unknown, ProduceTraceContext> =
 /** Every partition of every Fetch the fetch engine sends, with the same event sequence. */
 export const fetchChannel: TracingChannel<unknown, FetchTraceContext> =
   tracingChannel(FETCH_CHANNEL);
+
+/**
+ * What a `kafkats:rebalance` trace carries: one change of a group consumer's assignment, from
+ * the moment the group hands it over until the consumer has taken it in (partitions given:
+ * their committed offsets fetched and the `onAssigned` listener run; taken away: finished
+ * batches committed and `onRevoked` run; lost: `onLost` run, nothing committed).
+ */
+export interface RebalanceTraceContext {
+  readonly groupId: string;
+  readonly kind: 'assigned' | 'revoked' | 'lost';
+  readonly partitions: readonly { readonly topic: string; readonly partition: number }[];
+  /** The assignment after the change, partitions owned. */
+  ownedAfter: number;
+  durationMs: number;
+  error?: unknown;
+  result?: unknown;
+}
+
+/** Every change of a group consumer's assignment: `start`, `end`, then `asyncStart`/`asyncEnd` (or `error`). */
+export const rebalanceChannel: TracingChannel<unknown, RebalanceTraceContext> =
+  tracingChannel(REBALANCE_CHANNEL);
+
+/** One owned partition in {@link ConsumerMetricsSnapshot}. */
+export interface ConsumerPartitionMetrics {
+  readonly topic: string;
+  readonly partition: number;
+  /** The next offset the consumer hands out; -1n while it has none yet. */
+  readonly position: bigint;
+  /** The last offset this member committed for it; -1n when none yet. */
+  readonly committed: bigint;
+  /** From the latest Fetch answer; -1n before the first. */
+  readonly highWatermark: bigint;
+  readonly lastStableOffset: bigint;
+  /**
+   * Kafka's `records-lag`: the high-water mark (the last stable offset under read_committed)
+   * minus the position, never below 0; -1n before both are known.
+   */
+  readonly lag: bigint;
+  /** Records and record-batch bytes handed to the application since it was assigned. */
+  readonly records: number;
+  readonly bytes: number;
+  /** The broker fetched from: the leader, or a preferred read replica (KIP-392). */
+  readonly leaderId: number | undefined;
+  readonly readReplicaId: number | undefined;
+}
+
+/** What {@link Consumer.metrics} reports. Counters since the consumer was made. */
+export interface ConsumerMetricsSnapshot {
+  /** Records and record-batch bytes handed to the application (Kafka's `records-consumed-total`). */
+  readonly recordsConsumed: number;
+  readonly bytesConsumed: number;
+  /** Fetch requests sent and answered, failed sends, and their latency (`fetch-latency-avg/max`). */
+  readonly fetches: number;
+  readonly fetchesFailed: number;
+  readonly fetchLatencyAvgMs: number;
+  readonly fetchLatencyMaxMs: number;
+  /**
+   * Assignment changes taken in (partitions given, taken away or lost), and how long the
+   * consumer took over them (committed offsets fetched, finished ones committed, listeners run);
+   * see `kafkats:rebalance`.
+   */
+  readonly rebalances: number;
+  readonly rebalanceLatencyAvgMs: number;
+  readonly rebalanceLatencyMaxMs: number;
+  /** Commits sent (OffsetCommit), those that failed, and their latency (`commit-latency-avg/max`). */
+  readonly commits: number;
+  readonly commitsFailed: number;
+  readonly commitLatencyAvgMs: number;
+  readonly commitLatencyMaxMs: number;
+  /** The owned partitions, in assignment order. */
+  readonly partitions: readonly ConsumerPartitionMetrics[];
+  /** Sum of the partitions' lag (those that know theirs). */
+  readonly lag: bigint;
+}
 
 /** What {@link Producer.metrics} reports. Counters since the producer was made. */
 export interface ProducerMetricsSnapshot {

@@ -178,16 +178,21 @@ export type {
   TransactionListing,
 } from './admin/transactions.js';
 export type {
+  ConsumerMetricsSnapshot,
+  ConsumerPartitionMetrics,
   FetchTraceContext,
   ProducerMetricsSnapshot,
   ProduceTraceContext,
   ReaderMetricsSnapshot,
+  RebalanceTraceContext,
 } from './client-diagnostics.js';
 export {
   FETCH_CHANNEL,
   fetchChannel,
   PRODUCE_CHANNEL,
   produceChannel,
+  REBALANCE_CHANNEL,
+  rebalanceChannel,
 } from './client-diagnostics.js';
 export { Consumer } from './consumer/consumer.js';
 export type { ClassicMembershipErrorCode } from './consumer/consumer-errors.js';
@@ -217,9 +222,10 @@ export type { FetchStateErrorCode } from './fetch/fetch-errors.js';
 export {
   FetchPartitionError,
   FetchStateError,
+  LogTruncationError,
   OffsetOutOfRangeError,
 } from './fetch/fetch-errors.js';
-export type { FetchPartitionStats } from './fetch/fetcher.js';
+export type { FetchPartitionStats, FetchRequestStats } from './fetch/fetcher.js';
 export type {
   ConsumerRecord,
   IsolationLevelName,

@@ -45,7 +45,11 @@ export interface ConsumerOptions<K = Buffer, V = Buffer> {
    * `metadataMaxAgeMs`.
    */
   readonly topicPattern?: string;
-  /** Classic regex subscriptions: how often the topic list is fetched and matched again. Default 300000. */
+  /**
+   * Kafka's `metadata.max.age.ms`: how often a classic regex subscription fetches and matches
+   * the topic list again, and how long a preferred read replica a leader named (KIP-392, see
+   * `rackId`) is fetched from before the leader is asked again. Default 300000.
+   */
   readonly metadataMaxAgeMs?: number;
   /** Where to start a partition without a committed offset. Default `'latest'` (as Java). */
   readonly autoOffsetReset?: 'earliest' | 'latest' | 'none';
@@ -74,7 +78,11 @@ export interface ConsumerOptions<K = Buffer, V = Buffer> {
   readonly serverAssignor?: string | null;
   /** Classic assignors in preference order. Default `['cooperative-sticky', 'range']`. */
   readonly assignors?: readonly ('cooperative-sticky' | 'range')[];
-  /** KIP-392 `client.rack`: sent to the coordinator (rack-aware assignment) and in Fetch. */
+  /**
+   * KIP-392 `client.rack`: sent to the coordinator (rack-aware assignment) and in Fetch. A
+   * leader whose `replica.selector.class` is `RackAwareReplicaSelector` then names a replica in
+   * this rack, and the partition is fetched from it; any error there goes back to the leader.
+   */
   readonly rackId?: string | null;
   /** Fetch `max.wait.ms`. Default 500. */
   readonly fetchMaxWaitMs?: number;

@@ -1,6 +1,12 @@
 import { ErrorCode, KafkaError } from '@kafkats/codec';
 import { type Cluster, retryDelayMs, sleep } from '@kafkats/meta';
-import { clusterLogger } from '../client-diagnostics.js';
+import {
+  type ConsumerMetricsSnapshot,
+  type ConsumerPartitionMetrics,
+  clusterLogger,
+  type RebalanceTraceContext,
+  rebalanceChannel,
+} from '../client-diagnostics.js';
 import { FetchEngine } from '../fetch/fetch-engine.js';
 import type { Fetcher, FetcherConfig, FetchStart } from '../fetch/fetcher.js';
 import type { PartitionBatch } from '../fetch/partition-batch.js';
@@ -137,6 +143,20 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
   #fatalLeave: Promise<void> | undefined;
   // Subscribed names already warned about as missing.
   readonly #warnedMissing = new Set<string>();
+  // What metrics() reports: handed-out records and bytes (per owned partition too, reset when
+  // it is assigned again), assignment changes and commits with their latencies.
+  readonly #stats = {
+    records: 0,
+    bytes: 0,
+    rebalances: 0,
+    rebalanceTotalMs: 0,
+    rebalanceMaxMs: 0,
+    commits: 0,
+    commitsFailed: 0,
+    commitTotalMs: 0,
+    commitMaxMs: 0,
+  };
+  readonly #partitionCounts = new Map<string, { records: number; bytes: number }>();
 
   /**
    * @throws ConsumerConfigError for an option out of range (see the README's table)
@@ -417,6 +437,112 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
   }
 
   /**
+   * Counters since the consumer was made, and each owned partition's position, committed
+   * offset, high-water mark and lag (Kafka's `records-lag`: what `kafka-consumer-groups.sh`
+   * shows as LAG once the position is committed), records and bytes handed out, and the broker
+   * it is fetched from. Cheap: read it as often as a dashboard needs.
+   */
+  metrics(): ConsumerMetricsSnapshot {
+    const s = this.#stats;
+    const fetch = this.#fetcher?.fetchStats();
+    const readCommitted = this.#options.isolationLevel === 'read_committed';
+    let lag = 0n;
+    const partitions: ConsumerPartitionMetrics[] = [];
+    for (const [key, p] of this.#owned) {
+      const stats = this.#fetcher?.partitionStats(p);
+      const position = this.position(p) ?? -1n;
+      const end = (readCommitted ? stats?.lastStableOffset : stats?.highWatermark) ?? -1n;
+      const partitionLag = position < 0n || end < 0n ? -1n : end > position ? end - position : 0n;
+      if (partitionLag > 0n) lag += partitionLag;
+      const counts = this.#partitionCounts.get(key);
+      partitions.push({
+        topic: p.topic,
+        partition: p.partition,
+        position,
+        committed: this.#committed.get(key) ?? -1n,
+        highWatermark: stats?.highWatermark ?? -1n,
+        lastStableOffset: stats?.lastStableOffset ?? -1n,
+        lag: partitionLag,
+        records: counts?.records ?? 0,
+        bytes: counts?.bytes ?? 0,
+        leaderId: stats?.leaderId,
+        readReplicaId: stats?.readReplicaId,
+      });
+    }
+    const fetches = fetch?.requests ?? 0;
+    return {
+      recordsConsumed: s.records,
+      bytesConsumed: s.bytes,
+      fetches,
+      fetchesFailed: fetch?.failed ?? 0,
+      fetchLatencyAvgMs: fetches === 0 ? 0 : (fetch?.latencyTotalMs ?? 0) / fetches,
+      fetchLatencyMaxMs: fetch?.latencyMaxMs ?? 0,
+      rebalances: s.rebalances,
+      rebalanceLatencyAvgMs: s.rebalances === 0 ? 0 : s.rebalanceTotalMs / s.rebalances,
+      rebalanceLatencyMaxMs: s.rebalanceMaxMs,
+      commits: s.commits,
+      commitsFailed: s.commitsFailed,
+      commitLatencyAvgMs: s.commits === 0 ? 0 : s.commitTotalMs / s.commits,
+      commitLatencyMaxMs: s.commitMaxMs,
+      partitions,
+      lag,
+    };
+  }
+
+  /**
+   * One assignment change taken in (`work`): timed for metrics, traced on `kafkats:rebalance`,
+   * logged at info (warn when it failed).
+   */
+  async #rebalance(
+    kind: RebalanceTraceContext['kind'],
+    partitions: readonly TopicPartition[],
+    work: () => Promise<void>,
+  ): Promise<void> {
+    const groupId = this.#options.groupId;
+    const started = performance.now();
+    const context: RebalanceTraceContext = {
+      groupId,
+      kind,
+      partitions: partitions.map((p) => ({ topic: p.topic, partition: p.partition })),
+      ownedAfter: 0,
+      durationMs: 0,
+    };
+    const finish = () => {
+      const tookMs = performance.now() - started;
+      context.durationMs = tookMs;
+      context.ownedAfter = this.#owned.size;
+      const s = this.#stats;
+      s.rebalances++;
+      s.rebalanceTotalMs += tookMs;
+      if (tookMs > s.rebalanceMaxMs) s.rebalanceMaxMs = tookMs;
+    };
+    // A partition's counts start again with each assignment of it.
+    for (const p of partitions) this.#partitionCounts.delete(keyOf(p));
+    const run = async () => {
+      try {
+        await work();
+      } finally {
+        finish();
+      }
+    };
+    const logger = this.#options.logger;
+    const fields = () => ({
+      groupId,
+      partitions: context.partitions.map((p) => `${p.topic}-${p.partition}`),
+      owned: context.ownedAfter,
+      durationMs: Math.round(context.durationMs),
+    });
+    try {
+      if (rebalanceChannel.hasSubscribers) await rebalanceChannel.tracePromise(run, context);
+      else await run();
+      logger?.info(fields(), `partitions ${kind}`);
+    } catch (error) {
+      logger?.warn({ ...fields(), error: String(error) }, `partitions ${kind}: failed`);
+      throw error;
+    }
+  }
+
+  /**
    * The offset of the next record this consumer will hand out for an owned partition; undefined
    * while it has no position (its committed offset is still being fetched).
    */
@@ -491,6 +617,7 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
       verifyCrc: o.checkCrcs,
       maxUncompressedBytes: o.maxUncompressedBytes,
       rackId: o.rackId,
+      readReplicaMaxAgeMs: o.metadataMaxAgeMs,
       random: o.random,
       ...(o.logger === undefined ? {} : { logger: o.logger }),
     });
@@ -504,9 +631,9 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
       this.#patternTimer.unref?.();
     }
     const listener: MembershipListener = {
-      onAssigned: (ps) => this.#onAssigned(ps),
-      onRevoked: (ps) => this.#onRevoked(ps),
-      onLost: (ps) => this.#onLost(ps),
+      onAssigned: (ps) => this.#rebalance('assigned', ps, () => this.#onAssigned(ps)),
+      onRevoked: (ps) => this.#rebalance('revoked', ps, () => this.#onRevoked(ps)),
+      onLost: (ps) => this.#rebalance('lost', ps, () => this.#onLost(ps)),
       onFatal: (error) => this.#onFatal(error),
     };
     const config: MembershipConfig = {
@@ -723,6 +850,15 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
         continue;
       }
       this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1);
+      this.#stats.records += batch.records.length;
+      this.#stats.bytes += batch.sizeInBytes;
+      const counts = this.#partitionCounts.get(key);
+      if (counts === undefined)
+        this.#partitionCounts.set(key, { records: batch.records.length, bytes: batch.sizeInBytes });
+      else {
+        counts.records += batch.records.length;
+        counts.bytes += batch.sizeInBytes;
+      }
       return batch;
     }
     return undefined;
@@ -746,7 +882,8 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
       topic: batch.topic,
       partition: batch.partition,
       offset: batch.nextOffset,
-      leaderEpoch: batch.leaderEpoch,
+      // The epoch of the last record read (KIP-320), else the one fetched with.
+      leaderEpoch: batch.lastLeaderEpoch >= 0 ? batch.lastLeaderEpoch : batch.leaderEpoch,
     });
   }
 
@@ -778,7 +915,18 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
       }
     }
     if (offsets.length === 0) return;
-    await commitOffsets(this.#offsetCall(), offsets, () => membership.identity);
+    const started = performance.now();
+    try {
+      await commitOffsets(this.#offsetCall(), offsets, () => membership.identity);
+    } catch (error) {
+      this.#stats.commitsFailed++;
+      throw error;
+    } finally {
+      const tookMs = performance.now() - started;
+      this.#stats.commits++;
+      this.#stats.commitTotalMs += tookMs;
+      if (tookMs > this.#stats.commitMaxMs) this.#stats.commitMaxMs = tookMs;
+    }
     for (const o of offsets) {
       const key = keyOf(o);
       const known = this.#committed.get(key);
@@ -947,6 +1095,11 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
   }
 
   #onFatal(error: Error): void {
+    if (this.#fatal === undefined)
+      this.#options.logger?.error(
+        { groupId: this.#options.groupId, error: String(error) },
+        'the consumer cannot go on in its group',
+      );
     this.#fatal ??= error;
     this.#stopTimers();
     this.#pollAbort.abort();

@@ -1,22 +1,35 @@
 import { setMaxListeners } from 'node:events';
 import {
+  createOffsetForLeaderEpochRequest,
   ErrorCode,
   FetchApi,
   type FetchResponse,
   type FetchResponseNodeEndpoint,
   type FetchResponsePartitionData,
   KafkaError,
+  OffsetForLeaderEpochApi,
   ProtocolError,
   RecordBatchError,
   ZERO_UUID,
 } from '@kafkats/codec';
 import { classify, type MetaConnection, type MetadataSnapshot, retryDelayMs } from '@kafkats/meta';
-import { errorFields, type Logger, silentLogger } from '@kafkats/wire';
+import { errorFields, type Logger, silentLogger, UnsupportedVersionError } from '@kafkats/wire';
 import { type FetchTraceContext, fetchChannel } from '../client-diagnostics.js';
 import { unlessAborted } from '../internal/abortable.js';
 import type { TopicPartition } from '../topic-partition.js';
-import { FetchPartitionError, FetchStateError, OffsetOutOfRangeError } from './fetch-errors.js';
-import type { Fetcher, FetcherConfig, FetchPartitionStats, FetchStart } from './fetcher.js';
+import {
+  FetchPartitionError,
+  FetchStateError,
+  LogTruncationError,
+  OffsetOutOfRangeError,
+} from './fetch-errors.js';
+import type {
+  Fetcher,
+  FetcherConfig,
+  FetchPartitionStats,
+  FetchRequestStats,
+  FetchStart,
+} from './fetcher.js';
 import {
   buildSessionFetchRequest,
   FETCH_TOPIC_ID_VERSION,
@@ -56,6 +69,11 @@ export interface FetchObservation {
 /** Instrumentation hooks (tests, metrics); none changes what the fetcher does. */
 export interface FetcherObserver {
   onFetch?(observation: FetchObservation): void;
+  /** One OffsetsForLeaderEpoch sent to check positions (KIP-320), as `topic-partition`. */
+  onValidate?(observation: {
+    readonly nodeId: number;
+    readonly partitions: readonly string[];
+  }): void;
 }
 
 interface Buffered {
@@ -73,11 +91,23 @@ interface PartitionState {
   position: bigint | 'earliest' | 'latest';
   /** The leader epoch of the last delivered record (or of the committed offset); -1 unknown. */
   positionEpoch: number;
+  /**
+   * KIP-320: the position must be checked against the leader's log (OffsetsForLeaderEpoch)
+   * before the next Fetch: set when a position with an epoch is assigned and when the leader
+   * epoch changes under one, as Kafka's `SubscriptionState` enters AWAIT_VALIDATION.
+   */
+  validating: boolean;
   /** Bumped by every seek or reset: an answer fetched under an older one is dropped. */
   generation: number;
   paused: boolean;
   buffered: Buffered[];
   leader: number | undefined;
+  /**
+   * KIP-392: the replica the leader named to fetch from instead of itself (`preferredReadReplica`),
+   * until `readReplicaUntil` (ms); undefined: fetch from the leader.
+   */
+  readReplica: number | undefined;
+  readReplicaUntil: number;
   /** The leader epoch we fetch with (KIP-320); never goes backwards. */
   leaderEpoch: number;
   topicId: string | undefined;
@@ -178,6 +208,12 @@ function asError(error: unknown): Error {
  * Without `prefetch`, a Fetch goes out only while a poll waits. Polls take buffered batches
  * oldest answer first, so no partition starves another.
  *
+ * Follower fetching (KIP-392): with a `rackId`, a leader may answer naming a replica to read
+ * from (`preferredReadReplica`); the partition is then fetched from that replica until
+ * `readReplicaMaxAgeMs` passes, and from its leader again at once after any error there or a
+ * failed connection to it (OFFSET_OUT_OF_RANGE from the replica included: the leader is asked,
+ * nothing is reset), as Kafka's `AbstractFetch` and `FetchCollector` do.
+ *
  * Positions move only when {@link poll} hands a batch out (and past answers holding only
  * control or aborted batches, which deliver nothing). Pause keeps what is buffered and stops
  * fetching; seek, unassign and a new assign drop the partition's buffered data, and an answer
@@ -205,6 +241,11 @@ export class FetchEngine implements Fetcher {
   readonly #log: Logger;
   readonly #prefetch: boolean;
   readonly #maxBufferedBatches: number;
+  readonly #readReplicaMaxAgeMs: number;
+  #fetchRequests = 0;
+  #fetchFailures = 0;
+  #fetchLatencyTotalMs = 0;
+  #fetchLatencyMaxMs = 0;
   readonly #partitions = new Map<string, PartitionState>();
   readonly #nodes = new Map<number, NodeState>();
   readonly #stop = new AbortController();
@@ -226,6 +267,7 @@ export class FetchEngine implements Fetcher {
     this.#log = config.logger ?? silentLogger;
     this.#prefetch = config.prefetch ?? true;
     this.#maxBufferedBatches = config.maxBufferedBatches ?? Number.POSITIVE_INFINITY;
+    this.#readReplicaMaxAgeMs = config.readReplicaMaxAgeMs ?? 300_000;
     // Every request in flight (a Fetch per broker, a ListOffsets per partition) listens to it.
     setMaxListeners(0, this.#stop.signal);
   }
@@ -265,11 +307,21 @@ export class FetchEngine implements Fetcher {
       logStartOffset: s.logStartOffset,
       leaderId: s.leader,
       leaderEpoch: s.leaderEpoch,
+      readReplicaId: s.readReplica,
       fetches: s.fetches,
       records: s.records,
       bytes: s.bytes,
       retries: s.retries,
       lastError: s.lastError,
+    };
+  }
+
+  fetchStats(): FetchRequestStats {
+    return {
+      requests: this.#fetchRequests,
+      failed: this.#fetchFailures,
+      latencyTotalMs: this.#fetchLatencyTotalMs,
+      latencyMaxMs: this.#fetchLatencyMaxMs,
     };
   }
 
@@ -285,10 +337,13 @@ export class FetchEngine implements Fetcher {
         key,
         position: typeof start === 'string' ? start : start.offset,
         positionEpoch: typeof start === 'string' ? -1 : (start.leaderEpoch ?? -1),
+        validating: typeof start !== 'string' && (start.leaderEpoch ?? -1) >= 0,
         generation: (old?.generation ?? 0) + 1,
         paused: false,
         buffered: [],
         leader: old?.leader,
+        readReplica: undefined,
+        readReplicaUntil: 0,
         leaderEpoch: old?.leaderEpoch ?? -1,
         topicId: old?.topicId,
         stale: false,
@@ -329,6 +384,7 @@ export class FetchEngine implements Fetcher {
     state.generation++;
     state.position = offset;
     state.positionEpoch = -1;
+    state.validating = false;
     state.error = undefined;
     state.failures = 0;
     state.retryAt = 0;
@@ -515,6 +571,7 @@ export class FetchEngine implements Fetcher {
     const now = Date.now();
     let wakeAt = Number.POSITIVE_INFINITY;
     const byNode = new Map<number, PartitionState[]>();
+    const toValidate = new Map<number, PartitionState[]>();
     let needMetadata = false;
     const snapshot = this.#config.cluster.snapshot();
     for (const state of this.#partitions.values()) {
@@ -536,14 +593,22 @@ export class FetchEngine implements Fetcher {
         else needMetadata = true;
         continue;
       }
-      const list = byNode.get(state.leader);
-      if (list === undefined) byNode.set(state.leader, [state]);
+      if (state.validating) {
+        const list = toValidate.get(state.leader);
+        if (list === undefined) toValidate.set(state.leader, [state]);
+        else list.push(state);
+        continue;
+      }
+      const target = this.#fetchNode(state, state.leader, snapshot, now);
+      const list = byNode.get(target);
+      if (list === undefined) byNode.set(target, [state]);
       else list.push(state);
     }
     if (needMetadata) {
       if (this.#metadataRetryAt > now) wakeAt = Math.min(wakeAt, this.#metadataRetryAt);
       else void this.#refreshMetadata();
     }
+    for (const [nodeId, states] of toValidate) void this.#validate(nodeId, states);
     this.#closeIdle();
     const fetchNow =
       this.#bufferedBytes <= this.#config.maxBufferedBytes &&
@@ -564,6 +629,47 @@ export class FetchEngine implements Fetcher {
       for (const [node, states] of this.#withinBatchBound(sendable)) void this.#fetch(node, states);
     }
     this.#wakeAt(wakeAt);
+  }
+
+  /**
+   * The broker to fetch a led partition from: the replica its leader named (KIP-392), as
+   * Kafka's `AbstractFetch.selectReadReplica` picks it, while that is fresh, known to the
+   * metadata and not backing off after a failure; else the leader (the replica is forgotten).
+   */
+  #fetchNode(
+    state: PartitionState,
+    leader: number,
+    snapshot: MetadataSnapshot,
+    now: number,
+  ): number {
+    const replica = state.readReplica;
+    if (replica === undefined) return leader;
+    const node = this.#nodes.get(replica);
+    if (
+      now < state.readReplicaUntil &&
+      snapshot.broker(replica) !== undefined &&
+      !(node !== undefined && node.failures > 0 && node.retryAt > now)
+    )
+      return replica;
+    this.#forgetReadReplica(state, now < state.readReplicaUntil ? 'unavailable' : 'expired');
+    return leader;
+  }
+
+  /** Fetch the partition from its leader again (which may name a replica anew). */
+  #forgetReadReplica(state: PartitionState, why: string, error?: Error): void {
+    if (state.readReplica === undefined) return;
+    this.#log.debug(
+      {
+        topic: state.topic,
+        partition: state.partition,
+        replica: state.readReplica,
+        why,
+        ...(error === undefined ? {} : errorFields(error)),
+      },
+      'fetching from the leader again',
+    );
+    state.readReplica = undefined;
+    state.readReplicaUntil = 0;
   }
 
   /**
@@ -605,7 +711,7 @@ export class FetchEngine implements Fetcher {
       if (node.busy || node.connection === undefined) continue;
       let leads = false;
       for (const state of this.#partitions.values())
-        if (state.leader === node.id) {
+        if (state.leader === node.id || state.readReplica === node.id) {
           leads = true;
           break;
         }
@@ -704,6 +810,161 @@ export class FetchEngine implements Fetcher {
   // -- metadata and ListOffsets ----------------------------------------------------------
 
   /**
+   * The partition's leader is now `leader` at `epoch`. When that is a change (another broker, a
+   * newer epoch), a position that carries a leader epoch is checked against the new leader's
+   * log before the next Fetch (KIP-320), and a preferred read replica is forgotten, as
+   * Kafka's `SubscriptionState.maybeValidatePosition` does.
+   */
+  #newLeader(state: PartitionState, leader: number, epoch: number): void {
+    if (state.leader !== undefined && (leader !== state.leader || epoch > state.leaderEpoch)) {
+      this.#forgetReadReplica(state, 'the leader changed');
+      if (typeof state.position === 'bigint' && state.positionEpoch >= 0) state.validating = true;
+    }
+    state.leader = leader;
+    state.leaderEpoch = epoch;
+  }
+
+  /**
+   * KIP-320: checks the positions of `states`, all led by `nodeId`, with one
+   * OffsetsForLeaderEpoch (the position's epoch, fenced by the leader epoch we hold), as Kafka's
+   * `OffsetsForLeaderEpochUtils` does. Where the leader's log ends that epoch before the
+   * position, the log was truncated under it: the position moves back to that end (the first
+   * offset known to diverge), or under 'none' the partition fails with
+   * {@link LogTruncationError}. A leader that no longer knows the epoch at all is a reset by
+   * policy. Errors are retried as a Fetch's are.
+   */
+  async #validate(nodeId: number, states: PartitionState[]): Promise<void> {
+    const asked = states.map((state) => ({
+      state,
+      generation: state.generation,
+      offset: state.position as bigint,
+      epoch: state.positionEpoch,
+    }));
+    for (const { state } of asked) state.resolving = true;
+    this.#observer.onValidate?.({
+      nodeId,
+      partitions: asked.map((a) => label(a.state.topic, a.state.partition)),
+    });
+    const topics = new Map<
+      string,
+      { partition: number; currentLeaderEpoch: number; leaderEpoch: number }[]
+    >();
+    for (const { state, epoch } of asked) {
+      const list = topics.get(state.topic) ?? [];
+      list.push({
+        partition: state.partition,
+        currentLeaderEpoch: state.leaderEpoch,
+        leaderEpoch: epoch,
+      });
+      topics.set(state.topic, list);
+    }
+    let version = -1;
+    try {
+      const response = await this.#config.cluster.sendToNode(
+        nodeId,
+        OffsetForLeaderEpochApi,
+        (v) => {
+          version = v;
+          return createOffsetForLeaderEpochRequest({
+            // -1: a consumer (v3+); a broker id would be read as a follower's.
+            replicaId: -1,
+            topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })),
+          });
+        },
+        { timeoutMs: this.#config.requestTimeoutMs, signal: this.#stop.signal, maxAttempts: 1 },
+      );
+      const where = `OffsetsForLeaderEpoch v${version} to broker ${nodeId}`;
+      for (const { state, generation, offset, epoch } of asked) {
+        if (!this.#current(state, generation)) continue;
+        const answer = response.topics
+          .find((t) => t.topic === state.topic)
+          ?.partitions.find((p) => p.partition === state.partition);
+        if (answer === undefined) {
+          this.#partitionRetry(
+            state,
+            new KafkaError('ERR_KAFKA_RESPONSE_INCOMPLETE', `${where}: the answer left it out`, {
+              retriable: true,
+            }),
+          );
+          continue;
+        }
+        if (answer.errorCode !== 0) {
+          const error = new FetchPartitionError(
+            answer.errorCode,
+            state.topic,
+            state.partition,
+            offset,
+            where,
+          );
+          if (this.#retriable(error)) this.#partitionRetry(state, error);
+          else this.#fail(state, error);
+          continue;
+        }
+        state.failures = 0;
+        if (answer.endOffset < 0n || answer.leaderEpoch < 0)
+          this.#truncated(state, offset, epoch, undefined);
+        else if (answer.endOffset < offset)
+          this.#truncated(state, offset, epoch, {
+            offset: answer.endOffset,
+            leaderEpoch: answer.leaderEpoch,
+          });
+        else state.validating = false;
+      }
+    } catch (error) {
+      const failed = asError(error);
+      if (!this.#closed)
+        for (const { state, generation } of asked) {
+          if (!this.#current(state, generation)) continue;
+          // A broker without OffsetsForLeaderEpoch: read on unchecked, as Kafka's consumer does.
+          if (failed instanceof UnsupportedVersionError) state.validating = false;
+          else if (this.#retriable(failed)) this.#partitionRetry(state, failed);
+          else this.#fail(state, failed);
+        }
+    } finally {
+      for (const { state } of asked) state.resolving = false;
+      this.#pump();
+    }
+  }
+
+  /** The log was truncated under `offset`: move back by policy, or fail the partition. */
+  #truncated(
+    state: PartitionState,
+    offset: bigint,
+    epoch: number,
+    divergent: { readonly offset: bigint; readonly leaderEpoch: number } | undefined,
+  ): void {
+    const policy = this.#config.autoOffsetReset;
+    if (policy === 'none') {
+      this.#fail(
+        state,
+        new LogTruncationError(state.topic, state.partition, offset, epoch, divergent),
+      );
+      return;
+    }
+    this.#log.info(
+      {
+        topic: state.topic,
+        partition: state.partition,
+        position: String(offset),
+        leaderEpoch: epoch,
+        ...(divergent === undefined
+          ? { reset: policy }
+          : {
+              divergentOffset: String(divergent.offset),
+              divergentLeaderEpoch: divergent.leaderEpoch,
+            }),
+      },
+      divergent === undefined
+        ? 'log truncation detected: resetting'
+        : 'log truncation detected: going back to the first offset known to diverge',
+    );
+    state.generation++;
+    state.validating = false;
+    state.position = divergent === undefined ? policy : divergent.offset;
+    state.positionEpoch = divergent === undefined ? -1 : divergent.leaderEpoch;
+  }
+
+  /**
    * Takes the partition's leader, epoch and topic id from `snapshot`. Marks it stale when the
    * snapshot cannot say (then a refresh follows); fails it when the topic's error is fatal.
    */
@@ -765,8 +1026,7 @@ export class FetchEngine implements Fetcher {
     if (pinned === undefined || pinned === ZERO_UUID) state.topicId = info.topicId;
     // Epochs never go backwards: metadata from a lagging broker does not undo a newer leader.
     if (known.leaderEpoch < 0 || known.leaderEpoch >= state.leaderEpoch) {
-      state.leader = known.leader;
-      state.leaderEpoch = known.leaderEpoch;
+      this.#newLeader(state, known.leader, known.leaderEpoch);
     }
     state.stale = false;
   }
@@ -915,6 +1175,7 @@ export class FetchEngine implements Fetcher {
     node.reserved = maxBytes;
     let response: FetchResponse | undefined;
     let failure: Error | undefined;
+    let sentAt = 0;
     try {
       const connection = await this.#connection(node);
       this.#dropWithoutTopicId(connection, node, sent);
@@ -923,6 +1184,7 @@ export class FetchEngine implements Fetcher {
       const chosen = plan;
       if (fetchChannel.hasSubscribers)
         for (const entry of sent.values()) entry.trace = this.#trace(node, entry);
+      sentAt = performance.now();
       response = await this.#config.cluster.sendOn(
         connection,
         FetchApi,
@@ -938,12 +1200,17 @@ export class FetchEngine implements Fetcher {
           checkTopLevelError: false,
         },
       );
+      const tookMs = performance.now() - sentAt;
+      this.#fetchRequests++;
+      this.#fetchLatencyTotalMs += tookMs;
+      if (tookMs > this.#fetchLatencyMaxMs) this.#fetchLatencyMaxMs = tookMs;
       if (plan.full) node.fullRequests++;
       else node.incrementalRequests++;
       if (response.throttleTimeMs > 0) node.throttledUntil = Date.now() + response.throttleTimeMs;
       this.#onResponse(node, plan, response, version, sent);
     } catch (error) {
       failure = asError(error);
+      if (sentAt > 0) this.#fetchFailures++;
       if (!this.#closed) this.#onSendFailure(node, failure, sent);
     } finally {
       node.busy = false;
@@ -1068,7 +1335,9 @@ export class FetchEngine implements Fetcher {
     const stale = classify(error, 'leader').refreshMetadata;
     for (const { state, generation } of sent.values()) {
       if (!this.#current(state, generation)) continue;
-      if (stale) state.stale = true;
+      // A preferred read replica out of reach: its partitions go back to their leaders now.
+      if (state.readReplica === node.id) this.#forgetReadReplica(state, 'unreachable', error);
+      else if (stale) state.stale = true;
       state.retries++;
       state.lastError = error;
     }
@@ -1147,6 +1416,20 @@ export class FetchEngine implements Fetcher {
     state.lastStableOffset = data.lastStableOffset;
     state.logStartOffset = data.logStartOffset;
     state.lastError = undefined;
+    if (data.preferredReadReplica >= 0) {
+      // KIP-392: the leader names a replica (its replica.selector.class chose one near our
+      // rackId) and answers with no records: fetch from that replica until the metadata's
+      // age runs out, as Kafka's FetchCollector keeps it.
+      const replica =
+        data.preferredReadReplica === state.leader ? undefined : data.preferredReadReplica;
+      if (replica !== state.readReplica)
+        this.#log.debug(
+          { topic: state.topic, partition: state.partition, leader: node.id, replica },
+          'fetching from the preferred read replica',
+        );
+      state.readReplica = replica;
+      state.readReplicaUntil = replica === undefined ? 0 : Date.now() + this.#readReplicaMaxAgeMs;
+    }
     if (trace !== undefined) {
       trace.context.errorCode = 0;
       trace.context.bytes = data.records?.length ?? 0;
@@ -1219,6 +1502,8 @@ export class FetchEngine implements Fetcher {
         logStartOffset: data.logStartOffset,
         leaderId: node.id,
         leaderEpoch: entry.data.currentLeaderEpoch,
+        lastLeaderEpoch: read.lastLeaderEpoch,
+        sizeInBytes: bytes,
       },
       bytes,
       lastLeaderEpoch: read.lastLeaderEpoch,
@@ -1250,6 +1535,13 @@ export class FetchEngine implements Fetcher {
       trace.context.errorCode = data.errorCode;
       this.#settle(trace, error);
     }
+    if (state.readReplica !== undefined && state.readReplica === node.id) {
+      // Any error from the preferred read replica sends the partition back to its leader, as
+      // Kafka's FetchCollector clears it; out of range there (a replica behind the leader's log
+      // start, or not yet caught up) is asked of the leader, not reset.
+      this.#forgetReadReplica(state, 'error', error);
+      if (data.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) return;
+    }
     if (data.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
       const policy = this.#config.autoOffsetReset;
       if (policy === 'none') {
@@ -1278,8 +1570,7 @@ export class FetchEngine implements Fetcher {
     const hint = data.currentLeader;
     if (hint.leaderId >= 0 && hint.leaderEpoch > state.leaderEpoch) {
       // KIP-951: the broker named the new leader; go there now instead of refreshing first.
-      state.leader = hint.leaderId;
-      state.leaderEpoch = hint.leaderEpoch;
+      this.#newLeader(state, hint.leaderId, hint.leaderEpoch);
       state.stale = false;
       this.#retried(state, error);
       this.#config.cluster.applyLeaderHints(

@@ -57,6 +57,41 @@ export class OffsetOutOfRangeError extends FetchPartitionError {
   }
 }
 
+/**
+ * The log was truncated under a partition's position (KIP-320): after a leader change, the new
+ * leader's log diverges from what was read (an unclean election, a replica that lost data), and
+ * no reset policy applies (a reader's `offsetOutOfRange: 'error'`, the consumer's
+ * `autoOffsetReset: 'none'`). As Kafka's `LogTruncationException`, an
+ * {@link OffsetOutOfRangeError} (code `ERR_KAFKA_BROKER_OFFSET_OUT_OF_RANGE`) that also names
+ * the first offset known to diverge. Seek there (or elsewhere) to go on.
+ */
+export class LogTruncationError extends OffsetOutOfRangeError {
+  /**
+   * The end of the position's leader epoch in the new leader's log, where the logs part
+   * (OffsetsForLeaderEpoch); undefined when the leader no longer knows that epoch at all.
+   */
+  readonly divergentOffset: bigint | undefined;
+  /** The leader epoch the divergent offset belongs to; undefined with it. */
+  readonly divergentLeaderEpoch: number | undefined;
+
+  constructor(
+    topic: string,
+    partition: number,
+    fetchOffset: bigint,
+    positionEpoch: number,
+    divergent?: { readonly offset: bigint; readonly leaderEpoch: number },
+  ) {
+    super(topic, partition, fetchOffset);
+    this.message = `${topic}-${partition} at ${fetchOffset} (leader epoch ${positionEpoch}): the log was truncated ${
+      divergent === undefined
+        ? 'and the leader no longer knows that epoch'
+        : `from offset ${divergent.offset} (the end of epoch ${divergent.leaderEpoch} in the leader's log)`
+    }`;
+    this.divergentOffset = divergent?.offset;
+    this.divergentLeaderEpoch = divergent?.leaderEpoch;
+  }
+}
+
 /** The stable codes a {@link FetchStateError} carries. */
 export type FetchStateErrorCode =
   /** Fetch v13+ needs the topic id and metadata gave the zero uuid. */

@@ -27,8 +27,17 @@ export interface FetcherConfig {
   readonly retryBackoffMaxMs: number;
   readonly verifyCrc: boolean;
   readonly maxUncompressedBytes: number;
-  /** KIP-392 `client.rack`, sent in Fetch v11+; null sends ''. */
+  /**
+   * KIP-392 `client.rack`, sent in Fetch v11+; null sends ''. A leader whose
+   * `replica.selector.class` picks a replica in this rack names it in its answer, and the
+   * partition is then fetched from that replica.
+   */
   readonly rackId: string | null;
+  /**
+   * How long a preferred read replica a leader named is fetched from before the leader is
+   * asked again, ms (Kafka's consumer uses `metadata.max.age.ms`). Default 300000.
+   */
+  readonly readReplicaMaxAgeMs?: number;
   readonly random: () => number;
   /**
    * Fetch ahead of `poll` (default true): each partition's next answer is fetched while the
@@ -50,9 +59,14 @@ export interface FetchPartitionStats {
   readonly highWatermark: bigint;
   readonly lastStableOffset: bigint;
   readonly logStartOffset: bigint;
-  /** The broker fetched from, and the leader epoch sent (KIP-320); -1 when unknown. */
+  /** The partition's leader, and the leader epoch sent (KIP-320); -1 when unknown. */
   readonly leaderId: number | undefined;
   readonly leaderEpoch: number;
+  /**
+   * KIP-392: the replica the leader named to fetch from instead (`preferredReadReplica`), while
+   * the partition is fetched from it; undefined when fetched from the leader.
+   */
+  readonly readReplicaId: number | undefined;
   /** Answers for the partition handled, records and record bytes handed out, retries. */
   readonly fetches: number;
   readonly records: number;
@@ -60,6 +74,16 @@ export interface FetchPartitionStats {
   readonly retries: number;
   /** The last error retried for it; undefined after a clean answer. */
   readonly lastError: Error | undefined;
+}
+
+/** Counters of the Fetch requests an engine sent (Kafka's `fetch-latency-avg` / `-max`). */
+export interface FetchRequestStats {
+  /** Fetches that were answered, and those whose send failed. */
+  readonly requests: number;
+  readonly failed: number;
+  /** Send to answer, ms, over the answered ones (a long poll's wait included). */
+  readonly latencyTotalMs: number;
+  readonly latencyMaxMs: number;
 }
 
 /** Where a partition starts: an offset (with the leader epoch it was committed at), or a reset. */
@@ -97,6 +121,8 @@ export interface Fetcher {
   poll(signal?: AbortSignal, max?: number): Promise<PartitionBatch[]>;
   /** What the engine knows of an assigned partition's reading; undefined when not assigned. */
   partitionStats(partition: TopicPartition): FetchPartitionStats | undefined;
+  /** Fetch requests answered or failed since the engine was made, and how long they took. */
+  fetchStats(): FetchRequestStats;
   /** Stops every fetch, closes every fetch session (a final Fetch with epoch -1 is optional). */
   close(): Promise<void>;
 }

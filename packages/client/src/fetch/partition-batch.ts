@@ -47,10 +47,25 @@ export interface PartitionBatch<K = Buffer, V = Buffer> {
   readonly lastStableOffset: bigint;
   /** The log start offset in this answer; -1 when not sent. */
   readonly logStartOffset: bigint;
-  /** The broker that answered (the leader). */
+  /**
+   * The broker that answered: the leader, or the replica it named to fetch from instead
+   * (KIP-392 `preferredReadReplica`).
+   */
   readonly leaderId: number;
   /** The leader epoch the reader fetched with; -1 when unknown. */
   readonly leaderEpoch: number;
+  /**
+   * The leader epoch the last record batch read was written in (its `partitionLeaderEpoch`);
+   * -1 when unknown. What a commit of `nextOffset` carries, as Kafka's consumer commits the
+   * epoch of the last record it consumed, so that the position can be checked against a new
+   * leader's log (KIP-320).
+   */
+  readonly lastLeaderEpoch: number;
+  /**
+   * The bytes of record batches this came from, as fetched (compressed, control and aborted
+   * batches included): what the readers' and the consumer's byte counters add up.
+   */
+  readonly sizeInBytes: number;
 }
 
 /**

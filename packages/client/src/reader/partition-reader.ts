@@ -61,6 +61,18 @@ export interface PartitionReaderOptions<K = Buffer, V = Buffer> {
   /** Most bytes one compressed batch may inflate to. Default 64 MiB (the codec's limit). */
   readonly maxUncompressedBytes?: number;
   /**
+   * The rack the reader runs in (Kafka's `client.rack`, KIP-392), sent in every Fetch. A leader
+   * whose `replica.selector.class` is `RackAwareReplicaSelector` then names a replica in that
+   * rack, and the partition is read from it; any error there goes back to the leader. Default
+   * none (always the leader).
+   */
+  readonly rackId?: string;
+  /**
+   * How long a replica the leader named is read from before the leader is asked again, ms
+   * (Kafka's consumer uses `metadata.max.age.ms`). Default 300000.
+   */
+  readonly metadataMaxAgeMs?: number;
+  /**
    * Fetch the next answer while the caller works on the current batch. Default true. At most
    * one answer is ever buffered ahead; false fetches only when the caller asks for the next.
    */
@@ -91,6 +103,7 @@ const NO_STATS: FetchPartitionStats = Object.freeze({
   logStartOffset: -1n,
   leaderId: undefined,
   leaderEpoch: -1,
+  readReplicaId: undefined,
   fetches: 0,
   records: 0,
   bytes: 0,
@@ -198,9 +211,17 @@ export class PartitionReader<K = Buffer, V = Buffer>
     return this.#stats().logStartOffset;
   }
 
-  /** The broker the reader fetches from; undefined before the first lookup. */
+  /** The partition's leader; undefined before the first lookup. */
   get leaderId(): number | undefined {
     return this.#stats().leaderId;
+  }
+
+  /**
+   * The replica the leader named for this reader's `rackId` (KIP-392), while the reader fetches
+   * from it; undefined while it fetches from the leader.
+   */
+  get readReplicaId(): number | undefined {
+    return this.#stats().readReplicaId;
   }
 
   /** The leader epoch sent with each Fetch (KIP-320); -1 when unknown. */

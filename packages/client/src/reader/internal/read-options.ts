@@ -18,6 +18,8 @@ export type ReadOptions = Pick<
   | 'retryBackoffMaxMs'
   | 'checkCrcs'
   | 'maxUncompressedBytes'
+  | 'rackId'
+  | 'metadataMaxAgeMs'
   | 'random'
   | 'logger'
 >;
@@ -82,7 +84,8 @@ export function engineConfig(
       'maxUncompressedBytes',
       1,
     ),
-    rackId: null,
+    rackId: options.rackId ?? null,
+    readReplicaMaxAgeMs: count(options.metadataMaxAgeMs, 300_000, 'metadataMaxAgeMs', 1),
     random: options.random ?? Math.random,
     ...(logger === undefined ? {} : { logger }),
   };

@@ -15,7 +15,12 @@ import {
   ConsumerConfigError,
   NoOffsetForPartitionError,
 } from '../../../src/consumer/consumer-errors.js';
-import type { Fetcher, FetchStart } from '../../../src/fetch/fetcher.js';
+import type {
+  Fetcher,
+  FetchPartitionStats,
+  FetchRequestStats,
+  FetchStart,
+} from '../../../src/fetch/fetcher.js';
 import type { PartitionBatch } from '../../../src/fetch/partition-batch.js';
 import type { TopicPartition } from '../../../src/topic-partition.js';
 import {
@@ -32,10 +37,19 @@ class FakeFetcher implements Fetcher {
   readonly assigned: (TopicPartition & { start: FetchStart })[] = [];
   readonly unassigned: string[] = [];
   readonly #queue: PartitionBatch[] = [];
+  /** What poll handed out: each partition's next offset and latest high-water mark. */
+  readonly #positions = new Map<string, bigint>();
+  readonly #highWatermarks = new Map<string, bigint>();
   #wake: (() => void) | undefined;
   closed = false;
 
-  push(topic: string, partition: number, from: bigint, count: number): void {
+  push(
+    topic: string,
+    partition: number,
+    from: bigint,
+    count: number,
+    highWatermark?: bigint,
+  ): void {
     const records = Array.from({ length: count }, (_, i) => ({
       offset: from + BigInt(i),
       timestamp: 0n,
@@ -49,11 +63,13 @@ class FakeFetcher implements Fetcher {
       fetchOffset: from,
       records: records as unknown as PartitionBatch['records'],
       nextOffset: from + BigInt(count),
-      highWatermark: from + BigInt(count),
+      highWatermark: highWatermark ?? from + BigInt(count),
       lastStableOffset: -1n,
       logStartOffset: 0n,
       leaderId: 1,
       leaderEpoch: 7,
+      lastLeaderEpoch: 6,
+      sizeInBytes: 100 * count,
     });
     this.#wake?.();
   }
@@ -67,11 +83,29 @@ class FakeFetcher implements Fetcher {
   seek(): void {}
   pause(): void {}
   resume(): void {}
-  position(): { offset: bigint; leaderEpoch: number } | undefined {
-    return undefined;
+  position(p: TopicPartition): { offset: bigint; leaderEpoch: number } | undefined {
+    const offset = this.#positions.get(key(p));
+    return offset === undefined ? undefined : { offset, leaderEpoch: 7 };
   }
-  partitionStats(): undefined {
-    return undefined;
+  partitionStats(p: TopicPartition): FetchPartitionStats | undefined {
+    const highWatermark = this.#highWatermarks.get(key(p));
+    if (highWatermark === undefined) return undefined;
+    return {
+      highWatermark,
+      lastStableOffset: highWatermark,
+      logStartOffset: 0n,
+      leaderId: 1,
+      leaderEpoch: 7,
+      readReplicaId: undefined,
+      fetches: 1,
+      records: 0,
+      bytes: 0,
+      retries: 0,
+      lastError: undefined,
+    };
+  }
+  fetchStats(): FetchRequestStats {
+    return { requests: 0, failed: 0, latencyTotalMs: 0, latencyMaxMs: 0 };
   }
   async poll(signal?: AbortSignal): Promise<PartitionBatch[]> {
     while (this.#queue.length === 0) {
@@ -82,7 +116,12 @@ class FakeFetcher implements Fetcher {
       });
       this.#wake = undefined;
     }
-    return this.#queue.splice(0);
+    const out = this.#queue.splice(0);
+    for (const b of out) {
+      this.#positions.set(key(b), b.nextOffset);
+      this.#highWatermarks.set(key(b), b.highWatermark);
+    }
+    return out;
   }
   async close(): Promise<void> {
     this.closed = true;
@@ -293,10 +332,48 @@ describe('Consumer: what a commit counts', () => {
     expect(committedIn(s.commits)).toEqual(['orders-0@3']);
     expect(s.commits[0]).toMatchObject({ generationIdOrMemberEpoch: 1 });
     expect(s.commits[0]?.memberId).toBe(consumer.groupMetadata().memberId);
-    expect(s.commits[0]?.topics[0]?.partitions[0]?.committedLeaderEpoch).toBe(7);
+    expect(s.commits[0]?.topics[0]?.partitions[0]?.committedLeaderEpoch).toBe(6); // the last record's epoch, not the one fetched with
     await iterator.return?.(); // leaving the loop finishes the batch in hand (as Java's poll)
     await consumer.commit();
     expect(committedIn(s.commits)).toEqual(['orders-0@3', 'orders-1@2']);
+    await consumer.close();
+  });
+
+  it('metrics(): records and bytes handed out, lag per partition from the high-water mark, commits and assignment changes', async () => {
+    const s = setup();
+    const consumer = new Consumer(
+      s.coordinator.cluster,
+      { groupId: 'g', topics: ['orders'], autoOffsetReset: 'earliest', enableAutoCommit: false },
+      { fetcher: () => s.fetcher },
+    );
+    s.fetcher.push('orders', 0, 0n, 3, 10n);
+    s.fetcher.push('orders', 1, 0n, 2, 2n);
+    const iterator = consumer[Symbol.asyncIterator]();
+    await iterator.next();
+    await iterator.next();
+    await iterator.return?.();
+    await consumer.commit();
+    const m = consumer.metrics();
+    expect(m).toMatchObject({
+      recordsConsumed: 5,
+      bytesConsumed: 500,
+      rebalances: 1, // the first assignment
+      commits: 1,
+      commitsFailed: 0,
+      lag: 7n,
+    });
+    expect(m.commitLatencyMaxMs).toBeGreaterThanOrEqual(m.commitLatencyAvgMs);
+    expect(
+      m.partitions.map((p) => [p.partition, p.position, p.committed, p.lag, p.records]),
+    ).toEqual([
+      [0, 3n, 3n, 7n, 3],
+      [1, 2n, 2n, 0n, 2],
+    ]);
+    // Partition 1 is taken away: it leaves the metrics, and the change is counted.
+    s.target = { epoch: 2, partitions: [0], interval: 5 };
+    await until(() => consumer.assignment().length === 1);
+    await until(() => consumer.metrics().rebalances === 2);
+    expect(consumer.metrics().partitions.map((p) => p.partition)).toEqual([0]);
     await consumer.close();
   });
 

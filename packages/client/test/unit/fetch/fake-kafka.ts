@@ -15,12 +15,15 @@ import {
   createMetadataResponseBroker,
   createMetadataResponsePartition,
   createMetadataResponseTopic,
+  createOffsetForLeaderEpochResponse,
+  createOffsetForLeaderEpochResponseEpochEndOffset,
   ErrorCode,
   encodeRecordBatchSync,
   type FetchRequest,
   type FetchResponse,
   type ListOffsetsRequest,
   type MetadataRequest,
+  type OffsetForLeaderEpochRequest,
   type RecordInput,
 } from '@kafkats/codec';
 import {
@@ -55,6 +58,11 @@ export interface FakePartitionState {
   logStartOffset: bigint;
   /** Next offset to assign (the log end offset; the high-water mark here). */
   logEndOffset: bigint;
+  /**
+   * Where each leader epoch after the first starts in the log (the leader epoch cache that
+   * OffsetsForLeaderEpoch reads); `moveLeader` adds one.
+   */
+  epochStarts?: { epoch: number; start: bigint }[];
 }
 
 type Handler = (
@@ -85,6 +93,7 @@ export class FakeKafka {
     [1, 17],
     [2, 9],
     [3, 12],
+    [23, 4],
   ]);
   /** Runs before the default handling; return undefined to fall through. */
   intercept: Handler | undefined;
@@ -162,8 +171,54 @@ export class FakeKafka {
   moveLeader(p: number, to: number): void {
     const state = this.partition(p);
     state.leader = to;
-    state.leaderEpoch++;
+    newEpoch(state);
     this.wake();
+  }
+
+  /**
+   * An unclean election: the log loses everything from `to` on and a new leader `leader` takes
+   * over at a new epoch, as a lagging replica elected leader would.
+   */
+  truncate(p: number, to: bigint, leader: number): void {
+    truncateLog(this.partition(p), to, leader);
+    this.wake();
+  }
+
+  /** The partition `topic`-`partition`, or undefined for one this fake does not have. */
+  stateOf(topic: string, partition: number): FakePartitionState | undefined {
+    return topic === this.topicName ? this.partitions[partition] : undefined;
+  }
+
+  /**
+   * OffsetsForLeaderEpoch as a leader answers it: the end of the asked epoch in its log (the
+   * start of the next epoch, or the log end for the current one), fenced by the leader epoch
+   * like a Fetch.
+   */
+  offsetsForLeaderEpoch(node: number, request: OffsetForLeaderEpochRequest) {
+    return createOffsetForLeaderEpochResponse({
+      topics: request.topics.map((t) => ({
+        topic: t.topic,
+        partitions: t.partitions.map((p) => {
+          const state = this.stateOf(t.topic, p.partition);
+          const answer = (errorCode: number, leaderEpoch = -1, endOffset = -1n) =>
+            createOffsetForLeaderEpochResponseEpochEndOffset({
+              partition: p.partition,
+              errorCode,
+              leaderEpoch,
+              endOffset,
+            });
+          if (state === undefined) return answer(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+          if (state.leader !== node) return answer(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+          if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch < state.leaderEpoch)
+            return answer(ErrorCode.FENCED_LEADER_EPOCH);
+          if (p.currentLeaderEpoch > state.leaderEpoch)
+            return answer(ErrorCode.UNKNOWN_LEADER_EPOCH);
+          if (p.leaderEpoch > state.leaderEpoch) return answer(0);
+          const next = (state.epochStarts ?? []).find((e) => e.epoch > p.leaderEpoch);
+          return answer(0, p.leaderEpoch, next === undefined ? state.logEndOffset : next.start);
+        }),
+      })),
+    });
   }
 
   /** Drops every connection to a broker, as a lost socket. */
@@ -215,6 +270,8 @@ export class FakeKafka {
     if (apiKey === 3) return this.metadata(request as MetadataRequest);
     if (apiKey === 2) return this.listOffsets(request as ListOffsetsRequest);
     if (apiKey === 1) return this.fetch(node, request as FetchRequest, version, signal);
+    if (apiKey === 23)
+      return this.offsetsForLeaderEpoch(node, request as OffsetForLeaderEpochRequest);
     throw new Error(`fake kafka: api ${apiKey} not handled`);
   }
 
@@ -485,4 +542,20 @@ export class FakeConnection implements MetaConnection {
   async close(): Promise<void> {
     this.lose();
   }
+}
+
+/** A new leader epoch, starting at the log end. */
+export function newEpoch(state: FakePartitionState): void {
+  state.leaderEpoch++;
+  state.epochStarts ??= [];
+  state.epochStarts.push({ epoch: state.leaderEpoch, start: state.logEndOffset });
+}
+
+/** Drops the log from `to` on (whole batches) and elects `leader` at a new epoch. */
+export function truncateLog(state: FakePartitionState, to: bigint, leader: number): void {
+  state.batches = state.batches.filter((b) => b.lastOffset < to);
+  state.logEndOffset = to;
+  state.epochStarts = (state.epochStarts ?? []).filter((e) => e.start < to);
+  state.leader = leader;
+  newEpoch(state);
 }

@@ -15,6 +15,7 @@ import {
   FetchPartitionError,
   FetchStateError,
   type FetchTraceContext,
+  LogTruncationError,
   OffsetOutOfRangeError,
   type PartitionBatch,
 } from '../../../src/index.js';
@@ -41,6 +42,7 @@ async function setup(
   });
   clusters.push(cluster);
   const observed: FetchObservation[] = [];
+  const validated: { nodeId: number; partitions: readonly string[] }[] = [];
   const fetcher = new FetchEngine(
     {
       cluster,
@@ -60,13 +62,13 @@ async function setup(
       random: () => 0.5,
       ...overrides,
     },
-    { onFetch: (o) => observed.push(o) },
+    { onFetch: (o) => observed.push(o), onValidate: (o) => validated.push(o) },
   );
   fetchers.push(fetcher);
   const all = topics.flatMap((topic) =>
     Array.from({ length: partitions }, (_, partition) => ({ topic, partition })),
   );
-  return { kafka, cluster, fetcher, observed, all };
+  return { kafka, cluster, fetcher, observed, validated, all };
 }
 
 const values = (batches: readonly PartitionBatch[], topic: string, partition: number) =>
@@ -400,6 +402,139 @@ describe('FetchEngine', () => {
       'a-0 forgotten by broker 1',
     );
     expect([...(kafka.sessions.get(2)?.values() ?? [])].some((s) => s.held.has('a-0'))).toBe(true);
+  });
+
+  it('reads from the replica the leader names (KIP-392) until metadataMaxAge, then asks the leader again', async () => {
+    const { kafka, fetcher } = await setup(['a'], 1, { rackId: 'rack-b', readReplicaMaxAgeMs: 50 });
+    const leader = kafka.part('a', 0).leader;
+    const replica = (leader % 3) + 1;
+    kafka.readReplicas.set('a-0', replica);
+    kafka.produce('a', 0, 3);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    const got = await pollUntil(fetcher, (all) => count(all) >= 3);
+    expect(values(got, 'a', 0)).toEqual(expected('a', 0, 0, 3));
+    expect(got.every((b) => b.leaderId === replica)).toBe(true);
+    expect(fetcher.partitionStats({ topic: 'a', partition: 0 })).toMatchObject({
+      leaderId: leader,
+      readReplicaId: replica,
+    });
+    expect(kafka.fetchesTo(leader).every((r) => r.rackId === 'rack-b')).toBe(true);
+    // Past its age the leader is asked again, and names the replica again.
+    const asked = kafka.fetchesTo(leader).length;
+    await until(() => kafka.fetchesTo(leader).length > asked, 'the leader asked again');
+    kafka.produce('a', 0, 2);
+    const more = await pollUntil(fetcher, (all) => count(all) >= 2);
+    expect(values(more, 'a', 0)).toEqual(expected('a', 0, 3, 5));
+    expect(more.every((b) => b.leaderId === replica)).toBe(true);
+  });
+
+  it('an error from the preferred read replica sends the partition back to its leader, and out of range there resets nothing', async () => {
+    const { kafka, fetcher } = await setup(['a'], 1, { rackId: 'rack-b' });
+    const leader = kafka.part('a', 0).leader;
+    const replica = (leader % 3) + 1;
+    kafka.readReplicas.set('a-0', replica);
+    kafka.produce('a', 0, 3);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    await pollUntil(fetcher, (all) => count(all) >= 3);
+    // The replica now answers out of range (it fell behind the leader's log start, say): under
+    // 'earliest' a reset would read 0..2 again; the leader is asked instead.
+    kafka.replicaErrorCode = ErrorCode.OFFSET_OUT_OF_RANGE;
+    kafka.readReplicas.delete('a-0');
+    kafka.produce('a', 0, 3);
+    const after = await pollUntil(fetcher, (all) => count(all) >= 3);
+    expect(values(after, 'a', 0)).toEqual(expected('a', 0, 3, 6));
+    expect(after.every((b) => b.leaderId === leader)).toBe(true);
+    const toReplica = kafka.fetchesTo(replica);
+    expect(toReplica.length).toBeGreaterThan(1); // the reads, then the one answered out of range
+    expect(fetcher.partitionStats({ topic: 'a', partition: 0 })?.readReplicaId).toBeUndefined();
+  });
+
+  it('without a rack id the leader names no replica and serves every read', async () => {
+    const { kafka, fetcher } = await setup(['a'], 1);
+    const leader = kafka.part('a', 0).leader;
+    kafka.readReplicas.set('a-0', (leader % 3) + 1);
+    kafka.produce('a', 0, 2);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    const got = await pollUntil(fetcher, (all) => count(all) >= 2);
+    expect(got.every((b) => b.leaderId === leader)).toBe(true);
+    expect(kafka.fetchesTo(leader).every((r) => r.rackId === '')).toBe(true);
+  });
+
+  it('checks the position after a leader change (KIP-320): a truncated log is read again from where it diverges', async () => {
+    const { kafka, fetcher, validated } = await setup(['a'], 1);
+    const first = kafka.part('a', 0).leader;
+    const next = (first % 3) + 1;
+    kafka.produce('a', 0, 6);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    await pollUntil(fetcher, (all) => count(all) >= 6);
+    expect(validated).toEqual([]);
+    // An unclean election: the new leader's log ends at 3, and it writes 3..7 anew. Fetching on
+    // at 6 would skip the new 3, 4 and 5.
+    kafka.truncateTopic('a', 0, 3n, next);
+    kafka.produce('a', 0, 5);
+    const after = await pollUntil(fetcher, (all) => count(all) >= 5);
+    expect(values(after, 'a', 0)).toEqual(expected('a', 0, 3, 8));
+    expect(validated).toEqual([{ nodeId: next, partitions: ['a-0'] }]);
+    expect(fetcher.position({ topic: 'a', partition: 0 })).toEqual({ offset: 8n, leaderEpoch: 1 });
+  });
+
+  it('under autoOffsetReset none, a truncated log fails the partition with LogTruncationError', async () => {
+    const { kafka, fetcher } = await setup(['a'], 1, { autoOffsetReset: 'none' });
+    const first = kafka.part('a', 0).leader;
+    kafka.produce('a', 0, 6);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    await pollUntil(fetcher, (all) => count(all) >= 6);
+    kafka.truncateTopic('a', 0, 3n, (first % 3) + 1);
+    const thrown = await fetcher.poll(AbortSignal.timeout(10_000)).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(LogTruncationError);
+    expect(thrown).toBeInstanceOf(OffsetOutOfRangeError);
+    expect(thrown).toMatchObject({
+      topic: 'a',
+      partition: 0,
+      fetchOffset: 6n,
+      divergentOffset: 3n,
+      divergentLeaderEpoch: 0,
+    });
+    expect((thrown as Error).message).toContain('truncated from offset 3');
+  });
+
+  it('a log that did not diverge passes the check: one OffsetsForLeaderEpoch per leader change, nothing read twice', async () => {
+    const { kafka, fetcher, validated } = await setup(['a'], 2);
+    kafka.move('a', 0, 1);
+    kafka.move('a', 1, 1);
+    kafka.produce('a', 0, 2);
+    kafka.produce('a', 1, 2);
+    fetcher.assign([
+      { topic: 'a', partition: 0, start: { offset: 0n } },
+      { topic: 'a', partition: 1, start: { offset: 0n } },
+    ]);
+    await pollUntil(fetcher, (all) => count(all) >= 4);
+    validated.length = 0;
+    kafka.move('a', 0, 2);
+    kafka.move('a', 1, 2);
+    kafka.produce('a', 0, 2);
+    kafka.produce('a', 1, 2);
+    const after = await pollUntil(fetcher, (all) => count(all) >= 4);
+    expect(values(after, 'a', 0)).toEqual(expected('a', 0, 2, 4));
+    expect(values(after, 'a', 1)).toEqual(expected('a', 1, 2, 4));
+    // Both partitions moved to broker 2: checked together, in one request at most per refresh.
+    expect(validated.flatMap((v) => v.partitions).sort()).toEqual(['a-0', 'a-1']);
+    expect(validated.every((v) => v.nodeId === 2)).toBe(true);
+  });
+
+  it('checks a start that carries a leader epoch (a committed offset) before the first Fetch', async () => {
+    const { kafka, fetcher, validated, observed } = await setup(['a'], 1);
+    const first = kafka.part('a', 0).leader;
+    const next = (first % 3) + 1;
+    kafka.produce('a', 0, 6);
+    kafka.truncateTopic('a', 0, 3n, next);
+    kafka.produce('a', 0, 2);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 5n, leaderEpoch: 0 } }]);
+    const got = await pollUntil(fetcher, (all) => count(all) >= 2);
+    expect(values(got, 'a', 0)).toEqual(expected('a', 0, 3, 5));
+    // The cluster's metadata still named the old leader: it refused, and the new one answered.
+    expect(validated.map((v) => v.nodeId)).toEqual([first, next]);
+    expect(observed[0]?.nodeId).toBe(next);
   });
 
   it('follows a moved leader without hints through a metadata refresh', async () => {

@@ -2,7 +2,8 @@
 // fetch sessions kept per broker as Kafka's FetchSessionCache keeps them (a full request opens a
 // session, an incremental one must name it with the expected epoch, epoch -1 closes it; an
 // incremental answer lists only partitions with news), leaders a test can move (with KIP-951
-// hints), OFFSET_OUT_OF_RANGE, a long poll that waits for data. Built on fake-kafka.ts's
+// hints), preferred read replicas (KIP-392), OFFSET_OUT_OF_RANGE, a long poll that waits for
+// data. Built on fake-kafka.ts's
 // connections; `intercept` answers any request differently.
 import {
   createFetchResponse,
@@ -25,7 +26,7 @@ import {
   type ListOffsetsRequest,
   type MetadataRequest,
 } from '@kafkats/codec';
-import { FakeKafka, type FakePartitionState } from './fake-kafka.js';
+import { FakeKafka, type FakePartitionState, newEpoch, truncateLog } from './fake-kafka.js';
 
 interface Held {
   topic: string;
@@ -55,6 +56,13 @@ export class SessionFakeKafka extends FakeKafka {
   #nextSession = 1;
   /** When false, no broker opens sessions (answers full requests with session id 0). */
   acceptSessions = true;
+  /**
+   * KIP-392: by `topic-partition`, the replica its leader names to a Fetch that carries a rack
+   * id (answering with no records), and which then serves that partition's reads.
+   */
+  readonly readReplicas = new Map<string, number>();
+  /** An error code every follower answers a Fetch with (0: none). */
+  replicaErrorCode = 0;
   readonly #sleepers = new Set<() => void>();
 
   /** Topics named `names`, `partitions` each, partition p led by broker (p + i) % 3 + 1. */
@@ -103,8 +111,18 @@ export class SessionFakeKafka extends FakeKafka {
   move(topic: string, partition: number, to: number): void {
     const state = this.part(topic, partition);
     state.leader = to;
-    state.leaderEpoch++;
+    newEpoch(state);
     this.wake();
+  }
+
+  /** An unclean election of `topic`-`partition`: see {@link FakeKafka.truncate}. */
+  truncateTopic(topic: string, partition: number, to: bigint, leader: number): void {
+    truncateLog(this.part(topic, partition), to, leader);
+    this.wake();
+  }
+
+  override stateOf(topic: string, partition: number): FakePartitionState | undefined {
+    return this.topics.get(topic)?.partitions[partition];
   }
 
   override wake(): void {
@@ -223,13 +241,18 @@ export class SessionFakeKafka extends FakeKafka {
       sessionId = request.sessionId;
       full = false;
     }
-    let answers = this.#answer(node, held, full);
+    let answers = this.#answer(node, held, full, request.rackId);
     const news = () =>
-      answers.some((a) => a.data.errorCode !== 0 || (a.data.records?.length ?? 0) > 0);
+      answers.some(
+        (a) =>
+          a.data.errorCode !== 0 ||
+          (a.data.records?.length ?? 0) > 0 ||
+          a.data.preferredReadReplica >= 0,
+      );
     if (!news() && request.maxWaitMs > 0) {
       await this.#sleep(request.maxWaitMs, signal);
       if (signal?.aborted) throw new Error('fake kafka: the fetch was abandoned');
-      answers = this.#answer(node, held, full);
+      answers = this.#answer(node, held, full, request.rackId);
     }
     this.fetchAnswers++;
     if (answers.some((a) => (a.data.records?.length ?? 0) > 0)) this.dataAnswers++;
@@ -257,17 +280,24 @@ export class SessionFakeKafka extends FakeKafka {
   }
 
   /** Every held partition's answer (full), or only those with records or an error (incremental). */
-  #answer(node: number, held: Map<string, Held>, full: boolean) {
+  #answer(node: number, held: Map<string, Held>, full: boolean, rackId: string) {
     const out: { topic: string; data: FetchResponsePartitionData }[] = [];
     for (const h of held.values()) {
-      const data = this.#partitionAnswer(node, h);
-      if (full || data.errorCode !== 0 || (data.records?.length ?? 0) > 0)
+      const data = this.#partitionAnswer(node, h, rackId);
+      // Kafka's FetchSession answers a partition in an incremental response for records, an
+      // error or a preferred read replica.
+      if (
+        full ||
+        data.errorCode !== 0 ||
+        (data.records?.length ?? 0) > 0 ||
+        data.preferredReadReplica >= 0
+      )
         out.push({ topic: h.topic, data });
     }
     return out;
   }
 
-  #partitionAnswer(node: number, asked: Held): FetchResponsePartitionData {
+  #partitionAnswer(node: number, asked: Held, rackId: string): FetchResponsePartitionData {
     const topic = this.topics.get(asked.topic);
     const state = this.part(asked.topic, asked.partition);
     const data = (init: Parameters<typeof createFetchResponsePartitionData>[0]) =>
@@ -282,8 +312,20 @@ export class SessionFakeKafka extends FakeKafka {
           }
         : {};
     if (topic !== undefined && topic.errorCode !== 0) return data({ errorCode: topic.errorCode });
-    if (state.leader !== node)
+    const readReplica = this.readReplicas.get(`${asked.topic}-${asked.partition}`);
+    const replicaReads = readReplica !== undefined && readReplica === node && state.leader !== node;
+    if (state.leader !== node && this.replicaErrorCode !== 0)
+      return data({ errorCode: this.replicaErrorCode, highWatermark: -1n });
+    if (state.leader !== node && !replicaReads)
       return data({ errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, ...hint() });
+    if (state.leader === node && readReplica !== undefined && rackId !== '')
+      return data({
+        highWatermark: state.logEndOffset,
+        lastStableOffset: state.logEndOffset,
+        logStartOffset: state.logStartOffset,
+        preferredReadReplica: readReplica,
+        records: null,
+      });
     if (asked.currentLeaderEpoch >= 0 && asked.currentLeaderEpoch < state.leaderEpoch) {
       return data({ errorCode: ErrorCode.FENCED_LEADER_EPOCH, ...hint() });
     }
