@@ -10,8 +10,9 @@
 // Log truncation (KIP-320): an unclean election makes a lagging replica leader, and its log
 // parts from what the readers read. After the leader change they check their positions
 // (OffsetsForLeaderEpoch): a reader with a reset policy goes back to the first offset known to
-// diverge and reads the new leader's records there, the ones Kafka's Java consumer finds; one
-// with `offsetOutOfRange: 'error'` stops with LogTruncationError naming that offset.
+// diverge and reads the new leader's records there, the ones Kafka's Java consumer finds, and
+// so does a group Consumer; a reader with `offsetOutOfRange: 'error'` stops with
+// LogTruncationError naming that offset.
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { type KafkaCluster, startCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -183,7 +184,7 @@ describe('follower fetching (KIP-392)', () => {
 });
 
 describe('log truncation detection (KIP-320)', () => {
-  it('an unclean election truncates what readers read: they go back to where the logs part, or stop typed', async () => {
+  it('an unclean election truncates what readers and a group member read: they go back to where the logs part, or stop typed', async () => {
     const topic = unique('kip320');
     await kafka.admin.createTopic(topic, {
       assignments: [[1, 2]],
@@ -225,7 +226,27 @@ describe('log truncation detection (KIP-320)', () => {
           return error;
         }
       })();
-      while ((resetting.position ?? 0n) < 80n || (strict.position ?? 0n) < 80n)
+      // A group member reads the same partition, committing as it goes.
+      const member = new Consumer(cluster, {
+        groupId: unique('kip320-group'),
+        topics: [topic],
+        autoOffsetReset: 'earliest',
+        autoCommitIntervalMs: 200,
+      });
+      const memberSeen: string[] = [];
+      const memberDone = new AbortController();
+      const membering = member.run({
+        signal: memberDone.signal,
+        eachBatch: async (batch) => {
+          for (const r of batch.records) memberSeen.push(`${r.offset}:${r.value?.toString()}`);
+          if (memberSeen.at(-1) === '89:c89') memberDone.abort();
+        },
+      });
+      while (
+        (resetting.position ?? 0n) < 80n ||
+        (strict.position ?? 0n) < 80n ||
+        memberSeen.length < 80
+      )
         await new Promise((r) => setTimeout(r, 20));
 
       // Broker 1 stops too (the partition has no leader); broker 2 comes back without 50..79
@@ -245,6 +266,14 @@ describe('log truncation detection (KIP-320)', () => {
       }
 
       await reading;
+      await membering;
+      await member.close();
+      // The member too: the old log up to 79, then the new leader's from 50 on.
+      expect(memberSeen).toEqual([
+        ...series('a', 0, 50).map((v, i) => `${i}:${v}`),
+        ...series('b', 50, 80).map((v, i) => `${50 + i}:${v}`),
+        ...series('c', 50, 90).map((v, i) => `${50 + i}:${v}`),
+      ]);
       const delivered = recordsOf(seen).map((r) => r.value?.toString());
       // Everything before the truncation, then the new leader's log from where it parts.
       expect(delivered).toEqual([
