@@ -1,4 +1,13 @@
-import { CodecError, Reader, ZERO_UUID } from '@kafkats/codec';
+import { CodecError, type Reader, ZERO_UUID } from '@kafkats/codec';
+
+/** The empty list every partition without offline replicas (or ISR) shares. */
+const NONE: readonly number[] = Object.freeze([]);
+
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /**
  * A Metadata response's topics and partitions, indexed over the response bytes themselves:
@@ -61,17 +70,42 @@ export class MetadataTable {
     return this.#view.getInt16(this.#partAt[k]!);
   }
 
-  /** Replicas, ISR and offline replicas of slot `k` (offline empty below v5). */
-  lists(k: number): [number[], number[], number[]] {
-    const r = new Reader(this.#bytes, this.#partAt[k]! + (this.#version >= 7 ? 14 : 10));
+  /**
+   * Replicas, ISR and offline replicas of slot `k` (offline empty below v5), read straight from
+   * the bytes (the decode that built the table checked every length already), each frozen; an
+   * ISR equal to the replicas is the same array.
+   */
+  lists(k: number): [readonly number[], readonly number[], readonly number[]] {
+    const view = this.#view;
+    const bytes = this.#bytes;
     const flexible = this.#version >= 9;
-    const list = () => {
-      const n = flexible ? r.readCompactArrayLength() : r.readArrayLength();
-      const out = new Array<number>(n);
-      for (let i = 0; i < n; i++) out[i] = r.readInt32();
-      return out;
-    };
-    return [list(), list(), this.#version >= 5 ? list() : []];
+    let p = this.#partAt[k]! + (this.#version >= 7 ? 14 : 10);
+    const out: [readonly number[], readonly number[], readonly number[]] = [NONE, NONE, NONE];
+    const count = this.#version >= 5 ? 3 : 2;
+    for (let l = 0; l < count; l++) {
+      let n: number;
+      if (flexible) {
+        // A compact array: its length plus one as an unsigned varint.
+        let v = 0;
+        let shift = 0;
+        let b: number;
+        do {
+          b = bytes[p++]!;
+          v += (b & 0x7f) * 2 ** shift;
+          shift += 7;
+        } while (b >= 0x80);
+        n = v - 1;
+      } else {
+        n = view.getInt32(p);
+        p += 4;
+      }
+      if (n <= 0) continue;
+      const list = new Array<number>(n);
+      for (let i = 0; i < n; i++, p += 4) list[i] = view.getInt32(p);
+      // The ISR is most often the replica list itself: one frozen array serves both.
+      out[l] = l === 1 && sameList(list, out[0]) ? out[0] : Object.freeze(list);
+    }
+    return out;
   }
 
   /** The topic id of topic slot `t` in Kafka's text form (the zero uuid below v10). */

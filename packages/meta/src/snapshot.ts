@@ -201,16 +201,29 @@ export class MetadataSnapshot {
     for (let k = first; k < first + n; k++) {
       const leader = table.leader(k);
       const [replicas, isr, offlineReplicas] = table.lists(k);
+      // Two literals of fixed shape (with and without a leader), not a spread: a walk over
+      // every partition of a large cluster makes 200k of them.
       partitions.push(
-        Object.freeze({
-          partition: table.index(k),
-          ...(leader >= 0 ? { leader } : {}),
-          leaderEpoch: table.epoch(k),
-          replicas: Object.freeze(replicas),
-          isr: Object.freeze(isr),
-          offlineReplicas: Object.freeze(offlineReplicas),
-          errorCode: table.errorCode(k),
-        }),
+        Object.freeze(
+          leader >= 0
+            ? {
+                partition: table.index(k),
+                leader,
+                leaderEpoch: table.epoch(k),
+                replicas,
+                isr,
+                offlineReplicas,
+                errorCode: table.errorCode(k),
+              }
+            : {
+                partition: table.index(k),
+                leaderEpoch: table.epoch(k),
+                replicas,
+                isr,
+                offlineReplicas,
+                errorCode: table.errorCode(k),
+              },
+        ),
       );
     }
     if (topicSorted[slot] === 0) partitions.sort((a, b) => a.partition - b.partition);

@@ -137,7 +137,11 @@ describe('decodeMetadataSnapshot (the refresh path) and the generic decoder', ()
           expect(Object.isFrozen(fast.topics)).toBe(true);
           for (const t of fast.topics) {
             expect(Object.isFrozen(t)).toBe(true);
-            for (const p of t.partitions) expect(Object.isFrozen(p.replicas)).toBe(true);
+            for (const p of t.partitions) {
+              expect(Object.isFrozen(p)).toBe(true);
+              for (const list of [p.replicas, p.isr, p.offlineReplicas])
+                expect(Object.isFrozen(list)).toBe(true);
+            }
           }
         }),
         { numRuns: 60 },
