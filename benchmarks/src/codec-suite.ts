@@ -65,7 +65,11 @@ export async function runCodecSuite(
 ): Promise<void> {
   const runs = options.runs ?? (smoke ? 1 : 5);
   const shared = options.sharedProcess === true;
-  const workloads = await buildWorkloads();
+  // KAFKATS_BENCH_WORKLOADS=metadata,fetch-v17 times only the workloads whose id starts so.
+  const only = (process.env.KAFKATS_BENCH_WORKLOADS ?? '').split(',').filter((x) => x !== '');
+  const workloads = (await buildWorkloads()).filter(
+    (w) => only.length === 0 || only.some((prefix) => w.id.startsWith(prefix)),
+  );
   console.log('suite: codec: what each contestant does');
   console.table(
     workloads.flatMap((w) =>

@@ -298,10 +298,25 @@ async function loadPeers() {
 
 // ---- corpus ----
 
-/** 1,000 topics x 10 partitions, replicas and ISR of 3 out of 6 brokers. */
-function metadataCorpus(modern: boolean): MetadataResponse {
+/** The size of a Metadata corpus. */
+interface MetadataShape {
+  readonly brokers: number;
+  readonly topics: number;
+  readonly partitions: number;
+}
+
+/** The usual corpus: 6 brokers, 1,000 topics x 10 partitions. */
+const METADATA_10K: MetadataShape = { brokers: 6, topics: 1000, partitions: 10 };
+/** A large cluster's answer: 1,000 brokers, 2,000 topics x 100 partitions (200k). */
+const METADATA_200K: MetadataShape = { brokers: 1000, topics: 2000, partitions: 100 };
+
+const metadataTopicName = (t: number) => `orders.region-${t % 7}.topic-${t}`;
+
+/** `shape.topics` x `shape.partitions`, replicas and ISR of 3 out of `shape.brokers` brokers. */
+function metadataCorpus(modern: boolean, shape: MetadataShape = METADATA_10K): MetadataResponse {
+  const nb = shape.brokers;
   const brokers = [];
-  for (let b = 0; b < 6; b++) {
+  for (let b = 0; b < nb; b++) {
     brokers.push(
       createMetadataResponseBroker({
         nodeId: b,
@@ -312,10 +327,10 @@ function metadataCorpus(modern: boolean): MetadataResponse {
     );
   }
   const topics = [];
-  for (let t = 0; t < 1000; t++) {
+  for (let t = 0; t < shape.topics; t++) {
     const partitions = [];
-    for (let p = 0; p < 10; p++) {
-      const replicas = [(t + p) % 6, (t + p + 1) % 6, (t + p + 2) % 6];
+    for (let p = 0; p < shape.partitions; p++) {
+      const replicas = [(t + p) % nb, (t + p + 1) % nb, (t + p + 2) % nb];
       partitions.push(
         createMetadataResponsePartition({
           partitionIndex: p,
@@ -330,7 +345,7 @@ function metadataCorpus(modern: boolean): MetadataResponse {
     id.writeUInt32BE(t + 1, 12);
     topics.push(
       createMetadataResponseTopic({
-        name: `orders.region-${t % 7}.topic-${t}`,
+        name: metadataTopicName(t),
         topicId: modern ? id.toString('base64url') : 'AAAAAAAAAAAAAAAAAAAAAA',
         partitions,
       }),
@@ -339,15 +354,21 @@ function metadataCorpus(modern: boolean): MetadataResponse {
   return createMetadataResponse({ brokers, clusterId: 'kafkats-bench', controllerId: 1, topics });
 }
 
-/** 100-byte values, 16-byte keys, one header on every tenth record, deterministic. */
-function recordsCorpus(n: number, seed: number): RecordInput[] {
+/**
+ * 100-byte values, 16-byte keys, one header on every tenth record, deterministic. `plain`: every
+ * record at the same timestamp and none with headers (the peers' best case: their decoders
+ * skip work for a zero timestamp delta and an empty header list).
+ */
+function recordsCorpus(n: number, seed: number, plain = false): RecordInput[] {
   const out: RecordInput[] = [];
   for (let i = 0; i < n; i++) {
     out.push({
       key: Buffer.from(`key-${String(i).padStart(12, '0')}`),
       value: Buffer.alloc(100, 97 + ((i + seed) % 26)),
-      timestamp: 1_700_000_000_000 + i,
-      ...(i % 10 === 0 ? { headers: [{ key: 'trace', value: Buffer.from(`t-${i}`) }] } : {}),
+      timestamp: 1_700_000_000_000 + (plain ? 0 : i),
+      ...(!plain && i % 10 === 0
+        ? { headers: [{ key: 'trace', value: Buffer.from(`t-${i}`) }] }
+        : {}),
     });
   }
   return out;
@@ -582,11 +603,15 @@ export async function buildWorkloads(): Promise<Workload[]> {
   const workloads: Workload[] = [];
 
   // ---- Metadata ----
-  for (const [version, peer] of [
-    [12, 'platformatic'],
-    [6, 'kafkajs'],
+  for (const [version, peer, shape] of [
+    [12, 'platformatic', METADATA_10K],
+    [6, 'kafkajs', METADATA_10K],
+    [12, 'platformatic', METADATA_200K],
   ] as const) {
-    const bytes = encode((w) => encodeMetadataResponse(w, metadataCorpus(version >= 7), version));
+    const bytes = encode((w) =>
+      encodeMetadataResponse(w, metadataCorpus(version >= 7, shape), version),
+    );
+    const topicNames = Array.from({ length: shape.topics }, (_, t) => metadataTopicName(t));
     const copy = Buffer.alloc(bytes.length);
     const contestants: Contestant[] = [
       {
@@ -604,6 +629,19 @@ export async function buildWorkloads(): Promise<Workload[]> {
           const s = decodeMetadataSnapshot(bytes, version, 0);
           s.leaderFor('orders.region-3.topic-500', 7);
           return s;
+        },
+        summarize: (o) => summarizeMetadata(snapshotView(o as MetadataSnapshot)),
+      },
+      {
+        name: `kafkats v${version} meta snapshot + leaderFor of every partition`,
+        does: 'as the snapshot, then the leader of every partition looked up (what a producer writing to every partition pays; no objects made)',
+        ours: true,
+        run: () => {
+          const s = decodeMetadataSnapshot(bytes, version, 0);
+          let sum = 0;
+          for (const name of topicNames)
+            for (let p = 0; p < shape.partitions; p++) sum += s.leaderFor(name, p) ?? 0;
+          return sum === -1 ? undefined : s;
         },
         summarize: (o) => summarizeMetadata(snapshotView(o as MetadataSnapshot)),
       },
@@ -698,22 +736,30 @@ export async function buildWorkloads(): Promise<Workload[]> {
       floor: true,
       run: () => bytes.copy(copy),
     });
+    const large = shape === METADATA_200K;
     workloads.push({
-      id: `metadata-v${version}`,
-      title: `Metadata response v${version} decode, 6 brokers, 1,000 topics x 10 partitions x RF 3 (${(bytes.length / 1024).toFixed(0)} KiB)`,
+      id: `metadata-v${version}${large ? '-200k' : ''}`,
+      title: `Metadata response v${version} decode, ${shape.brokers.toLocaleString('en-US')} brokers, ${shape.topics.toLocaleString('en-US')} topics x ${shape.partitions} partitions x RF 3 (${(bytes.length / 1024).toFixed(0)} KiB)`,
       bytes: bytes.length,
       contestants,
     });
   }
 
   // ---- Fetch ----
-  const fetchBatches = Array.from({ length: 10 }, (_, p) =>
-    encodeRecordBatchSync({ baseOffset: BigInt(p * 1000), records: recordsCorpus(1000, p) }),
-  );
-  for (const [version, peer] of [
-    [17, 'platformatic'],
-    [11, 'kafkajs'],
+  // Each version twice: our corpus (timestamps that differ, a header on every tenth record),
+  // and the peers' best case (equal timestamps, no headers).
+  for (const [version, peer, plain] of [
+    [17, 'platformatic', false],
+    [11, 'kafkajs', false],
+    [17, 'platformatic', true],
+    [11, 'kafkajs', true],
   ] as const) {
+    const fetchBatches = Array.from({ length: 10 }, (_, p) =>
+      encodeRecordBatchSync({
+        baseOffset: BigInt(p * 1000),
+        records: recordsCorpus(1000, p, plain),
+      }),
+    );
     const bytes = encode((w) =>
       encodeFetchResponse(w, fetchResponse(fetchBatches, version >= 13), version),
     );
@@ -785,8 +831,8 @@ export async function buildWorkloads(): Promise<Workload[]> {
     });
     if (version === 17) contestants.push(viewBound(bytes, version));
     workloads.push({
-      id: `fetch-v${version}`,
-      title: `Fetch response v${version} decode, 10 partitions x 1,000 records (16 B key, 100 B value) (${(bytes.length / 1024).toFixed(0)} KiB)`,
+      id: `fetch-v${version}${plain ? '-plain' : ''}`,
+      title: `Fetch response v${version} decode, 10 partitions x 1,000 records (16 B key, 100 B value${plain ? "; equal timestamps, no headers: the peers' best case" : '; a header on every tenth record'}) (${(bytes.length / 1024).toFixed(0)} KiB)`,
       bytes: bytes.length,
       contestants,
     });
