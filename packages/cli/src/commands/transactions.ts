@@ -3,6 +3,8 @@ import type {
   Admin,
   PartitionProducers,
   TopicPartition,
+  TransactionDescription,
+  TransactionListing,
 } from '@kafkats/client';
 import { ProtocolError } from '@kafkats/codec';
 import { CliError } from '../cli-error.js';
@@ -240,6 +242,39 @@ export async function transactionsProducersCommand(
   else term.table(PRODUCER_HEADERS, rows.map(producerCells));
 }
 
+const isNotFound = (e: unknown) =>
+  e instanceof ProtocolError && e.errorName === 'TRANSACTIONAL_ID_NOT_FOUND';
+
+/**
+ * Of the open transactions `open` (each a partition's producer with a transaction start), the
+ * hanging ones, as Kafka's `FindHangingTransactionsCommand` decides: those whose producer no
+ * coordinator lists, whose transactional id its coordinator no longer knows, or whose
+ * transaction does not name the partition (its coordinator will never write its marker there).
+ */
+export function hangingOf<
+  R extends { readonly topic: string; readonly partition: number; readonly producerId: bigint },
+>(
+  open: readonly R[],
+  listed: readonly TransactionListing[],
+  described: readonly TransactionDescription[],
+): R[] {
+  const idOf = new Map(listed.map((t) => [t.producerId, t.transactionalId]));
+  const partitionsOf = new Map<string, ReadonlySet<string> | null>();
+  for (const t of described)
+    if (t.error === undefined || isNotFound(t.error))
+      partitionsOf.set(
+        t.transactionalId,
+        t.error !== undefined
+          ? null
+          : new Set((t.partitions ?? []).map((p) => `${p.partition}:${p.topic}`)),
+      );
+  return open.filter((r) => {
+    const id = idOf.get(r.producerId);
+    const written = id === undefined ? null : (partitionsOf.get(id) ?? null);
+    return written === null || !written.has(`${r.partition}:${r.topic}`);
+  });
+}
+
 /**
  * `kafkats transactions find-hanging (--topic T [--partition P] | --broker-id N)
  * [--max-transaction-timeout MIN]`: open transactions no coordinator will finish, as
@@ -284,29 +319,15 @@ export async function transactionsFindHangingCommand(
         `could not list the transactions of brokers ${listed.errors.map((e) => e.brokerId).join(', ')}`,
         { cause: listed.errors[0]?.error },
       );
-    const idOf = new Map(listed.transactions.map((t) => [t.producerId, t.transactionalId]));
-    const ids = [...new Set(idOf.values())];
+    const ids = [...new Set(listed.transactions.map((t) => t.transactionalId))];
     const described = await admin.describeTransactions(ids, { timeoutMs });
-    const partitionsOf = new Map<string, Set<string> | null>();
-    for (const t of described.transactions) {
-      if (t.error instanceof ProtocolError && t.error.errorName === 'TRANSACTIONAL_ID_NOT_FOUND')
-        partitionsOf.set(t.transactionalId, null);
-      else if (t.error !== undefined)
+    for (const t of described.transactions)
+      if (t.error !== undefined && !isNotFound(t.error))
         rethrowActionable(t.error, 'DESCRIBE', {
           type: 'TRANSACTIONAL_ID',
           name: t.transactionalId,
         });
-      else
-        partitionsOf.set(
-          t.transactionalId,
-          new Set((t.partitions ?? []).map((p) => `${p.partition}:${p.topic}`)),
-        );
-    }
-    return open.filter((r) => {
-      const id = idOf.get(r.producerId);
-      const written = id === undefined ? null : partitionsOf.get(id);
-      return written == null || !written.has(`${r.partition}:${r.topic}`);
-    });
+    return hangingOf(open, listed.transactions, described.transactions);
   });
   const rows = hanging.map((r) => ({
     ...r,
