@@ -71,6 +71,22 @@ describe('testcontainers backend: what it asks Docker for', () => {
     expect(only?.startupTimeoutMs).toBe(5000);
   });
 
+  it('applies a node its own settings after brokerConfig, and to that node only', () => {
+    const specs = containerNodeSpecs(
+      {
+        nodes: 3,
+        brokerConfig: { 'broker.rack': 'everywhere' },
+        nodeConfig: { 2: { 'broker.rack': 'rack-2' } },
+      },
+      input,
+    );
+    expect(specs.map((s) => s.env.KAFKA_BROKER_RACK)).toEqual([
+      'everywhere',
+      'rack-2',
+      'everywhere',
+    ]);
+  });
+
   it('refuses TLS/SASL listeners and ACLs with ERR_KAFKA_TESTKIT_UNSUPPORTED', () => {
     expect(() => containerNodeSpecs({ listeners: ['PLAINTEXT', 'SASL_SSL'] }, input)).toThrow(
       expect.objectContaining({
