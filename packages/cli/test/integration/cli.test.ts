@@ -387,8 +387,11 @@ describe('kafkats rlmm on a metadata topic of its own', () => {
     const userTopic = unique('cli-tiered');
     await shared.admin.createTopic(userTopic, { partitions: 1, replicationFactor: 3 });
     const admin = await Admin.connect(shared.bootstrap);
+    // Every broker knows the topic first: one that does not yet answers the zero topic id.
+    await admin.waitForTopics([{ name: userTopic, partitions: 1 }]);
     const [d] = (await admin.describeTopics([userTopic])).topics;
     await admin.close();
+    expect(d?.error).toBeUndefined();
     tp = { topicId: d!.topicId, topic: userTopic, partition: 0 };
     log = await KafkaMetadataEventLog.start({
       bootstrap: shared.bootstrap,
