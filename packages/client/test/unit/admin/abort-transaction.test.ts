@@ -3,8 +3,7 @@
 // new leader after NOT_LEADER_OR_FOLLOWER, and the final errors it ends with.
 import { ErrorCode, KafkaError, ProtocolError } from '@kafkats/codec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Admin } from '../../../src/index.js';
-import { FakeKafka } from './admin-fake-kafka.js';
+import { adminOn, closeAdmins, FakeKafka } from './admin-fake-kafka.js';
 
 const WRITE_TXN_MARKERS = 27;
 
@@ -34,17 +33,8 @@ function answerMarkers(fake: FakeKafka, code: (node: number) => number, producer
   }));
 }
 
-let admin: Admin | undefined;
-afterEach(async () => {
-  await admin?.close();
-  await admin?.cluster.close();
-  admin = undefined;
-});
-
-async function start(fake: FakeKafka): Promise<Admin> {
-  admin = new Admin(await fake.connect());
-  return admin;
-}
+afterEach(closeAdmins);
+const start = adminOn;
 
 describe('Admin.abortTransaction', () => {
   it('writes one abort marker for the producer and epochs to the partition’s leader', async () => {

@@ -10,6 +10,7 @@ import {
 } from '@kafkats/codec';
 import { Cluster, type ConnectionFactory, type MetaConnection } from '@kafkats/meta';
 import { ConnectionError } from '@kafkats/wire';
+import { Admin } from '../../../src/index.js';
 
 export interface FakePartition {
   /** -1: no leader. */
@@ -188,4 +189,21 @@ export class FakeKafka {
 /** A retriable transport failure, as the wire reports a dropped connection. */
 export function connectionLost(node: number): ConnectionError {
   return new ConnectionError('ERR_KAFKA_CONNECTION_LOST', `broker ${node}`, 'connection reset');
+}
+
+const admins: Admin[] = [];
+
+/** An Admin over a cluster connected to `fake`; {@link closeAdmins} closes both. */
+export async function adminOn(fake: FakeKafka): Promise<Admin> {
+  const admin = new Admin(await fake.connect());
+  admins.push(admin);
+  return admin;
+}
+
+/** Closes every admin {@link adminOn} made, and its cluster (an admin borrows its cluster). */
+export async function closeAdmins(): Promise<void> {
+  for (const admin of admins.splice(0)) {
+    await admin.close();
+    await admin.cluster.close();
+  }
 }

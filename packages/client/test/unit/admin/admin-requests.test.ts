@@ -5,7 +5,7 @@ import { UnsupportedVersionError } from '@kafkats/wire';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildListOffsetsRequest } from '../../../src/admin/internal/offset-requests.js';
 import { Admin, AdminClosedError } from '../../../src/index.js';
-import { FakeKafka } from './admin-fake-kafka.js';
+import { adminOn, closeAdmins, FakeKafka } from './admin-fake-kafka.js';
 
 const CREATE_TOPICS = 19;
 const DESCRIBE_CONFIGS = 32;
@@ -19,17 +19,8 @@ const OFFSET_DELETE = 47;
 const DESCRIBE_CLIENT_QUOTAS = 48;
 const ALTER_CLIENT_QUOTAS = 49;
 
-let admin: Admin | undefined;
-afterEach(async () => {
-  await admin?.close();
-  await admin?.cluster.close();
-  admin = undefined;
-});
-
-async function start(fake: FakeKafka): Promise<Admin> {
-  admin = new Admin(await fake.connect());
-  return admin;
-}
+afterEach(closeAdmins);
+const start = adminOn;
 
 describe('ListOffsets requests', () => {
   const keys = [

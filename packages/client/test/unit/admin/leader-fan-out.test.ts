@@ -4,8 +4,7 @@
 import { ErrorCode, ProtocolError } from '@kafkats/codec';
 import { OperationTimeoutError } from '@kafkats/meta';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Admin } from '../../../src/index.js';
-import { connectionLost, FakeKafka, type Sent } from './admin-fake-kafka.js';
+import { adminOn, closeAdmins, connectionLost, FakeKafka, type Sent } from './admin-fake-kafka.js';
 
 const LIST_OFFSETS = 2;
 const METADATA = 3;
@@ -59,18 +58,8 @@ function topicRefreshes(fake: FakeKafka): string[][] {
 const all = (topic: string, n: number) =>
   Array.from({ length: n }, (_, partition) => ({ topic, partition, spec: 'latest' as const }));
 
-let admin: Admin | undefined;
-afterEach(async () => {
-  // The admin borrows its cluster, so close() leaves it open: close both.
-  await admin?.close();
-  await admin?.cluster.close();
-  admin = undefined;
-});
-
-async function start(fake: FakeKafka): Promise<Admin> {
-  admin = new Admin(await fake.connect());
-  return admin;
-}
+afterEach(closeAdmins);
+const start = adminOn;
 
 describe('leader-routed admin calls', () => {
   it('sends one ListOffsets per leader, each carrying exactly the partitions that broker leads', async () => {
