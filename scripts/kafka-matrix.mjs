@@ -31,6 +31,7 @@ export const MATRIX_SUITES = {
     'packages/client/test/integration/admin-topics.test.ts',
     'packages/client/test/integration/admin-offsets.test.ts',
     'packages/client/test/integration/admin-groups.test.ts',
+    'packages/client/test/integration/admin-share-groups.test.ts',
     'packages/client/test/integration/consumer-classic.test.ts',
     'packages/client/test/integration/quotas.test.ts',
     'packages/client/test/integration/serializers.test.ts',

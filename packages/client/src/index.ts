@@ -151,6 +151,21 @@ export type {
   UserScramCredentialAlteration,
 } from './admin/scram.js';
 export type {
+  AlterShareGroupOffsetsResult,
+  DeleteShareGroupOffsetsResult,
+  DescribeShareGroupOffsetsOptions,
+  DescribeShareGroupOffsetsResult,
+  DescribeShareGroupsOptions,
+  DescribeShareGroupsResult,
+  ListShareGroupsOptions,
+  ListShareGroupsResult,
+  ShareGroupDescription,
+  ShareGroupListing,
+  ShareGroupMember,
+  ShareGroupOffsetToSet,
+  ShareGroupPartitionOffset,
+} from './admin/share-groups.js';
+export type {
   CreatedTopic,
   CreatedTopicConfig,
   CreatePartitionsOptions,

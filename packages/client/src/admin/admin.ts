@@ -54,6 +54,7 @@ import * as offsets from './internal/offset-requests.js';
 import * as quotas from './internal/quota-requests.js';
 import * as reassign from './internal/reassignment-requests.js';
 import * as scram from './internal/scram-requests.js';
+import * as shareGroups from './internal/share-group-requests.js';
 import * as topics from './internal/topic-requests.js';
 import * as txns from './internal/transaction-requests.js';
 import type {
@@ -83,6 +84,17 @@ import type {
   UserScramCredentialAlteration,
 } from './scram.js';
 import type {
+  AlterShareGroupOffsetsResult,
+  DeleteShareGroupOffsetsResult,
+  DescribeShareGroupOffsetsOptions,
+  DescribeShareGroupOffsetsResult,
+  DescribeShareGroupsOptions,
+  DescribeShareGroupsResult,
+  ListShareGroupsOptions,
+  ListShareGroupsResult,
+  ShareGroupOffsetToSet,
+} from './share-groups.js';
+import type {
   CreatePartitionsOptions,
   CreatePartitionsResult,
   CreateTopicsOptions,
@@ -108,7 +120,8 @@ import type {
  * topic creation, deletion, partition increases and elections to the controller; configs,
  * ACLs, client quotas, metadata and DescribeCluster to any broker (a broker's own configs to
  * that broker); ListOffsets, DeleteRecords and DescribeProducers grouped per partition leader;
- * group APIs to the group's coordinator; DescribeLogDirs and ListGroups to each broker.
+ * group APIs, share groups' (KIP-932) included, to the group's coordinator; DescribeLogDirs
+ * and ListGroups to each broker.
  *
  * Error model: partial success is normal. Each result lists every item asked for (topic,
  * partition, resource, group) with an `error` field when that item failed: a `ProtocolError`
@@ -659,6 +672,115 @@ export class Admin {
       groupId,
       options,
     );
+  }
+
+  /**
+   * Lists the share groups (KIP-932) of every broker: ListGroups to each with the type filter
+   * `share`, as Kafka's `Admin.listGroups(ListGroupsOptions.forShareGroups())`.
+   *
+   * @throws UnsupportedVersionError (`ERR_KAFKA_VERSION_UNSUPPORTED`) before anything is sent
+   *   when the brokers do not offer share groups (Kafka 3.9, 4.0)
+   */
+  async listShareGroups(options: ListShareGroupsOptions = {}): Promise<ListShareGroupsResult> {
+    return shareGroups.listShareGroups(this.#call('listShareGroups', options), options);
+  }
+
+  /**
+   * Describes share groups (ShareGroupDescribe, each to its coordinator): state, epochs,
+   * assignor, coordinator and members with their subscriptions and assigned partitions, as
+   * Kafka's `Admin.describeShareGroups`. A coordinator that moved or is loading is asked again.
+   *
+   * @returns one entry per group, `error` GROUP_ID_NOT_FOUND (no such share group),
+   *   GROUP_AUTHORIZATION_FAILED, ... when it was not described
+   * @throws UnsupportedVersionError before anything is sent when the brokers do not offer
+   *   ShareGroupDescribe (Kafka 3.9, 4.0)
+   */
+  async describeShareGroups(
+    groupIds: readonly string[],
+    options: DescribeShareGroupsOptions = {},
+  ): Promise<DescribeShareGroupsResult> {
+    return shareGroups.describeShareGroups(
+      this.#call('describeShareGroups', options),
+      groupIds,
+      options,
+    );
+  }
+
+  /**
+   * A share group's start offset per partition, and its lag where the broker computes it
+   * (DescribeShareGroupOffsets, to the group's coordinator), as Kafka's
+   * `Admin.listShareGroupOffsets`.
+   *
+   * @throws ProtocolError the group's error (GROUP_AUTHORIZATION_FAILED, GROUP_ID_NOT_FOUND);
+   *   UnsupportedVersionError before anything is sent when the brokers do not offer the API
+   */
+  async describeShareGroupOffsets(
+    groupId: string,
+    options: DescribeShareGroupOffsetsOptions = {},
+  ): Promise<DescribeShareGroupOffsetsResult> {
+    return shareGroups.describeShareGroupOffsets(
+      this.#call('describeShareGroupOffsets', options),
+      groupId,
+      options,
+    );
+  }
+
+  /**
+   * Sets a share group's start offsets (AlterShareGroupOffsets, to its coordinator), as Kafka's
+   * `Admin.alterShareGroupOffsets` and `kafka-share-groups.sh --reset-offsets --execute`. The
+   * group must have no members (NON_EMPTY_GROUP otherwise); a group that does not exist yet is
+   * created with these offsets.
+   *
+   * @returns one entry per partition, `error` when refused
+   * @throws UnsupportedVersionError before anything is sent when the brokers do not offer the API
+   */
+  async alterShareGroupOffsets(
+    groupId: string,
+    offsets: readonly ShareGroupOffsetToSet[],
+    options: AdminCallOptions = {},
+  ): Promise<AlterShareGroupOffsetsResult> {
+    return shareGroups.alterShareGroupOffsets(
+      this.#call('alterShareGroupOffsets', options),
+      groupId,
+      offsets,
+    );
+  }
+
+  /**
+   * Deletes a share group's state for whole topics (DeleteShareGroupOffsets, to its
+   * coordinator), as Kafka's `Admin.deleteShareGroupOffsets`; the group must have no members.
+   *
+   * @returns one entry per topic, `error` when refused (UNKNOWN_TOPIC_OR_PARTITION, ...)
+   * @throws ProtocolError the group's refusal (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP,
+   *   GROUP_AUTHORIZATION_FAILED); UnsupportedVersionError before anything is sent when the
+   *   brokers do not offer the API
+   */
+  async deleteShareGroupOffsets(
+    groupId: string,
+    topics: readonly string[],
+    options: AdminCallOptions = {},
+  ): Promise<DeleteShareGroupOffsetsResult> {
+    return shareGroups.deleteShareGroupOffsets(
+      this.#call('deleteShareGroupOffsets', options),
+      groupId,
+      topics,
+    );
+  }
+
+  /**
+   * Deletes share groups (DeleteGroups, each to its coordinator), as Kafka's
+   * `Admin.deleteShareGroups`. DeleteGroups takes any group type: check the type first
+   * ({@link listShareGroups}) when the ids may name other groups.
+   *
+   * @returns one entry per group, `error` NON_EMPTY_GROUP, GROUP_ID_NOT_FOUND, ... when refused
+   * @throws UnsupportedVersionError before anything is sent when the brokers do not offer
+   *   share groups
+   */
+  async deleteShareGroups(
+    groupIds: readonly string[],
+    options: AdminCallOptions = {},
+  ): Promise<DeleteGroupsResult> {
+    return shareGroups.deleteShareGroups(this.#call('deleteShareGroups', options), groupIds);
   }
 
   /**
