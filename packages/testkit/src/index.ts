@@ -66,6 +66,11 @@ export {
   JavaGroupConsumer,
   type JavaGroupConsumerOptions,
 } from './java-consumer.js';
+export {
+  JavaShareConsumer,
+  type JavaShareConsumerOptions,
+  type JavaSharedRecord,
+} from './java-share-consumer.js';
 export { stopProcessGroups } from './node-process.js';
 export type { ClusterOAuth, MintOptions, OAuthClient, OAuthServer } from './oauth.js';
 export { mintToken, startOAuthServer } from './oauth.js';
