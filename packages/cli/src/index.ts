@@ -13,6 +13,7 @@ export type {
   RlmmSegmentsDocument,
   RlmmStatusDocument,
 } from './commands/rlmm.js';
+export type { ShareGroupDocument, ShareOffsetRow } from './commands/share-groups.js';
 export type { PartitionDocument, TopicDocument, TopicSummary } from './commands/topics.js';
 export { ExitCode } from './exit-codes.js';
 export { main } from './main.js';

@@ -32,6 +32,14 @@ import {
 } from './commands/reassign.js';
 import { rlmmSegmentsCommand, rlmmStatusCommand, rlmmTailCommand } from './commands/rlmm.js';
 import {
+  type ShareResetMode,
+  shareGroupsDeleteCommand,
+  shareGroupsDeleteOffsetsCommand,
+  shareGroupsDescribeCommand,
+  shareGroupsListCommand,
+  shareGroupsResetOffsetsCommand,
+} from './commands/share-groups.js';
+import {
   configsCommand,
   topicAddPartitionsCommand,
   topicDeleteCommand,
@@ -129,6 +137,48 @@ function resetOptions(group: string, o: ResetFlags) {
     throw new CliError(
       'ERR_KAFKA_CLI_USAGE',
       'give exactly one of --to-earliest, --to-latest, --to-current, --to-offset, --shift-by, --to-datetime, --by-duration, --from-file',
+    );
+  return {
+    topics: o.topic,
+    allTopics: o.allTopics === true,
+    mode,
+    ...(o.execute === undefined ? {} : { execute: o.execute }),
+    ...(o.dryRun === undefined ? {} : { dryRun: o.dryRun }),
+    ...(o.yes === undefined ? {} : { yes: o.yes }),
+  };
+}
+
+/** The flags of `share-groups reset-offsets` as commander parses them. */
+interface ShareResetFlags extends ChangeFlags {
+  readonly group: string;
+  readonly topic: string[];
+  readonly allTopics?: boolean;
+  readonly toEarliest?: boolean;
+  readonly toLatest?: boolean;
+  readonly toOffset?: string;
+}
+
+/**
+ * The share-group reset's options from its flags: exactly one mode.
+ * @throws CliError `ERR_KAFKA_CLI_USAGE` for none or several, or an offset that does not parse
+ */
+function shareResetOptions(o: ShareResetFlags) {
+  const modes: ShareResetMode[] = [];
+  if (o.toEarliest) modes.push({ kind: 'earliest' });
+  if (o.toLatest) modes.push({ kind: 'latest' });
+  if (o.toOffset !== undefined) {
+    if (!/^\d+$/.test(o.toOffset))
+      throw new CliError(
+        'ERR_KAFKA_CLI_USAGE',
+        `--to-offset takes an offset >= 0, got ${JSON.stringify(o.toOffset)}`,
+      );
+    modes.push({ kind: 'offset', offset: BigInt(o.toOffset) });
+  }
+  const [mode] = modes;
+  if (mode === undefined || modes.length > 1)
+    throw new CliError(
+      'ERR_KAFKA_CLI_USAGE',
+      'give exactly one of --to-earliest, --to-latest, --to-offset',
     );
   return {
     topics: o.topic,
@@ -450,6 +500,65 @@ export function buildProgram(io: TerminalIo, run: Runner): Command {
       .option('--topic <topic[:p,...]>', 'partitions (repeatable)', collect, []),
   ).action((group: string, o: ChangeFlags & { topic: string[] }, cmd: Command) =>
     run((ctx) => groupsDeleteOffsetsCommand(ctx, group, { ...o, topics: o.topic }), cmd),
+  );
+
+  const shareGroups = program
+    .command('share-groups')
+    .description(
+      'KIP-932 share groups (kafka-share-groups.sh): list, describe, reset-offsets, delete',
+    );
+  shareGroups
+    .command('list')
+    .description('every share group and its state (ListGroups on every broker, type share)')
+    .option(
+      '--state <state>',
+      'only groups in this state: Empty, Stable, Dead (repeatable)',
+      collect,
+      [],
+    )
+    .action((o: { state: string[] }, cmd: Command) =>
+      run((ctx) => shareGroupsListCommand(ctx, o.state), cmd),
+    );
+  shareGroups
+    .command('describe')
+    .description(
+      'state and coordinator, start offset and lag per partition, and members with their assignments',
+    )
+    .requiredOption('--group <group>', 'a share group id (repeatable)', collect, [])
+    .action((o: { group: string[] }, cmd: Command) =>
+      run((ctx) => shareGroupsDescribeCommand(ctx, o.group), cmd),
+    );
+  changing(
+    shareGroups
+      .command('reset-offsets')
+      .description(
+        'compute new start offsets for a share group without members and show them; set them with --execute',
+      )
+      .requiredOption('--group <group>', 'the share group id')
+      .option('--topic <topic[:p,...]>', 'partitions to reset (repeatable)', collect, [])
+      .option('--all-topics', 'every partition the group has state for')
+      .option('--to-earliest', 'the log start offset')
+      .option('--to-latest', 'the log end offset')
+      .option('--to-offset <offset>', 'this offset (kept within the log)'),
+  ).action((o: ShareResetFlags, cmd: Command) =>
+    run((ctx) => shareGroupsResetOffsetsCommand(ctx, o.group, shareResetOptions(o)), cmd),
+  );
+  changing(
+    shareGroups
+      .command('delete')
+      .description('delete share groups; refused unless each is a share group and Empty')
+      .requiredOption('--group <group>', 'a share group id (repeatable)', collect, []),
+  ).action((o: ChangeFlags & { group: string[] }, cmd: Command) =>
+    run((ctx) => shareGroupsDeleteCommand(ctx, o.group, o), cmd),
+  );
+  changing(
+    shareGroups
+      .command('delete-offsets')
+      .description("delete a share group's state for whole topics (DeleteShareGroupOffsets)")
+      .requiredOption('--group <group>', 'the share group id')
+      .option('--topic <topic>', 'a topic (repeatable)', collect, []),
+  ).action((o: ChangeFlags & { group: string; topic: string[] }, cmd: Command) =>
+    run((ctx) => shareGroupsDeleteOffsetsCommand(ctx, o.group, { ...o, topics: o.topic }), cmd),
   );
 
   const acls = program
