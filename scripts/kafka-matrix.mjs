@@ -36,6 +36,7 @@ export const MATRIX_SUITES = {
     'packages/client/test/integration/quotas.test.ts',
     'packages/client/test/integration/serializers.test.ts',
     'packages/client/test/integration/consumer-eos.test.ts',
+    'packages/client/test/integration/share-consumer-versions.test.ts',
   ],
 };
 

@@ -228,6 +228,19 @@ export type {
   ConsumerRunOptions,
   GroupTopicPartition,
 } from './consumer/consumer-options.js';
+export { ShareConsumer } from './share/share-consumer.js';
+export type {
+  AcknowledgeType,
+  ShareAcknowledgementMode,
+  ShareAcknowledgementResult,
+  ShareConsumerOptions,
+  ShareRecord,
+} from './share/share-consumer-options.js';
+export {
+  ShareAcknowledgeError,
+  ShareGroupError,
+  ShareGroupsUnsupportedError,
+} from './share/share-errors.js';
 export type { TopicPartition } from './topic-partition.js';
 
 /** The package's name. */

@@ -194,6 +194,35 @@ describe('the README examples, compiled and run against real brokers', () => {
     expect(r.stdout).toContain(`read up to offset ${end}`);
   });
 
+  it('share consumer: every record accepted once by a share group; Kafka’s ShareGroupCommand sees it', async () => {
+    const packers = unique('readme-packers');
+    const r = await run('share-consumer', [shared.bootstrap, orders, packers, String(RECORDS)]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${RECORDS} records accepted`);
+    const values = r.stdout.trim().split('\n').slice(0, -1);
+    expect(new Set(values).size).toBe(RECORDS);
+    // Kafka's view of the group: no lag left on any partition that holds records.
+    const out = await runKafkaTool('org.apache.kafka.tools.consumer.group.ShareGroupCommand', [
+      '--bootstrap-server',
+      shared.bootstrap,
+      '--describe',
+      '--offsets',
+      '--group',
+      packers,
+    ]);
+    expect(out.status, out.stderr).toBe(0);
+    const lag = new Map<number, string>();
+    for (const line of out.stdout.split('\n')) {
+      // GROUP TOPIC PARTITION START-OFFSET LAG
+      const cols = line.trim().split(/\s+/);
+      if (cols[0] === packers && cols[1] === orders) lag.set(Number(cols[2]), cols[4] ?? '');
+    }
+    const filled = (await shared.admin.listOffsets(orders, 'latest')).filter((p) => p.offset > 0n);
+    expect(filled.length).toBeGreaterThan(0);
+    for (const p of filled) expect(lag.get(p.partition), out.stdout).toBe('0');
+  });
+
   it('admin: creates, describes, alters and deletes a topic as its comments say', async () => {
     const name = unique('readme-admin');
     const r = await run('admin', [shared.bootstrap, name]);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   ConsumerGroupHeartbeatApi,
   type ConsumerGroupHeartbeatRequest,
@@ -9,6 +8,7 @@ import {
 } from '@kafkats/codec';
 import { retryDelayMs, sleep } from '@kafkats/meta';
 import { ConnectionError, UnsupportedVersionError } from '@kafkats/wire';
+import { randomMemberId } from '../../internal/member-id.js';
 import type { TopicPartition } from '../../topic-partition.js';
 import { GroupMembershipError, GroupProtocolUnsupportedError } from '../consumer-errors.js';
 import type { GroupMembership, MemberIdentity, MembershipConfig } from './contracts.js';
@@ -35,14 +35,6 @@ const COORDINATOR_MOVED = new Set<number>([
   ErrorCode.NOT_COORDINATOR,
   ErrorCode.COORDINATOR_NOT_AVAILABLE,
 ]);
-
-/** Kafka's `Uuid.randomUuid().toString()`: 16 random bytes, base64url without padding, never starting with '-'. */
-export function randomMemberId(): string {
-  for (;;) {
-    const id = randomBytes(16).toString('base64url');
-    if (!id.startsWith('-')) return id;
-  }
-}
 
 interface OwnedPartition extends TopicPartition {
   readonly topicId: string;
