@@ -1,13 +1,14 @@
 // The admin's share-group calls (KIP-932) against a real 3-node cluster. The share group is
-// made by Kafka's own console share consumer (org.apache.kafka.tools.consumer.ConsoleShareConsumer,
-// a KafkaShareConsumer that acknowledges what it printed), and every answer is checked against
+// read by Kafka's own console share consumer (org.apache.kafka.tools.consumer.ConsoleShareConsumer,
+// a KafkaShareConsumer that acknowledges what it printed), or by a kafkats ShareConsumer where a
+// member must stay in the group while it is looked at, and every answer is checked against
 // Kafka's ShareGroupCommand (kafka-share-groups.sh) on the same group. The file is in the
 // version matrix: on Kafka 3.9 and 4.0, which do not offer share groups, every test asserts
 // the typed error instead, and that nothing was sent.
 import { ApiKey } from '@kafkats/codec';
 import { kafkaVersionAtLeast, runKafkaTool, sharedCluster } from '@kafkats/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Admin, Cluster, UnsupportedVersionError } from '../../src/index.js';
+import { Admin, Cluster, ShareConsumer, UnsupportedVersionError } from '../../src/index.js';
 import { eventually, unique } from './admin-support.js';
 import { spyFactory } from './support.js';
 
@@ -46,12 +47,8 @@ function rows(stdout: string, group: string): string[][] {
     .filter((c) => c[0] === group);
 }
 
-/**
- * A share group that reads `topic` from the start (`share.auto.offset.reset=earliest`, a group
- * config) with Kafka's console share consumer, which prints and acknowledges `messages`
- * records and exits after `idleMs` without more.
- */
-async function consumeWithKafka(group: string, messages: number, idleMs = 15_000) {
+/** Makes `group` read from the start (`share.auto.offset.reset`, a group config). */
+async function setEarliest(group: string): Promise<void> {
   const set = await admin.incrementalAlterConfigs([
     {
       type: 'GROUP',
@@ -60,6 +57,15 @@ async function consumeWithKafka(group: string, messages: number, idleMs = 15_000
     },
   ]);
   expect(set.resources[0]?.error).toBeUndefined();
+}
+
+/**
+ * A share group that reads `topic` from the start (`share.auto.offset.reset=earliest`, a group
+ * config) with Kafka's console share consumer, which prints and acknowledges `messages`
+ * records and exits after `idleMs` without more.
+ */
+async function consumeWithKafka(group: string, messages: number, idleMs = 15_000) {
+  await setEarliest(group);
   return runKafkaTool(
     SHARE_CONSUMER,
     [
@@ -76,6 +82,28 @@ async function consumeWithKafka(group: string, messages: number, idleMs = 15_000
     ],
     { timeoutMs: 120_000 },
   );
+}
+
+/**
+ * A live member of `group` (a kafkats ShareConsumer reading `topic` from the start) that has
+ * read every record; close it to leave the group at once.
+ */
+async function liveMember(group: string) {
+  await setEarliest(group);
+  const cluster = await Cluster.connect(shared.bootstrap);
+  const consumer = new ShareConsumer(cluster, { groupId: group, topics: [topic] });
+  await consumer.start();
+  let read = 0;
+  const deadline = Date.now() + 60_000;
+  while (read < 2 * PER_PARTITION && Date.now() < deadline) read += (await consumer.poll()).length;
+  expect(read).toBe(2 * PER_PARTITION);
+  return {
+    consumer,
+    async close() {
+      await consumer.close();
+      await cluster.close();
+    },
+  };
 }
 
 /** Asserts that `call` rejects with the typed unsupported-version error naming `api`. */
@@ -134,12 +162,12 @@ describe('Admin share groups (real brokers; Kafka’s console share consumer and
     }
   });
 
-  it('lists and describes a share group the Java share consumer used, as ShareGroupCommand does', async () => {
+  it('lists and describes a live share group, as ShareGroupCommand does', async () => {
     const group = unique('adm-share');
     if (!SHARE_GROUPS)
       return expectUnsupported(() => admin.describeShareGroups([group]), 'ShareGroupDescribe');
-    // A live member first: the consumer reads every record, then waits 20 s for more.
-    const running = consumeWithKafka(group, 1000, 20_000);
+    // A live member first, which has read every record.
+    const running = await liveMember(group);
     const live = await eventually(
       () => admin.describeShareGroups([group]),
       (r) =>
@@ -154,7 +182,8 @@ describe('Admin share groups (real brokers; Kafka’s console share consumer and
     expect(g.groupEpoch).toBeGreaterThan(0);
     expect(g.coordinator).toBeDefined();
     const member = g.members[0]!;
-    expect(member.clientId).toBe('console-share-consumer');
+    expect(member.clientId).toBe('kafkats');
+    expect(member.memberId).toBe(running.consumer.memberId);
     expect(member.subscribedTopicNames).toEqual([topic]);
     expect(member.assignment).toEqual([
       { topic, partition: 0 },
@@ -193,8 +222,7 @@ describe('Admin share groups (real brokers; Kafka’s console share consumer and
       '1',
     ]);
 
-    const consumed = await running;
-    expect(consumed.stdout.trim().split('\n')).toHaveLength(2 * PER_PARTITION);
+    await running.close();
     const listed = await eventually(
       () => admin.listShareGroups(),
       (r) => r.groups.some((x) => x.groupId === group && x.state === 'Empty'),
@@ -274,12 +302,7 @@ describe('Admin share groups (real brokers; Kafka’s console share consumer and
     expect(await javaOffsets()).toEqual([]);
 
     // A live member: the coordinator refuses to alter the group's offsets.
-    const running = consumeWithKafka(group, 1000, 15_000);
-    await eventually(
-      () => admin.describeShareGroups([group]),
-      (r) => r.groups[0]?.members.length === 1,
-      60_000,
-    );
+    const running = await liveMember(group);
     const refused = await admin.alterShareGroupOffsets(group, [
       { topic, partition: 0, offset: 0n },
     ]);
@@ -289,7 +312,7 @@ describe('Admin share groups (real brokers; Kafka’s console share consumer and
     });
     const refusedDelete = await admin.deleteShareGroups([group]);
     expect(refusedDelete.groups[0]?.error).toMatchObject({ errorName: 'NON_EMPTY_GROUP' });
-    await running;
+    await running.close();
   });
 
   it('creates a group by setting its offsets, then deletes it; ShareGroupCommand agrees', async () => {

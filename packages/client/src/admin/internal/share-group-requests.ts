@@ -9,7 +9,7 @@ import {
   type ShareGroupDescribeResponseDescribedGroup,
   ZERO_UUID,
 } from '@kafkats/codec';
-import { UnsupportedVersionError } from '@kafkats/wire';
+import { ShareGroupsUnsupportedError } from '../../share/share-errors.js';
 import type { TopicPartition } from '../../topic-partition.js';
 import type { DeleteGroupsResult } from '../groups.js';
 import type {
@@ -42,13 +42,14 @@ import { listTopics } from './topic-requests.js';
  * came with Kafka 4.1; 3.9 and 4.0 have the APIs only as unstable versions they do not
  * advertise. The message names the API and the `share.version` level the broker stated.
  *
- * @throws UnsupportedVersionError (`ERR_KAFKA_VERSION_UNSUPPORTED`)
+ * @throws ShareGroupsUnsupportedError (an `UnsupportedVersionError`, `ERR_KAFKA_VERSION_UNSUPPORTED`)
  */
 export async function requireShareGroupApi(call: AdminCall, api: ApiDescriptor): Promise<void> {
   if ((await call.cluster.negotiatedFor(api.apiKey)) !== undefined) return;
   const level = await call.cluster.finalizedFeature('share.version');
-  throw new UnsupportedVersionError(
-    `${call.what}: the brokers do not offer ${api.name} (API key ${api.apiKey}, v${api.minVersion}+): share groups (KIP-932) need Kafka 4.1 or later with the share.version feature finalized (${level === undefined ? 'share.version is not finalized on this cluster' : `share.version=${level} here`})`,
+  throw new ShareGroupsUnsupportedError(
+    `${api.name} (API key ${api.apiKey}, v${api.minVersion}+)`,
+    `${call.what} (${level === undefined ? 'share.version is not finalized on this cluster' : `share.version=${level} here`})`,
   );
 }
 
