@@ -342,9 +342,10 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
   }
 
   /**
-   * Leaves the share group: accepts the last poll's records in implicit mode, sends every
-   * acknowledgement made, closes each share session (the brokers hand every record still
-   * acquired by this member back to the group) and leaves (member epoch -1). Idempotent.
+   * Leaves the share group: sends every acknowledgement made (the last poll's records that were
+   * not acknowledged are not accepted, in either mode, as Kafka's `close` does), closes each
+   * share session (the brokers hand every record still acquired by this member back to the
+   * group) and leaves (member epoch -1). Idempotent.
    */
   close(): Promise<void> {
     this.#closing ??= this.#close();
@@ -573,7 +574,7 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
       if (SESSION_LOST.has(response.errorCode)) {
         s.epoch = OPEN_EPOCH;
         s.partitions.clear();
-      }
+      } else if (!final) s.epoch = nextEpoch(s.epoch);
       return this.#report(taken, () => error);
     }
     s.epoch = final ? OPEN_EPOCH : nextEpoch(s.epoch);
@@ -755,6 +756,10 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
         s.partitions.clear();
         return;
       }
+      // Any other refusal moves the session on, as Kafka's ShareSessionHandler does; one that
+      // will not pass by waiting (GROUP_AUTHORIZATION_FAILED, ...) is also the next poll's.
+      s.epoch = nextEpoch(s.epoch);
+      if (!error.retriable) this.#raise(error);
       this.#failed(s, error);
       return;
     }
