@@ -33,6 +33,11 @@
  *   summed and checksummed, key lengths summed: all null). Timed from the first assignment to
  *   the last record (ConsumerPerformance: its fetch time, elapsed minus join); the join (subscribe
  *   to first assignment) is shown apart;
+ * - share consume (KIP-932): a prepared topic of a quarter of the read count, read once by a
+ *   kafkats `ShareConsumer` and by Kafka's ShareConsumerPerformance, each in a fresh share group
+ *   set to read from earliest; implicit acknowledgement (each poll accepts the last), same
+ *   fetch settings; the rate from the first records handed out to the last on both sides (a
+ *   share group assigns on its own schedule, about a heartbeat interval after the join);
  * - rebalance: two kafkats Consumers in one worker process; A reads a 6-partition topic alone
  *   while a producer writes 200 records/s to each partition, then B subscribes. Measured: from
  *   B's subscribe until A and B own disjoint shares covering the topic and both received records
@@ -58,6 +63,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Admin } from '@kafkats/client';
 import { JavaAdmin, type KafkaCluster, kafkaDist, startCluster } from '@kafkats/testkit';
 import { expectedChecksum, makeValues, writeValuesFile } from './client-values.js';
 import type {
@@ -156,6 +162,14 @@ const GROUP_LABEL: Record<GroupReader, string> = {
   'java-classic': 'Java 4.4.0 tool, classic',
 };
 
+/** Share-group consumers (KIP-932): each joins a fresh share group reading from earliest. */
+type ShareReader = 'kafkats-share' | 'java-share';
+const SHARE_READERS: readonly ShareReader[] = ['kafkats-share', 'java-share'];
+const SHARE_LABEL: Record<ShareReader, string> = {
+  'kafkats-share': 'kafkats ShareConsumer',
+  'java-share': 'Java 4.4.0 ShareConsumerPerformance',
+};
+
 const LABEL: Record<Reader, string> = {
   kafkats: 'kafkats',
   'kafkats-js': 'kafkats, JS lz4',
@@ -164,6 +178,7 @@ const LABEL: Record<Reader, string> = {
   'kafkats-crc': 'kafkats, CRC checked (not compared)',
   'kafkats-consumer': 'kafkats Consumer, KIP-848',
   'kafkats-classic': 'kafkats Consumer, classic',
+  'kafkats-share': 'kafkats ShareConsumer',
   kafkajs: 'kafkajs 2.2.4',
   platformatic: '@platformatic/kafka 2.12.1',
   java: 'Java 4.4.0 tool',
@@ -593,6 +608,132 @@ async function groupOnce(
   };
 }
 
+/** Makes `group` read from the start: `share.auto.offset.reset` is a group config (KIP-932). */
+async function shareFromEarliest(ctx: Context, group: string): Promise<void> {
+  const admin = await Admin.connect(ctx.bootstrap);
+  try {
+    const set = await admin.incrementalAlterConfigs([
+      {
+        type: 'GROUP',
+        name: group,
+        ops: [{ name: 'share.auto.offset.reset', op: 'SET', value: 'earliest' }],
+      },
+    ]);
+    const refused = set.resources[0]?.error;
+    if (refused !== undefined) throw refused;
+  } finally {
+    await admin.close();
+  }
+}
+
+/** `yyyy-MM-dd HH:mm:ss:SSS` (Kafka's perf tools' date format), local time, as epoch ms. */
+function toolTime(text: string): number {
+  const m = /^(\d+)-(\d+)-(\d+) (\d+):(\d+):(\d+):(\d+)$/.exec(text.trim());
+  if (m === null) return Number.NaN;
+  const [, y, mo, d, h, mi, sec, ms] = m.map(Number) as number[];
+  return new Date(y!, mo! - 1, d!, h!, mi!, sec!, ms!).getTime();
+}
+
+/**
+ * One share consumer run: a fresh share group on the prepared topic, implicit acknowledgement,
+ * every record once. A share group assigns on its own schedule (its first assignment often
+ * comes a heartbeat interval, 5 s, after the join), so the rate is taken from the first records
+ * handed out to the last, on both sides: kafkats from its worker's clock; Kafka's
+ * ShareConsumerPerformance from its detailed stats every 100 ms (the end of the first interval
+ * that holds records, and their count, to the end of the run). The time to the first records is
+ * shown apart.
+ */
+async function shareOnce(
+  ctx: Context,
+  c: Case,
+  topic: string,
+  checksum: number,
+  who: ShareReader,
+): Promise<Sample> {
+  if (who === 'java-share') {
+    const group = `bench-java-share-${topic}-${ctx.topicSeq++}`;
+    await shareFromEarliest(ctx, group);
+    const exit = await runJava(ctx.log4j, 'org.apache.kafka.tools.ShareConsumerPerformance', [
+      '--bootstrap-server',
+      ctx.bootstrap,
+      '--topic',
+      topic,
+      '--num-records',
+      String(c.records),
+      '--group',
+      group,
+      '--timeout',
+      '60000',
+      '--hide-header',
+      '--show-detailed-stats',
+      '--reporting-interval',
+      '100',
+    ]);
+    // start, end, MB, MB/s, nMsg/s, nMsg (so far), interval ms [for share consumer N]
+    const lines = exit.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(',').map((x) => x.trim()))
+      .filter((f) => f.length === 7);
+    const first = lines.find((f) => f[6]!.includes('for share consumer') && Number(f[5]) > 0);
+    const total = lines.find((f) => !f[6]!.includes('for share consumer'));
+    const count = Number(total?.[5]);
+    const mb = Number(total?.[2]);
+    const expectedMb = (c.records * c.valueSize) / (1024 * 1024);
+    if (
+      first === undefined ||
+      total === undefined ||
+      count !== c.records ||
+      Math.abs(mb - expectedMb) > 1e-3
+    )
+      throw new Error(`ShareConsumerPerformance: expected ${c.records} records: ${exit.stdout}`);
+    const firstAt = toolTime(first[1]!);
+    const steadyMs = toolTime(total[1]!) - firstAt;
+    return {
+      rate: (c.records - Number(first[5])) / (steadyMs / 1000),
+      cpu: exit.cpuUs / c.records,
+      joinMs: firstAt - toolTime(total[0]!),
+    };
+  }
+  const r = await runWorker({ ...baseJob(ctx, c, topic), warmup: 0, role: 'share', client: who });
+  verifyRead(`${who} (share) on ${topic}`, r, c, checksum);
+  return {
+    rate: (c.records - (r.firstCount ?? 0)) / ((r.steadyMs ?? r.elapsedMs) / 1000),
+    cpu: r.cpuUs / c.records,
+    joinMs: r.joinMs ?? 0,
+  };
+}
+
+function shareRows(c: Case, samples: Map<string, Sample[]>): string[][] {
+  const rows: string[][] = [];
+  const oursRate = median((samples.get('kafkats-share') ?? []).map((s) => s.rate));
+  for (const who of SHARE_READERS) {
+    const xs = samples.get(who) ?? [];
+    if (xs.length === 0) continue;
+    const rate = median(xs.map((s) => s.rate));
+    const cpu = median(xs.map((s) => s.cpu));
+    const java = who === 'java-share';
+    rows.push([
+      `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
+      SHARE_LABEL[who],
+      k(rate),
+      minMax(
+        xs.map((s) => s.rate),
+        k,
+      ),
+      ((rate * c.valueSize) / 1e6).toFixed(1),
+      java ? `(${cpu.toFixed(2)})` : cpu.toFixed(2),
+      minMax(
+        xs.map((s) => s.cpu),
+        (x) => x.toFixed(2),
+      ),
+      median(xs.map((s) => s.joinMs ?? 0)).toFixed(0),
+      java ? (oursRate / rate).toFixed(2) : '',
+    ]);
+  }
+  return rows;
+}
+
 function groupRows(c: Case, samples: Map<string, Sample[]>): string[][] {
   const rows: string[][] = [];
   const ours = samples.get('kafkats-consumer') ?? [];
@@ -726,6 +867,18 @@ const GROUP_HEADER = [
   'KIP-848/peer CPU',
 ];
 
+const SHARE_HEADER = [
+  'case',
+  'client',
+  'rec/s',
+  'min-max',
+  'MB/s',
+  'CPU µs/rec',
+  'min-max',
+  'first records ms',
+  'ours/Java rate',
+];
+
 // ------------------------------------------------------------------------------- rebalance
 
 const REBALANCE_VARIANTS: readonly RebalanceVariant[] = [
@@ -817,8 +970,9 @@ async function rebalanceTable(ctx: Context, smoke: boolean): Promise<string[][]>
 /** Runs the client suite and prints its tables. */
 export async function runClientSuite(smoke: boolean): Promise<void> {
   const runs = smoke ? 1 : 3;
-  // KAFKATS_BENCH_PARTS=produce: the produce table only (default: produce,read).
-  const parts = new Set((process.env.KAFKATS_BENCH_PARTS ?? 'produce,read').split(','));
+  // KAFKATS_BENCH_PARTS, a comma list: produce (the produce table), read (the read, group and
+  // rebalance tables), share (the share-group table); default all three.
+  const parts = new Set((process.env.KAFKATS_BENCH_PARTS ?? 'produce,read,share').split(','));
   const cases: Case[] = [];
   // Smoke: one case (the one with compression and the larger values), every contestant once.
   const only = (process.env.KAFKATS_BENCH_CASES ?? (smoke ? '1024-lz4' : '')).split(',');
@@ -870,6 +1024,7 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
   const produceTable: string[][] = [PRODUCE_HEADER];
   const readRows: string[][] = [HEADER];
   const groupTable: string[][] = [GROUP_HEADER];
+  const shareTable: string[][] = [SHARE_HEADER];
   let rebalanceRows: string[][] = [];
   console.log(
     `suite: client (${smoke ? 'SMOKE: tiny counts, 1 run, figures mean nothing' : `${runs} runs per contestant, median and min-max`}; ` +
@@ -889,7 +1044,7 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
       // produce
       const produced = new Map<ProduceRow, Sample[]>();
       const producers = PRODUCERS.filter((p) => p !== 'kafkats-js' || c.compression === 'lz4');
-      for (let run = 0; run < runs; run++) {
+      for (let run = 0; parts.has('produce') && run < runs; run++) {
         for (const who of rotate(producers, run)) {
           const started = Date.now();
           for (const [row, s] of await produceOnce(ctx, c, who)) {
@@ -899,6 +1054,27 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
         }
       }
       produceTable.push(...produceRows(c, produced));
+      if (parts.has('share')) {
+        // share: a prepared topic of a quarter of the read count, read once by each share
+        // group (a share consumer acknowledges every record: slower than a group read)
+        const sc: Case = { ...c, records: Math.floor(c.readRecords / 4), warmup: 0 };
+        const topic = newTopic(ctx, 's');
+        await admin.createTopic(topic, { partitions: 1, replicationFactor: 1 });
+        await runWorker({ ...baseJob(ctx, sc, topic), role: 'produce', client: 'kafkats' });
+        await verifyProduced(admin, topic, sc.records);
+        const checksum = expectedChecksum(pools.get(c.valueSize) as Buffer[], sc.records);
+        const shared = new Map<string, Sample[]>();
+        for (let run = 0; run < runs; run++) {
+          for (const who of rotate(SHARE_READERS, run)) {
+            const started = Date.now();
+            const s = await shareOnce(ctx, sc, topic, checksum, who);
+            trace(`share ${name} ${who}: ${Date.now() - started} ms`);
+            shared.set(who, [...(shared.get(who) ?? []), s]);
+          }
+        }
+        shareTable.push(...shareRows(sc, shared));
+        await admin.deleteTopic(topic);
+      }
       if (!parts.has('read')) continue;
       // read: one prepared topic, written by kafkats, verified like a produce run
       const rc: Case = { ...c, records: c.readRecords, warmup: 0 };
@@ -944,7 +1120,18 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
   const sizes = [...new Map(cases.map((c) => [c.valueSize, c])).values()];
   const produced = sizes.map((c) => `${c.records} x ${c.valueSize} B (+${c.warmup} warm-up)`);
   const read = sizes.map((c) => `${c.readRecords} x ${c.valueSize} B`);
-  printTable(`suite: client / produce, ${produced.join(', ')} per run`, produceTable);
+  if (parts.has('produce'))
+    printTable(`suite: client / produce, ${produced.join(', ')} per run`, produceTable);
+  if (parts.has('share')) {
+    const shareCounts = sizes.map((c) => `${Math.floor(c.readRecords / 4)} x ${c.valueSize} B`);
+    printTable(
+      `suite: client / share consume ${shareCounts.join(', ')} (KIP-932): each run joins a fresh share group (share.auto.offset.reset=earliest) on one prepared 1-partition topic ` +
+        'and reads every record once, each poll accepting the last (implicit acknowledgement), key and value touched; rec/s from the first records handed out to the last ' +
+        '(Java: ShareConsumerPerformance detailed stats every 100 ms, from the end of the first interval with records); first records ms: subscribe to them (the share group assigns ' +
+        'on its own schedule, about one heartbeat interval); CPU: subscribe to the last record. (Java CPU) = whole JVM, not compared',
+      shareTable,
+    );
+  }
   if (!parts.has('read')) return;
   printTable(
     `suite: client / read ${read.join(', ')} from offset 0 to the end (no warm-up; group consumers timed from the join)`,

@@ -16,7 +16,14 @@
  */
 import { createRequire } from 'node:module';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
-import { Consumer, MultiPartitionReader, PartitionReader, Producer } from '@kafkats/client';
+import {
+  Admin,
+  Consumer,
+  MultiPartitionReader,
+  PartitionReader,
+  Producer,
+  ShareConsumer,
+} from '@kafkats/client';
 import { type CompressionCodec, compressionSupport } from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { readValuesFile, valueChecksum } from './client-values.js';
@@ -29,7 +36,7 @@ const require = createRequire(import.meta.url);
  * plain install has) where `kafkats` takes the default `auto` (lz4-napi when it is installed,
  * as here). `kafkats-crc` reads with CRC checks on (the reader's default).
  * `kafkats-consumer` / `kafkats-classic`: the group `Consumer` with `groupProtocol` 'consumer'
- * (KIP-848) / 'classic' (role `group` only).
+ * (KIP-848) / 'classic' (role `group` only). `kafkats-share`: the `ShareConsumer` (role `share`).
  */
 export type NodeClient =
   | 'kafkats'
@@ -39,12 +46,16 @@ export type NodeClient =
   | 'kafkats-crc'
   | 'kafkats-consumer'
   | 'kafkats-classic'
+  | 'kafkats-share'
   | 'kafkajs'
   | 'platformatic';
 
 export interface Job {
-  /** `group`: a group consumer joins a fresh group and reads like `read`, key and value touched. */
-  role: 'produce' | 'read' | 'group';
+  /**
+   * `group`: a group consumer joins a fresh group and reads like `read`, key and value touched.
+   * `share`: a share consumer (KIP-932) joins a fresh share group and reads every record once.
+   */
+  role: 'produce' | 'read' | 'group' | 'share';
   client: NodeClient;
   bootstrap: string;
   topic: string;
@@ -75,6 +86,9 @@ export interface WorkerResult {
   backend?: string;
   /** group: ms from subscribe to the first assignment (the join, outside the timed window). */
   joinMs?: number;
+  /** share: ms from the first records handed out to the last, and how many came first. */
+  steadyMs?: number;
+  firstCount?: number;
   /** read: what was read. */
   count?: number;
   bytes?: number;
@@ -272,6 +286,63 @@ async function kafkatsGroupRead(job: Job): Promise<WorkerResult> {
   await cluster.close();
   if (keyBytes !== 0) throw new Error(`unexpected keys: ${keyBytes} bytes`);
   return { ...r, joinMs, count, bytes, checksum };
+}
+
+/**
+ * The share consumer (KIP-932): a fresh share group reading from earliest (its
+ * `share.auto.offset.reset` set first), implicit acknowledgement (each poll accepts the last),
+ * as ShareConsumerPerformance reads. CPU is taken from `start()` to the last record; `joinMs`
+ * is the time to the first records handed out (`firstCount` of them), `steadyMs` the time from
+ * there to the last record.
+ */
+async function kafkatsShareRead(job: Job): Promise<WorkerResult> {
+  const cluster = await Cluster.connect(job.bootstrap);
+  const groupId = `bench-share-${job.topic}-${process.pid}`;
+  const set = await new Admin(cluster).incrementalAlterConfigs([
+    {
+      type: 'GROUP',
+      name: groupId,
+      ops: [{ name: 'share.auto.offset.reset', op: 'SET', value: 'earliest' }],
+    },
+  ]);
+  const refused = set.resources[0]?.error;
+  if (refused !== undefined) throw refused;
+  const consumer = new ShareConsumer(cluster, {
+    groupId,
+    topics: [job.topic],
+    fetchMaxWaitMs: 500,
+    fetchMaxBytes: 52_428_800,
+  });
+  const t = timer();
+  t.start();
+  const started = performance.now();
+  await consumer.start();
+  let joinMs = -1;
+  let firstCount = 0;
+  let count = 0;
+  let bytes = 0;
+  let checksum = 0;
+  let keyBytes = 0;
+  outer: for await (const records of consumer) {
+    if (joinMs < 0) {
+      joinMs = performance.now() - started;
+      firstCount = records.length;
+    }
+    for (const record of records) {
+      if (record.key !== null) keyBytes += record.key.length;
+      const v = record.value as Uint8Array;
+      count++;
+      bytes += v.length;
+      checksum += valueChecksum(v);
+      if (count >= job.records) break outer;
+    }
+  }
+  const r = t.stop();
+  const steadyMs = performance.now() - started - joinMs;
+  await consumer.close();
+  await cluster.close();
+  if (keyBytes !== 0) throw new Error(`unexpected keys: ${keyBytes} bytes`);
+  return { ...r, joinMs, steadyMs, firstCount, count, bytes, checksum };
 }
 
 // ------------------------------------------------------------------------------- kafkajs
@@ -729,6 +800,7 @@ async function main(): Promise<void> {
   } else if (job.client === 'kafkajs') result = await kafkajsRead(job);
   else if (job.client === 'kafkats-consumer' || job.client === 'kafkats-classic')
     result = await kafkatsGroupRead(job);
+  else if (job.client === 'kafkats-share') result = await kafkatsShareRead(job);
   else if (job.client === 'platformatic') result = await platformaticRead(job);
   else result = await kafkatsRead(job);
   trace('closed');
