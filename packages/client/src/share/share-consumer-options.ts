@@ -75,6 +75,11 @@ export interface ShareConsumerOptions<K = Buffer, V = Buffer> {
   readonly fetchMaxBytes?: number;
   /** Kafka's `client.rack`, sent with the membership. Default null. */
   readonly rackId?: string | null;
+  /**
+   * Kafka's `default.api.timeout.ms`: how long `commit()` sends acknowledgements again that a
+   * leader refused with a retriable error. Default 60000.
+   */
+  readonly defaultApiTimeoutMs?: number;
   /** Default 100. */
   readonly retryBackoffMs?: number;
   /** Default 1000. */
@@ -99,6 +104,7 @@ export interface ResolvedShareConsumerOptions<K, V> {
   readonly fetchMinBytes: number;
   readonly fetchMaxBytes: number;
   readonly rackId: string | null;
+  readonly defaultApiTimeoutMs: number;
   readonly retryBackoffMs: number;
   readonly retryBackoffMaxMs: number;
   readonly deserializers: Deserializers<K, V> | undefined;
@@ -141,6 +147,7 @@ export function resolveShareConsumerOptions<K, V>(
     fetchMinBytes: integer('fetchMinBytes', options.fetchMinBytes, 1, 0),
     fetchMaxBytes: integer('fetchMaxBytes', options.fetchMaxBytes, 52_428_800, 1),
     rackId: options.rackId ?? null,
+    defaultApiTimeoutMs: integer('defaultApiTimeoutMs', options.defaultApiTimeoutMs, 60_000, 0),
     retryBackoffMs: integer('retryBackoffMs', options.retryBackoffMs, 100, 0),
     retryBackoffMaxMs: integer('retryBackoffMaxMs', options.retryBackoffMaxMs, 1000, 0),
     deserializers: options.deserializers,

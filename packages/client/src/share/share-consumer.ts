@@ -14,6 +14,7 @@ import {
   type RecordHeader,
   ShareAcknowledgeApi,
   type ShareAcknowledgeResponse,
+  type ShareAcknowledgeResponsePartitionData,
   ShareFetchApi,
   type ShareFetchResponse,
   type ShareFetchResponsePartitionData,
@@ -88,6 +89,13 @@ interface NodeSession {
 interface PendingAcks {
   readonly p: SharePartition;
   readonly acks: Map<bigint, AckTypeId>;
+}
+
+/** How one partition's acknowledgements ended, and whether `commit()` may send them again. */
+interface AckOutcome {
+  readonly entry: PendingAcks;
+  readonly error: Error | null;
+  readonly retry: boolean;
 }
 
 /** A record handed out by the last poll, waiting for its acknowledgement. */
@@ -338,7 +346,7 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
   async commit(): Promise<readonly ShareAcknowledgementResult[]> {
     this.#checkOpen();
     this.#settleDelivered();
-    return this.#acknowledgeAll(false);
+    return this.#commitAll();
   }
 
   /**
@@ -366,7 +374,10 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
       // every fetched record never handed out.
       this.#keepAcknowledged();
       this.#ready.length = 0;
-      await this.#acknowledgeAll(true).catch(() => undefined);
+      await this.#acknowledgeAll(true).then(
+        (outcomes) => this.#reportOutcomes(outcomes),
+        () => undefined,
+      );
       await this.#membership.leave();
     } else this.#membership.abandon();
     for (const s of this.#sessions.values()) await s.connection?.close().catch(() => undefined);
@@ -455,6 +466,10 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
     return taken;
   }
 
+  #reportOutcomes(outcomes: readonly AckOutcome[]): ShareAcknowledgementResult[] {
+    return outcomes.flatMap(({ entry, error }) => this.#report([entry], () => error));
+  }
+
   #report(
     taken: readonly PendingAcks[],
     errorFor: (p: SharePartition) => Error | null,
@@ -490,15 +505,16 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
   /**
    * Sends every pending acknowledgement with ShareAcknowledge, one request per leader (after
    * the request in flight on its session); `final` also closes each session (epoch -1).
+   * Acknowledgements of partitions without a known leader fail.
    */
-  async #acknowledgeAll(final: boolean): Promise<ShareAcknowledgementResult[]> {
+  async #acknowledgeAll(final: boolean): Promise<AckOutcome[]> {
     const nodes = new Set<number>(final ? this.#sessions.keys() : []);
     const snapshot = this.#cluster.snapshot();
     for (const { p } of this.#pending.values()) {
       const leader = snapshot.leaderFor(p.topic, p.partition);
       if (leader !== undefined) nodes.add(leader);
     }
-    const results = await Promise.all(
+    const outcomes = await Promise.all(
       [...nodes].map(async (nodeId) => {
         const s = this.#session(nodeId);
         while (s.busy !== undefined) await s.busy;
@@ -516,30 +532,57 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
         }
       }),
     );
-    // Acknowledgements of partitions without a known leader are reported failed.
-    const orphans = [...this.#pending.values()];
+    const orphans: AckOutcome[] = [...this.#pending.values()].map((entry) => ({
+      entry,
+      error: new KafkaError(
+        'ERR_KAFKA_SHARE_NO_LEADER',
+        `no leader known for ${entry.p.topic}-${entry.p.partition}`,
+        { retriable: true },
+      ),
+      retry: false,
+    }));
     this.#pending.clear();
-    const lost = this.#report(
-      orphans,
-      (p) =>
-        new KafkaError(
-          'ERR_KAFKA_SHARE_NO_LEADER',
-          `no leader known for ${p.topic}-${p.partition}`,
-          { retriable: true },
-        ),
-    );
-    return [...results.flat(), ...lost];
+    return [...outcomes.flat(), ...orphans];
+  }
+
+  /**
+   * `commit()`'s sending: retriable partition errors are sent again after the backoff until
+   * `defaultApiTimeoutMs` ran out, as Kafka's commitSync does; the rest is reported.
+   */
+  async #commitAll(): Promise<ShareAcknowledgementResult[]> {
+    const deadline = Date.now() + this.#options.defaultApiTimeoutMs;
+    const results: ShareAcknowledgementResult[] = [];
+    for (let attempt = 1; ; attempt++) {
+      const outcomes = await this.#acknowledgeAll(false);
+      const again = outcomes.filter((o) => o.retry && Date.now() < deadline);
+      results.push(...this.#reportOutcomes(outcomes.filter((o) => !again.includes(o))));
+      if (again.length === 0) return results;
+      for (const { entry } of again)
+        for (const [offset, type] of entry.acks) this.#queueAck(entry.p, offset, type);
+      const wait = retryDelayMs(
+        {
+          backoffMs: this.#options.retryBackoffMs,
+          maxBackoffMs: this.#options.retryBackoffMaxMs,
+          jitter: 0.2,
+        },
+        attempt + 1,
+      );
+      await new Promise((r) => setTimeout(r, Math.min(wait, Math.max(0, deadline - Date.now()))));
+    }
   }
 
   async #sendAcknowledge(
     s: NodeSession,
     taken: PendingAcks[],
     final: boolean,
-  ): Promise<ShareAcknowledgementResult[]> {
+  ): Promise<AckOutcome[]> {
+    const all = (error: Error, retry = false): AckOutcome[] =>
+      taken.map((entry) => ({ entry, error, retry }));
     if (s.epoch === OPEN_EPOCH)
       // No session on this broker: acknowledgements need one (Kafka refuses them in a request
-      // that opens a session); the records go back to the group at their lock timeout.
-      return this.#report(taken, (p) => sessionLost(p, 'no share session with its leader'));
+      // that opens a session, and ShareAcknowledge cannot open one); the records go back to
+      // the group at their lock timeout.
+      return all(sessionLost(`no share session with broker ${s.nodeId}`));
     let response: ShareAcknowledgeResponse;
     try {
       const connection = await this.#connection(s);
@@ -562,29 +605,48 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
         { checkTopLevelError: false },
       );
     } catch (error) {
+      // The connection, and the session with it, is gone: not retried (Kafka's
+      // ShareConsumeRequestManager fails them; the broker released the records).
       s.epoch = OPEN_EPOCH;
       s.partitions.clear();
-      return this.#report(taken, () => asError(error));
+      return all(asError(error));
     }
     if (response.errorCode !== ErrorCode.NONE) {
       const error = ProtocolError.fromCode(
         response.errorCode,
-        `ShareAcknowledge to broker ${s.nodeId}`,
+        `ShareAcknowledge to broker ${s.nodeId}${response.errorMessage ? `: ${response.errorMessage}` : ''}`,
       );
       if (SESSION_LOST.has(response.errorCode)) {
         s.epoch = OPEN_EPOCH;
         s.partitions.clear();
-      } else if (!final) s.epoch = nextEpoch(s.epoch);
-      return this.#report(taken, () => error);
+        return all(error);
+      }
+      if (!final) s.epoch = nextEpoch(s.epoch);
+      return all(error, error.retriable && !final);
     }
     s.epoch = final ? OPEN_EPOCH : nextEpoch(s.epoch);
     if (final) s.partitions.clear();
-    const codes = new Map<string, number>();
+    const codes = new Map<string, ShareAcknowledgeResponsePartitionData>();
     for (const t of response.responses)
-      for (const pd of t.partitions) codes.set(keyOf(t.topicId, pd.partitionIndex), pd.errorCode);
-    return this.#report(taken, (p) =>
-      partitionError(codes.get(keyOf(p.topicId, p.partition)), p, 'ShareAcknowledge'),
-    );
+      for (const pd of t.partitions) codes.set(keyOf(t.topicId, pd.partitionIndex), pd);
+    return taken.map((entry) => {
+      const pd = codes.get(keyOf(entry.p.topicId, entry.p.partition));
+      if (pd === undefined)
+        return {
+          entry,
+          error: new KafkaError(
+            'ERR_KAFKA_SHARE_RESPONSE_INVALID',
+            `ShareAcknowledge answer from broker ${s.nodeId} leaves out ${entry.p.topic}-${entry.p.partition}`,
+          ),
+          retry: false,
+        };
+      const error = partitionError(pd.errorCode, entry.p, 'ShareAcknowledge', pd.errorMessage);
+      // A partition that moved or is unknown is not asked again (its records' locks are on
+      // the old leader); other retriable errors are (Kafka's handlePartitionError).
+      const retry =
+        error !== null && error.retriable && !final && !PARTITION_MOVED.has(pd.errorCode);
+      return { entry, error, retry };
+    });
   }
 
   // -- fetching --------------------------------------------------------------------------
@@ -656,7 +718,7 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
         // the session is left as it is (it acquires nothing unless a ShareFetch asks).
         if (s.epoch !== OPEN_EPOCH && this.#hasAcksFor(nodeId, snapshot))
           s.busy = this.#sendAcknowledge(s, this.#takeAcks(nodeId), false).then(
-            () => undefined,
+            (outcomes) => void this.#reportOutcomes(outcomes),
             () => undefined,
           );
         else continue;
@@ -973,10 +1035,8 @@ function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-function sessionLost(p: SharePartition, why: string): Error {
-  return new KafkaError('ERR_KAFKA_SHARE_SESSION', `${p.topic}-${p.partition}: ${why}`, {
-    retriable: true,
-  });
+function sessionLost(why: string): Error {
+  return new KafkaError('ERR_KAFKA_SHARE_SESSION', why, { retriable: true });
 }
 
 function partitionError(
@@ -984,7 +1044,7 @@ function partitionError(
   p: SharePartition,
   what: string,
   message?: string | null,
-): Error | null {
+): ProtocolError | null {
   if (code === undefined || code === ErrorCode.NONE) return null;
   return ProtocolError.fromCode(
     code,

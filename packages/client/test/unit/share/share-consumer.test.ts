@@ -51,6 +51,8 @@ class ShareBroker {
   next = 0n;
   /** The epoch the session expects next; undefined: no session. */
   expected: number | undefined;
+  /** Error codes for the next ShareAcknowledge answers' partitions, one per answer. */
+  readonly ackErrors: number[] = [];
   /** Answers the next ShareFetch instead of the default, once. */
   once: ((request: ShareFetchRequest) => ShareFetchResponse) | undefined;
 
@@ -176,7 +178,10 @@ class ShareBroker {
         createShareAcknowledgeResponseTopicResponse({
           topicId: t.topicId,
           partitions: t.partitions.map((p) =>
-            createShareAcknowledgeResponsePartitionData({ partitionIndex: p.partitionIndex }),
+            createShareAcknowledgeResponsePartitionData({
+              partitionIndex: p.partitionIndex,
+              errorCode: this.ackErrors.shift() ?? 0,
+            }),
           ),
         }),
       ),
@@ -274,6 +279,30 @@ describe('ShareConsumer sessions and acknowledgements', () => {
     ]);
     const sent = broker.acknowledges.at(-1)!;
     expect(ShareBroker.batches(sent)).toEqual([[0n, 4n, [2, 1, 1, 0, 3]]]);
+  });
+
+  it('commit sends again what a leader refused with a retriable error, not a partition that moved', async () => {
+    const broker = new ShareBroker();
+    broker.kafka.appendValues(0, 2);
+    const consumer = await member(broker, { acknowledgementMode: 'explicit' });
+    const first = await next(consumer);
+    consumer.acknowledge(first);
+    broker.ackErrors.push(ErrorCode.KAFKA_STORAGE_ERROR);
+    const retried = await consumer.commit();
+    expect(retried.map((r) => [r.offsets, r.error])).toEqual([[[0n, 1n], null]]);
+    expect(broker.acknowledges.map((a) => ShareBroker.batches(a))).toEqual([
+      [[0n, 1n, [1]]],
+      [[0n, 1n, [1]]],
+    ]);
+
+    broker.kafka.appendValues(0, 1);
+    consumer.acknowledge(await next(consumer));
+    broker.ackErrors.push(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    const moved = await consumer.commit();
+    expect(moved.map((r) => [r.offsets, r.error?.message])).toEqual([
+      [[2n], expect.stringMatching(/NOT_LEADER_OR_FOLLOWER/)],
+    ]);
+    expect(broker.acknowledges).toHaveLength(3);
   });
 
   it('explicit mode: a poll with records of the last poll unacknowledged throws', async () => {
