@@ -643,8 +643,7 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
       const error = partitionError(pd.errorCode, entry.p, 'ShareAcknowledge', pd.errorMessage);
       // A partition that moved or is unknown is not asked again (its records' locks are on
       // the old leader); other retriable errors are (Kafka's handlePartitionError).
-      const retry =
-        error !== null && error.retriable && !final && !PARTITION_MOVED.has(pd.errorCode);
+      const retry = error?.retriable === true && !final && !PARTITION_MOVED.has(pd.errorCode);
       return { entry, error, retry };
     });
   }
