@@ -24,10 +24,10 @@ import { ConsumerClosedError } from '../consumer/consumer-errors.js';
 import type { PartitionBatch } from '../fetch/partition-batch.js';
 import { deserializeBatch } from '../internal/deserialize.js';
 import {
+  AckSet,
   AckType,
   type AckTypeId,
   AcquiredCursor,
-  ackBatches,
   acquiredRangesInvalid,
 } from './internal/acknowledgements.js';
 import { ShareMembership, type SharePartition } from './internal/share-membership.js';
@@ -85,10 +85,10 @@ interface NodeSession {
   failures: number;
 }
 
-/** Acknowledgements of one partition not sent yet, offset to type. */
+/** Acknowledgements of one partition not sent yet. */
 interface PendingAcks {
   readonly p: SharePartition;
-  readonly acks: Map<bigint, AckTypeId>;
+  readonly acks: AckSet;
 }
 
 /** How one partition's acknowledgements ended, and whether `commit()` may send them again. */
@@ -107,6 +107,10 @@ class DeliveredRecord<K, V> implements ShareRecord<K, V> {
   readonly deliveryCount: number;
   /** @internal */
   readonly sharePartition: SharePartition;
+  // Which consumer handed it out, in which of its polls, and how it was acknowledged.
+  readonly #owner: object;
+  #poll = 0;
+  #ack: AckTypeId | undefined;
   readonly #record: {
     readonly key: unknown;
     readonly value: unknown;
@@ -114,6 +118,7 @@ class DeliveredRecord<K, V> implements ShareRecord<K, V> {
   };
 
   constructor(
+    owner: object,
     p: SharePartition,
     record: {
       readonly offset: bigint;
@@ -130,7 +135,29 @@ class DeliveredRecord<K, V> implements ShareRecord<K, V> {
     this.offset = record.offset;
     this.timestamp = record.timestamp;
     this.deliveryCount = deliveryCount;
+    this.#owner = owner;
     this.#record = record;
+  }
+
+  /** `r` as one of `owner`'s records handed out by its poll number `poll`, or undefined. */
+  static of<K2, V2>(r: unknown, owner: object, poll: number): DeliveredRecord<K2, V2> | undefined {
+    if (typeof r !== 'object' || r === null || !(#owner in r)) return undefined;
+    return r.#owner === owner && r.#poll === poll
+      ? (r as unknown as DeliveredRecord<K2, V2>)
+      : undefined;
+  }
+
+  static handOut(r: DeliveredRecord<unknown, unknown>, poll: number): void {
+    r.#poll = poll;
+    r.#ack = undefined;
+  }
+
+  static ackOf(r: DeliveredRecord<unknown, unknown>): AckTypeId | undefined {
+    return r.#ack;
+  }
+
+  static acknowledge(r: DeliveredRecord<unknown, unknown>, type: AckTypeId): void {
+    r.#ack = type;
   }
 
   get key(): K | null {
@@ -178,8 +205,9 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
   readonly #membership: ShareMembership;
   readonly #sessions = new Map<number, NodeSession>();
   readonly #pending = new Map<string, PendingAcks>();
-  /** Records of the last poll, by partition key then offset: undefined until acknowledged. */
-  #delivered = new Map<string, { p: SharePartition; acks: Map<bigint, AckTypeId | undefined> }>();
+  /** Records of the last poll, and that poll's number (records of earlier polls are done). */
+  #delivered: readonly DeliveredRecord<K, V>[] = [];
+  #poll = 0;
   /** Records fetched, not handed out yet. */
   readonly #ready: DeliveredRecord<K, V>[][] = [];
   #state: 'new' | 'running' | 'closing' | 'closed' = 'new';
@@ -277,19 +305,16 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
   }
 
   #acknowledgeOne(record: ShareRecord<K, V>, id: AckTypeId): void {
-    const p = (record as DeliveredRecord<K, V>).sharePartition;
-    this.#delivered.get(keyOf(p.topicId, p.partition))!.acks.set(record.offset, id);
+    DeliveredRecord.acknowledge(record as DeliveredRecord<K, V>, id);
   }
 
   #checkAcknowledgeable(record: ShareRecord<K, V>): void {
-    const p = (record as Partial<DeliveredRecord<K, V>>).sharePartition;
-    const delivered =
-      p === undefined ? undefined : this.#delivered.get(keyOf(p.topicId, p.partition));
-    if (delivered === undefined || !delivered.acks.has(record.offset))
+    const delivered = DeliveredRecord.of<K, V>(record, this, this.#poll);
+    if (delivered === undefined)
       throw new ShareAcknowledgeError(
         `${record.topic}-${record.partition} offset ${record.offset} was not delivered by the last poll`,
       );
-    if (delivered.acks.get(record.offset) !== undefined)
+    if (DeliveredRecord.ackOf(delivered) !== undefined)
       throw new ShareAcknowledgeError(
         `${record.topic}-${record.partition} offset ${record.offset} is acknowledged already`,
       );
@@ -405,47 +430,57 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
    * not acknowledged is accepted; in explicit mode every record must be acknowledged.
    */
   #settleDelivered(): void {
+    const delivered = this.#delivered;
     if (this.#options.acknowledgementMode === 'explicit') {
-      for (const { p, acks } of this.#delivered.values())
-        for (const [offset, type] of acks)
-          if (type === undefined)
-            throw new ShareAcknowledgeError(
-              `explicit acknowledgement mode: ${p.topic}-${p.partition} offset ${offset} of the last poll is not acknowledged`,
-            );
+      for (const r of delivered)
+        if (DeliveredRecord.ackOf(r) === undefined)
+          throw new ShareAcknowledgeError(
+            `explicit acknowledgement mode: ${r.topic}-${r.partition} offset ${r.offset} of the last poll is not acknowledged`,
+          );
     }
-    for (const { p, acks } of this.#delivered.values())
-      for (const [offset, type] of acks) this.#queueAck(p, offset, type ?? AckType.Accept);
-    this.#delivered = new Map();
+    let p: SharePartition | undefined;
+    let acks: AckSet | undefined;
+    for (const r of delivered) {
+      if (r.sharePartition !== p) {
+        p = r.sharePartition;
+        acks = this.#acksOf(p);
+      }
+      acks!.add(r.offset, DeliveredRecord.ackOf(r) ?? AckType.Accept);
+    }
+    this.#delivered = [];
+    this.#poll++;
   }
 
   /** On close: what was acknowledged is sent; the rest is released by the session close. */
   #keepAcknowledged(): void {
-    for (const { p, acks } of this.#delivered.values())
-      for (const [offset, type] of acks) if (type !== undefined) this.#queueAck(p, offset, type);
-    this.#delivered = new Map();
+    for (const r of this.#delivered) {
+      const type = DeliveredRecord.ackOf(r);
+      if (type !== undefined) this.#queueAck(r.sharePartition, r.offset, type);
+    }
+    this.#delivered = [];
+    this.#poll++;
   }
 
   #queueAck(p: SharePartition, offset: bigint, type: AckTypeId): void {
+    this.#acksOf(p).add(offset, type);
+  }
+
+  /** The pending acknowledgements of `p`, made when there are none. */
+  #acksOf(p: SharePartition): AckSet {
     const key = keyOf(p.topicId, p.partition);
     let entry = this.#pending.get(key);
     if (entry === undefined) {
-      entry = { p, acks: new Map() };
+      entry = { p, acks: new AckSet() };
       this.#pending.set(key, entry);
     }
-    entry.acks.set(offset, type);
+    return entry.acks;
   }
 
   #deliver(records: readonly DeliveredRecord<K, V>[]): void {
-    for (const r of records) {
-      const p = r.sharePartition;
-      const key = keyOf(p.topicId, p.partition);
-      let entry = this.#delivered.get(key);
-      if (entry === undefined) {
-        entry = { p, acks: new Map() };
-        this.#delivered.set(key, entry);
-      }
-      entry.acks.set(r.offset, undefined);
-    }
+    this.#poll++;
+    for (const r of records)
+      DeliveredRecord.handOut(r as DeliveredRecord<unknown, unknown>, this.#poll);
+    this.#delivered = records;
   }
 
   #hasAcksFor(nodeId: number, snapshot: ReturnType<Cluster['snapshot']>): boolean {
@@ -476,10 +511,7 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
   ): ShareAcknowledgementResult[] {
     const results: ShareAcknowledgementResult[] = [];
     for (const { p, acks } of taken) {
-      const offsets = [...acks]
-        .filter(([, type]) => type !== AckType.Gap)
-        .map(([offset]) => offset)
-        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const offsets = acks.acknowledged();
       const result = { topic: p.topic, partition: p.partition, offsets, error: errorFor(p) };
       results.push(result);
       if (result.error !== null)
@@ -558,7 +590,7 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
       results.push(...this.#reportOutcomes(outcomes.filter((o) => !again.includes(o))));
       if (again.length === 0) return results;
       for (const { entry } of again)
-        for (const [offset, type] of entry.acks) this.#queueAck(entry.p, offset, type);
+        entry.acks.forEach((offset, type) => this.#queueAck(entry.p, offset, type));
       const wait = retryDelayMs(
         {
           backoffMs: this.#options.retryBackoffMs,
@@ -596,9 +628,9 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
           topics: byTopic(taken, (entry) =>
             createShareAcknowledgeRequestAcknowledgePartition({
               partitionIndex: entry.p.partition,
-              acknowledgementBatches: ackBatches(entry.acks).map((b) =>
-                createShareAcknowledgeRequestAcknowledgementBatch(b),
-              ),
+              acknowledgementBatches: entry.acks
+                .batches()
+                .map((b) => createShareAcknowledgeRequestAcknowledgementBatch(b)),
             }),
           ).map((t) => createShareAcknowledgeRequestAcknowledgeTopic(t)),
         }),
@@ -770,8 +802,8 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
     const topics = byTopic([...send.values()], (p) =>
       createShareFetchRequestFetchPartition({
         partitionIndex: p.partition,
-        acknowledgementBatches: ackBatches(
-          acksFor.get(keyOf(p.topicId, p.partition))?.acks ?? new Map(),
+        acknowledgementBatches: (
+          acksFor.get(keyOf(p.topicId, p.partition))?.acks.batches() ?? []
         ).map((b) => createShareFetchRequestAcknowledgementBatch(b)),
       }),
     ).map((t) => createShareFetchRequestFetchTopic(t));
@@ -939,7 +971,6 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
     const cursor = new AcquiredCursor(pd.acquiredRecords);
     const raw: KafkaRecord[] = [];
     const counts: number[] = [];
-    const seen = new Set<bigint>();
     let unreadable: AckTypeId = AckType.Gap;
     try {
       if (pd.records !== null && pd.records.length > 0) {
@@ -950,7 +981,6 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
             if (count === 0) continue;
             raw.push(record);
             counts.push(count);
-            seen.add(record.offset);
           }
         }
       }
@@ -958,14 +988,21 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
       unreadable = AckType.Reject;
       this.#raise(asError(error));
     }
+    // Acquired offsets without a record handed out: `raw` is ascending, as the ranges are.
+    let j = 0;
+    let gaps: AckSet | undefined;
     for (const range of pd.acquiredRecords)
-      for (let offset = range.firstOffset; offset <= range.lastOffset; offset++)
-        if (!seen.has(offset)) this.#queueAck(p, offset, unreadable);
+      for (let offset = range.firstOffset; offset <= range.lastOffset; offset++) {
+        while (j < raw.length && raw[j]!.offset < offset) j++;
+        if (j < raw.length && raw[j]!.offset === offset) continue;
+        gaps ??= this.#acksOf(p);
+        gaps.add(offset, unreadable);
+      }
     const batch = await deserializeBatch<K, V>(
       { topic: p.topic, partition: p.partition, records: raw } as unknown as PartitionBatch,
       this.#options.deserializers,
     );
-    return batch.records.map((r, i) => new DeliveredRecord<K, V>(p, r, counts[i]!));
+    return batch.records.map((r, i) => new DeliveredRecord<K, V>(this, p, r, counts[i]!));
   }
 
   /** An error the next `poll()` throws (once); the consumer goes on. */

@@ -12,6 +12,7 @@ import {
   ShareConsumer,
   type ShareRecord,
 } from '../../src/index.js';
+import { eventually } from './admin-support.js';
 import { unique } from './support.js';
 
 const shared = sharedCluster();
@@ -108,12 +109,44 @@ describe('ShareConsumer', () => {
         members.push({ consumer, seen });
       }
       await Promise.all(members.map((m) => m.consumer.start()));
-      // A share group assigns on its own schedule (about one heartbeat interval after a join):
-      // the second half is written once every member reads some partitions.
-      const assigned = Date.now() + 60_000;
-      while (members.some((m) => m.consumer.assignment().length === 0) && Date.now() < assigned)
-        await new Promise((r) => setTimeout(r, 100));
-      expect(members.map((m) => m.consumer.assignment().length > 0)).toEqual([true, true, true]);
+      // A share group assigns on its own schedule (a member hears of a new assignment at its
+      // next heartbeat): the second half is written once the coordinator has settled on an
+      // assignment that gives each of the four members partitions, and each kafkats member
+      // reads what the coordinator says it owns.
+      const view = (m: { consumer: ShareConsumer }) =>
+        m.consumer
+          .assignment()
+          .map((p) => p.partition)
+          .sort()
+          .join(',');
+      const settled = await eventually(
+        () => admin.describeShareGroups([group]),
+        (r) => {
+          const g = r.groups[0];
+          if (g === undefined || g.members.length !== 4 || g.assignmentEpoch !== g.groupEpoch)
+            return false;
+          // Every member, Java's too, has heard of this assignment (its epoch is the group's).
+          if (g.members.some((x) => x.assignment.length === 0 || x.memberEpoch !== g.groupEpoch))
+            return false;
+          return members.every((m) => {
+            const owned = g.members.find((x) => x.memberId === m.consumer.memberId);
+            return (
+              owned !== undefined &&
+              owned.assignment
+                .map((p) => p.partition)
+                .sort()
+                .join(',') === view(m)
+            );
+          });
+        },
+        60_000,
+      );
+      expect(settled.groups[0]?.members.map((x) => x.assignment.length > 0)).toEqual([
+        true,
+        true,
+        true,
+        true,
+      ]);
       await produce(topic, partitions, total / 2, total);
 
       const distinct = () =>

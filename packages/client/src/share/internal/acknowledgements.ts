@@ -22,33 +22,99 @@ export interface AckBatch {
 }
 
 /**
- * The acknowledgements of one partition as batches: offsets ascending, a new batch wherever
- * the offsets stop being consecutive, and a batch whose offsets all share one type sends that
- * type once (Kafka's `Acknowledgements.getAcknowledgementBatches` and its optimisation of a
- * uniform batch); a mixed batch sends one type per offset.
+ * The acknowledgements of one partition waiting to be sent, offset by offset, in the order
+ * they were made. Made to be cheap in the order a consumer makes them (ascending offsets, as
+ * a fetch hands records out); sorted once, when sent, otherwise. An offset added twice keeps
+ * its last type.
  */
-export function ackBatches(acks: ReadonlyMap<bigint, AckTypeId>): AckBatch[] {
-  const offsets = [...acks.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const batches: AckBatch[] = [];
-  let i = 0;
-  while (i < offsets.length) {
-    const first = offsets[i]!;
-    const types: number[] = [acks.get(first)!];
-    let last = first;
-    i++;
-    while (i < offsets.length && offsets[i] === last + 1n) {
-      last = offsets[i]!;
-      types.push(acks.get(last)!);
-      i++;
-    }
-    const uniform = types.every((t) => t === types[0]);
-    batches.push({
-      firstOffset: first,
-      lastOffset: last,
-      acknowledgeTypes: uniform ? [types[0]!] : types,
-    });
+export class AckSet {
+  #offsets: bigint[] = [];
+  #types: AckTypeId[] = [];
+  #ascending = true;
+
+  get size(): number {
+    return this.#offsets.length;
   }
-  return batches;
+
+  add(offset: bigint, type: AckTypeId): void {
+    const n = this.#offsets.length;
+    if (n > 0 && offset <= this.#offsets[n - 1]!) this.#ascending = false;
+    this.#offsets.push(offset);
+    this.#types.push(type);
+  }
+
+  /** Calls `f` for each offset, ascending, with its type. */
+  forEach(f: (offset: bigint, type: AckTypeId) => void): void {
+    this.#sort();
+    for (let i = 0; i < this.#offsets.length; i++) f(this.#offsets[i]!, this.#types[i]!);
+  }
+
+  /** The offsets acknowledged with a type other than gap, ascending. */
+  acknowledged(): bigint[] {
+    this.#sort();
+    return this.#offsets.filter((_, i) => this.#types[i] !== AckType.Gap);
+  }
+
+  /**
+   * As batches: offsets ascending, a new batch wherever the offsets stop being consecutive,
+   * and a batch whose offsets all share one type sends that type once (Kafka's
+   * `Acknowledgements.getAcknowledgementBatches` and its optimisation of a uniform batch); a
+   * mixed batch sends one type per offset.
+   */
+  batches(): AckBatch[] {
+    this.#sort();
+    const offsets = this.#offsets;
+    const all = this.#types;
+    const batches: AckBatch[] = [];
+    let i = 0;
+    while (i < offsets.length) {
+      const first = offsets[i]!;
+      const from = i;
+      let last = first;
+      let uniform = true;
+      i++;
+      while (i < offsets.length && offsets[i] === last + 1n) {
+        last = offsets[i]!;
+        if (all[i] !== all[from]) uniform = false;
+        i++;
+      }
+      batches.push({
+        firstOffset: first,
+        lastOffset: last,
+        acknowledgeTypes: uniform ? [all[from]!] : all.slice(from, i),
+      });
+    }
+    return batches;
+  }
+
+  #sort(): void {
+    if (this.#ascending) return;
+    const order = this.#offsets.map((_, i) => i);
+    const o = this.#offsets;
+    order.sort((a, b) => (o[a]! < o[b]! ? -1 : o[a]! > o[b]! ? 1 : a - b));
+    const offsets: bigint[] = [];
+    const types: AckTypeId[] = [];
+    for (const i of order) {
+      // Equal offsets are adjacent, in the order added: the last one wins.
+      const n = offsets.length;
+      if (n > 0 && offsets[n - 1] === o[i]) {
+        types[n - 1] = this.#types[i]!;
+        continue;
+      }
+      offsets.push(o[i]!);
+      types.push(this.#types[i]!);
+    }
+    this.#offsets = offsets;
+    this.#types = types;
+    this.#ascending = true;
+  }
+}
+
+/** The batches of `acks` (see {@link AckSet.batches}). */
+export function ackBatches(acks: ReadonlyMap<bigint, AckTypeId>): AckBatch[] {
+  const set = new AckSet();
+  for (const [offset, type] of acks) set.add(offset, type);
+  return set.batches();
 }
 
 /** Every offset of `batches` with its type: the inverse of {@link ackBatches}. */
