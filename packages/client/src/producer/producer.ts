@@ -8,6 +8,7 @@ import {
 } from '@kafkats/codec';
 import { retryDelayMs } from '@kafkats/meta';
 import { clusterLogger, type ProducerMetricsSnapshot } from '../client-diagnostics.js';
+import { Fifo } from '../internal/fifo.js';
 import { SerializationError } from '../serialization.js';
 import { Accumulator, type TopicRoute } from './internal/accumulator.js';
 import { type DeliveryListener, type PendingRecord, SendGroup } from './internal/delivery.js';
@@ -134,7 +135,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
   readonly #sender: Sender;
   readonly #txn: TransactionManager | null;
   readonly #sticky: StickyPartitioner;
-  readonly #waiting: Waiting[] = [];
+  readonly #waiting = new Fifo<Waiting>();
   #waitTimer: ReturnType<typeof setTimeout> | undefined;
   #processing = false;
   #metadataRefresh: Promise<unknown> | undefined;
@@ -706,7 +707,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
       if (this.#serialized.get(record) !== pending) return;
       this.#serialized.set(record, done);
       // Only the record at the head of the queue can be appended now.
-      const head = this.#waiting[0];
+      const head = this.#waiting.first();
       if (head !== undefined && head.records[head.next] === record) this.#processWaiting();
     });
   }
@@ -827,7 +828,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
     }
     if (this.#waitTimer !== undefined) clearTimeout(this.#waitTimer);
     this.#waitTimer = undefined;
-    const head = this.#waiting[0];
+    const head = this.#waiting.first();
     if (head !== undefined) {
       this.#waitTimer = setTimeout(
         () => this.#processWaiting(),
@@ -838,7 +839,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
 
   #drainWaiting(now: number): void {
     while (this.#waiting.length > 0) {
-      const head = this.#waiting[0] as Waiting;
+      const head = this.#waiting.first() as Waiting;
       const records = head.records;
       while (head.next < records.length) {
         const record = records[head.next] as AnyRecord;
@@ -946,7 +947,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
    * the queue in order, so the last entry leaving means all before it have.
    */
   #waitingSettled(): Promise<void> {
-    const tail = this.#waiting[this.#waiting.length - 1];
+    const tail = this.#waiting.last();
     if (tail === undefined) return ACCEPTED;
     return new Promise((resolve) => {
       tail.whenDone ??= [];
@@ -1013,7 +1014,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
       const error = new ProducerClosedError(
         `the producer was closed before these records were delivered (close timeout ${timeoutMs} ms)`,
       );
-      for (const w of this.#waiting.splice(0)) {
+      for (const w of this.#waiting.drain()) {
         while (w.next < w.records.length) this.#fail(w, error, false);
         w.accept?.resolve();
         if (w.whenDone !== null) for (const done of w.whenDone) done();
