@@ -8,6 +8,7 @@ import {
 } from '@kafkats/codec';
 import { retryDelayMs, sleep } from '@kafkats/meta';
 import { ConnectionError, UnsupportedVersionError } from '@kafkats/wire';
+import { HeartbeatPause } from '../../internal/heartbeat-pause.js';
 import { randomMemberId } from '../../internal/member-id.js';
 import type { TopicPartition } from '../../topic-partition.js';
 import { GroupMembershipError, GroupProtocolUnsupportedError } from '../consumer-errors.js';
@@ -82,7 +83,7 @@ export class ConsumerProtocolMembership implements GroupMembership {
   #generation = 0;
   #state: 'new' | 'running' | 'leaving' | 'done' = 'new';
   readonly #stop = new AbortController();
-  #wake: (() => void) | undefined;
+  readonly #pauser = new HeartbeatPause(this.#stop.signal);
   #loop: Promise<void> | undefined;
   #leaving: Promise<void> | undefined;
   #firstAssignment: { resolve: () => void; reject: (e: Error) => void } | undefined;
@@ -198,7 +199,7 @@ export class ConsumerProtocolMembership implements GroupMembership {
   }
 
   #wakeUp(): void {
-    this.#wake?.();
+    this.#pauser.wake();
   }
 
   async #heartbeatLoop(): Promise<void> {
@@ -295,21 +296,8 @@ export class ConsumerProtocolMembership implements GroupMembership {
     );
   }
 
-  async #pause(ms: number): Promise<void> {
-    if (ms <= 0 || this.#stop.signal.aborted) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.#wake = undefined;
-        this.#stop.signal.removeEventListener('abort', done);
-        clearTimeout(timer);
-        resolve();
-      };
-      // Not unref'd: a member retrying a coordinator it cannot reach holds no socket, and the
-      // application awaiting its records must not see the process exit.
-      const timer = setTimeout(done, ms);
-      this.#wake = done;
-      this.#stop.signal.addEventListener('abort', done, { once: true });
-    });
+  #pause(ms: number): Promise<void> {
+    return this.#pauser.pause(ms);
   }
 
   #fields(): SentFields {

@@ -7,6 +7,7 @@ import {
 } from '@kafkats/codec';
 import { type Cluster, retryDelayMs } from '@kafkats/meta';
 import { ConnectionError, type Logger, UnsupportedVersionError } from '@kafkats/wire';
+import { HeartbeatPause } from '../../internal/heartbeat-pause.js';
 import { randomMemberId } from '../../internal/member-id.js';
 import type { TopicPartition } from '../../topic-partition.js';
 import { ShareGroupError, ShareGroupsUnsupportedError } from '../share-errors.js';
@@ -69,6 +70,7 @@ export class ShareMembership {
   #sentSubscription = false;
   #state: 'new' | 'running' | 'done' = 'new';
   readonly #stop = new AbortController();
+  readonly #pauser = new HeartbeatPause(this.#stop.signal);
   #loop: Promise<void> | undefined;
   #joined: { resolve: () => void; reject: (e: Error) => void } | undefined;
 
@@ -300,17 +302,8 @@ export class ShareMembership {
     );
   }
 
-  async #pause(ms: number): Promise<void> {
-    if (ms <= 0 || this.#stop.signal.aborted) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.#stop.signal.removeEventListener('abort', done);
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.#stop.signal.addEventListener('abort', done, { once: true });
-    });
+  #pause(ms: number): Promise<void> {
+    return this.#pauser.pause(ms);
   }
 
   #fatal(error: Error): void {
