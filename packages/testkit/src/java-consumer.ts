@@ -1,8 +1,4 @@
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import { kafkaDist } from './dist.js';
-import { compileJava, toolJvmFlags } from './java.js';
-import { OWNER_PROPERTY, onProcessExit } from './reaper.js';
+import { JavaJsonProcess } from './java-json-process.js';
 
 /** How to start one Java group member (java/GroupConsumer.java). */
 export interface JavaGroupConsumerOptions {
@@ -42,65 +38,32 @@ export class JavaGroupConsumer {
   readonly records: JavaConsumedRecord[] = [];
   /** Partitions owned now, as `topic-partition`. */
   readonly owned = new Set<string>();
-  readonly #exited: Promise<void>;
-  readonly #child: ReturnType<typeof spawn>;
-  #stderrTail = '';
+  #process: JavaJsonProcess | undefined;
 
-  private constructor(child: ReturnType<typeof spawn>, unhook: () => void) {
-    this.#child = child;
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => {
-      this.#stderrTail = (this.#stderrTail + d).slice(-4000);
-    });
-    createInterface({ input: child.stdout! }).on('line', (text) => this.#onLine(text));
-    this.#exited = new Promise((resolve) => {
-      child.once('exit', () => {
-        unhook();
-        resolve();
-      });
-    });
-    child.stdin?.on('error', () => {
-      // the process died; stop() still resolves on its exit
-    });
-  }
+  private constructor() {}
 
   /**
    * Compiles (once) and starts the member; it joins on its first poll.
    * @throws TestkitError ERR_KAFKA_TESTKIT_TOOL_FAILED when javac fails
    */
   static async start(options: JavaGroupConsumerOptions): Promise<JavaGroupConsumer> {
-    const classes = await compileJava('GroupConsumer');
-    const dist = kafkaDist();
-    const child = spawn(
-      'java',
-      [
-        ...toolJvmFlags(),
-        `-D${OWNER_PROPERTY}=${process.pid}`,
-        '-cp',
-        `${classes}:${dist.classpath}`,
-        'GroupConsumer',
-        JSON.stringify({
-          bootstrap: options.bootstrap,
-          groupId: options.groupId,
-          topics: options.topics,
-          groupProtocol: options.groupProtocol ?? 'consumer',
-          autoOffsetReset: options.autoOffsetReset ?? 'earliest',
-          isolationLevel: options.isolationLevel ?? 'read_uncommitted',
-        }),
-      ],
-      { stdio: ['pipe', 'pipe', 'pipe'] },
+    const member = new JavaGroupConsumer();
+    member.#process = await JavaJsonProcess.start(
+      'GroupConsumer',
+      {
+        bootstrap: options.bootstrap,
+        groupId: options.groupId,
+        topics: options.topics,
+        groupProtocol: options.groupProtocol ?? 'consumer',
+        autoOffsetReset: options.autoOffsetReset ?? 'earliest',
+        isolationLevel: options.isolationLevel ?? 'read_uncommitted',
+      },
+      (line) => member.#onLine(line as Line),
     );
-    const unhook = onProcessExit(() => child.kill('SIGKILL'));
-    return new JavaGroupConsumer(child, unhook);
+    return member;
   }
 
-  #onLine(text: string): void {
-    let line: Line;
-    try {
-      line = JSON.parse(text) as Line;
-    } catch {
-      this.#stderrTail = `${this.#stderrTail}\n(stdout) ${text}`.slice(-4000);
-      return;
-    }
+  #onLine(line: Line): void {
     if (line.t === 'record')
       this.records.push({
         topic: line.topic!,
@@ -115,7 +78,7 @@ export class JavaGroupConsumer {
 
   /** The last lines the JVM wrote to stderr (for failure messages). */
   get stderrTail(): string {
-    return this.#stderrTail;
+    return this.#process?.stderrTail ?? '';
   }
 
   /**
@@ -123,16 +86,11 @@ export class JavaGroupConsumer {
    * kills it after `graceMs`.
    */
   async stop(graceMs = 60_000): Promise<void> {
-    this.#child.stdin?.write('stop\n');
-    this.#child.stdin?.end();
-    const timer = setTimeout(() => this.#child.kill('SIGKILL'), graceMs);
-    await this.#exited;
-    clearTimeout(timer);
+    await this.#process?.stop(graceMs);
   }
 
   /** Kills the JVM at once (a crash: no commit, no leave). */
   async kill(): Promise<void> {
-    this.#child.kill('SIGKILL');
-    await this.#exited;
+    await this.#process?.kill();
   }
 }
