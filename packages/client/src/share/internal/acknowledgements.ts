@@ -32,10 +32,6 @@ export class AckSet {
   #types: AckTypeId[] = [];
   #ascending = true;
 
-  get size(): number {
-    return this.#offsets.length;
-  }
-
   add(offset: bigint, type: AckTypeId): void {
     const n = this.#offsets.length;
     if (n > 0 && offset <= this.#offsets[n - 1]!) this.#ascending = false;

@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  AckSet,
   AckType,
   type AckTypeId,
   AcquiredCursor,
@@ -63,6 +64,32 @@ describe('ackBatches', () => {
       { firstOffset: 5n, lastOffset: 7n, acknowledgeTypes: [1] },
       { firstOffset: 9n, lastOffset: 11n, acknowledgeTypes: [1, 2, 0] },
     ]);
+  });
+});
+
+describe('AckSet', () => {
+  it('keeps the last type of an offset added twice, in any order, and sends offsets ascending', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 60n }), type), { maxLength: 80 }),
+        (adds) => {
+          const set = new AckSet();
+          const last = new Map<bigint, AckTypeId>();
+          for (const [offset, t] of adds) {
+            set.add(offset, t);
+            last.set(offset, t);
+          }
+          const sorted = [...last].sort((a, b) => (a[0] < b[0] ? -1 : 1));
+          const seen: [bigint, AckTypeId][] = [];
+          set.forEach((offset, t) => seen.push([offset, t]));
+          expect(seen).toEqual(sorted);
+          expect(ackOffsets(set.batches())).toEqual(new Map(sorted));
+          expect(set.acknowledged()).toEqual(
+            sorted.filter(([, t]) => t !== AckType.Gap).map(([o]) => o),
+          );
+        },
+      ),
+    );
   });
 });
 
