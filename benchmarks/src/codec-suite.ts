@@ -59,11 +59,24 @@ function fmt(us: number): string {
  * Runs the codec suite and prints its tables. `smoke`: the self-check and one short timing
  * run (CI proves the suite runs and every contestant does the same work; figures mean nothing).
  */
+/** A positive integer from the environment, else `fallback`; anything else is an error. */
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return n;
+}
+
 export async function runCodecSuite(
   smoke: boolean,
   options: { runs?: number; sharedProcess?: boolean } = {},
 ): Promise<void> {
-  const runs = options.runs ?? (smoke ? 1 : 5);
+  // 10 processes per task and timing windows of 1.5 s by default: fewer or shorter ones gave
+  // medians that moved by more than the gaps they were meant to show. KAFKATS_BENCH_RUNS and
+  // KAFKATS_BENCH_WINDOW_MS trade that for time when looking at one workload.
+  const runs = options.runs ?? (smoke ? 1 : envInt('KAFKATS_BENCH_RUNS', 10));
   const shared = options.sharedProcess === true;
   // KAFKATS_BENCH_WORKLOADS=metadata,fetch-v17 times only the workloads whose id starts so.
   const only = (process.env.KAFKATS_BENCH_WORKLOADS ?? '').split(',').filter((x) => x !== '');
@@ -94,7 +107,7 @@ export async function runCodecSuite(
 
   const loadBefore = load();
   const all: TimedResult[][] = [];
-  const ms = smoke ? '0' : '300';
+  const ms = smoke ? '0' : String(envInt('KAFKATS_BENCH_WINDOW_MS', 1500));
   for (let i = 0; i < runs; i++) {
     const seed = (Date.now() ^ (i * 0x9e3779b9)) >>> 0;
     if (shared) {
@@ -171,7 +184,7 @@ export async function runCodecSuite(
     ? 'every task of a run in one process (--shared-process)'
     : 'each task in a process of its own';
   console.log(
-    `suite: codec: ${runs} run(s), ${method}, median and min-max of the per-run means, wall clock and process CPU time (user + system, GC threads included; steadier than wall clock on a loaded machine); "best peer / this" above 1 = faster than the fastest peer of the workload (same heap state); load average before ${loadBefore}, after ${loadAfter}`,
+    `suite: codec: ${runs} run(s), timing windows of ${ms} ms, ${method}, median and min-max of the per-run means, wall clock and process CPU time (user + system, GC threads included; steadier than wall clock on a loaded machine); "best peer / this" above 1 = faster than the fastest peer of the workload (same heap state); load average before ${loadBefore}, after ${loadAfter}`,
   );
   console.table(rows);
 }
