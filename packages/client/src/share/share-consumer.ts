@@ -618,6 +618,11 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
     let response: ShareAcknowledgeResponse;
     try {
       const connection = await this.#connection(s);
+      // The session's connection had dropped, and the session with it: nothing to send to.
+      if (s.epoch === OPEN_EPOCH)
+        return all(
+          sessionLost(`the share session with broker ${s.nodeId} ended with its connection`),
+        );
       response = await this.#cluster.sendOn(
         connection,
         ShareAcknowledgeApi,

@@ -363,6 +363,19 @@ describe('ShareConsumer sessions and acknowledgements', () => {
     expect(ShareBroker.batches(broker.fetches[reopened + 1]!)).toEqual([[0n, 2n, [1]]]);
   });
 
+  it('a commit after the session dropped with its connection reports it, and sends nothing', async () => {
+    const broker = new ShareBroker();
+    broker.kafka.appendValues(0, 2);
+    const consumer = await member(broker, { acknowledgementMode: 'explicit' });
+    consumer.acknowledge(await next(consumer));
+    for (const c of broker.kafka.connections) if (c.dedicated) c.lose();
+    const results = await consumer.commit();
+    expect(results.map((r) => [r.offsets, r.error?.message])).toEqual([
+      [[0n, 1n], expect.stringMatching(/ended with its connection/)],
+    ]);
+    expect(broker.acknowledges).toEqual([]);
+  });
+
   it('close sends what was acknowledged with epoch -1, then leaves the group', async () => {
     const broker = new ShareBroker();
     broker.kafka.appendValues(0, 3);
