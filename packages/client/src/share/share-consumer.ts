@@ -236,6 +236,7 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
         this.#fatal = error;
         this.#signal();
       },
+      onError: (error) => this.#raise(error),
     });
   }
 

@@ -22,7 +22,7 @@ export class ShareGroupsUnsupportedError extends UnsupportedVersionError {
 
 /**
  * The group coordinator refused this share-group member for good (GROUP_MAX_SIZE_REACHED,
- * GROUP_AUTHORIZATION_FAILED, TOPIC_AUTHORIZATION_FAILED, INVALID_REQUEST, ...). `cause` is
+ * GROUP_AUTHORIZATION_FAILED, INVALID_REQUEST, ...). `cause` is
  * the broker's `ProtocolError`; `brokerErrorCode` its code (-1 when it was not a broker
  * answer). Code `ERR_KAFKA_SHARE_GROUP_FATAL`; not retriable: the consumer stops.
  */

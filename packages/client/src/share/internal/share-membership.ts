@@ -21,7 +21,6 @@ const FATAL = new Set<number>([
   ErrorCode.GROUP_MAX_SIZE_REACHED,
   ErrorCode.GROUP_AUTHORIZATION_FAILED,
   ErrorCode.INVALID_REQUEST,
-  ErrorCode.TOPIC_AUTHORIZATION_FAILED,
   ErrorCode.INVALID_GROUP_ID,
   ErrorCode.GROUP_ID_NOT_FOUND,
   ErrorCode.UNSUPPORTED_VERSION,
@@ -49,6 +48,11 @@ export interface ShareMembershipConfig {
   readonly onAssignment: (partitions: readonly SharePartition[]) => void;
   /** The member cannot go on. */
   readonly onFatal: (error: Error) => void;
+  /**
+   * The coordinator refused a heartbeat for a reason the application must see and that may
+   * pass (TOPIC_AUTHORIZATION_FAILED: until ACLs are granted); the member goes on.
+   */
+  readonly onError: (error: Error) => void;
 }
 
 /**
@@ -219,6 +223,12 @@ export class ShareMembership {
       if (code === ErrorCode.UNSUPPORTED_VERSION) {
         this.#fatal(new ShareGroupsUnsupportedError('ShareGroupHeartbeat', error.message));
         return;
+      }
+      if (code === ErrorCode.TOPIC_AUTHORIZATION_FAILED) {
+        // Kafka's share consumer throws it from poll and keeps its membership going.
+        this.#config.onError(error);
+        await this.#pause(this.#backoff(++failures));
+        continue;
       }
       if (FATAL.has(code) || !error.retriable) {
         this.#fatal(new ShareGroupError(this.#config.groupId, code, error.message, error));

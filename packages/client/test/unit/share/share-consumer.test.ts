@@ -49,8 +49,11 @@ class ShareBroker {
   readonly acknowledges: ShareAcknowledgeRequest[] = [];
   /** Next offset to hand out. */
   next = 0n;
+  heartbeatIntervalMs = 60_000;
   /** The epoch the session expects next; undefined: no session. */
   expected: number | undefined;
+  /** Error codes for the next heartbeat answers, one per answer. */
+  readonly heartbeatErrors: number[] = [];
   /** Error codes for the next ShareAcknowledge answers' partitions, one per answer. */
   readonly ackErrors: number[] = [];
   /** Answers the next ShareFetch instead of the default, once. */
@@ -86,10 +89,12 @@ class ShareBroker {
 
   #heartbeat(request: ShareGroupHeartbeatRequest) {
     this.heartbeats.push(request);
+    const refused = request.memberEpoch === 0 ? undefined : this.heartbeatErrors.shift();
+    if (refused !== undefined) return createShareGroupHeartbeatResponse({ errorCode: refused });
     return createShareGroupHeartbeatResponse({
       memberId: request.memberId,
       memberEpoch: request.memberEpoch === -1 ? -1 : 1,
-      heartbeatIntervalMs: 60_000,
+      heartbeatIntervalMs: this.heartbeatIntervalMs,
       assignment:
         request.memberEpoch === 0
           ? createShareGroupHeartbeatResponseAssignment({
@@ -374,6 +379,22 @@ describe('ShareConsumer sessions and acknowledgements', () => {
       [[0n, 1n], expect.stringMatching(/ended with its connection/)],
     ]);
     expect(broker.acknowledges).toEqual([]);
+  });
+
+  it('TOPIC_AUTHORIZATION_FAILED from the coordinator is thrown by a poll; the member goes on', async () => {
+    const broker = new ShareBroker();
+    broker.heartbeatIntervalMs = 5;
+    broker.heartbeatErrors.push(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+    const consumer = await member(broker);
+    let thrown: unknown;
+    for (let i = 0; i < 50 && thrown === undefined; i++)
+      thrown = await consumer.poll(20).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(thrown).toMatchObject({ errorName: 'TOPIC_AUTHORIZATION_FAILED' });
+    broker.kafka.appendValues(0, 1);
+    expect((await next(consumer)).map((r) => r.offset)).toEqual([0n]);
   });
 
   it('close sends what was acknowledged with epoch -1, then leaves the group', async () => {
