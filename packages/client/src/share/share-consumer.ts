@@ -591,7 +591,7 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
       results.push(...this.#reportOutcomes(outcomes.filter((o) => !again.includes(o))));
       if (again.length === 0) return results;
       for (const { entry } of again)
-        entry.acks.forEach((offset, type) => this.#queueAck(entry.p, offset, type));
+        for (const [offset, type] of entry.acks.entries()) this.#queueAck(entry.p, offset, type);
       const wait = retryDelayMs(
         {
           backoffMs: this.#options.retryBackoffMs,

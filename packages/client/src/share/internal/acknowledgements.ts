@@ -39,10 +39,10 @@ export class AckSet {
     this.#types.push(type);
   }
 
-  /** Calls `f` for each offset, ascending, with its type. */
-  forEach(f: (offset: bigint, type: AckTypeId) => void): void {
+  /** Each offset, ascending, with its type. */
+  *entries(): IterableIterator<[bigint, AckTypeId]> {
     this.#sort();
-    for (let i = 0; i < this.#offsets.length; i++) f(this.#offsets[i]!, this.#types[i]!);
+    for (let i = 0; i < this.#offsets.length; i++) yield [this.#offsets[i]!, this.#types[i]!];
   }
 
   /** The offsets acknowledged with a type other than gap, ascending. */

@@ -80,9 +80,7 @@ describe('AckSet', () => {
             last.set(offset, t);
           }
           const sorted = [...last].sort((a, b) => (a[0] < b[0] ? -1 : 1));
-          const seen: [bigint, AckTypeId][] = [];
-          set.forEach((offset, t) => seen.push([offset, t]));
-          expect(seen).toEqual(sorted);
+          expect([...set.entries()]).toEqual(sorted);
           expect(ackOffsets(set.batches())).toEqual(new Map(sorted));
           expect(set.acknowledged()).toEqual(
             sorted.filter(([, t]) => t !== AckType.Gap).map(([o]) => o),
