@@ -37,7 +37,8 @@
  *   kafkats `ShareConsumer` and by Kafka's ShareConsumerPerformance, each in a fresh share group
  *   set to read from earliest; implicit acknowledgement (each poll accepts the last), same
  *   fetch settings; the rate from the first records handed out to the last on both sides (a
- *   share group assigns on its own schedule, about a heartbeat interval after the join);
+ *   share group assigns on its own schedule, about a heartbeat interval after the join); the
+ *   kafkats group Consumer reads the same topic beside them for reference;
  * - rebalance: two kafkats Consumers in one worker process; A reads a 6-partition topic alone
  *   while a producer writes 200 records/s to each partition, then B subscribes. Measured: from
  *   B's subscribe until A and B own disjoint shares covering the topic and both received records
@@ -163,11 +164,12 @@ const GROUP_LABEL: Record<GroupReader, string> = {
 };
 
 /** Share-group consumers (KIP-932): each joins a fresh share group reading from earliest. */
-type ShareReader = 'kafkats-share' | 'java-share';
-const SHARE_READERS: readonly ShareReader[] = ['kafkats-share', 'java-share'];
+type ShareReader = 'kafkats-share' | 'java-share' | 'kafkats-group';
+const SHARE_READERS: readonly ShareReader[] = ['kafkats-share', 'java-share', 'kafkats-group'];
 const SHARE_LABEL: Record<ShareReader, string> = {
   'kafkats-share': 'kafkats ShareConsumer',
   'java-share': 'Java 4.4.0 ShareConsumerPerformance',
+  'kafkats-group': 'kafkats Consumer, KIP-848 group (reference)',
 };
 
 const LABEL: Record<Reader, string> = {
@@ -650,6 +652,9 @@ async function shareOnce(
   checksum: number,
   who: ShareReader,
 ): Promise<Sample> {
+  // The group Consumer on the same topic, as the group table times it: what reading costs
+  // without acquisition and acknowledgement.
+  if (who === 'kafkats-group') return groupOnce(ctx, c, topic, checksum, 'kafkats-consumer');
   if (who === 'java-share') {
     const group = `bench-java-share-${topic}-${ctx.topicSeq++}`;
     await shareFromEarliest(ctx, group);
@@ -713,6 +718,7 @@ function shareRows(c: Case, samples: Map<string, Sample[]>): string[][] {
     const rate = median(xs.map((s) => s.rate));
     const cpu = median(xs.map((s) => s.cpu));
     const java = who === 'java-share';
+    const group = who === 'kafkats-group';
     rows.push([
       `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
       SHARE_LABEL[who],
@@ -727,7 +733,7 @@ function shareRows(c: Case, samples: Map<string, Sample[]>): string[][] {
         xs.map((s) => s.cpu),
         (x) => x.toFixed(2),
       ),
-      median(xs.map((s) => s.joinMs ?? 0)).toFixed(0),
+      group ? '-' : median(xs.map((s) => s.joinMs ?? 0)).toFixed(0),
       java ? (oursRate / rate).toFixed(2) : '',
     ]);
   }
@@ -1128,7 +1134,8 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
       `suite: client / share consume ${shareCounts.join(', ')} (KIP-932): each run joins a fresh share group (share.auto.offset.reset=earliest) on one prepared 1-partition topic ` +
         'and reads every record once, each poll accepting the last (implicit acknowledgement), key and value touched; rec/s from the first records handed out to the last ' +
         '(Java: ShareConsumerPerformance detailed stats every 100 ms, from the end of the first interval with records); first records ms: subscribe to them (the share group assigns ' +
-        'on its own schedule, about one heartbeat interval); CPU: subscribe to the last record. (Java CPU) = whole JVM, not compared',
+        'on its own schedule, about one heartbeat interval); CPU: subscribe to the last record. (Java CPU) = whole JVM, not compared. ' +
+        'kafkats Consumer (reference): a fresh KIP-848 consumer group reading the same topic, no acknowledgements, timed from its first assignment as in the group table',
       shareTable,
     );
   }
