@@ -709,6 +709,30 @@ async function shareOnce(
   };
 }
 
+/**
+ * The columns every read table starts with: case, client, rec/s and its min-max, MB/s, CPU
+ * µs/rec (in brackets for a JVM, whose CPU includes its start) and its min-max.
+ */
+function readColumns(c: Case, label: string, xs: readonly Sample[], java: boolean): string[] {
+  const rate = median(xs.map((s) => s.rate));
+  const cpu = median(xs.map((s) => s.cpu));
+  return [
+    `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
+    label,
+    k(rate),
+    minMax(
+      xs.map((s) => s.rate),
+      k,
+    ),
+    ((rate * c.valueSize) / 1e6).toFixed(1),
+    java ? `(${cpu.toFixed(2)})` : cpu.toFixed(2),
+    minMax(
+      xs.map((s) => s.cpu),
+      (x) => x.toFixed(2),
+    ),
+  ];
+}
+
 function shareRows(c: Case, samples: Map<string, Sample[]>): string[][] {
   const rows: string[][] = [];
   const oursRate = median((samples.get('kafkats-share') ?? []).map((s) => s.rate));
@@ -716,23 +740,10 @@ function shareRows(c: Case, samples: Map<string, Sample[]>): string[][] {
     const xs = samples.get(who) ?? [];
     if (xs.length === 0) continue;
     const rate = median(xs.map((s) => s.rate));
-    const cpu = median(xs.map((s) => s.cpu));
     const java = who === 'java-share';
     const group = who === 'kafkats-group';
     rows.push([
-      `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
-      SHARE_LABEL[who],
-      k(rate),
-      minMax(
-        xs.map((s) => s.rate),
-        k,
-      ),
-      ((rate * c.valueSize) / 1e6).toFixed(1),
-      java ? `(${cpu.toFixed(2)})` : cpu.toFixed(2),
-      minMax(
-        xs.map((s) => s.cpu),
-        (x) => x.toFixed(2),
-      ),
+      ...readColumns(c, SHARE_LABEL[who], xs, java),
       group ? '-' : median(xs.map((s) => s.joinMs ?? 0)).toFixed(0),
       java ? (oursRate / rate).toFixed(2) : '',
     ]);
@@ -753,19 +764,7 @@ function groupRows(c: Case, samples: Map<string, Sample[]>): string[][] {
     const java = who.startsWith('java');
     const compared = who !== 'kafkats-consumer';
     rows.push([
-      `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
-      GROUP_LABEL[who],
-      k(rate),
-      minMax(
-        xs.map((s) => s.rate),
-        k,
-      ),
-      ((rate * c.valueSize) / 1e6).toFixed(1),
-      java ? `(${cpu.toFixed(2)})` : cpu.toFixed(2),
-      minMax(
-        xs.map((s) => s.cpu),
-        (x) => x.toFixed(2),
-      ),
+      ...readColumns(c, GROUP_LABEL[who], xs, java),
       median(xs.map((s) => s.joinMs ?? 0)).toFixed(0),
       compared ? (oursRate / rate).toFixed(2) : '',
       compared && !java ? (oursCpu / cpu).toFixed(2) : '',
@@ -828,19 +827,7 @@ function tableRows(
     const java = who === 'java';
     const compared = who !== base && who !== 'kafkats-crc';
     rows.push([
-      `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
-      LABEL[who],
-      k(rate),
-      minMax(
-        xs.map((s) => s.rate),
-        k,
-      ),
-      ((rate * c.valueSize) / 1e6).toFixed(1),
-      java ? `(${cpu.toFixed(2)})` : cpu.toFixed(2),
-      minMax(
-        xs.map((s) => s.cpu),
-        (x) => x.toFixed(2),
-      ),
+      ...readColumns(c, LABEL[who], xs, java),
       compared ? (oursRate / rate).toFixed(2) : '',
       compared && !java ? (oursCpu / cpu).toFixed(2) : '',
     ]);
