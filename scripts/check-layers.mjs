@@ -6,7 +6,8 @@
 // are violations. Tests and benchmarks may use testkit. The same rule is checked against each
 // package.json's dependencies, so the declared graph and the real one cannot drift apart, and
 // against each tsconfig.json's project references (tsc -b builds what the references say). A
-// Optional plugins (a SASL mechanism with its vendor's SDK) sit on one layer and import only it
+// Optional plugins (a SASL mechanism with its vendor's SDK, the kafkajs-compatible facade on the
+// client) sit on one layer and import only it
 // and those below; no library depends on them, so their dependencies reach nobody else's
 // install. Only the CLI may load one, by dynamic `import()`, and declares it as an optional
 // peer, never a dependency. A
@@ -23,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 /** Library packages, lowest first. */
 export const LAYERS = ['codec', 'wire', 'meta', 'client', 'remote-log-metadata', 'cli'];
 /** Optional plugins, each with the layer it sits on. */
-export const PLUGINS = { 'sasl-aws-msk-iam': 'wire' };
+export const PLUGINS = { 'sasl-aws-msk-iam': 'wire', kafkajs: 'client' };
 /** Private tooling: never imported by library source. */
 export const TOOLING = ['codegen', 'testkit'];
 

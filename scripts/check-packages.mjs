@@ -18,6 +18,7 @@ export const PUBLISHED = [
   'sasl-aws-msk-iam',
   'meta',
   'client',
+  'kafkajs',
   'remote-log-metadata',
   'cli',
 ];
