@@ -228,6 +228,12 @@ export type {
   ConsumerRunOptions,
   GroupTopicPartition,
 } from './consumer/consumer-options.js';
+export type {
+  GroupAssignment,
+  MemberSubscription,
+  PartitionAssignor,
+  PartitionsPerTopic,
+} from './consumer/partition-assignor.js';
 export { ShareConsumer } from './share/share-consumer.js';
 export type {
   AcknowledgeType,

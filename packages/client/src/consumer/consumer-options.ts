@@ -3,6 +3,7 @@ import type { IsolationLevelName, PartitionBatch } from '../fetch/partition-batc
 import type { Deserializers } from '../serialization.js';
 import type { TopicPartition } from '../topic-partition.js';
 import { ConsumerConfigError } from './consumer-errors.js';
+import type { PartitionAssignor } from './partition-assignor.js';
 
 /** A partition as the consumer names it: the same shape as {@link TopicPartition}. */
 export type GroupTopicPartition = TopicPartition;
@@ -76,8 +77,12 @@ export interface ConsumerOptions<K = Buffer, V = Buffer> {
   readonly rebalanceTimeoutMs?: number;
   /** KIP-848 `group.remote.assignor`: `'uniform'` or `'range'`; default null (the broker's). */
   readonly serverAssignor?: string | null;
-  /** Classic assignors in preference order. Default `['cooperative-sticky', 'range']`. */
-  readonly assignors?: readonly ('cooperative-sticky' | 'range')[];
+  /**
+   * Classic assignors in preference order: built-in names, or assignors of the application's
+   * own ({@link PartitionAssignor}, e.g. one another client's members offer). Default
+   * `['cooperative-sticky', 'range']`.
+   */
+  readonly assignors?: readonly ('cooperative-sticky' | 'range' | PartitionAssignor)[];
   /**
    * KIP-392 `client.rack`: sent to the coordinator (rack-aware assignment) and in Fetch. A
    * leader whose `replica.selector.class` is `RackAwareReplicaSelector` then names a replica in
@@ -178,6 +183,25 @@ export function topicRegExp(pattern: string): RegExp {
   }
 }
 
+function assignorsOf(
+  assignors: ConsumerOptions['assignors'],
+): ('cooperative-sticky' | 'range' | PartitionAssignor)[] {
+  const list = [...(assignors ?? ['cooperative-sticky', 'range'])];
+  for (const a of list)
+    if (
+      typeof a === 'object' &&
+      (a === null ||
+        typeof a.name !== 'string' ||
+        a.name === '' ||
+        typeof a.assign !== 'function' ||
+        typeof a.subscriptionUserData !== 'function')
+    )
+      throw new ConsumerConfigError(
+        'an assignor object needs a non-empty name, assign() and subscriptionUserData()',
+      );
+  return list;
+}
+
 function positive(name: string, value: number, min = 1): number {
   if (!Number.isInteger(value) || value < min)
     throw new ConsumerConfigError(`${name} must be an integer >= ${min}, got ${value}`);
@@ -253,7 +277,7 @@ export function resolveConsumerOptions(
       options.rebalanceTimeoutMs ?? maxPollIntervalMs,
     ),
     serverAssignor,
-    assignors: [...(options.assignors ?? ['cooperative-sticky', 'range'])],
+    assignors: assignorsOf(options.assignors),
     rackId: options.rackId ?? null,
     fetchMaxWaitMs: positive('fetchMaxWaitMs', options.fetchMaxWaitMs ?? 500, 0),
     fetchMinBytes: positive('fetchMinBytes', options.fetchMinBytes ?? 1, 0),

@@ -1,5 +1,6 @@
 import type { Cluster } from '@kafkats/meta';
 import type { TopicPartition } from '../../topic-partition.js';
+import type { PartitionAssignor } from '../partition-assignor.js';
 
 /**
  * The seams inside the group consumer. Three pieces meet here, each behind one interface:
@@ -68,7 +69,7 @@ export interface MembershipConfig {
   /** KIP-848: `group.remote.assignor` ('uniform' | 'range'), null lets the broker choose. */
   readonly serverAssignor: string | null;
   /** Classic: assignors offered in preference order (default cooperative-sticky, range). */
-  readonly assignors: readonly ('cooperative-sticky' | 'range')[];
+  readonly assignors: readonly ('cooperative-sticky' | 'range' | PartitionAssignor)[];
   readonly retryBackoffMs: number;
   readonly retryBackoffMaxMs: number;
   readonly listener: MembershipListener;

@@ -16,6 +16,7 @@ import { type Cluster, type MetaConnection, retryDelayMs } from '@kafkats/meta';
 import { ConnectionError } from '@kafkats/wire';
 import type { TopicPartition } from '../../topic-partition.js';
 import { ClassicMembershipError } from '../consumer-errors.js';
+import type { PartitionAssignor as AnyPartitionAssignor } from '../partition-assignor.js';
 import {
   compareTopicPartition,
   type MemberSubscription,
@@ -140,7 +141,7 @@ export class ClassicMembership implements GroupMembership {
   readonly protocol = 'classic' as const;
   readonly #config: MembershipConfig;
   readonly #cluster: Cluster;
-  readonly #assignors: readonly PartitionAssignor[];
+  readonly #assignors: readonly AnyPartitionAssignor[];
   readonly #cooperative: boolean;
   readonly #abort = new AbortController();
   readonly #mainWake = new Wakeup();
@@ -189,6 +190,7 @@ export class ClassicMembership implements GroupMembership {
         'the classic protocol needs at least one assignor',
       );
     this.#assignors = config.assignors.map((name) => {
+      if (typeof name === 'object' && name !== null) return name;
       const assignor = ASSIGNORS.get(name);
       if (assignor === undefined)
         throw new ClassicMembershipError(
@@ -508,7 +510,7 @@ export class ClassicMembership implements GroupMembership {
     // A returning static leader (KIP-345) keeps the assignment the coordinator holds.
     if (join.skipAssignment) return [];
     const partitionsPerTopic = new Map([...counts].filter(([, n]) => n > 0));
-    const result = assignor.assign(partitionsPerTopic, subscriptions);
+    const result = await assignor.assign(partitionsPerTopic, subscriptions);
     return [...result].map(([memberId, partitions]) => ({
       memberId,
       assignment: encodeAssignment(partitions),

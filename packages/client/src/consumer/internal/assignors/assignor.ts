@@ -1,30 +1,11 @@
 import type { TopicPartition } from '../../../topic-partition.js';
+import type {
+  GroupAssignment,
+  MemberSubscription,
+  PartitionsPerTopic,
+} from '../../partition-assignor.js';
 
-/**
- * One member's subscription as the group leader sees it: what Kafka's
- * `ConsumerPartitionAssignor.Subscription` carries, decoded from the JoinGroup answer.
- */
-export interface MemberSubscription {
-  readonly memberId: string;
-  /** Static membership (KIP-345): the member's `group.instance.id`, null for a dynamic member. */
-  readonly groupInstanceId: string | null;
-  /** Subscribed topics (ConsumerProtocolSubscription v0+). */
-  readonly topics: readonly string[];
-  /** Partitions the member owns now (v1+; empty for an eager member). */
-  readonly ownedPartitions: readonly TopicPartition[];
-  /** The generation the owned partitions were assigned in (v2+), -1 when unknown. */
-  readonly generationId: number;
-  /** KIP-881 `client.rack` (v3+), null when unset. */
-  readonly rackId: string | null;
-  /** The assignor's own bytes (`subscriptionUserData`), null when none. */
-  readonly userData: Buffer | null;
-}
-
-/** Partition count of every subscribed topic the metadata knows (unknown topics left out). */
-export type PartitionsPerTopic = ReadonlyMap<string, number>;
-
-/** Member id to the partitions it gets. Every member of the input has an entry. */
-export type GroupAssignment = Map<string, TopicPartition[]>;
+export type { GroupAssignment, MemberSubscription, PartitionsPerTopic };
 
 /**
  * A client-side assignor, as Kafka's `ConsumerPartitionAssignor`: the group leader runs the
