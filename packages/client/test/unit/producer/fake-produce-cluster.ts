@@ -1,7 +1,8 @@
 // An in-memory stand-in for the meta Cluster that a Producer talks to: one metadata snapshot,
 // InitProducerId from sendAny, and a scripted broker behind sendToNode that keeps per-partition
 // logs with Kafka's idempotence checks (per-producer epoch and last sequence, the last five
-// batches remembered for duplicates). Faults are injected per Produce request.
+// batches remembered for duplicates). Faults are injected per Produce request and per partition
+// of a request; leaders can move, the log and its producer state moving with them.
 import {
   type ApiDescriptor,
   createProduceResponse,
@@ -32,6 +33,18 @@ export type Fault =
   /** Every partition of the request answers NOT_LEADER_OR_FOLLOWER. */
   | 'not-leader';
 
+/** What happens to one partition of a Produce request the broker reads and leads. */
+export type PartitionFault =
+  | 'ok'
+  /** NOT_LEADER_OR_FOLLOWER before the append (the broker has not applied its leadership yet). */
+  | 'not-leader'
+  /** UNKNOWN_TOPIC_OR_PARTITION before the append (a topic the broker does not know yet). */
+  | 'unknown-partition'
+  /** Appended, then REQUEST_TIMED_OUT (acks=all: the followers did not catch up in time). */
+  | 'timed-out-after-append'
+  /** Appended, then NOT_ENOUGH_REPLICAS_AFTER_APPEND (the ISR shrank meanwhile). */
+  | 'not-enough-replicas-after-append';
+
 interface ProducerEntry {
   epoch: number;
   lastSeq: number;
@@ -49,6 +62,8 @@ export interface PartitionLog {
   /** The topic's `max.message.bytes`: a larger batch is refused with MESSAGE_TOO_LARGE. */
   maxMessageBytes?: number;
   logStartOffset: bigint;
+  /** Batches appended whose success has not reached the producer (`producerId:epoch:first`). */
+  unanswered: Set<string>;
 }
 
 export interface SeenRequest {
@@ -69,17 +84,40 @@ export interface SeenRequest {
   fault?: Fault;
 }
 
+/** `producerId:epoch:baseSequence` of an encoded batch. */
+function batchKey(bytes: Buffer): string {
+  const b = decodeRecordBatches(bytes).next().value!;
+  return `${b.producerId}:${b.producerEpoch}:${b.baseSequence}`;
+}
+
 export class FakeProduceCluster implements ProducerCluster {
   readonly logs = new Map<string, PartitionLog>();
   readonly requests: SeenRequest[] = [];
   /** Decides each Produce request's fate (default: all fine). */
   fault: (request: SeenRequest) => Fault = () => 'ok';
+  /**
+   * Decides the fate of each partition of a request the broker reads (after `fault`, which may
+   * move leaders), when the broker leads that partition (default: all fine).
+   */
+  partitionFault: (request: SeenRequest, batch: SeenRequest['batches'][number]) => PartitionFault =
+    () => 'ok';
+  /**
+   * Kafka 2.5 to 4.4: a partition with no state for the producer takes a batch with any first
+   * sequence (ProducerAppendInfo.checkSequence; KAFKA-15591 has 4.5 take only 0 on a partition
+   * never written). False: such a batch is answered UNKNOWN_PRODUCER_ID, as before 2.5.
+   */
+  acceptsAnyFirstSequence = false;
+  /** NOT_LEADER_OR_FOLLOWER from a broker that no longer leads names the leader (KIP-951). */
+  leaderHints = false;
   /** When set, Produce answers wait for this before they are delivered. */
   gate: Promise<void> | undefined;
   /** Answers are delivered after this many macrotask turns (in order per broker). */
   delayTurns: () => number = () => 0;
   nextProducerId = 4000n;
+  /** What the client sees: the brokers' metadata as of its last refresh, plus leader hints. */
   #snapshot: MetadataSnapshot;
+  /** Who leads each partition now (moveLeader). */
+  #truth: MetadataSnapshot;
   readonly #tail = new Map<number, Promise<void>>();
 
   constructor(
@@ -122,13 +160,48 @@ export class FakeProduceCluster implements ProducerCluster {
       clusterId: 'fake',
       fetchedAtMs: Date.now(),
     });
+    this.#truth = this.#snapshot;
+  }
+
+  /**
+   * Moves a partition's leadership to `node` with a new leader epoch; the log and its producer
+   * state go with it (a clean election). The client learns of it from a refresh or a hint.
+   */
+  moveLeader(topic: string, partition: number, node: number): void {
+    const p = this.#truth.partition(topic, partition);
+    if (p === undefined || p.leader === node) return;
+    this.#truth = this.#truth.withLeaderHints(
+      [{ topic, partition, leaderId: node, leaderEpoch: p.leaderEpoch + 1 }],
+      [],
+    );
+  }
+
+  /**
+   * The partition's broker forgets every producer's state while keeping the log (the producer
+   * id expired, or the log was cut where its batches were): the next batch starts afresh. A
+   * batch written but not yet acknowledged could then be written twice: callers forget only a
+   * partition whose `unanswered` is empty.
+   */
+  forgetProducers(topic: string, partition: number): void {
+    this.log(topic, partition).producers.clear();
+  }
+
+  /** The broker that leads a partition now. */
+  leaderOf(topic: string, partition: number): number | undefined {
+    return this.#truth.partition(topic, partition)?.leader;
   }
 
   log(topic: string, partition: number): PartitionLog {
     const k = `${topic}-${partition}`;
     let l = this.logs.get(k);
     if (l === undefined) {
-      l = { values: [], headers: [], producers: new Map(), logStartOffset: 0n };
+      l = {
+        values: [],
+        headers: [],
+        producers: new Map(),
+        logStartOffset: 0n,
+        unanswered: new Set(),
+      };
       this.logs.set(k, l);
     }
     return l;
@@ -150,6 +223,7 @@ export class FakeProduceCluster implements ProducerCluster {
   }
 
   refreshTopics(): Promise<MetadataSnapshot> {
+    if (this.#truth !== this.#snapshot) this.#snapshot = this.#truth;
     return Promise.resolve(this.#snapshot);
   }
 
@@ -229,6 +303,8 @@ export class FakeProduceCluster implements ProducerCluster {
     const fault = this.fault(seen);
     seen.fault = fault;
     const response = createProduceResponse();
+    /** Appended batches this response acknowledges, once it reaches the producer. */
+    const acknowledged: { log: PartitionLog; batch: string }[] = [];
     if (fault !== 'lost-before') {
       for (const d of decoded) {
         let topic = response.responses.find((r) => r.name === d.topic);
@@ -236,12 +312,11 @@ export class FakeProduceCluster implements ProducerCluster {
           topic = createProduceResponseTopicProduceResponse({ name: d.topic });
           response.responses.push(topic);
         }
-        const answer =
-          fault === 'not-leader'
-            ? { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, baseOffset: -1n, logStartOffset: -1n }
-            : this.append(d.topic, d.partition, d.bytes);
-        const b = seen.batches.find((x) => x.topic === d.topic && x.partition === d.partition);
-        if (b !== undefined) b.errorCode = answer.errorCode;
+        const b = seen.batches.find((x) => x.topic === d.topic && x.partition === d.partition)!;
+        const answer = this.#answer(node, fault, seen, b, d.bytes);
+        b.errorCode = answer.errorCode;
+        if (answer.errorCode === ErrorCode.NONE)
+          acknowledged.push({ log: this.log(d.topic, d.partition), batch: batchKey(d.bytes) });
         topic.partitionResponses.push(
           createProduceResponsePartitionProduceResponse({ index: d.partition, ...answer }),
         );
@@ -261,8 +336,44 @@ export class FakeProduceCluster implements ProducerCluster {
         throw new KafkaError('ERR_KAFKA_CONNECTION_LOST', `fake broker ${node}: connection lost`, {
           retriable: true,
         });
+      for (const a of acknowledged) a.log.unanswered.delete(a.batch);
       return response as unknown as Res;
     });
+  }
+
+  /** One partition's answer from `node`: the request's fault, the leadership, then the partition's. */
+  #answer(
+    node: number,
+    fault: Fault,
+    seen: SeenRequest,
+    b: SeenRequest['batches'][number],
+    bytes: Buffer,
+  ): ReturnType<FakeProduceCluster['append']> & {
+    currentLeader?: { leaderId: number; leaderEpoch: number };
+  } {
+    const refused = (errorCode: number) => ({ errorCode, baseOffset: -1n, logStartOffset: -1n });
+    if (fault === 'not-leader') return refused(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    const leader = this.#truth.partition(b.topic, b.partition);
+    if (leader?.leader !== undefined && leader.leader !== node) {
+      const answer = refused(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+      if (!this.leaderHints) return answer;
+      const currentLeader = { leaderId: leader.leader, leaderEpoch: leader.leaderEpoch };
+      return { ...answer, currentLeader };
+    }
+    const partitionFault = this.partitionFault(seen, b);
+    if (partitionFault === 'not-leader') return refused(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    if (partitionFault === 'unknown-partition')
+      return refused(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const answer = this.append(b.topic, b.partition, bytes);
+    if (answer.errorCode !== ErrorCode.NONE || partitionFault === 'ok') return answer;
+    return {
+      ...answer,
+      errorCode:
+        partitionFault === 'timed-out-after-append'
+          ? ErrorCode.REQUEST_TIMED_OUT
+          : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+      baseOffset: -1n,
+    };
   }
 
   /** Kafka's append-time checks for an idempotent batch, reduced to what the producer meets. */
@@ -304,11 +415,8 @@ export class FakeProduceCluster implements ProducerCluster {
           return { errorCode: 0, baseOffset: dup.offset, logStartOffset: log.logStartOffset };
         if (first !== entry.lastSeq + 1) return fail(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
       } else if (first !== 0) {
-        return fail(
-          entry === undefined
-            ? ErrorCode.UNKNOWN_PRODUCER_ID
-            : ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
-        );
+        if (entry !== undefined) return fail(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER);
+        if (!this.acceptsAnyFirstSequence) return fail(ErrorCode.UNKNOWN_PRODUCER_ID);
       }
       const next: ProducerEntry =
         entry !== undefined && entry.epoch === batch.producerEpoch
@@ -320,6 +428,7 @@ export class FakeProduceCluster implements ProducerCluster {
       log.producers.set(batch.producerId, next);
     }
     const baseOffset = BigInt(log.values.length);
+    log.unanswered.add(batchKey(bytes));
     log.values.push(...values);
     for (const r of records)
       log.headers.push(
