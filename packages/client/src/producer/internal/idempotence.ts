@@ -15,6 +15,9 @@ interface PartitionSequences {
 
 const key = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
+/** Whether sequence `a` is `b` or comes before it, sequences wrapping at 2^31 (half a lap apart at most). */
+const atOrBefore = (a: number, b: number) => (b - a + 0x80000000) % 0x80000000 < 0x40000000;
+
 /**
  * How a batch came to fail for good. `'not-written'`: the broker answered it with an error that
  * is not retried, so those bytes are not in the log. `'unknown'`: it ran out of time after being
@@ -42,6 +45,8 @@ export class IdempotenceState {
    * the partition is numbered until its in-flight batches are done and show whether it landed.
    */
   readonly #unresolved = new Map<string, number>();
+  /** Partitions where the broker acknowledged a batch of this producer id: it has state for it. */
+  readonly #acknowledged = new Set<string>();
   epochBumpRequired = false;
   /**
    * A transactional batch failed after being sent: its sequences may have a gap, so the abort
@@ -60,6 +65,7 @@ export class IdempotenceState {
 
   /** Installs a producer id and epoch from InitProducerId; every partition starts over at 0. */
   setProducerIdAndEpoch(producerId: bigint, producerEpoch: number): void {
+    if (producerId !== this.producerId) this.#acknowledged.clear();
     this.producerId = producerId;
     this.producerEpoch = producerEpoch;
   }
@@ -100,14 +106,18 @@ export class IdempotenceState {
    * RecordAccumulator.shouldStopDrainBatchesForPartition, inverted): a new batch waits while the
    * partition has `maxInFlight` batches out, batches of an older epoch still out, or an
    * unresolved sequence; a retried batch goes only when it is the partition's oldest unfinished
-   * one, so retries keep order.
+   * one, so retries keep order. Until the broker has acknowledged a batch of this producer id on
+   * the partition, one goes at a time: with no state for the producer (a topic just created) it
+   * takes any first sequence before Kafka 4.5 (KAFKA-15591), so a second batch could land before
+   * a first one refused with NOT_LEADER_OR_FOLLOWER, which then could never be written in order.
    */
   canDrain(batch: ProducerBatch): boolean {
     if (!this.hasProducerId()) return false;
     const e = this.#entry(batch.topic, batch.partition);
     if (batch.baseSequence < 0) {
       if (e.inflight.length > 0 && this.#stale(e)) return false;
-      if (this.#unresolved.has(key(batch.topic, batch.partition))) return false;
+      if (this.#unresolved.has(e.key)) return false;
+      if (e.inflight.length > 0 && !this.#acknowledged.has(e.key)) return false;
       return e.inflight.length < this.#maxInFlight;
     }
     return e.inflight[0] === batch;
@@ -130,6 +140,22 @@ export class IdempotenceState {
     e.lastAckedOffset = -1n;
   }
 
+  /**
+   * Whether later sequences of the batch's numbering were acknowledged before it: the broker took
+   * them without it (it had no state for the producer, KAFKA-15591), so it refuses the batch as
+   * out of order for good. Had it written the batch, it would answer it as a duplicate: it keeps
+   * the last five batches of a producer, and no more than five of a partition are unfinished.
+   */
+  #overtaken(e: PartitionSequences, batch: ProducerBatch): boolean {
+    return (
+      e.lastAckedSequence >= 0 &&
+      batch.baseSequence >= 0 &&
+      batch.producerId === e.producerId &&
+      batch.producerEpoch === e.producerEpoch &&
+      atOrBefore(batch.baseSequence, e.lastAckedSequence)
+    );
+  }
+
   #remove(batch: ProducerBatch): PartitionSequences {
     const e = this.#entry(batch.topic, batch.partition);
     const i = e.inflight.indexOf(batch);
@@ -140,6 +166,7 @@ export class IdempotenceState {
   /** A batch was acknowledged (or reported a duplicate) at `baseOffset` (-1n when unknown). */
   onSuccess(batch: ProducerBatch, baseOffset: bigint): void {
     const e = this.#remove(batch);
+    if (batch.producerId === this.producerId) this.#acknowledged.add(e.key);
     if (batch.producerId !== e.producerId || batch.producerEpoch !== e.producerEpoch) return;
     if (batch.sentEpoch !== batch.producerEpoch || batch.sentSequence !== batch.baseSequence) {
       // The answer is for the bytes sent before an epoch bump renumbered the batch: the broker
@@ -184,7 +211,10 @@ export class IdempotenceState {
    * retried by the idempotent producer, after an epoch bump when the broker really lost the
    * producer's state or a sequence gap is real; otherwise `retriable` (the error table) decides.
    * While the partition is unresolved, only OUT_OF_ORDER_SEQUENCE_NUMBER on the sequence right
-   * after the failed batch counts as a real gap.
+   * after the failed batch counts as a real gap. On the partition's oldest unfinished batch it is
+   * always final: no earlier batch is left to fill the gap or settle the unresolved sequence, so
+   * waiting would spin until the delivery timeout. Such a batch that later sequences overtook
+   * fails (it cannot be written in order); any other bumps the epoch.
    *
    * @param logStartOffset from the partition's response, -1n when unknown
    */
@@ -215,16 +245,20 @@ export class IdempotenceState {
     }
     if (errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER) {
       const unresolvedNext = this.#unresolved.get(key(batch.topic, batch.partition));
+      // The answer is about the bytes last sent (a renumbered batch's are older).
+      const oldest = !batch.sequenceReset && e.inflight[0] === batch;
+      if (oldest && this.#overtaken(e, batch)) return false;
       // Not the next sequence: an earlier batch failed and goes again first.
       if (
         unresolvedNext === undefined &&
-        (batch.sequenceReset || batch.baseSequence !== incrementSequence(e.lastAckedSequence, 1))
+        (batch.sequenceReset ||
+          (!oldest && batch.baseSequence !== incrementSequence(e.lastAckedSequence, 1)))
       )
         return true;
       if (!this.#transactional) {
         // With a batch of unknown outcome before it, only the batch right after that one proves
         // the gap; a later one is retried, unbumped, until the in-flight batches settle it.
-        if (unresolvedNext === undefined || batch.baseSequence === unresolvedNext)
+        if (oldest || unresolvedNext === undefined || batch.baseSequence === unresolvedNext)
           this.requestEpochBump(batch.topic, batch.partition);
         return true;
       }
@@ -261,6 +295,8 @@ export class IdempotenceState {
       this.#unresolved.set(k, known === undefined ? next : Math.max(known, next));
       return;
     }
+    // Later sequences were written without it (KAFKA-15591): no gap after them to close.
+    if (this.#overtaken(e, batch)) return;
     if (this.#stale(e)) {
       // Another partition's bump moved the producer on while this one still ran on the old
       // epoch, so nothing of it carries the current epoch: that epoch starts afresh here, as in
@@ -319,6 +355,7 @@ export class IdempotenceState {
       this.#partitions.clear();
       this.#toRewrite.clear();
       this.#unresolved.clear();
+      this.#acknowledged.clear();
       return 'new-id';
     }
     this.producerEpoch++;

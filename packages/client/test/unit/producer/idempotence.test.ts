@@ -179,8 +179,7 @@ describe('IdempotenceState: transactional producers abort instead', () => {
 describe('IdempotenceState: a renumbered batch that has been sent again', () => {
   /** a and b out under epoch 0; a's real gap bumps to epoch 1; a is resent and acknowledged. */
   function renumberedAndResent() {
-    const idem = new IdempotenceState(false, 5);
-    idem.setProducerIdAndEpoch(7000n, 0);
+    const idem = afterOneAck();
     const a = batch('t', 0);
     const b = batch('t', 0, 2);
     send(idem, a);
@@ -280,9 +279,21 @@ describe('IdempotenceState: a batch that fails with an unknown outcome', () => {
     expect(numbering(queued)).toEqual([1, 0]);
   });
 
+  it('bumps for its oldest unfinished batch refused out of order: no other batch is left to settle it', () => {
+    const idem = afterOneAck();
+    const [b1, b2, c] = [batch('t', 0), batch('t', 0), batch('t', 0)] as const;
+    for (const b of [b1, b2, c]) send(idem, b);
+    idem.onFailed(b1, 'unknown');
+    idem.onSuccess(b2, 2n);
+    // c is the next sequence and the only batch out: waiting for the partition to settle would
+    // retry it until its delivery timeout.
+    expect(idem.canRetry(c, ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER, false, 0n)).toBe(true);
+    expect(idem.bumpEpochIfRequired()).toBe('bumped');
+    expect(numbering(c)).toEqual([1, 0]);
+  });
+
   it('still bumps at once for a batch the broker refused (not written)', () => {
-    const idem = new IdempotenceState(false, 5);
-    idem.setProducerIdAndEpoch(7000n, 0);
+    const idem = afterOneAck();
     const [b1, b2] = [batch('t', 0), batch('t', 0)] as const;
     send(idem, b1);
     send(idem, b2);
