@@ -2,7 +2,7 @@
 // with kafkajs 2.2.4's own admin, producer or consumer talking to the same brokers, so a shape
 // or a value the facade gets wrong shows as a difference from what kafkajs itself sees.
 import { randomUUID } from 'node:crypto';
-import { sharedCluster } from '@kafkats/testkit';
+import { type KafkaCluster, sharedCluster, startCluster } from '@kafkats/testkit';
 import {
   Kafka as KafkaJS,
   type Admin as KafkaJSAdminClient,
@@ -10,6 +10,10 @@ import {
 } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type AclEntry,
+  AclOperationTypes,
+  AclPermissionTypes,
+  AclResourceTypes,
   type Admin,
   ConfigResourceTypes,
   ConfigSource,
@@ -24,6 +28,7 @@ import {
   KafkaJSNonRetriableError,
   KafkaJSProtocolError,
   logLevel,
+  ResourcePatternTypes,
 } from '../../src/index.js';
 
 const shared = sharedCluster();
@@ -534,5 +539,139 @@ describe('kafkajs admin on kafkats (real brokers, kafkajs 2.2.4 as second client
       expect(e).toBeInstanceOf(KafkaJSError);
       expect(e).toMatchObject({ type: 'SECURITY_DISABLED' });
     }
+  });
+});
+
+// ACLs need an authorizer: a private 1-node cluster with StandardAuthorizer
+// (`allow.everyone.if.no.acl.found=false`), PLAINTEXT as the super user and a SASL_PLAINTEXT
+// listener where `alice` signs in with SCRAM-SHA-256 and has only the ACLs a test gives her.
+describe('kafkajs admin ACLs (private ACL cluster, kafkajs 2.2.4 as second client)', () => {
+  let acls: KafkaCluster;
+  let superAdmin: Admin;
+  let superReference: KafkaJSAdminClient;
+
+  beforeAll(async () => {
+    acls = await startCluster({ nodes: 1, acls: true, listeners: ['SASL_PLAINTEXT'] });
+    const plain = acls.bootstrap.split(',');
+    superAdmin = new Kafka({ brokers: plain, logLevel: logLevel.NOTHING }).admin();
+    superReference = new KafkaJS({ brokers: plain, logLevel: kafkajsLogLevel.NOTHING }).admin();
+    await Promise.all([superAdmin.connect(), superReference.connect()]);
+  });
+  afterAll(async () => {
+    await superAdmin?.disconnect();
+    await superReference?.disconnect();
+    await acls?.stop();
+  });
+
+  const entry = (resourceName: string, principal: string, over: Partial<AclEntry> = {}) => ({
+    resourceType: AclResourceTypes.TOPIC,
+    resourceName,
+    resourcePatternType: ResourcePatternTypes.LITERAL,
+    principal,
+    host: '*',
+    operation: AclOperationTypes.DESCRIBE,
+    permissionType: AclPermissionTypes.ALLOW,
+    ...over,
+  });
+
+  it('creates, describes and deletes ACLs that kafkajs sees, and they decide what alice may see', async () => {
+    const allowed = unique('kjs-acl-ok');
+    const denied = unique('kjs-acl-no');
+    await superAdmin.createTopics({
+      topics: [allowed, denied].map((topic) => ({ topic, numPartitions: 1, replicationFactor: 1 })),
+    });
+    await expect(
+      superAdmin.createAcls({
+        acl: [
+          entry(allowed, 'User:alice'),
+          entry('kjs-acl-', 'User:alice', {
+            resourceType: AclResourceTypes.GROUP,
+            resourcePatternType: ResourcePatternTypes.PREFIXED,
+            operation: AclOperationTypes.READ,
+            permissionType: AclPermissionTypes.DENY,
+          }),
+        ],
+      }),
+    ).resolves.toBe(true);
+
+    const filter = {
+      resourceType: AclResourceTypes.ANY,
+      resourcePatternType: ResourcePatternTypes.ANY,
+      principal: 'User:alice',
+      operation: AclOperationTypes.ANY,
+      permissionType: AclPermissionTypes.ANY,
+    };
+    // CreateAcls answers once the controller committed; the authorizer applies it a moment later.
+    const mine = await eventually(
+      () => superAdmin.describeAcls(filter),
+      (r) => r.resources.length === 2,
+    );
+    const theirs = await superReference.describeAcls(filter);
+    const byName = (r: { resources: { resourceName: string }[] }) =>
+      [...r.resources].sort((a, b) => a.resourceName.localeCompare(b.resourceName));
+    expect(byName(mine)).toEqual(byName(theirs));
+    expect(byName(mine)).toEqual([
+      {
+        resourceType: AclResourceTypes.GROUP,
+        resourceName: 'kjs-acl-',
+        resourcePatternType: ResourcePatternTypes.PREFIXED,
+        acls: [
+          {
+            principal: 'User:alice',
+            host: '*',
+            operation: AclOperationTypes.READ,
+            permissionType: AclPermissionTypes.DENY,
+          },
+        ],
+      },
+      {
+        resourceType: AclResourceTypes.TOPIC,
+        resourceName: allowed,
+        resourcePatternType: ResourcePatternTypes.LITERAL,
+        acls: [
+          {
+            principal: 'User:alice',
+            host: '*',
+            operation: AclOperationTypes.DESCRIBE,
+            permissionType: AclPermissionTypes.ALLOW,
+          },
+        ],
+      },
+    ]);
+
+    const user = acls.security?.users.find((u) => u.username === 'alice');
+    const alice = new Kafka({
+      brokers: (acls.describe().listeners.SASL_PLAINTEXT ?? '').split(','),
+      sasl: { mechanism: 'scram-sha-256', username: 'alice', password: user?.password ?? '' },
+      logLevel: logLevel.NOTHING,
+    }).admin();
+    try {
+      const seen = await alice.fetchTopicMetadata({ topics: [allowed] });
+      expect(seen.topics.map((t) => t.name)).toEqual([allowed]);
+      const e = await rejection(alice.fetchTopicMetadata({ topics: [denied] }));
+      expect(e).toBeInstanceOf(KafkaJSProtocolError);
+      expect(e).toMatchObject({ type: 'TOPIC_AUTHORIZATION_FAILED', retriable: false });
+    } finally {
+      await alice.disconnect();
+    }
+
+    const deleted = await superAdmin.deleteAcls({
+      filters: [{ ...filter, resourceType: AclResourceTypes.TOPIC }],
+    });
+    expect(deleted).toEqual({
+      throttleTime: 0,
+      filterResponses: [
+        {
+          errorCode: 0,
+          errorMessage: null,
+          matchingAcls: [{ errorCode: 0, errorMessage: null, ...entry(allowed, 'User:alice') }],
+        },
+      ],
+    });
+    const left = await eventually(
+      () => superReference.describeAcls(filter),
+      (r) => r.resources.length === 1,
+    );
+    expect(left.resources.map((r) => r.resourceType)).toEqual([AclResourceTypes.GROUP]);
   });
 });
