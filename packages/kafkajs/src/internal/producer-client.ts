@@ -8,6 +8,7 @@ import {
   ProducerBlockedError,
   ProducerFatalError,
   ProtocolError,
+  RecordTooLargeError,
   type TransactionOffset,
 } from '@kafkats/client';
 import type { ClientContext, RetryOptions } from '../config.js';
@@ -62,7 +63,8 @@ interface TransactionState {
 /**
  * kafkajs's error for a failed kats send. A topic that stayed missing (or without the
  * partition) for the whole wait is what kafkajs reports after its retries ran out: the broker's
- * error inside KafkaJSNumberOfRetriesExceeded. The rest maps as everywhere in the facade.
+ * error inside KafkaJSNumberOfRetriesExceeded. A record over kats's `maxRequestSize` (1 MiB) is
+ * the broker's MESSAGE_TOO_LARGE. The rest maps as everywhere in the facade.
  */
 export function producerError(error: unknown): unknown {
   if (
@@ -72,6 +74,14 @@ export function producerError(error: unknown): unknown {
   ) {
     return new KafkaJSNumberOfRetriesExceeded(
       new KafkaJSProtocolError(error.cause, { cause: error.cause }),
+      { cause: error },
+    );
+  }
+  // kafkajs has no client-side size limit: the broker refuses a batch over the topic's
+  // max.message.bytes with MESSAGE_TOO_LARGE, which is what its users catch.
+  if (error instanceof RecordTooLargeError) {
+    return new KafkaJSProtocolError(
+      { message: error.message, type: 'MESSAGE_TOO_LARGE', code: 10, retriable: false },
       { cause: error },
     );
   }
@@ -156,6 +166,11 @@ export class FacadeProducer {
     eventName: string,
     listener: (event: InstrumentationEvent<unknown>) => void,
   ): RemoveInstrumentationEventListener<unknown> {
+    // kafkajs names the events by their keys here (`producer.events.CONNECT, ...`).
+    if (!Object.values(PRODUCER_EVENTS).includes(eventName as never)) {
+      const names = Object.keys(PRODUCER_EVENTS).map((key) => `producer.events.${key}`);
+      throw new KafkaJSNonRetriableError(`Event name should be one of ${names.join(', ')}`);
+    }
     return this.#emitter.on(eventName, listener);
   }
 

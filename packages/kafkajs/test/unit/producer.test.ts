@@ -1,7 +1,7 @@
 // The facade producer's checks that need no broker: kafkajs's errors for bad calls, calls
 // before connect, transactions without an id, events, and the option mapping onto kats.
 import { createRequire } from 'node:module';
-import { ProducerBlockedError, ProtocolError } from '@kafkats/client';
+import { ProducerBlockedError, ProtocolError, RecordTooLargeError } from '@kafkats/client';
 import { describe, expect, it } from 'vitest';
 import { ClientContext } from '../../src/config.js';
 import {
@@ -92,7 +92,7 @@ describe('kafkajs producer without a broker', () => {
   it('on() refuses an unknown event and emits DISCONNECT on disconnect', async () => {
     const producer = kafka().producer();
     expect(() => producer.on('NON_EXISTENT_EVENT' as never, () => {})).toThrow(
-      /Event name should be one of producer/,
+      /Event name should be one of producer.events.CONNECT, producer.events.DISCONNECT/,
     );
     const events: string[] = [];
     producer.on(producer.events.DISCONNECT, (e) => events.push(e.type));
@@ -213,6 +213,16 @@ describe('errors and offsets', () => {
     expect(e.retriable).toBe(false);
     expect(e.cause).toBe(missing);
     expect(e.message).toMatch(/./);
+  });
+
+  it('a record too large for kats is the broker error kafkajs users catch', () => {
+    const e = producerError(
+      new RecordTooLargeError('a record of 2000000 bytes'),
+    ) as KafkaJSProtocolError;
+    expect(e).toBeInstanceOf(KafkaJSProtocolError);
+    expect(e.type).toBe('MESSAGE_TOO_LARGE');
+    expect(e.code).toBe(10);
+    expect(e.retriable).toBe(false);
   });
 
   it('sendOffsets offsets are strings of digits, turned into bigints', () => {
