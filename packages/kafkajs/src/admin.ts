@@ -426,6 +426,10 @@ export interface Admin {
     timeout?: number;
   }): Promise<ListPartitionReassignmentsResponse>;
   logger(): Logger;
+  /**
+   * Listens for CONNECT and DISCONNECT. The network events (REQUEST, REQUEST_TIMEOUT,
+   * REQUEST_QUEUE_SIZE) are accepted and never emitted: kafkats's connections do not report them.
+   */
   on(
     eventName: AdminEvents[keyof AdminEvents],
     // biome-ignore lint/suspicious/noExplicitAny: kafkajs's listener takes any event payload

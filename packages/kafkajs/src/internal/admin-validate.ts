@@ -87,26 +87,41 @@ export function validateGroupAndTopic(groupId: unknown, topic: unknown): void {
   if (topic === undefined || topic === null || topic === '') fail(`Invalid topic ${str(topic)}`);
 }
 
+/**
+ * setOffsets' partitions, checked as kafkajs's consumer `seek` (which kafkajs's setOffsets goes
+ * through) checks each: a number partition, an int64 offset, no negative but -1 and -2.
+ */
 export function validateSeekEntries(
   partitions: unknown,
 ): asserts partitions is readonly { partition: number; offset: string | number }[] {
   if (!Array.isArray(partitions) || partitions.length === 0) fail('Invalid partitions');
   for (const p of partitions) {
-    if (typeof field(p, 'partition') !== 'number') fail('Invalid partitions');
-    const offset = field(p, 'offset');
-    if (typeof offset === 'bigint') continue;
-    if (
-      (typeof offset !== 'string' && typeof offset !== 'number') ||
-      !/^-?\d+$/.test(String(offset))
-    ) {
-      fail(`Invalid offset ${str(offset)} for partition ${str(field(p, 'partition'))}`);
+    const partition = field(p, 'partition');
+    if (typeof partition !== 'number' || Number.isNaN(partition)) {
+      fail(`Invalid partition, expected a number received ${str(partition)}`);
+    }
+    const offset = parseOffset(field(p, 'offset'));
+    if (offset < 0n && offset !== -1n && offset !== -2n) {
+      fail('Offset must not be a negative number');
     }
   }
 }
 
+function parseOffset(offset: unknown): bigint {
+  if (typeof offset === 'bigint') return offset;
+  if (
+    (typeof offset === 'string' || typeof offset === 'number') &&
+    /^-?\d+$/.test(String(offset))
+  ) {
+    return BigInt(offset);
+  }
+  return fail(`Invalid offset, expected a long received ${str(offset)}`);
+}
+
 export function validateDeleteTopicRecords(topic: unknown, partitions: unknown): void {
   if (!topic || typeof topic !== 'string') fail(`Invalid topic "${str(topic)}"`);
-  validateSeekEntries(partitions);
+  if (!Array.isArray(partitions) || partitions.length === 0) fail('Invalid partitions');
+  for (const p of partitions) parseOffset(field(p, 'offset'));
 }
 
 function validateResources(resources: unknown): asserts resources is readonly Loose[] {

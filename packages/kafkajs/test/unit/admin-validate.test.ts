@@ -146,6 +146,28 @@ const cases: [string, Call, string][] = [
     (a) => a.setOffsets({ groupId: 'groupId', topic: 'topic', partitions: [] }),
     'Invalid partitions',
   ],
+  [
+    'setOffsets partition not a number',
+    (a) =>
+      a.setOffsets({ groupId: 'g', topic: 't', partitions: [{ partition: 'x', offset: '1' }] }),
+    'Invalid partition, expected a number received x',
+  ],
+  [
+    'setOffsets offset not a long',
+    (a) =>
+      a.setOffsets({ groupId: 'g', topic: 't', partitions: [{ partition: 0, offset: 'abc' }] }),
+    'Invalid offset, expected a long received abc',
+  ],
+  [
+    'setOffsets negative offset',
+    (a) => a.setOffsets({ groupId: 'g', topic: 't', partitions: [{ partition: 0, offset: -5 }] }),
+    'Offset must not be a negative number',
+  ],
+  [
+    'deleteTopicRecords offset not a long',
+    (a) => a.deleteTopicRecords({ topic: 't', partitions: [{ partition: 0, offset: '1.5' }] }),
+    'Invalid offset, expected a long received 1.5',
+  ],
   ['resetOffsets groupId', (a) => a.resetOffsets({ groupId: null }), 'Invalid groupId null'],
   [
     'resetOffsets topic',
