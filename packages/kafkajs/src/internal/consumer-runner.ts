@@ -6,6 +6,8 @@ import {
   Admin,
   type Cluster,
   type ConsumerOptions,
+  type FetchTraceContext,
+  fetchChannel,
   Consumer as KafkatsConsumer,
   type PartitionAssignor,
   type PartitionBatch,
@@ -111,6 +113,7 @@ export class ConsumerRunner {
   #retryTime: number;
   #leaderProtocol: string | null = null;
   #joinStarted = Date.now();
+  #fetchTrace: { start(c: unknown): void; asyncEnd(c: unknown): void } | undefined;
 
   constructor(settings: RunnerSettings, cluster: Cluster, topics: ReadonlyMap<string, boolean>) {
     this.#s = settings;
@@ -185,6 +188,7 @@ export class ConsumerRunner {
   /** Joins the group (kafkajs's run() resolves once joined), then consumes in the background. */
   async start(): Promise<void> {
     this.#running = true;
+    this.#traceFetches();
     try {
       await this.#kc.start();
     } catch (e) {
@@ -203,9 +207,48 @@ export class ConsumerRunner {
     }
   }
 
+  /**
+   * FETCH_START and FETCH from kafkats's `kafkats:fetch` trace, one per partition of each Fetch
+   * (kafkajs: one per request), for the partitions this member owns; only when someone listened
+   * for them as the run started, so that no trace is built otherwise.
+   */
+  #traceFetches(): void {
+    const emitter = this.#s.emitter;
+    if (
+      !emitter.listening(CONSUMER_EVENTS.FETCH) &&
+      !emitter.listening(CONSUMER_EVENTS.FETCH_START)
+    )
+      return;
+    const mine = (c: FetchTraceContext) =>
+      this.#running && this.#owns({ topic: c.topic, partition: c.partition });
+    this.#fetchTrace = {
+      start: (c) => {
+        const ctx = c as FetchTraceContext;
+        if (mine(ctx)) emitter.emit(CONSUMER_EVENTS.FETCH_START, { nodeId: ctx.nodeId });
+      },
+      asyncEnd: (c) => {
+        const ctx = c as FetchTraceContext;
+        if (mine(ctx))
+          emitter.emit(CONSUMER_EVENTS.FETCH, {
+            numberOfBatches: 0,
+            duration: Math.round(ctx.durationMs ?? 0),
+            nodeId: ctx.nodeId,
+          });
+      },
+    };
+    fetchChannel.subscribe(this.#fetchTrace as Parameters<typeof fetchChannel.subscribe>[0]);
+  }
+
+  #untraceFetches(): void {
+    if (this.#fetchTrace === undefined) return;
+    fetchChannel.unsubscribe(this.#fetchTrace as Parameters<typeof fetchChannel.unsubscribe>[0]);
+    this.#fetchTrace = undefined;
+  }
+
   #crash(error: Error): void {
     if (this.#crashed) return;
     this.#crashed = true;
+    this.#untraceFetches();
     this.#running = false;
     this.#abort.abort();
     this.#s.onCrash(error);
@@ -215,6 +258,7 @@ export class ConsumerRunner {
   async stop(): Promise<void> {
     this.#running = false;
     this.#stopped = true;
+    this.#untraceFetches();
     this.#abort.abort();
     for (const w of this.#slotWaiters.splice(0)) w();
     await this.#loop;

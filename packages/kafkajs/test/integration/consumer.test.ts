@@ -116,6 +116,57 @@ describe('eachMessage', () => {
     await c.disconnect();
   });
 
+  it('emits fetch, batch and commit events with kafkajs payloads', async () => {
+    const name = await topic();
+    await produce(name, 3);
+    const group = unique('g');
+    const c = consumer(group);
+    const events: { type: string; payload: Record<string, unknown> }[] = [];
+    for (const type of [
+      c.events.FETCH_START,
+      c.events.FETCH,
+      c.events.START_BATCH_PROCESS,
+      c.events.END_BATCH_PROCESS,
+      c.events.COMMIT_OFFSETS,
+      c.events.CONNECT,
+      c.events.STOP,
+      c.events.DISCONNECT,
+    ])
+      c.on(type, (e) =>
+        events.push({ type: e.type, payload: e.payload as Record<string, unknown> }),
+      );
+    await c.connect();
+    await c.subscribe({ topic: name, fromBeginning: true });
+    await c.run({ eachMessage: async () => undefined });
+    await until(() => events.some((e) => e.type === c.events.COMMIT_OFFSETS));
+    const of = (type: string) => events.filter((e) => e.type === type).map((e) => e.payload);
+    expect(of(c.events.CONNECT)).toHaveLength(1);
+    expect(of(c.events.FETCH_START)[0]).toEqual({ nodeId: expect.any(Number) });
+    expect(of(c.events.FETCH)[0]).toMatchObject({ numberOfBatches: 0, nodeId: expect.any(Number) });
+    expect(of(c.events.START_BATCH_PROCESS)[0]).toEqual({
+      topic: name,
+      partition: 0,
+      highWatermark: '3',
+      offsetLag: '0',
+      offsetLagLow: '2',
+      batchSize: 3,
+      firstOffset: '0',
+      lastOffset: '2',
+    });
+    expect(of(c.events.END_BATCH_PROCESS)[0]).toMatchObject({
+      batchSize: 3,
+      duration: expect.any(Number),
+    });
+    expect(of(c.events.COMMIT_OFFSETS)[0]).toMatchObject({
+      groupId: group,
+      memberId: expect.any(String),
+      groupGenerationId: expect.any(Number),
+      topics: [{ topic: name, partitions: [{ partition: 0, offset: '3' }] }],
+    });
+    await c.disconnect();
+    expect(events.slice(-2).map((e) => e.type)).toEqual([c.events.STOP, c.events.DISCONNECT]);
+  });
+
   it('commits offset + 1 of the last message, and a new member resumes there', async () => {
     const name = await topic();
     await produce(name, 5);
