@@ -130,6 +130,9 @@ describe('kafkajs admin on kafkats (real brokers, kafkajs 2.2.4 as second client
     await expect(admin.createTopics(request)).resolves.toBe(false);
     expect(await reference.listTopics()).toContain(topic);
     expect(await admin.listTopics()).toContain(topic);
+    // Internal topics are listed too, as kafkajs's Metadata for all topics lists them.
+    const internal = (names: string[]) => names.filter((n) => n.startsWith('__')).sort();
+    expect(internal(await admin.listTopics())).toEqual(internal(await reference.listTopics()));
     const { topics } = await reference.fetchTopicMetadata({ topics: [topic] });
     expect(topics[0]?.partitions).toHaveLength(2);
     const described = await reference.describeConfigs({
