@@ -69,6 +69,12 @@ function kjsError(e: unknown): KafkaJSError {
   });
 }
 
+/** Sets `cause` on an error class whose constructor takes none: the kafkats error it stands for. */
+function withCause<E extends Error>(error: E, cause: unknown): E {
+  Object.defineProperty(error, 'cause', { value: cause, writable: true, configurable: true });
+  return error;
+}
+
 /** Rejects with the first item error, as kafkajs's response parsers do. */
 function throwFirst(items: readonly { readonly error?: KafkaError | undefined }[]): void {
   const failed = items.find((i) => i.error !== undefined);
@@ -181,7 +187,9 @@ export class KafkaJSAdmin implements Admin {
       if (!alreadyThere) {
         throw new KafkaJSAggregateError(
           'Topic creation errors',
-          failed.map((r) => new KafkaJSCreateTopicError(r.error as ProtocolError, r.name)),
+          failed.map((r) =>
+            withCause(new KafkaJSCreateTopicError(r.error as ProtocolError, r.name), r.error),
+          ),
         );
       }
       const created = result.topics.filter((r) => r.error === undefined).map((r) => r.name);
@@ -702,20 +710,24 @@ export class KafkaJSAdmin implements Admin {
       try {
         result = await admin.alterPartitionReassignments(items, timeoutOption(timeout));
       } catch (e) {
-        if (e instanceof ProtocolError) throw new KafkaJSAlterPartitionReassignmentsError(e);
+        if (e instanceof ProtocolError) {
+          throw withCause(new KafkaJSAlterPartitionReassignmentsError(e), e);
+        }
         throw e;
       }
       const failed = result.partitions.filter((p) => p.error !== undefined);
       if (failed.length > 0) {
         throw new KafkaJSAggregateError(
           'Errors altering partition reassignments',
-          failed.map(
-            (p) =>
+          failed.map((p) =>
+            withCause(
               new KafkaJSAlterPartitionReassignmentsError(
                 p.error as KafkaError,
                 p.topic,
                 p.partition,
               ),
+              p.error,
+            ),
           ),
         );
       }

@@ -2,6 +2,7 @@
 // with kafkajs 2.2.4's own admin, producer or consumer talking to the same brokers, so a shape
 // or a value the facade gets wrong shows as a difference from what kafkajs itself sees.
 import { randomUUID } from 'node:crypto';
+import { ProtocolError } from '@kafkats/client';
 import { type KafkaCluster, sharedCluster, startCluster } from '@kafkats/testkit';
 import {
   Kafka as KafkaJS,
@@ -190,6 +191,8 @@ describe('kafkajs admin on kafkats (real brokers, kafkajs 2.2.4 as second client
     const [first] = (e as KafkaJSAggregateError).errors;
     expect(first).toBeInstanceOf(KafkaJSCreateTopicError);
     expect(first).toMatchObject({ type: 'INVALID_REPLICATION_FACTOR', code: 38, topic });
+    // The kafkats error it was made from stays reachable.
+    expect((first as Error).cause).toBeInstanceOf(ProtocolError);
   });
 
   it('fetchTopicMetadata rejects an unknown topic (no auto-creation), as kafkajs admin does', async () => {
@@ -520,6 +523,7 @@ describe('kafkajs admin on kafkats (real brokers, kafkajs 2.2.4 as second client
       topic: `${topic}x`,
       partition: 0,
     });
+    expect((first as Error).cause).toBeInstanceOf(ProtocolError);
   });
 
   it('reports SECURITY_DISABLED for ACL calls on a cluster without an authorizer', async () => {
