@@ -374,13 +374,23 @@ export interface Admin {
     timeout?: number;
     topics: ITopicConfig[];
   }): Promise<boolean>;
+  /**
+   * Deletes topics; rejects with the first topic's error (UNKNOWN_TOPIC_OR_PARTITION at once,
+   * where kafkajs retried it until its retries ran out).
+   */
   deleteTopics(options: { topics: string[]; timeout?: number }): Promise<void>;
+  /** Raises partition counts; resolves true (kafkajs resolves undefined, though typed boolean). */
   createPartitions(options: {
     validateOnly?: boolean;
     timeout?: number;
     topicPartitions: ITopicPartitionConfig[];
   }): Promise<boolean>;
   fetchTopicMetadata(options?: { topics: string[] }): Promise<{ topics: Array<ITopicMetadata> }>;
+  /**
+   * A group's committed offsets ('-1' for none), every partition of `topics` or every topic the
+   * group committed. `resolveOffsets` turns a committed -1/-2 (kafkajs's resetOffsets leaves
+   * them) into the high/low watermark and commits it, as kafkajs does.
+   */
   fetchOffsets(options: {
     groupId: string;
     topics?: string[];
@@ -393,16 +403,28 @@ export interface Admin {
     controller: number | null;
     clusterId: string;
   }>;
+  /**
+   * Commits offsets for a group with no running member. -1 (latest) and -2 (earliest) are
+   * resolved to the watermarks of now before they are committed, as Kafka's
+   * `kafka-consumer-groups.sh --reset-offsets` does: kafkajs commits them as they are for its
+   * own consumer to resolve, which kafkats's and Java's consumers would take for no commit.
+   */
   setOffsets(options: {
     groupId: string;
     topic: string;
     partitions: Array<{ partition: number; offset: string | number }>;
   }): Promise<void>;
+  /** setOffsets of every partition to -2 (`earliest`) or -1 (default), resolved as there. */
   resetOffsets(options: { groupId: string; topic: string; earliest?: boolean }): Promise<void>;
   describeConfigs(configs: {
     resources: ResourceConfigQuery[];
     includeSynonyms?: boolean;
   }): Promise<DescribeConfigResponse>;
+  /**
+   * Sets configs. kafkajs sends the legacy AlterConfigs, which resets every dynamic config left
+   * out of a resource to its default; kafkats sends IncrementalAlterConfigs (each entry a SET)
+   * and leaves the configs not listed as they are.
+   */
   alterConfigs(configs: {
     validateOnly?: boolean;
     resources: IResourceConfig[];
