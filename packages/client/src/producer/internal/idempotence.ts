@@ -108,7 +108,7 @@ export class IdempotenceState {
    * unresolved sequence; a retried batch goes only when it is the partition's oldest unfinished
    * one, so retries keep order. Until the broker has acknowledged a batch of this producer id on
    * the partition, one goes at a time: with no state for the producer (a topic just created) it
-   * takes any first sequence before Kafka 4.5 (KAFKA-15591), so a second batch could land before
+   * takes any first sequence (Kafka's ProducerAppendInfo.checkSequence), so a second batch could land before
    * a first one refused with NOT_LEADER_OR_FOLLOWER, which then could never be written in order.
    */
   canDrain(batch: ProducerBatch): boolean {
@@ -142,8 +142,8 @@ export class IdempotenceState {
 
   /**
    * Whether later sequences of the batch's numbering were acknowledged before it: the broker took
-   * them without it (it had no state for the producer, KAFKA-15591), so it refuses the batch as
-   * out of order for good. Had it written the batch, it would answer it as a duplicate: it keeps
+   * them without it (it had no state for the producer: ProducerAppendInfo.checkSequence takes any
+   * first sequence then), so it refuses the batch as out of order for good. Had it written the batch, it would answer it as a duplicate: it keeps
    * the last five batches of a producer, and no more than five of a partition are unfinished.
    */
   #overtaken(e: PartitionSequences, batch: ProducerBatch): boolean {
@@ -295,7 +295,7 @@ export class IdempotenceState {
       this.#unresolved.set(k, known === undefined ? next : Math.max(known, next));
       return;
     }
-    // Later sequences were written without it (KAFKA-15591): no gap after them to close.
+    // Later sequences were written without it (no producer state on the broker): no gap after them to close.
     if (this.#overtaken(e, batch)) return;
     if (this.#stale(e)) {
       // Another partition's bump moved the producer on while this one still ran on the old

@@ -67,7 +67,7 @@ describe('idempotent producer ordering under faults', () => {
 
   // The brokers here are those of Kafka 2.5 to 4.4: a partition with no state for the producer
   // (a topic just created) takes any first sequence, so a later batch can land before an earlier
-  // one refused NOT_LEADER_OR_FOLLOWER or UNKNOWN_TOPIC_OR_PARTITION (KAFKA-15591). Add errors
+  // one refused NOT_LEADER_OR_FOLLOWER or UNKNOWN_TOPIC_OR_PARTITION. Add errors
   // after the append, leaders that move with batches out on the old one, and hints (KIP-951).
   // Whatever the mix, once the faults run out every record is delivered once, in send order
   // among those delivered, or fails with a typed error that is not a delivery timeout (a

@@ -103,8 +103,7 @@ export class FakeProduceCluster implements ProducerCluster {
     () => 'ok';
   /**
    * Kafka 2.5 to 4.4: a partition with no state for the producer takes a batch with any first
-   * sequence (ProducerAppendInfo.checkSequence; KAFKA-15591 has 4.5 take only 0 on a partition
-   * never written). False: such a batch is answered UNKNOWN_PRODUCER_ID, as before 2.5.
+   * sequence (ProducerAppendInfo.checkSequence, read in Kafka's source). False: such a batch is answered UNKNOWN_PRODUCER_ID, as before 2.5.
    */
   acceptsAnyFirstSequence = false;
   /** NOT_LEADER_OR_FOLLOWER from a broker that no longer leads names the leader (KIP-951). */

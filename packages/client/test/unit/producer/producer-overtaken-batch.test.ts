@@ -1,5 +1,5 @@
 // A broker with no state for a producer on a partition (a topic just created, or a producer id it
-// forgot) takes a batch with any first sequence before Kafka 4.5 (KAFKA-15591). The failure these
+// forgot) takes a batch with any first sequence (ProducerAppendInfo.checkSequence). The failure these
 // pin, seen on the first produce to a new 12-partition topic on a loaded cluster: batch b1
 // (sequences 0-6) was refused NOT_LEADER_OR_FOLLOWER or UNKNOWN_TOPIC_OR_PARTITION by a leader
 // that had not applied its leadership yet, b2 (sequences 7-13), pipelined behind it, was taken,
