@@ -112,7 +112,11 @@ export function katsProducerOptions(
   const requestTimeoutMs = timeout ?? shared.requestTimeoutMs;
   const budget = retryBudgetMs(shared.retry);
   const lingerMs = 0;
-  const maxBlockMs = Number.isFinite(budget) ? Math.max(1000, budget) : UNBOUNDED_BLOCK_MS;
+  // A transactional producer's coordinator calls are bounded by maxBlockMs too; they get at
+  // least kats's default, as a coordinator still aborting a fenced producer's transaction
+  // answers CONCURRENT_TRANSACTIONS for seconds on a loaded cluster.
+  const floor = transactional === undefined ? 1000 : UNBOUNDED_BLOCK_MS;
+  const maxBlockMs = Number.isFinite(budget) ? Math.max(floor, budget) : UNBOUNDED_BLOCK_MS;
   const deliveryTimeoutMs = Number.isFinite(budget)
     ? lingerMs + requestTimeoutMs + budget
     : Math.max(UNBOUNDED_DELIVERY_MS, lingerMs + requestTimeoutMs);

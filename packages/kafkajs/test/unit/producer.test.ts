@@ -179,6 +179,19 @@ describe('options onto kats', () => {
     expect(o.lingerMs).toBe(0);
   });
 
+  it('gives transactional coordinator calls at least 60 s', () => {
+    const o = katsProducerOptions(shared, -1, 'none', undefined, {
+      transactionalId: 'tx',
+      transactionTimeoutMs: 5000,
+    });
+    expect(o).toMatchObject({
+      transactionalId: 'tx',
+      transactionTimeoutMs: 5000,
+      idempotent: true,
+      maxBlockMs: 60_000,
+    });
+  });
+
   it('lowers maxInFlightRequests to 5 while idempotent', () => {
     const s = { ...shared, maxInFlightRequests: 20 };
     expect(katsProducerOptions(s, -1, 'none', undefined).maxInFlight).toBe(5);
