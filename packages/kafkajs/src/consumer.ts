@@ -10,7 +10,7 @@ import {
   type RemoveInstrumentationEventListener,
 } from './instrumentation.js';
 import { memberAssignment, memberMetadata, roundRobin } from './internal/consumer-assigners.js';
-import { ConsumerRunner, type RunnerSettings } from './internal/consumer-runner.js';
+import { ConsumerRunner, RunControl, type RunnerSettings } from './internal/consumer-runner.js';
 import type { Logger } from './logger.js';
 
 /** A header value as kafkajs hands it out: a Buffer, or an array when the key repeats. */
@@ -32,6 +32,10 @@ export interface KafkaMessage {
   offset: string;
   headers: IHeaders;
   size?: never;
+  /** Set as kafkajs sets it at run time (not in kafkajs's type): 2, the record-batch format. */
+  magicByte?: number;
+  /** Set as kafkajs sets it at run time: false (control records are never handed out). */
+  isControlRecord?: boolean;
 }
 
 export interface TopicPartition {
@@ -218,6 +222,8 @@ export type ConsumerGroupState =
   | 'Dead'
   | 'Empty';
 export interface GroupDescription {
+  /** 0, as kafkajs's DescribeGroups answer carries it (a failed describe rejects instead). */
+  errorCode?: number;
   groupId: string;
   members: MemberDescription[];
   protocol: string;
@@ -263,6 +269,26 @@ export interface Consumer {
   readonly events: ConsumerEvents;
 }
 
+/** The event keys in kafkajs's order, for its error message. */
+const EVENT_KEYS: readonly (keyof typeof CONSUMER_EVENTS)[] = [
+  'HEARTBEAT',
+  'COMMIT_OFFSETS',
+  'GROUP_JOIN',
+  'FETCH',
+  'FETCH_START',
+  'START_BATCH_PROCESS',
+  'END_BATCH_PROCESS',
+  'CONNECT',
+  'DISCONNECT',
+  'STOP',
+  'CRASH',
+  'REBALANCING',
+  'RECEIVED_UNSUBSCRIBED_TOPICS',
+  'REQUEST',
+  'REQUEST_TIMEOUT',
+  'REQUEST_QUEUE_SIZE',
+];
+
 const NOT_RUNNING = 'Consumer group was not initialized, consumer#run must be called first';
 
 function checkOffset(offset: unknown, special: boolean): bigint {
@@ -302,6 +328,8 @@ class KafkaJSConsumer implements Consumer {
   readonly #subscriptions: { topic: string | RegExp; fromBeginning: boolean }[] = [];
   #cluster: Cluster | undefined;
   #connecting: Promise<Cluster> | undefined;
+  /** Set synchronously by run() (kafkajs's consumerGroup), cleared by stop(). */
+  #control: RunControl | undefined;
   #runner: ConsumerRunner | undefined;
   #stopping: Promise<void> | undefined;
   #restartTimer: NodeJS.Timeout | undefined;
@@ -362,18 +390,18 @@ class KafkaJSConsumer implements Consumer {
 
   async #stop(): Promise<void> {
     const runner = this.#runner;
-    if (runner !== undefined) {
-      this.#runner = undefined;
-      await runner.stop();
-      this.#emitter.emit(CONSUMER_EVENTS.STOP, undefined);
-    }
+    const wasRunning = this.#control !== undefined;
+    this.#control = undefined;
+    this.#runner = undefined;
+    await runner?.stop();
+    if (wasRunning) this.#emitter.emit(CONSUMER_EVENTS.STOP, undefined);
     clearTimeout(this.#restartTimer);
     this.#restartTimer = undefined;
     this.#logger.info('Stopped', { groupId: this.#config.groupId });
   }
 
   async subscribe(subscription: ConsumerSubscribeTopics | ConsumerSubscribeTopic): Promise<void> {
-    if (this.#runner !== undefined)
+    if (this.#control !== undefined)
       throw new KafkaJSNonRetriableError('Cannot subscribe to topic while consumer is running');
     const s = (subscription ?? {}) as Partial<ConsumerSubscribeTopics & ConsumerSubscribeTopic>;
     if (!s.topic && !s.topics)
@@ -422,7 +450,7 @@ class KafkaJSConsumer implements Consumer {
   }
 
   async run(config: ConsumerRunConfig = {}): Promise<void> {
-    if (this.#runner !== undefined) {
+    if (this.#control !== undefined) {
       this.#logger.warn('consumer#run was called, but the consumer is already running', {
         groupId: this.#config.groupId,
       });
@@ -438,6 +466,8 @@ class KafkaJSConsumer implements Consumer {
 
   async #start(run: ConsumerRunConfig): Promise<void> {
     this.#logger.info('Starting', { groupId: this.#config.groupId });
+    const control = new RunControl();
+    this.#control = control;
     const settings: RunnerSettings = {
       context: this.#context,
       config: this.#config,
@@ -452,7 +482,9 @@ class KafkaJSConsumer implements Consumer {
     try {
       const cluster = await this.#open();
       const topics = await this.#resolveTopics(cluster);
-      runner = new ConsumerRunner(settings, cluster, topics);
+      // stop() while connecting ends this run before it joins.
+      if (this.#control !== control) return;
+      runner = new ConsumerRunner(settings, control, cluster, topics);
       this.#runner = runner;
     } catch (e) {
       // kafkajs's run() crashes the consumer (CRASH event) rather than rejecting.
@@ -513,9 +545,9 @@ class KafkaJSConsumer implements Consumer {
         );
       return { topic, partition: Number(partition), offset: value, metadata };
     });
-    const runner = this.#runner;
-    if (runner === undefined) throw new KafkaJSNonRetriableError(NOT_RUNNING);
-    await runner.commitExplicit(offsets);
+    if (this.#control === undefined) throw new KafkaJSNonRetriableError(NOT_RUNNING);
+    // Not joined yet: kafkajs's runner drops a commit while it is not running.
+    await this.#runner?.commitExplicit(offsets);
   }
 
   seek({ topic, partition, offset }: TopicPartitionOffset): void {
@@ -525,9 +557,11 @@ class KafkaJSConsumer implements Consumer {
         `Invalid partition, expected a number received ${partition}`,
       );
     const value = checkOffset(offset, true);
-    const runner = this.#runner;
-    if (runner === undefined) throw new KafkaJSNonRetriableError(NOT_RUNNING);
-    runner.seek({ topic, partition: Number(partition) }, value);
+    const control = this.#control;
+    if (control === undefined) throw new KafkaJSNonRetriableError(NOT_RUNNING);
+    const tp = { topic, partition: Number(partition) };
+    if (this.#runner !== undefined) this.#runner.seek(tp, value);
+    else control.pendingSeeks.set(`${tp.topic}\u0000${tp.partition}`, { tp, offset: value });
   }
 
   async describeGroup(): Promise<GroupDescription> {
@@ -542,6 +576,7 @@ class KafkaJSConsumer implements Consumer {
     const g = result.groups.find((x) => x.groupId === groupId);
     if (g?.error !== undefined) throw toKafkaJSError(g.error);
     return {
+      errorCode: 0,
       groupId,
       members: (g?.members ?? []).map((m) => ({
         clientHost: m.clientHost,
@@ -558,9 +593,10 @@ class KafkaJSConsumer implements Consumer {
 
   pause(topicPartitions: { topic: string; partitions?: number[] }[] = []): void {
     checkTopicPartitions(topicPartitions, 'pause');
-    const runner = this.#runner;
-    if (runner === undefined) throw new KafkaJSNonRetriableError(NOT_RUNNING);
-    runner.pause(topicPartitions);
+    const control = this.#control;
+    if (control === undefined) throw new KafkaJSNonRetriableError(NOT_RUNNING);
+    if (this.#runner !== undefined) this.#runner.pause(topicPartitions);
+    else control.pause(topicPartitions);
   }
 
   paused(): TopicPartitions[] {
@@ -569,16 +605,27 @@ class KafkaJSConsumer implements Consumer {
 
   resume(topicPartitions: { topic: string; partitions?: number[] }[] = []): void {
     checkTopicPartitions(topicPartitions, 'resume');
-    const runner = this.#runner;
-    if (runner === undefined) throw new KafkaJSNonRetriableError(NOT_RUNNING);
-    runner.resume(topicPartitions);
+    const control = this.#control;
+    if (control === undefined) throw new KafkaJSNonRetriableError(NOT_RUNNING);
+    if (this.#runner !== undefined) this.#runner.resume(topicPartitions);
+    else control.resume(topicPartitions);
   }
 
   on<T = unknown>(
     eventName: string,
     listener: (event: InstrumentationEvent<T>) => void,
   ): RemoveInstrumentationEventListener<T> {
-    return this.#emitter.on(eventName, listener);
+    if (!Object.values(CONSUMER_EVENTS).includes(eventName as never))
+      throw new KafkaJSNonRetriableError(
+        `Event name should be one of ${EVENT_KEYS.map((k) => `consumer.events.${k}`).join(', ')}`,
+      );
+    // kafkajs's events carry a numeric id at run time (its type says string).
+    const remove = this.#emitter.on<T>(eventName, (event) =>
+      listener({ ...event, id: Number(event.id) as unknown as string }),
+    );
+    if (eventName === CONSUMER_EVENTS.FETCH || eventName === CONSUMER_EVENTS.FETCH_START)
+      this.#runner?.traceFetches();
+    return remove;
   }
 
   logger(): Logger {

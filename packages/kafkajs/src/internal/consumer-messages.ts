@@ -34,6 +34,9 @@ export function toKafkaMessage(record: ConsumerRecord): KafkaMessage {
     attributes: record.attributes,
     offset: String(record.offset),
     headers: toHeaders(record.headers),
+    // What kafkajs's record decoder also sets: the record format, and that it is data.
+    magicByte: 2,
+    isControlRecord: false,
   };
 }
 

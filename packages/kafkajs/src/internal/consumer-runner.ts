@@ -56,6 +56,42 @@ interface Resolved {
   offset: bigint;
 }
 
+/**
+ * What a run holds from the moment `run()` is called, before it has joined (kafkajs creates its
+ * consumer group synchronously in run(), so pause and seek right after a run() not awaited
+ * count): paused topics and partitions, and seeks waiting for their partition.
+ */
+export class RunControl {
+  readonly pausedTopics = new Set<string>();
+  readonly pausedPartitions = new Set<string>();
+  readonly pendingSeeks = new Map<string, { tp: TopicPartition; offset: bigint }>();
+
+  pause(list: readonly { topic: string; partitions?: number[] }[]): void {
+    for (const t of list) {
+      if (t.partitions === undefined) this.pausedTopics.add(t.topic);
+      else
+        for (const partition of t.partitions)
+          this.pausedPartitions.add(keyOf({ topic: t.topic, partition: Number(partition) }));
+    }
+  }
+
+  resume(list: readonly { topic: string; partitions?: number[] }[]): void {
+    for (const t of list) {
+      if (t.partitions === undefined) {
+        this.pausedTopics.delete(t.topic);
+        for (const key of [...this.pausedPartitions])
+          if (key.startsWith(`${t.topic}\u0000`)) this.pausedPartitions.delete(key);
+      } else
+        for (const partition of t.partitions)
+          this.pausedPartitions.delete(keyOf({ topic: t.topic, partition: Number(partition) }));
+    }
+  }
+
+  isPaused(topic: string, partition: number): boolean {
+    return this.pausedTopics.has(topic) || this.pausedPartitions.has(keyOf({ topic, partition }));
+  }
+}
+
 /** kafkajs's retry defaults. */
 const RETRY_DEFAULTS = {
   maxRetryTime: 30_000,
@@ -104,19 +140,24 @@ export class ConsumerRunner {
   readonly #chains = new Map<string, Promise<void>>();
   #queued = 0;
   readonly #slotWaiters: (() => void)[] = [];
-  readonly #pausedPartitions = new Set<string>();
-  readonly #pausedTopics = new Set<string>();
+  readonly #control: RunControl;
   /** Partitions held back after a handler failed, until their retry time. */
   readonly #held = new Map<string, NodeJS.Timeout>();
-  readonly #pendingSeeks = new Map<string, { tp: TopicPartition; offset: bigint }>();
   #retryCount = 0;
   #retryTime: number;
+  #lastHeartbeat = 0;
   #leaderProtocol: string | null = null;
   #joinStarted = Date.now();
   #fetchTrace: { start(c: unknown): void; asyncEnd(c: unknown): void } | undefined;
 
-  constructor(settings: RunnerSettings, cluster: Cluster, topics: ReadonlyMap<string, boolean>) {
+  constructor(
+    settings: RunnerSettings,
+    control: RunControl,
+    cluster: Cluster,
+    topics: ReadonlyMap<string, boolean>,
+  ) {
     this.#s = settings;
+    this.#control = control;
     this.#cluster = cluster;
     const config = settings.config;
     this.#groupId = config.groupId;
@@ -188,7 +229,7 @@ export class ConsumerRunner {
   /** Joins the group (kafkajs's run() resolves once joined), then consumes in the background. */
   async start(): Promise<void> {
     this.#running = true;
-    this.#traceFetches();
+    this.traceFetches();
     try {
       await this.#kc.start();
     } catch (e) {
@@ -209,11 +250,12 @@ export class ConsumerRunner {
 
   /**
    * FETCH_START and FETCH from kafkats's `kafkats:fetch` trace, one per partition of each Fetch
-   * (kafkajs: one per request), for the partitions this member owns; only when someone listened
-   * for them as the run started, so that no trace is built otherwise.
+   * (kafkajs: one per request), for the partitions this member owns; subscribed once someone
+   * listens for them (at run, or when the listener is added), so no trace is built otherwise.
    */
-  #traceFetches(): void {
+  traceFetches(): void {
     const emitter = this.#s.emitter;
+    if (this.#fetchTrace !== undefined || this.#stopped || this.#crashed) return;
     if (
       !emitter.listening(CONSUMER_EVENTS.FETCH) &&
       !emitter.listening(CONSUMER_EVENTS.FETCH_START)
@@ -224,7 +266,7 @@ export class ConsumerRunner {
     this.#fetchTrace = {
       start: (c) => {
         const ctx = c as FetchTraceContext;
-        if (mine(ctx)) emitter.emit(CONSUMER_EVENTS.FETCH_START, { nodeId: ctx.nodeId });
+        if (mine(ctx)) emitter.emit(CONSUMER_EVENTS.FETCH_START, { nodeId: String(ctx.nodeId) });
       },
       asyncEnd: (c) => {
         const ctx = c as FetchTraceContext;
@@ -232,7 +274,7 @@ export class ConsumerRunner {
           emitter.emit(CONSUMER_EVENTS.FETCH, {
             numberOfBatches: 0,
             duration: Math.round(ctx.durationMs ?? 0),
-            nodeId: ctx.nodeId,
+            nodeId: String(ctx.nodeId),
           });
       },
     };
@@ -327,9 +369,14 @@ export class ConsumerRunner {
     const started = Date.now();
     this.#s.emitter.emit(CONSUMER_EVENTS.START_BATCH_PROCESS, info);
     const run = this.#s.run;
+    if (run.eachMessage === undefined && run.eachBatch === undefined) {
+      // No handler: nothing is resolved, and nothing is read again either.
+      this.#s.emitter.emit(CONSUMER_EVENTS.END_BATCH_PROCESS, { ...info, duration: 0 });
+      return;
+    }
     try {
       if (run.eachMessage !== undefined) await this.#eachMessage(batch, fb, key, epoch);
-      else if (run.eachBatch !== undefined) await this.#eachBatch(batch, fb, key, epoch);
+      else await this.#eachBatch(batch, fb, key, epoch);
     } catch (e) {
       await this.#failed(batch, key, epoch, e instanceof Error ? e : new Error(String(e)));
       return;
@@ -340,7 +387,25 @@ export class ConsumerRunner {
     });
     this.#rewindIfBehind(batch, key, epoch);
     if (this.#autoCommit) await this.#commitResolved(undefined).catch((e) => this.#commitFailed(e));
+    await this.#heartbeat();
   }
+
+  /**
+   * HEARTBEAT where kafkajs heartbeats (a handler's heartbeat(), after each message and batch),
+   * at most once per heartbeatInterval. kafkats's own heartbeats run in the background and
+   * are not events.
+   */
+  readonly #heartbeat = async (): Promise<void> => {
+    const now = Date.now();
+    if (now - this.#lastHeartbeat < (this.#s.config.heartbeatInterval ?? 3000)) return;
+    this.#lastHeartbeat = now;
+    const meta = this.#kc.groupMetadata();
+    this.#s.emitter.emit(CONSUMER_EVENTS.HEARTBEAT, {
+      groupId: this.#groupId,
+      memberId: meta.memberId,
+      groupGenerationId: meta.generationId,
+    });
+  };
 
   #pauseFn(topic: string, partition: number): () => () => void {
     return () => {
@@ -358,12 +423,13 @@ export class ConsumerRunner {
     const handler = this.#s.run.eachMessage!;
     const { topic, partition } = batch;
     const pause = this.#pauseFn(topic, partition);
-    const heartbeat = () => Promise.resolve();
+    const heartbeat = this.#heartbeat;
     for (let i = 0; i < fb.messages.length; i++) {
       if (!this.#current(key, epoch) || this.#isPaused(topic, partition)) return;
       await handler({ topic, partition, message: fb.messages[i]!, heartbeat, pause });
       if (this.#epoch(key) !== epoch) return; // sought meanwhile: the seek decides
       this.#resolve(key, batch, batch.records[i]!.offset + 1n);
+      await this.#heartbeat();
       if (this.#autoCommit) await this.#commitIfNecessary();
     }
     // Every message done: trailing control records are passed too, as kafkats's position is.
@@ -386,7 +452,7 @@ export class ConsumerRunner {
         // The last message resolves the batch's trailing control records with it (as kafkajs).
         this.#resolve(key, batch, value === last ? batch.nextOffset : value + 1n);
       },
-      heartbeat: () => Promise.resolve(),
+      heartbeat: this.#heartbeat,
       pause: this.#pauseFn(batch.topic, batch.partition),
       commitOffsetsIfNecessary: async (offsets?: Offsets) => {
         if (offsets !== undefined) {
@@ -522,12 +588,13 @@ export class ConsumerRunner {
   }
 
   #uncommitted(): OffsetsByTopicPartition {
+    // kafkajs keys these by object key: the partition comes out as a string.
     const topics = new Map<string, { partition: number; offset: string }[]>();
     for (const [key, r] of this.#resolved) {
       if (this.#committed.get(key) === r.offset) continue;
       let list = topics.get(r.topic);
       if (list === undefined) topics.set(r.topic, (list = []));
-      list.push({ partition: r.partition, offset: String(r.offset) });
+      list.push({ partition: String(r.partition) as unknown as number, offset: String(r.offset) });
     }
     return { topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })) };
   }
@@ -545,11 +612,16 @@ export class ConsumerRunner {
       this.#lastCommit = Date.now();
       return;
     }
-    await this.#commit(list);
+    await this.#commit(list, true);
   }
 
+  /**
+   * One OffsetCommit, then COMMIT_OFFSETS. `resolved`: offsets of resolved messages, whose
+   * partitions kafkajs's payload carries as strings (it keys them by object key).
+   */
   async #commit(
     list: { topic: string; partition: number; offset: bigint; metadata?: string | null }[],
+    resolved: boolean,
   ): Promise<void> {
     try {
       await this.#kc.commit(list);
@@ -563,7 +635,10 @@ export class ConsumerRunner {
     for (const c of list) {
       let ps = topics.get(c.topic);
       if (ps === undefined) topics.set(c.topic, (ps = []));
-      ps.push({ partition: c.partition, offset: String(c.offset) });
+      ps.push({
+        partition: resolved ? (String(c.partition) as unknown as number) : c.partition,
+        offset: String(c.offset),
+      });
     }
     this.#s.emitter.emit(CONSUMER_EVENTS.COMMIT_OFFSETS, {
       groupId: this.#groupId,
@@ -578,7 +653,7 @@ export class ConsumerRunner {
     list: { topic: string; partition: number; offset: bigint; metadata: string | null }[],
   ): Promise<void> {
     if (!this.#running) return;
-    await this.#commit(list);
+    await this.#commit(list, false);
   }
 
   // --- seek, pause ------------------------------------------------------------------------
@@ -608,7 +683,7 @@ export class ConsumerRunner {
     }
     if (!this.#owns(tp)) {
       // Not assigned (yet): kafkajs keeps the seek and applies it once the partition is fetched.
-      this.#pendingSeeks.set(keyOf(tp), { tp, offset });
+      this.#control.pendingSeeks.set(keyOf(tp), { tp, offset });
       return;
     }
     this.#applySeek(tp, offset);
@@ -621,12 +696,12 @@ export class ConsumerRunner {
     if (this.#autoCommit) {
       // kafkajs commits the sought offset at once, so a restart starts there too.
       this.#resolved.delete(key);
-      this.#commit([{ ...tp, offset }]).catch((e) => this.#commitFailed(e));
+      this.#commit([{ ...tp, offset }], false).catch((e) => this.#commitFailed(e));
     } else this.#resolve(key, tp, offset);
   }
 
   #isPaused(topic: string, partition: number): boolean {
-    return this.#pausedTopics.has(topic) || this.#pausedPartitions.has(keyOf({ topic, partition }));
+    return this.#control.isPaused(topic, partition);
   }
 
   #ownedOf(list: { topic: string; partitions?: number[] }[]): TopicPartition[] {
@@ -640,26 +715,13 @@ export class ConsumerRunner {
   }
 
   pause(list: { topic: string; partitions?: number[] }[]): void {
-    for (const t of list) {
-      if (t.partitions === undefined) this.#pausedTopics.add(t.topic);
-      else
-        for (const partition of t.partitions)
-          this.#pausedPartitions.add(keyOf({ topic: t.topic, partition: Number(partition) }));
-    }
+    this.#control.pause(list);
     const owned = this.#ownedOf(list);
     if (owned.length > 0) this.#kc.pause(owned);
   }
 
   resume(list: { topic: string; partitions?: number[] }[]): void {
-    for (const t of list) {
-      if (t.partitions === undefined) {
-        this.#pausedTopics.delete(t.topic);
-        for (const key of [...this.#pausedPartitions])
-          if (key.startsWith(`${t.topic}\u0000`)) this.#pausedPartitions.delete(key);
-      } else
-        for (const partition of t.partitions)
-          this.#pausedPartitions.delete(keyOf({ topic: t.topic, partition: Number(partition) }));
-    }
+    this.#control.resume(list);
     const owned = this.#ownedOf(list).filter(
       (p) => !this.#isPaused(p.topic, p.partition) && !this.#held.has(keyOf(p)),
     );
@@ -683,10 +745,11 @@ export class ConsumerRunner {
     }
     for (const p of partitions) {
       const key = keyOf(p);
-      const seek = this.#pendingSeeks.get(key);
+      const seek = this.#control.pendingSeeks.get(key);
       if (seek !== undefined) {
-        this.#pendingSeeks.delete(key);
-        this.#applySeek(p, seek.offset);
+        this.#control.pendingSeeks.delete(key);
+        if (seek.offset < 0n) this.seek(p, seek.offset);
+        else this.#applySeek(p, seek.offset);
       }
     }
     const paused = partitions.filter((p) => this.#isPaused(p.topic, p.partition));

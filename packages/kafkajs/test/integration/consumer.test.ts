@@ -141,8 +141,8 @@ describe('eachMessage', () => {
     await until(() => events.some((e) => e.type === c.events.COMMIT_OFFSETS));
     const of = (type: string) => events.filter((e) => e.type === type).map((e) => e.payload);
     expect(of(c.events.CONNECT)).toHaveLength(1);
-    expect(of(c.events.FETCH_START)[0]).toEqual({ nodeId: expect.any(Number) });
-    expect(of(c.events.FETCH)[0]).toMatchObject({ numberOfBatches: 0, nodeId: expect.any(Number) });
+    expect(of(c.events.FETCH_START)[0]).toEqual({ nodeId: expect.any(String) });
+    expect(of(c.events.FETCH)[0]).toMatchObject({ numberOfBatches: 0, nodeId: expect.any(String) });
     expect(of(c.events.START_BATCH_PROCESS)[0]).toEqual({
       topic: name,
       partition: 0,
@@ -161,7 +161,8 @@ describe('eachMessage', () => {
       groupId: group,
       memberId: expect.any(String),
       groupGenerationId: expect.any(Number),
-      topics: [{ topic: name, partitions: [{ partition: 0, offset: '3' }] }],
+      // kafkajs's payload carries resolved partitions as strings (keys of an object).
+      topics: [{ topic: name, partitions: [{ partition: '0', offset: '3' }] }],
     });
     await c.disconnect();
     expect(events.slice(-2).map((e) => e.type)).toEqual([c.events.STOP, c.events.DISCONNECT]);
@@ -233,6 +234,60 @@ describe('eachMessage', () => {
     expect(crashes[0]!.restart).toBe(false);
     expect(crashes[0]!.error.name).toBe('KafkaJSNumberOfRetriesExceeded');
     expect(crashes[0]!.error.message).toBe('always');
+  });
+
+  it('restarts after a crash when the error allows, and reads the failed message again', async () => {
+    const name = await topic();
+    await produce(name, 3);
+    const c = consumer(unique('g'), { retry: { initialRetryTime: 50, retries: 0 } });
+    const crashes: ConsumerCrashPayload[] = [];
+    const joins: ConsumerGroupJoinPayload[] = [];
+    c.on(c.events.CRASH, (e) => crashes.push(e.payload as ConsumerCrashPayload));
+    c.on(c.events.GROUP_JOIN, (e) => joins.push(e.payload as ConsumerGroupJoinPayload));
+    const seen: string[] = [];
+    let failed = false;
+    await c.subscribe({ topic: name, fromBeginning: true });
+    await c.run({
+      eachMessage: async ({ message }) => {
+        if (message.offset === '1' && !failed) {
+          failed = true;
+          throw new Error('first time');
+        }
+        seen.push(message.offset);
+      },
+    });
+    await until(() => seen.length === 3, 60_000, 'the messages after the restart');
+    expect(seen).toEqual(['0', '1', '2']);
+    expect(crashes).toHaveLength(1);
+    expect(crashes[0]!.restart).toBe(true);
+    expect(crashes[0]!.error.name).toBe('KafkaJSNumberOfRetriesExceeded');
+    expect(joins.length).toBeGreaterThanOrEqual(2);
+    await c.disconnect();
+  });
+
+  it('keeps fromBeginning per topic, and subscribes by RegExp', async () => {
+    const prefix = unique('kjs-re');
+    const names = [`${prefix}-a`, `${prefix}-b`, `${prefix}-c`];
+    await referenceAdmin.createTopics({
+      topics: names.map((t) => ({ topic: t, numPartitions: 1, replicationFactor: 3 })),
+      waitForLeaders: true,
+    });
+    for (const t of names) await produce(t, 2);
+    const c = consumer(unique('g'));
+    const joins: ConsumerGroupJoinPayload[] = [];
+    c.on(c.events.GROUP_JOIN, (e) => joins.push(e.payload as ConsumerGroupJoinPayload));
+    const seen: string[] = [];
+    await c.subscribe({ topics: [new RegExp(`^${prefix}-[ab]$`)], fromBeginning: true });
+    await c.subscribe({ topic: names[2]!, fromBeginning: false });
+    await c.run({
+      eachMessage: async ({ topic: t, message }) =>
+        void seen.push(`${t.slice(-1)}${message.offset}`),
+    });
+    expect(Object.keys(joins[0]!.memberAssignment).sort()).toEqual(names);
+    for (const t of names) await produce(t, 1, 0, 2);
+    await until(() => seen.length === 7, 30_000, 'old a and b, new a, b and c');
+    expect(seen.sort()).toEqual(['a0', 'a1', 'a2', 'b0', 'b1', 'b2', 'c2']);
+    await c.disconnect();
   });
 
   it('pauses and resumes a partition', async () => {

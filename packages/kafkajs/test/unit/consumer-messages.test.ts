@@ -65,6 +65,8 @@ describe('toKafkaMessage', () => {
             expect(m.key).toEqual(k.key);
             expect(m.value).toEqual(k.value);
             expect(m.headers).toEqual(k.headers);
+            expect(m.magicByte).toBe(k.magicByte);
+            expect(m.isControlRecord).toBe(k.isControlRecord);
             expect(Object.keys(m.headers)).toEqual(Object.keys(k.headers));
           });
         },

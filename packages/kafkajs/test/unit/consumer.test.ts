@@ -56,9 +56,15 @@ describe('kafka.consumer(config)', () => {
     expect({ ...ours }).toEqual({ ...theirs });
   });
 
-  it('refuses a listener for an event it does not have', () => {
+  it('refuses a listener for an event it does not have', async () => {
     const c = facade.consumer({ groupId: 'g' });
     expect(() => c.on('consumer.nope', () => undefined)).toThrow(KafkaJSNonRetriableError);
+    const ours = await failure(() => c.on('consumer.nope', () => undefined));
+    const theirs = await failure(() =>
+      // biome-ignore lint/suspicious/noExplicitAny: an event name kafkajs's type refuses
+      reference.consumer({ groupId: 'g' }).on('consumer.nope' as any, () => undefined),
+    );
+    expect(ours).toBe(theirs);
     const remove = c.on(c.events.GROUP_JOIN, () => undefined);
     expect(typeof remove).toBe('function');
   });
