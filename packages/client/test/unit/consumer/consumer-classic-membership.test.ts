@@ -17,6 +17,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ClassicMembershipError } from '../../../src/consumer/consumer-errors.js';
 import { decodeAssignment } from '../../../src/consumer/internal/consumer-protocol.js';
 import type { ClassicMembership } from '../../../src/consumer/internal/membership-classic.js';
+import type { PartitionAssignor } from '../../../src/consumer/partition-assignor.js';
 import { FakeGroupCluster, fakeMember, until } from './consumer-classic-fake.js';
 
 const started: ClassicMembership[] = [];
@@ -378,5 +379,29 @@ describe('ClassicMembership', () => {
     expect(() => fakeMember(fake, { assignors: ['roundrobin' as 'range'] })).toThrow(
       /unknown assignor "roundrobin"/,
     );
+  });
+
+  it("runs an application's own assignor object: its name in JoinGroup, its async assign() as leader", async () => {
+    const fake = new FakeGroupCluster({ t: 2 });
+    const mine: PartitionAssignor = {
+      name: 'RoundRobinAssigner',
+      cooperative: false,
+      subscriptionUserData: () => Buffer.from('ud'),
+      async assign(partitionsPerTopic, subscriptions) {
+        await Promise.resolve();
+        const [memberId] = [...subscriptions.keys()];
+        const count = partitionsPerTopic.get('t') ?? 0;
+        return new Map([
+          [memberId!, Array.from({ length: count }, (_, partition) => ({ topic: 't', partition }))],
+        ]);
+      },
+    };
+    const { membership } = track(fakeMember(fake, { assignors: [mine, 'range'] }));
+    await membership.start();
+    const join = fake.requests<JoinGroupRequest>('JoinGroup')[0]!;
+    expect(join.protocols.map((p) => p.name)).toEqual(['RoundRobinAssigner', 'range']);
+    expect(Buffer.from(subscriptionOf(join).s.userData!)).toEqual(Buffer.from('ud'));
+    expect(membership.protocolName).toBe('RoundRobinAssigner');
+    expect(membership.assignment).toEqual([0, 1].map((partition) => ({ topic: 't', partition })));
   });
 });
