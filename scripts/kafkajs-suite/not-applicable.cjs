@@ -22,7 +22,21 @@ const SASL = {
 };
 const ACLS = {
   needs: ['sasl', 'acls'],
-  reason: 'needs a SASL_SSL listener and an authorizer (kafka:up --listeners SASL_SSL --acls)',
+  reason: 'needs a SASL_SSL listener and an authorizer (--kafka-up --listeners SASL_SSL --acls)',
+};
+const ACL_CLIENT = {
+  match: /.*/,
+  needs: ['sasl'],
+  reason: 'its admin connects through a SASL_SSL listener (--kafka-up --listeners SSL,SASL_SSL)',
+};
+const BROKER_ZERO = {
+  needs: ['broker0'],
+  reason: "assigns replicas to broker id 0 (kafkajs's docker brokers are 0..2; the testkit's 1..3)",
+};
+const AUTO_CREATE = {
+  needs: ['autocreate'],
+  reason:
+    "relies on the broker's auto.create.topics.enable (off on the kafka:up cluster; on with --kafka-up)",
 };
 
 const all = (reason) => [{ match: /.*/, reason }];
@@ -36,6 +50,7 @@ module.exports = {
     { match: 'support SSL connections', ...SSL },
     { match: 'SASL', ...SASL },
     { match: 'reconnects the cluster if disconnected', reason: CLUSTER_STATE },
+    { match: 'allows messages with a null value to support tombstones', ...AUTO_CREATE },
     {
       match: 'sets the default retry value to MAX_SAFE_INTEGER',
       reason: "spies on kafkajs's internal retrier factory",
@@ -94,12 +109,15 @@ module.exports = {
   ],
   'src/admin/__tests__/alterPartitionReassignments.spec.js': [
     { match: 'retries if the controller has moved', reason: CONTROLLER_MOCK },
+    { match: 'throws an error trying to assign invalid broker', ...BROKER_ZERO },
+    { match: 'reassign partitions', ...BROKER_ZERO },
   ],
   'src/admin/__tests__/createPartitions.spec.js': [
     { match: 'retries if the controller has moved', reason: CONTROLLER_MOCK },
   ],
   'src/admin/__tests__/createTopics.spec.js': [
     { match: 'retries if the controller has moved', reason: CONTROLLER_MOCK },
+    { match: 'creating topic with manual replica assignment', ...BROKER_ZERO },
     { match: 'ignore already created topics and return false', reason: CONTROLLER_MOCK },
     { match: 'query metadata if waitForLeaders is true', reason: CONTROLLER_MOCK },
     { match: 'forward non ignorable errors with topic name metadata', reason: CONTROLLER_MOCK },
@@ -109,6 +127,10 @@ module.exports = {
   ],
   'src/admin/__tests__/listPartitionReassignments.spec.js': [
     { match: 'retries if the controller has moved', reason: CONTROLLER_MOCK },
+    { match: 'list reassignments', ...BROKER_ZERO },
+  ],
+  'src/admin/__tests__/fetchTopicMetadata.spec.js': [
+    { match: 'creates a new topic if the topic does not exist', ...AUTO_CREATE },
   ],
   'src/admin/__tests__/deleteTopics.spec.js': [
     { match: 'retries if the controller has moved', reason: CONTROLLER_MOCK },
@@ -133,7 +155,14 @@ module.exports = {
   'src/admin/__tests__/createAcls.spec.js': [
     { match: 'checks topic access', ...ACLS },
     { match: 'can produce to allowed topic after failing', ...ACLS },
+    ACL_CLIENT,
   ],
-  'src/admin/__tests__/deleteAcls.spec.js': [{ match: 'applies and deletes acl', ...ACLS }],
-  'src/admin/__tests__/describeAcls.spec.js': [{ match: 'creates and queries acl', ...ACLS }],
+  'src/admin/__tests__/deleteAcls.spec.js': [
+    { match: 'applies and deletes acl', ...ACLS },
+    ACL_CLIENT,
+  ],
+  'src/admin/__tests__/describeAcls.spec.js': [
+    { match: 'creates and queries acl', ...ACLS },
+    ACL_CLIENT,
+  ],
 };

@@ -5,17 +5,25 @@
 // kafkajs itself (Kafka-version and OAUTHBEARER gates, test.skip).
 //
 //   node scripts/kafkajs-suite/run.mjs <kafkajs git dir or checkout>
-//        [--bootstrap host:port[,host:port...]] [--kafka-up] [--listeners SSL,SASL_SSL]
-//        [--group producer|consumer|admin[,...]] [--facade worktree|<commit>] [--timeout ms]
-//        [--keep] [spec files...]
+//        [--bootstrap host:port[,host:port...]]
+//        [--kafka-up [--nodes 1|3] [--listeners SSL,SASL_SSL] [--acls]]
+//        [--group producer|consumer|admin[,...]] [--facade worktree|dist|<commit>]
+//        [--baseline] [--auto-create] [--timeout ms] [--keep] [spec files...]
 //
-// --facade: `worktree` (default) builds packages/kafkajs with tsc -b and bundles its dist; a
-// commit (HEAD, a sha) bundles that commit's packages/kafkajs/src instead, so the suite can
-// run on what was committed while the working tree is being edited (the @kafkats/* packages
-// it imports are the built ones in the working tree either way).
+// --baseline runs the same specs, same adapted testHelpers, on kafkajs 2.2.4 itself: what
+// fails there fails because of the broker (Kafka 4, auto topic creation off), not the facade.
+// --auto-create says a --bootstrap broker creates topics on first use (kafka:up and
+// --kafka-up clusters are probed).
 //
-// Broker: --bootstrap, else the cluster recorded in .kafkats/cluster.json (`npm run kafka:up`),
-// else --kafka-up starts one with the testkit (and stops it at the end). The kafkajs tree is
+// --facade: `worktree` (default) builds packages/kafkajs with tsc -b and bundles its dist;
+// `dist` bundles packages/kafkajs/dist as it is, without building; a commit (HEAD, a sha)
+// bundles that commit's packages/kafkajs/src instead, so the suite can run on what was
+// committed while the working tree is being edited (the @kafkats/* packages it imports are
+// the built ones in the working tree in every mode).
+//
+// Broker: --bootstrap; --kafka-up starts a private cluster with the testkit for this run
+// (auto topic creation on, as kafkajs's docker-compose brokers had it; stopped at the end);
+// else the cluster recorded in .kafkats/cluster.json (`npm run kafka:up`). The kafkajs tree is
 // exported from its v2.2.4 tag into a temporary directory, never into this repository; jest
 // and its helpers are installed, pinned, in ~/.cache/kafkats/kafkajs-suite.
 //
@@ -45,7 +53,7 @@ const TAG = 'v2.2.4';
 /** Pinned test dependencies, installed outside the repository. */
 const DEPENDENCIES = {
   jest: '29.7.0',
-  'jest-extended': '4.0.2',
+  'jest-extended': '0.11.5',
   uuid: '3.4.0',
   esbuild: '0.28.2',
 };
@@ -72,6 +80,10 @@ function parseArgs(argv) {
     };
     if (a === '--bootstrap') args.bootstrap = value();
     else if (a === '--kafka-up') args.kafkaUp = true;
+    else if (a === '--nodes') args.nodes = Number(value());
+    else if (a === '--acls') args.acls = true;
+    else if (a === '--baseline') args.baseline = true;
+    else if (a === '--auto-create') args.autoCreate = true;
     else if (a === '--listeners') args.listeners = value().split(',').filter(Boolean);
     else if (a === '--group') args.groups = value().split(',');
     else if (a === '--timeout') args.timeoutMs = Number(value());
@@ -160,7 +172,7 @@ async function bundleFacade(cache, outfile, from, work) {
       stdio: 'inherit',
     });
     if (tsc.status !== 0) throw new Error('tsc -b packages/kafkajs failed');
-  } else {
+  } else if (from !== 'dist') {
     const into = join(work, 'facade-src');
     mkdirSync(into);
     const archive = execFileSync('git', ['archive', '--format=tar', from, 'packages/kafkajs/src'], {
@@ -198,35 +210,41 @@ async function bundleFacade(cache, outfile, from, work) {
   });
 }
 
-/** The broker: --bootstrap, the recorded kafka:up cluster, or one started now. */
-function findCluster(args) {
+/** The broker: --bootstrap, a private testkit cluster (--kafka-up), or the kafka:up one. */
+async function findCluster(args, work) {
   const stateFile = join(repoRoot, '.kafkats', 'cluster.json');
   if (args.bootstrap !== undefined) {
     return { description: { bootstrap: args.bootstrap, listeners: {}, security: null } };
   }
+  if (args.kafkaUp) {
+    const { loadTestkit } = await import(
+      pathToFileURL(join(repoRoot, 'packages', 'testkit', 'bin', 'load-testkit.mjs')).href
+    );
+    const { startCluster } = await loadTestkit();
+    const nodes = args.nodes ?? 3;
+    const listeners = args.listeners.join(',') || 'PLAINTEXT';
+    log(`starting a private ${nodes}-node Kafka (${listeners}${args.acls ? ', ACLs' : ''})`);
+    const cluster = await startCluster({
+      nodes,
+      listeners: args.listeners,
+      acls: args.acls === true,
+      brokerConfig: { 'auto.create.topics.enable': true },
+      baseDir: join(work, 'kafka'),
+    });
+    return { description: cluster.describe(), stop: () => cluster.stop() };
+  }
   if (existsSync(stateFile)) {
     return { description: JSON.parse(readFileSync(stateFile, 'utf8')) };
   }
-  if (!args.kafkaUp) {
-    usage('no broker: pass --bootstrap, run npm run kafka:up first, or pass --kafka-up');
-  }
-  const upArgs = ['packages/testkit/bin/kafka-up.mjs', '--nodes', '3'];
-  if (args.listeners.length > 0) upArgs.push('--listeners', args.listeners.join(','));
-  log(`starting Kafka: node ${upArgs.join(' ')}`);
-  const up = spawnSync(process.execPath, upArgs, {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  if (up.status !== 0) throw new Error('kafka-up failed');
-  return {
-    description: JSON.parse(readFileSync(stateFile, 'utf8')),
-    stop: () => {
-      spawnSync(process.execPath, ['packages/testkit/bin/kafka-down.mjs'], {
-        cwd: repoRoot,
-        stdio: 'inherit',
-      });
-    },
-  };
+  usage('no broker: pass --bootstrap or --kafka-up, or run npm run kafka:up first');
+}
+
+/** Whether the brokers create topics on first use, as kafkajs's test brokers did. */
+function autoCreatesTopics(description, args) {
+  if (args.kafkaUp) return true;
+  const properties = join(description.baseDir ?? '', 'node-1', 'server.properties');
+  if (description.baseDir === undefined || !existsSync(properties)) return args.autoCreate === true;
+  return /^auto\.create\.topics\.enable=true$/m.test(readFileSync(properties, 'utf8'));
 }
 
 /** What test-helpers.cjs needs to know about the broker. */
@@ -238,7 +256,16 @@ function target(description) {
     ssl: list(description.listeners?.SSL),
     saslSsl: list(description.listeners?.SASL_SSL),
     caPemPath: security?.caPemPath ?? null,
-    user: security?.users?.[1] ?? security?.users?.[0] ?? null,
+    // kafkajs's test users, as the testkit's: the super user, and alice and bob for ACL tests.
+    users:
+      security === null
+        ? {}
+        : {
+            test: security.admin,
+            testscram: security.admin,
+            alice: security.users.find((u) => u.username === 'alice') ?? null,
+            bob: security.users.find((u) => u.username === 'bob') ?? null,
+          },
   };
 }
 
@@ -364,7 +391,7 @@ async function main() {
     const facade = join(work, 'facade.cjs');
     await bundleFacade(cache, facade, args.facade, work);
     const files = facadeTree(kafkajsTree, suiteTree, args);
-    cluster = findCluster(args);
+    cluster = await findCluster(args, work);
     const description = cluster.description;
     const naLog = join(work, 'not-applicable.jsonl');
     const resultsFile = join(work, 'results.json');
@@ -374,6 +401,8 @@ async function main() {
       testEnvironment: 'node',
       testRegex: '(/__tests__/.*\\.spec\\.js|(\\.|/)spec)\\.js$',
       transform: {},
+      // kafkajs's snapshots were written by jest 25, which printed `Object {`.
+      snapshotFormat: { escapeString: true, printBasicPrototype: true },
       resolver: join(here, 'resolver.cjs'),
       setupFilesAfterEnv: [join(here, 'setup.cjs')],
       modulePaths: [join(cache, 'node_modules')],
@@ -385,6 +414,8 @@ async function main() {
       l === 'SSL' ? 'ssl' : l === 'SASL_SSL' ? 'sasl' : l.toLowerCase(),
     );
     if (description.acls === true) listeners.push('acls');
+    if (description.brokers?.some((b) => b.nodeId === 0)) listeners.push('broker0');
+    if (autoCreatesTopics(description, args)) listeners.push('autocreate');
     const env = {
       ...process.env,
       NODE_ENV: 'test',
@@ -396,9 +427,10 @@ async function main() {
       KAFKAJS_SUITE_LISTENERS: listeners.join(','),
       KAFKAJS_SUITE_NA_LOG: naLog,
       KAFKAJS_SUITE_TIMEOUT_MS: String(args.timeoutMs),
+      KAFKAJS_SUITE_BASELINE: args.baseline ? '1' : '0',
     };
     log(
-      `running ${files.length} spec files against ${description.bootstrap} (Kafka ${env.KAFKA_VERSION})`,
+      `running ${files.length} spec files on ${args.baseline ? 'kafkajs 2.2.4 itself (baseline)' : '@kafkats/kafkajs'} against ${description.bootstrap} (Kafka ${env.KAFKA_VERSION})`,
     );
     const started = Date.now();
     spawnSync(
@@ -423,7 +455,7 @@ async function main() {
     if (args.keep) log(`kept ${work}`);
     process.exitCode = total.failed > 0 || results === null ? 1 : 0;
   } finally {
-    cluster?.stop?.();
+    await cluster?.stop?.();
     if (!args.keep) rmSync(work, { recursive: true, force: true });
   }
 }

@@ -57,13 +57,28 @@ const sslConnectionOpts = () => ({
   },
 });
 
-const user = target.user ?? { username: 'test', password: 'testtest' };
 const withSasl = (sasl) => () => ({ ...sslConnectionOpts(), sasl });
 const wrong = { username: 'wrong', password: 'wrong' };
 
-const saslConnectionOpts = withSasl({ mechanism: 'plain', ...user });
-const saslSCRAM256ConnectionOpts = withSasl({ mechanism: 'scram-sha-256', ...user });
-const saslSCRAM512ConnectionOpts = withSasl({ mechanism: 'scram-sha-512', ...user });
+const saslConnectionOpts = withSasl({ mechanism: 'plain', username: 'test', password: 'testtest' });
+const saslSCRAM256ConnectionOpts = withSasl({
+  mechanism: 'scram-sha-256',
+  username: 'testscram',
+  password: 'testtestscram=256',
+});
+const saslSCRAM512ConnectionOpts = withSasl({
+  mechanism: 'scram-sha-512',
+  username: 'testscram',
+  password: 'testtestscram=512',
+});
+
+/** kafkajs's test credentials replaced by the broker's users of the same role. */
+const brokerCredentials = (sasl) => {
+  const user = sasl?.username === undefined ? undefined : target.users[sasl.username];
+  return user === undefined || user === null
+    ? sasl
+    : { ...sasl, username: user.username, password: user.password };
+};
 const saslOAuthBearerConnectionOpts = () => {
   throw new Error('kafkajs-suite: OAUTHBEARER listeners are not set up by this harness');
 };
@@ -95,8 +110,16 @@ const saslEntries = [
  */
 const createCluster = (opts = {}, brokers = plainTextBrokers()) => {
   const options = { ...connectionOpts(), ...opts, brokers };
+  if (options.sasl !== undefined) options.sasl = brokerCredentials(options.sasl);
   const cluster = new Cluster(options);
   Object.defineProperty(cluster, '__suite', { value: options, enumerable: false });
+  // In kafkajs the client under test has added its topics to this cluster's metadata by the
+  // time a test reads offsets through it; here the facade never touches it, so the read adds them.
+  const fetchTopicsOffset = cluster.fetchTopicsOffset.bind(cluster);
+  cluster.fetchTopicsOffset = async (topics) => {
+    await cluster.addMultipleTargetTopics(topics.map((t) => t.topic));
+    return fetchTopicsOffset(topics);
+  };
   return cluster;
 };
 
