@@ -88,6 +88,11 @@ export function producerError(error: unknown): unknown {
   return toKafkaJSError(error);
 }
 
+/**
+ * What `kafka.producer()` returns, behind kafkajs's plain-object API: the cluster opened in
+ * `connect()`, kats producers made as sends need them, one transaction at a time. Calls
+ * reject with KafkaJS* errors only (a custom partitioner's own exception passes through).
+ */
 export class FacadeProducer {
   readonly logger: Logger;
   readonly #context: ClientContext;

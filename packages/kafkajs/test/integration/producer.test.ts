@@ -289,6 +289,31 @@ describe('kafkajs producer facade: send and sendBatch', () => {
   });
 });
 
+describe('kafkajs producer facade: idempotence', () => {
+  async function producerIdsOf(config: ProducerConfig, acks: number): Promise<bigint[]> {
+    const topic = await createTopic();
+    const producer = await connected(config);
+    const ids: bigint[] = [];
+    const onStart = (ctx: ProduceTraceContext) => {
+      if (ctx.topic === topic) ids.push(ctx.producerId);
+    };
+    produceChannel.start.subscribe(onStart as (m: unknown) => void);
+    try {
+      await producer.send({ topic, acks, messages: [{ value: 'v' }] });
+    } finally {
+      produceChannel.start.unsubscribe(onStart as (m: unknown) => void);
+    }
+    return ids;
+  }
+
+  it('sends with acks -1 carry a producer id unless idempotent: false; acks 1 never does', async () => {
+    const [byDefault] = await producerIdsOf({}, -1);
+    expect(byDefault).toBeGreaterThanOrEqual(0n);
+    expect(await producerIdsOf({ idempotent: false }, -1)).toEqual([-1n]);
+    expect(await producerIdsOf({}, 1)).toEqual([-1n]);
+  });
+});
+
 describe('kafkajs producer facade: partitioners', () => {
   it('calls a custom partitioner for every message, pinned or not, with kafkajs partition metadata', async () => {
     const topic = await createTopic(3);
@@ -403,8 +428,23 @@ describe('kafkajs producer facade: transactions', () => {
       ],
     });
     await txn.commit();
-    const offsets = await admin.listConsumerGroupOffsets(groupId);
-    expect(offsets.partitions.map((p) => [p.topic, p.partition, p.offset])).toEqual([
+    // The commit markers reach the group coordinator after EndTxn is answered: ask (stable
+    // offsets only) until both show, within a deadline.
+    const deadline = Date.now() + 20_000;
+    let committed: unknown[] = [];
+    while (Date.now() < deadline) {
+      const offsets = await admin.listConsumerGroupOffsets(groupId, {
+        requireStable: true,
+        partitions: [
+          { topic, partition: 0 },
+          { topic, partition: 1 },
+        ],
+      });
+      committed = offsets.partitions.map((p) => [p.topic, p.partition, p.offset]);
+      if (offsets.partitions.every((p) => p.offset >= 0n)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(committed).toEqual([
       [topic, 0, 5n],
       [topic, 1, 10n],
     ]);
