@@ -9,6 +9,10 @@
 //   places messages: keys exactly as kafkajs's DefaultPartitioner (Java's murmur2), unkeyed
 //   messages sticky per batch (KIP-480) where kafkajs goes round-robin per message. kafkajs's
 //   one-time warning about its default partitioner is not printed: nothing changed silently.
+// - Transactions run on one transactional kats producer (a second would fence the first); it
+//   does not compress, so `compression` in a transaction's sends is not applied (logged once).
+// - RecordMetadata: `logStartOffset` is '-1' (kats's delivery metadata lacks it).
+// - REQUEST, REQUEST_TIMEOUT, REQUEST_QUEUE_SIZE are accepted by on() and never emitted.
 import { compress, decompress } from '@kafkats/codec';
 import type { ClientContext, RetryOptions } from './config.js';
 import type {
