@@ -146,6 +146,7 @@ export class ConsumerRunner {
   #retryCount = 0;
   #retryTime: number;
   #lastHeartbeat = 0;
+  #heartbeatTimer: NodeJS.Timeout | undefined;
   #leaderProtocol: string | null = null;
   #joinStarted = Date.now();
   #fetchTrace: { start(c: unknown): void; asyncEnd(c: unknown): void } | undefined;
@@ -202,7 +203,12 @@ export class ConsumerRunner {
       enableAutoCommit: false,
       isolationLevel: config.readUncommitted === true ? 'read_uncommitted' : 'read_committed',
       sessionTimeoutMs: config.sessionTimeout ?? 30_000,
-      heartbeatIntervalMs: config.heartbeatInterval ?? 3000,
+      // kafkajs takes 0 (heartbeat at every chance); kafkats's background heartbeats need a
+      // period: at least 100 ms, below the session timeout.
+      heartbeatIntervalMs: Math.min(
+        Math.max(config.heartbeatInterval ?? 3000, 100),
+        (config.sessionTimeout ?? 30_000) - 1,
+      ),
       rebalanceTimeoutMs: config.rebalanceTimeout ?? 60_000,
       maxPollIntervalMs: NO_POLL_TIMEOUT_MS,
       metadataMaxAgeMs: config.metadataMaxAge ?? 300_000,
@@ -237,6 +243,12 @@ export class ConsumerRunner {
       return;
     }
     if (!this.#running) return;
+    // kafkats heartbeats in the background: HEARTBEAT follows it while the member is in the
+    // group, as kafkajs's idle fetch loop heartbeats (health checks watch for it).
+    this.#lastHeartbeat = Date.now();
+    const interval = this.#s.config.heartbeatInterval ?? 3000;
+    this.#heartbeatTimer = setInterval(() => void this.#heartbeat(), Math.max(interval, 100));
+    this.#heartbeatTimer.unref?.();
     this.#loop = this.#consume();
   }
 
@@ -291,6 +303,7 @@ export class ConsumerRunner {
     if (this.#crashed) return;
     this.#crashed = true;
     this.#untraceFetches();
+    clearInterval(this.#heartbeatTimer);
     this.#running = false;
     this.#abort.abort();
     this.#s.onCrash(error);
@@ -301,6 +314,7 @@ export class ConsumerRunner {
     this.#running = false;
     this.#stopped = true;
     this.#untraceFetches();
+    clearInterval(this.#heartbeatTimer);
     this.#abort.abort();
     for (const w of this.#slotWaiters.splice(0)) w();
     await this.#loop;
@@ -391,11 +405,12 @@ export class ConsumerRunner {
   }
 
   /**
-   * HEARTBEAT where kafkajs heartbeats (a handler's heartbeat(), after each message and batch),
-   * at most once per heartbeatInterval. kafkats's own heartbeats run in the background and
-   * are not events.
+   * HEARTBEAT where kafkajs heartbeats (a handler's heartbeat(), after each message and batch,
+   * and every heartbeatInterval while idle), at most once per heartbeatInterval. kafkats's
+   * actual Heartbeat requests run in the background on their own timer.
    */
   readonly #heartbeat = async (): Promise<void> => {
+    if (!this.#running) return;
     const now = Date.now();
     if (now - this.#lastHeartbeat < (this.#s.config.heartbeatInterval ?? 3000)) return;
     this.#lastHeartbeat = now;

@@ -168,6 +168,35 @@ describe('eachMessage', () => {
     expect(events.slice(-2).map((e) => e.type)).toEqual([c.events.STOP, c.events.DISCONNECT]);
   });
 
+  it('emits HEARTBEAT while idle, at most once per heartbeatInterval', async () => {
+    const name = await topic();
+    const group = unique('g');
+    const c = consumer(group, { heartbeatInterval: 200 });
+    const beats: { at: number; payload: Record<string, unknown> }[] = [];
+    c.on(c.events.HEARTBEAT, (e) =>
+      beats.push({ at: e.timestamp, payload: e.payload as Record<string, unknown> }),
+    );
+    await c.subscribe({ topic: name });
+    await c.run({ eachMessage: async () => undefined });
+    await until(() => beats.length >= 3, 10_000, 'three heartbeats');
+    expect(beats[0]!.payload).toEqual({
+      groupId: group,
+      memberId: expect.any(String),
+      groupGenerationId: expect.any(Number),
+    });
+    for (let i = 1; i < beats.length; i++)
+      expect(beats[i]!.at - beats[i - 1]!.at).toBeGreaterThanOrEqual(200);
+    await c.disconnect();
+    // kafkajs takes heartbeatInterval 0; the member still joins and reads.
+    const eager = consumer(unique('g'), { heartbeatInterval: 0 });
+    const joined: unknown[] = [];
+    eager.on(eager.events.GROUP_JOIN, (e) => joined.push(e));
+    await eager.subscribe({ topic: name });
+    await eager.run({ eachMessage: async () => undefined });
+    expect(joined).toHaveLength(1);
+    await eager.disconnect();
+  });
+
   it('commits offset + 1 of the last message, and a new member resumes there', async () => {
     const name = await topic();
     await produce(name, 5);
