@@ -58,6 +58,13 @@ export interface RecordMetadata {
   readonly offset: bigint;
   /** The record's timestamp (ms): the broker's LogAppendTime when the topic uses it, else the record's CreateTime. */
   readonly timestamp: bigint;
+  /** Which of the two `timestamp` is (the topic's `message.timestamp.type`, as the broker answered). */
+  readonly timestampType: 'CreateTime' | 'LogAppendTime';
+  /**
+   * The partition's log start offset in the broker's answer (Produce v5+); `-1n` when it did not
+   * say (acks=0, or an answer without one).
+   */
+  readonly logStartOffset: bigint;
 }
 
 /** One consumed position to commit with the transaction. */

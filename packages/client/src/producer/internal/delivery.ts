@@ -10,6 +10,7 @@ export class BatchOutcome {
   readonly partition: number;
   readonly baseOffset: bigint;
   readonly logAppendTimeMs: bigint;
+  readonly logStartOffset: bigint;
   readonly #timestamps: readonly number[];
 
   constructor(
@@ -17,12 +18,14 @@ export class BatchOutcome {
     partition: number,
     baseOffset: bigint,
     logAppendTimeMs: bigint,
+    logStartOffset: bigint,
     timestamps: readonly number[],
   ) {
     this.topic = topic;
     this.partition = partition;
     this.baseOffset = baseOffset;
     this.logAppendTimeMs = logAppendTimeMs;
+    this.logStartOffset = logStartOffset;
     this.#timestamps = timestamps;
   }
 
@@ -67,6 +70,14 @@ export class DeliveredRecord implements RecordMetadata {
     return o.logAppendTimeMs >= 0n ? o.logAppendTimeMs : BigInt(o.createTime(this.#index));
   }
 
+  get timestampType(): 'CreateTime' | 'LogAppendTime' {
+    return this.#outcome.logAppendTimeMs >= 0n ? 'LogAppendTime' : 'CreateTime';
+  }
+
+  get logStartOffset(): bigint {
+    return this.#outcome.logStartOffset;
+  }
+
   /**
    * The fields as a plain object: what `JSON.stringify` writes, and what to spread (the fields
    * are getters, which spreading the record itself does not copy).
@@ -77,6 +88,8 @@ export class DeliveredRecord implements RecordMetadata {
       partition: this.partition,
       offset: this.offset,
       timestamp: this.timestamp,
+      timestampType: this.timestampType,
+      logStartOffset: this.logStartOffset,
     };
   }
 

@@ -194,13 +194,14 @@ export class ProducerBatch {
    * made for the listeners that take one per record; none is made for a `sendBatch` call
    * until it is read.
    */
-  complete(baseOffset: bigint, logAppendTimeMs: bigint): void {
+  complete(baseOffset: bigint, logAppendTimeMs: bigint, logStartOffset: bigint): void {
     if (this.done) return;
     const outcome = new BatchOutcome(
       this.topic,
       this.partition,
       baseOffset,
       logAppendTimeMs,
+      logStartOffset,
       this.#timestamps,
     );
     this.outcome = outcome;

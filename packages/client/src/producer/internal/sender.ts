@@ -423,7 +423,7 @@ export class Sender {
     snapshot: ReturnType<ProducerCluster['snapshot']>,
   ): void {
     if (this.#options.acks === 0) {
-      for (const b of batches) this.#succeed(b, -1n, -1n);
+      for (const b of batches) this.#succeed(b, -1n, -1n, -1n);
       return;
     }
     // v13+ answers by topic id: map ids back to the names the batches carry.
@@ -450,12 +450,12 @@ export class Sender {
         continue;
       }
       if (p.errorCode === ErrorCode.NONE) {
-        this.#succeed(b, p.baseOffset, p.logAppendTimeMs);
+        this.#succeed(b, p.baseOffset, p.logAppendTimeMs, p.logStartOffset);
         continue;
       }
       if (p.errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
         // Written before, beyond the broker's memory of its offset (Kafka completes it the same way).
-        this.#succeed(b, -1n, -1n);
+        this.#succeed(b, -1n, -1n, p.logStartOffset);
         continue;
       }
       const detail = p.errorMessage === null ? '' : ` (${p.errorMessage})`;
@@ -642,7 +642,12 @@ export class Sender {
     );
   }
 
-  #succeed(batch: ProducerBatch, baseOffset: bigint, logAppendTimeMs: bigint): void {
+  #succeed(
+    batch: ProducerBatch,
+    baseOffset: bigint,
+    logAppendTimeMs: bigint,
+    logStartOffset: bigint,
+  ): void {
     batch.inFlight = false;
     this.counters.batchesAcked++;
     this.counters.recordsAcked += batch.recordCount;
@@ -654,7 +659,7 @@ export class Sender {
     }
     this.#idempotence?.onSuccess(batch, baseOffset);
     this.#accumulator.finished(batch);
-    batch.complete(baseOffset, logAppendTimeMs);
+    batch.complete(baseOffset, logAppendTimeMs, logStartOffset);
     // Answered on its only attempt: no socket holds its bytes any more.
     if (batch.attempts === 1) this.#accumulator.recycle(batch);
   }

@@ -101,7 +101,7 @@ describe('Accumulator batch buffers (Kafka BufferPool)', () => {
     const a = sealed(acc, 0);
     const bytes = a.encoded as Buffer;
     acc.finished(a);
-    a.complete(0n, -1n);
+    a.complete(0n, -1n, -1n);
     acc.recycle(a);
     const b = sealed(acc, 1);
     expect((b.encoded as Buffer).buffer).toBe(bytes.buffer);
@@ -116,7 +116,7 @@ describe('Accumulator batch buffers (Kafka BufferPool)', () => {
     const before = Buffer.from(queued);
     a.stamp(7n, 1, 0, true);
     acc.finished(a);
-    a.complete(0n, -1n);
+    a.complete(0n, -1n, -1n);
     acc.recycle(a);
     const b = sealed(acc, 1, 5);
     expect((b.encoded as Buffer).buffer).not.toBe(queued.buffer);

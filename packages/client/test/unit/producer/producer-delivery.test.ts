@@ -101,6 +101,19 @@ describe('send(record, callback)', () => {
   });
 });
 
+describe('delivery metadata', () => {
+  it("carries the partition's log start offset from the broker's answer, and the timestamp's type", async () => {
+    const fake = new FakeProduceCluster({ t: 1 });
+    fake.log('t', 0).logStartOffset = 42n;
+    const producer = new Producer(fake);
+    const m = await producer.send({ topic: 't', value: 'a', timestamp: 1_700_000_000_000 });
+    await producer.close();
+    expect(m.logStartOffset).toBe(42n);
+    expect(m.timestampType).toBe('CreateTime');
+    expect(m.timestamp).toBe(1_700_000_000_000n);
+  });
+});
+
 describe('sendBatch(records)', () => {
   it('resolves once every record is acknowledged, with metadata per record in the order given', async () => {
     const fake = new FakeProduceCluster({ t: 3 });
@@ -130,6 +143,8 @@ describe('sendBatch(records)', () => {
       partition: 0,
       offset: '0',
       timestamp: '1700000000000',
+      timestampType: 'CreateTime',
+      logStartOffset: '0',
     });
     const m1 = result.metadata(1) as RecordMetadata & { toJSON(): RecordMetadata };
     expect(Object.getPrototypeOf(m1.toJSON())).toBe(Object.prototype);
@@ -138,6 +153,8 @@ describe('sendBatch(records)', () => {
       partition: 2,
       offset: 0n,
       timestamp: 1_700_000_000_001n,
+      timestampType: 'CreateTime',
+      logStartOffset: 0n,
     });
   });
 
