@@ -11,7 +11,6 @@
 //   one-time warning about its default partitioner is not printed: nothing changed silently.
 // - Transactions run on one transactional kats producer (a second would fence the first); it
 //   does not compress, so `compression` in a transaction's sends is not applied (logged once).
-// - RecordMetadata: `logStartOffset` is '-1' (kats's delivery metadata lacks it).
 // - REQUEST, REQUEST_TIMEOUT, REQUEST_QUEUE_SIZE are accepted by on() and never emitted.
 import { compress, decompress } from '@kafkats/codec';
 import type { ClientContext, RetryOptions } from './config.js';
@@ -180,7 +179,7 @@ export interface ProducerBatch {
 
 /**
  * One partition written by a send. `baseOffset` is the first offset written to it by the call;
- * `logAppendTime` is '-1' for CreateTime topics; `logStartOffset` is '-1' (not known to kats).
+ * `logAppendTime` is '-1' for CreateTime topics; `logStartOffset` is the broker's, as in kafkajs.
  */
 export interface RecordMetadata {
   topicName: string;

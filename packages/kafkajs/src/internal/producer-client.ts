@@ -307,7 +307,7 @@ export class FacadeProducer {
         : this.#inTransaction(codec);
     try {
       const result = await producer.sendBatch(records);
-      return acksValue === 0 ? [] : toPartitionResults(records, result);
+      return acksValue === 0 ? [] : toPartitionResults(result);
     } catch (e) {
       throw producerError(e);
     }

@@ -171,22 +171,16 @@ export function toRecord(
  * kats's per-record answers as kafkajs's per-partition ones, in the order topics and partitions
  * were first written: `baseOffset` is the partition's lowest offset in the call (kafkajs sends
  * one batch per partition per call; kats may split a call's records over batches, whose first
- * offset is then the lowest). `logAppendTime` is the broker's time when it differs from the
- * CreateTime sent (the topic uses LogAppendTime), else '-1' as kafkajs reports CreateTime topics.
- * `logStartOffset` is '-1': kats's delivery metadata does not carry it.
+ * offset is then the lowest). `logAppendTime` is the broker's time for a LogAppendTime topic,
+ * else '-1' as kafkajs reports CreateTime topics; `logStartOffset` is the partition's log start
+ * offset from the broker's answer ('-1' when it gave none, as with acks 0).
  */
-export function toPartitionResults(
-  records: readonly { readonly timestamp: number }[],
-  metadata: Iterable<KatsMetadata>,
-): PartitionMetadataResult[] {
+export function toPartitionResults(metadata: Iterable<KatsMetadata>): PartitionMetadataResult[] {
   const byPartition = new Map<string, PartitionMetadataResult & { base: bigint }>();
-  let i = 0;
   for (const m of metadata) {
-    const sent = records[i++]?.timestamp;
     const id = `${m.partition}:${m.topic}`;
     const offset = m.offset;
-    const timestamp = m.timestamp;
-    const appended = sent !== undefined && timestamp !== BigInt(sent) ? String(timestamp) : '-1';
+    const appended = m.timestampType === 'LogAppendTime' ? String(m.timestamp) : '-1';
     const entry = byPartition.get(id);
     if (entry === undefined) {
       byPartition.set(id, {
@@ -195,13 +189,14 @@ export function toPartitionResults(
         errorCode: 0,
         baseOffset: String(offset),
         logAppendTime: appended,
-        logStartOffset: '-1',
+        logStartOffset: String(m.logStartOffset),
         base: offset,
       });
     } else if (offset >= 0n && (entry.base < 0n || offset < entry.base)) {
       entry.base = offset;
       entry.baseOffset = String(offset);
       entry.logAppendTime = appended;
+      entry.logStartOffset = String(m.logStartOffset);
     }
   }
   const topics = new Map<string, (PartitionMetadataResult & { base: bigint })[]>();

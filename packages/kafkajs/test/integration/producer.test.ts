@@ -178,7 +178,7 @@ describe('kafkajs producer facade: send and sendBatch', () => {
         errorCode: 0,
         baseOffset: '0',
         logAppendTime: '-1',
-        logStartOffset: '-1',
+        logStartOffset: '0',
       },
     ]);
     const second = await producer.send({ topic, messages: tenMessages() });

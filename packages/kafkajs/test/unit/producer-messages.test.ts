@@ -127,7 +127,7 @@ describe("kats's delivery metadata as kafkajs's RecordMetadata", () => {
       partition: fc.integer({ min: 0, max: 4 }),
       offset: fc.bigInt({ min: 0n, max: 10n ** 12n }),
       sent: fc.integer({ min: 0, max: 2 ** 41 }),
-      appended: fc.boolean(),
+      logStartOffset: fc.bigInt({ min: -1n, max: 10n ** 6n }),
     }),
     { maxLength: 40 },
   );
@@ -135,27 +135,29 @@ describe("kats's delivery metadata as kafkajs's RecordMetadata", () => {
   it('gives one entry per partition written, with the lowest offset of the call as baseOffset', () => {
     fc.assert(
       fc.property(delivered, (list) => {
-        const records = list.map((d) => ({ timestamp: d.sent }));
         const metadata: KatsMetadata[] = list.map((d) => ({
           topic: d.topic,
           partition: d.partition,
           offset: d.offset,
           timestamp: BigInt(d.sent),
+          timestampType: 'CreateTime',
+          logStartOffset: d.logStartOffset,
         }));
-        const results = toPartitionResults(records, metadata);
+        const results = toPartitionResults(metadata);
         const keys = new Set(list.map((d) => `${d.topic}-${d.partition}`));
         expect(results).toHaveLength(keys.size);
         for (const r of results) {
           const mine = list.filter((d) => d.topic === r.topicName && d.partition === r.partition);
           const offsets = mine.map((d) => d.offset).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
           const min = offsets[0];
+          const lowest = mine.find((d) => d.offset === min);
           expect(r).toEqual({
             topicName: r.topicName,
             partition: r.partition,
             errorCode: 0,
             baseOffset: String(min),
             logAppendTime: '-1',
-            logStartOffset: '-1',
+            logStartOffset: String(lowest?.logStartOffset),
           });
         }
         // Topics in the order first written, partitions ascending within a topic.
@@ -169,12 +171,19 @@ describe("kats's delivery metadata as kafkajs's RecordMetadata", () => {
     );
   });
 
-  it("reports the broker's LogAppendTime when it differs from the CreateTime sent", () => {
-    const results = toPartitionResults(
-      [{ timestamp: 1000 }],
-      [{ topic: 't', partition: 0, offset: 7n, timestamp: 5000n }],
-    );
+  it("reports the broker's LogAppendTime for a LogAppendTime topic, and its log start offset", () => {
+    const results = toPartitionResults([
+      {
+        topic: 't',
+        partition: 0,
+        offset: 7n,
+        timestamp: 5000n,
+        timestampType: 'LogAppendTime',
+        logStartOffset: 3n,
+      },
+    ]);
     expect(results[0]?.logAppendTime).toBe('5000');
     expect(results[0]?.baseOffset).toBe('7');
+    expect(results[0]?.logStartOffset).toBe('3');
   });
 });
