@@ -86,6 +86,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
   };
 
   private readonly clientId: string;
+  private readonly traceOwner: unknown;
   private readonly softwareName: string;
   private readonly softwareVersion: string;
   private readonly requestTimeoutMs: number;
@@ -138,6 +139,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.currentName =
       options.nodeId === undefined ? `bootstrap (${where})` : `broker ${options.nodeId} (${where})`;
     this.clientId = options.clientId ?? 'kafkats';
+    this.traceOwner = options.traceOwner;
     this.softwareName = options.clientSoftwareName ?? 'kafkats';
     this.softwareVersion = options.clientSoftwareVersion ?? WIRE_VERSION;
     // Brokers refuse ApiVersions with other characters (INVALID_REQUEST), which would
@@ -317,6 +319,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       nodeId: this.nodeId ?? -1,
       host: this.address.host,
       port: this.address.port,
+      clientId: this.clientId,
+      owner: this.traceOwner,
       apiKey: api.apiKey,
       api: api.name,
       version: -1,
@@ -480,6 +484,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       nodeId: this.nodeId ?? -1,
       host: this.address.host,
       port: this.address.port,
+      owner: this.traceOwner,
       tls: this.#tls !== null,
       saslMechanism: this.#sasl?.mechanism ?? null,
       address: null,

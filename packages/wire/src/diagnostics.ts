@@ -13,6 +13,10 @@ export interface RequestTraceContext {
   readonly nodeId: number;
   readonly host: string;
   readonly port: number;
+  /** The request header's client id. */
+  readonly clientId: string;
+  /** The connection's `traceOwner` option (undefined when not given). */
+  readonly owner: unknown;
   /** The API's key and Kafka's name for it (`Metadata`, `Produce`, ...). */
   readonly apiKey: number;
   readonly api: string;
@@ -60,6 +64,8 @@ export interface ConnectTraceContext {
   /** The configured host and port. */
   readonly host: string;
   readonly port: number;
+  /** The connection's `traceOwner` option (undefined when not given). */
+  readonly owner: unknown;
   readonly tls: boolean;
   /** The SASL mechanism configured; null without SASL. */
   readonly saslMechanism: string | null;

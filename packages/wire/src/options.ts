@@ -91,6 +91,12 @@ export interface BrokerConnectionOptions {
    * outlive reconnects.
    */
   readonly metrics?: ConnectionMetrics;
+  /**
+   * Any value, handed unchanged to this connection's `kafkats:request` and `kafkats:connect`
+   * traces as `owner`, so a subscriber can tell one client's connections from another's (the
+   * channels are process-wide). Default undefined.
+   */
+  readonly traceOwner?: unknown;
 }
 
 /** Per-call options of `BrokerConnection.send`. */
