@@ -17,9 +17,8 @@
 //
 // --facade: `worktree` (default) builds packages/kafkajs with tsc -b and bundles its dist;
 // `dist` bundles packages/kafkajs/dist as it is, without building; a commit (HEAD, a sha)
-// bundles that commit's packages/kafkajs/src instead, so the suite can run on what was
-// committed while the working tree is being edited (the @kafkats/* packages it imports are
-// the built ones in the working tree in every mode).
+// bundles that commit's sources of packages/kafkajs and of the @kafkats/* packages it imports,
+// so the suite runs on what was committed while the working tree is being edited.
 //
 // Broker: --bootstrap; --kafka-up starts a private cluster with the testkit for this run
 // (auto topic creation on, as kafkajs's docker-compose brokers had it; stopped at the end);
@@ -57,6 +56,8 @@ const DEPENDENCIES = {
   uuid: '3.4.0',
   esbuild: '0.28.2',
 };
+/** The @kafkats packages the facade is built on, bundled from source in commit mode. */
+const WORKSPACE_DEPENDENCIES = ['client', 'meta', 'wire', 'codec'];
 const GROUPS = {
   producer: /^src\/producer\/(index\.spec\.js|__tests__\/.+\.spec\.js)$/,
   consumer: /^src\/consumer\/__tests__\/.+\.spec\.js$/,
@@ -166,6 +167,9 @@ function installDependencies() {
  */
 async function bundleFacade(cache, outfile, from, work) {
   let entry = join(repoRoot, 'packages', 'kafkajs', 'dist', 'index.js');
+  const alias = {};
+  // A file's own place in the repository: where createRequire finds optional packages.
+  let repositoryPath = (path) => path;
   if (from === 'worktree') {
     const tsc = spawnSync('npx', ['tsc', '-b', 'packages/kafkajs'], {
       cwd: repoRoot,
@@ -175,12 +179,17 @@ async function bundleFacade(cache, outfile, from, work) {
   } else if (from !== 'dist') {
     const into = join(work, 'facade-src');
     mkdirSync(into);
-    const archive = execFileSync('git', ['archive', '--format=tar', from, 'packages/kafkajs/src'], {
-      cwd: repoRoot,
-      maxBuffer: 1 << 30,
-    });
+    const packages = ['kafkajs', ...WORKSPACE_DEPENDENCIES];
+    const archive = execFileSync(
+      'git',
+      ['archive', '--format=tar', from, ...packages.map((p) => `packages/${p}/src`)],
+      { cwd: repoRoot, maxBuffer: 1 << 30 },
+    );
     execFileSync('tar', ['-x', '-C', into], { input: archive });
     entry = join(into, 'packages', 'kafkajs', 'src', 'index.ts');
+    for (const p of WORKSPACE_DEPENDENCIES)
+      alias[`@kafkats/${p}`] = join(into, 'packages', p, 'src', 'index.ts');
+    repositoryPath = (path) => join(repoRoot, relative(into, path));
     const sha = execFileSync('git', ['rev-parse', '--short', from], { cwd: repoRoot });
     log(`facade from commit ${String(sha).trim()}`);
   }
@@ -191,7 +200,7 @@ async function bundleFacade(cache, outfile, from, work) {
       build.onLoad({ filter: /\.[jt]s$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8');
         if (!text.includes('import.meta.url')) return undefined;
-        const url = JSON.stringify(pathToFileURL(args.path).href);
+        const url = JSON.stringify(pathToFileURL(repositoryPath(args.path)).href);
         const loader = args.path.endsWith('.ts') ? 'ts' : 'js';
         return { contents: text.replaceAll('import.meta.url', url), loader };
       });
@@ -199,6 +208,7 @@ async function bundleFacade(cache, outfile, from, work) {
   };
   await esbuild.build({
     entryPoints: [entry],
+    alias,
     nodePaths: [join(repoRoot, 'node_modules')],
     bundle: true,
     platform: 'node',

@@ -4,7 +4,7 @@
 // its import line rewritten to '@kafkats/kafkajs', each pair on its own topics; what the apps
 // print (partitions, offsets, keys, values, headers, counts) must be the same.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,11 @@ const KAFKAJS_IMPORT = /^(import .* from )'kafkajs';$/m;
 let work: string;
 
 beforeAll(() => {
+  if (!existsSync(join(repoRoot, 'packages', 'kafkajs', 'dist', 'index.js'))) {
+    throw new Error(
+      'build @kafkats/kafkajs first (npx tsc -b packages/kafkajs): the apps import its dist',
+    );
+  }
   // The apps run from a temp dir whose node_modules is the repository's, so 'kafkajs' and
   // '@kafkats/kafkajs' (the built facade in packages/kafkajs/dist) resolve as they would in an app.
   work = mkdtempSync(join(tmpdir(), 'kafkajs-examples-'));
