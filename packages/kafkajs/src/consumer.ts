@@ -174,7 +174,10 @@ export interface ConsumerConfig {
   groupId: string;
   /** Default `[PartitionAssigners.roundRobin]`, as in kafkajs. */
   partitionAssigners?: PartitionAssigner[];
-  /** Default 300000. */
+  /**
+   * How often metadata is refreshed, ms (partitions added to a subscribed topic show up and the
+   * leader rebalances). Default: kafkats's cluster refresh, 30000 (kafkajs: 300000).
+   */
   metadataMaxAge?: number;
   /** Default 30000, as in kafkajs. */
   sessionTimeout?: number;
@@ -351,7 +354,13 @@ class KafkaJSConsumer implements Consumer {
 
   async #open(): Promise<Cluster> {
     if (this.#cluster !== undefined) return this.#cluster;
-    this.#connecting ??= this.#context.openCluster(this.#logger).finally(() => {
+    // kafkajs's metadataMaxAge is how often metadata is refreshed (partitions added show up, and
+    // the leader rebalances); kafkats's cluster refreshes every 30 s unless told otherwise.
+    const extra =
+      this.#config.metadataMaxAge === undefined
+        ? {}
+        : { refreshIntervalMs: this.#config.metadataMaxAge };
+    this.#connecting ??= this.#context.openCluster(this.#logger, extra).finally(() => {
       this.#connecting = undefined;
     });
     this.#cluster = await this.#connecting;

@@ -475,6 +475,34 @@ describe('groups', () => {
     expect(after.groups[0]!.state).toBe('Empty');
   });
 
+  it('rebalances when partitions are added, after metadataMaxAge', async () => {
+    const name = await topic(1);
+    const group = unique('g');
+    const options = { heartbeatInterval: 100, maxWaitTimeInMs: 100 };
+    const a = consumer(group, { ...options, metadataMaxAge: 50 });
+    const b = consumer(group, { ...options, metadataMaxAge: 3000 });
+    const owned = new Map<Consumer, number>();
+    const seen = new Set<number>();
+    for (const c of [a, b]) {
+      c.on(c.events.GROUP_JOIN, (e) =>
+        owned.set(c, (e.payload as ConsumerGroupJoinPayload).memberAssignment[name]?.length ?? 0),
+      );
+      await c.subscribe({ topic: name, fromBeginning: true });
+      await c.run({ eachMessage: async ({ partition }) => void seen.add(partition) });
+    }
+    await until(() => owned.size === 2, 30_000, 'both members to join');
+    await referenceAdmin.createPartitions({ topicPartitions: [{ topic: name, count: 4 }] });
+    await until(
+      () => (owned.get(a) ?? 0) + (owned.get(b) ?? 0) === 4 && owned.get(a) === 2,
+      30_000,
+      'the four partitions split between the members',
+    );
+    for (let p = 0; p < 4; p++) await produce(name, 1, p);
+    await until(() => seen.size === 4, 30_000, 'a message from each partition');
+    await a.disconnect();
+    await b.disconnect();
+  });
+
   it.each(['kafkajs', 'facade'] as const)(
     'a kafkajs member and a facade member share one group (%s leads)',
     async (leader) => {
