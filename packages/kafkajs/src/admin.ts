@@ -449,8 +449,8 @@ export interface Admin {
   }): Promise<ListPartitionReassignmentsResponse>;
   logger(): Logger;
   /**
-   * Listens for CONNECT and DISCONNECT. The network events (REQUEST, REQUEST_TIMEOUT,
-   * REQUEST_QUEUE_SIZE) are accepted and never emitted: kafkats's connections do not report them.
+   * Listens for CONNECT, DISCONNECT, REQUEST (each answered request of this admin's
+   * connections) and REQUEST_TIMEOUT. REQUEST_QUEUE_SIZE is accepted and never emitted.
    */
   on(
     eventName: AdminEvents[keyof AdminEvents],

@@ -209,8 +209,15 @@ export class ClientContext {
     return list;
   }
 
-  /** The kafkats cluster options this config stands for, merged with `extra`. */
-  clusterConfig(logger: Logger, extra: Partial<ClusterConfig> = {}): ClusterConfig {
+  /**
+   * The kafkats cluster options this config stands for, merged with `extra`. `traceOwner` goes
+   * to every connection's traces (the client's request events find their requests by it).
+   */
+  clusterConfig(
+    logger: Logger,
+    extra: Partial<ClusterConfig> = {},
+    traceOwner?: unknown,
+  ): ClusterConfig {
     const c = this.config;
     const tls = tlsOptions(c.ssl);
     const sasl = saslOptions(c.sasl);
@@ -222,6 +229,7 @@ export class ClientContext {
         connectionSetupTimeoutMs: c.connectionTimeout ?? 1000,
         ...(tls === undefined ? {} : { tls }),
         ...(sasl === undefined ? {} : { sasl }),
+        ...(traceOwner === undefined ? {} : { traceOwner }),
       },
       requestTimeoutMs: c.requestTimeout ?? 30_000,
       ...(retry === undefined
@@ -242,10 +250,14 @@ export class ClientContext {
   }
 
   /** Opens a cluster for one client: the first Metadata answer, or kafkajs's error for the failure. */
-  async openCluster(logger: Logger, extra: Partial<ClusterConfig> = {}): Promise<Cluster> {
+  async openCluster(
+    logger: Logger,
+    extra: Partial<ClusterConfig> = {},
+    traceOwner?: unknown,
+  ): Promise<Cluster> {
     const brokers = await this.#brokers();
     try {
-      return await Cluster.connect(brokers, this.clusterConfig(logger, extra));
+      return await Cluster.connect(brokers, this.clusterConfig(logger, extra, traceOwner));
     } catch (e) {
       throw toKafkaJSError(e);
     }

@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import { RequestTimeoutError } from '@kafkats/client';
+import { type RequestTraceContext, requestChannel } from '@kafkats/wire';
 import { KafkaJSNonRetriableError } from './errors.js';
 import type { Logger } from './logger.js';
 
@@ -25,10 +27,24 @@ export class InstrumentationEmitter {
   readonly #emitter = new EventEmitter();
   readonly #names: ReadonlySet<string>;
   readonly #logger: Logger;
+  /** The client's REQUEST and REQUEST_TIMEOUT names, when it has them. */
+  readonly #network: { readonly request: string; readonly timeout: string } | undefined;
+  #requestHandlers: { asyncEnd: (ctx: RequestTraceContext) => void } | undefined;
 
-  constructor(events: Readonly<Record<string, string>>, logger: Logger) {
+  /**
+   * @param events the names the client emits
+   * @param network the client's request event names: a listener for one of them subscribes to
+   *   kafkats's `kafkats:request` trace channel, filtered to connections whose `traceOwner` is
+   *   this emitter (pass it as the client's cluster's trace owner); no listener, no subscription
+   */
+  constructor(
+    events: Readonly<Record<string, string>>,
+    logger: Logger,
+    network?: { readonly request: string; readonly timeout: string },
+  ) {
     this.#names = new Set(Object.values(events));
     this.#logger = logger;
+    this.#network = network;
     this.#emitter.setMaxListeners(0);
   }
 
@@ -49,9 +65,63 @@ export class InstrumentationEmitter {
       }
     };
     this.#emitter.on(eventName, wrapped);
+    this.#followRequests();
     return () => {
       this.#emitter.off(eventName, wrapped);
+      this.#followRequests();
     };
+  }
+
+  /** Stops following requests (the client disconnected for good); listeners stay registered. */
+  close(): void {
+    if (this.#requestHandlers !== undefined)
+      requestChannel.unsubscribe(this.#requestHandlers as never);
+    this.#requestHandlers = undefined;
+  }
+
+  /** Subscribes to request traces while someone listens for a request event, and only then. */
+  #followRequests(): void {
+    const network = this.#network;
+    if (network === undefined) return;
+    const wanted =
+      this.#emitter.listenerCount(network.request) + this.#emitter.listenerCount(network.timeout) >
+      0;
+    if (wanted && this.#requestHandlers === undefined) {
+      this.#requestHandlers = { asyncEnd: (ctx) => this.#onRequest(network, ctx) };
+      requestChannel.subscribe(this.#requestHandlers as never);
+    } else if (!wanted) this.close();
+  }
+
+  /**
+   * One of this client's requests settled: kafkajs's REQUEST (answered) or REQUEST_TIMEOUT
+   * payload. Times are epoch ms as kafkajs gives them: `createdAt` when the request was handed
+   * to the connection, `sentAt` when it was written to the socket.
+   */
+  #onRequest(network: { request: string; timeout: string }, ctx: RequestTraceContext): void {
+    if (ctx.owner !== this) return;
+    const timedOut = ctx.outcome === 'error' && ctx.error instanceof RequestTimeoutError;
+    if (ctx.outcome !== 'ok' && !timedOut) return;
+    const nowPerf = performance.now();
+    const nowMs = Date.now();
+    const createdAt = Math.round(nowMs - ctx.durationMs);
+    const sentAt = ctx.writtenAt < 0 ? createdAt : Math.round(nowMs - (nowPerf - ctx.writtenAt));
+    const common = {
+      broker: `${ctx.host}:${ctx.port}`,
+      clientId: ctx.clientId,
+      correlationId: ctx.correlationId,
+      createdAt,
+      sentAt,
+      pendingDuration: sentAt - createdAt,
+    };
+    const api = { apiName: ctx.api, apiKey: ctx.apiKey, apiVersion: ctx.version };
+    if (timedOut) this.emit(network.timeout, { ...common, ...api });
+    else
+      this.emit(network.request, {
+        ...common,
+        size: ctx.bytesIn,
+        duration: nowMs - sentAt,
+        ...api,
+      });
   }
 
   /** Whether anyone listens for `eventName` (so a payload need not be built). */

@@ -11,7 +11,9 @@
 //   one-time warning about its default partitioner is not printed: nothing changed silently.
 // - Transactions run on one transactional kats producer (a second would fence the first); it
 //   does not compress, so `compression` in a transaction's sends is not applied (logged once).
-// - REQUEST, REQUEST_TIMEOUT, REQUEST_QUEUE_SIZE are accepted by on() and never emitted.
+// - REQUEST and REQUEST_TIMEOUT come from kats's request traces of this producer's connections;
+//   REQUEST_QUEUE_SIZE is accepted by on() and never emitted (kats queues per connection
+//   without reporting each change).
 import { compress, decompress } from '@kafkats/codec';
 import type { ClientContext, RetryOptions } from './config.js';
 import type {
@@ -229,9 +231,9 @@ export interface Producer extends Sender {
   isIdempotent(): boolean;
   readonly events: ProducerEvents;
   /**
-   * Listens for one of `events`. CONNECT and DISCONNECT are emitted; the network events
-   * (REQUEST, REQUEST_TIMEOUT, REQUEST_QUEUE_SIZE) are accepted and never emitted: kats's
-   * request traces are not tied to one client.
+   * Listens for one of `events`. CONNECT, DISCONNECT, REQUEST (each answered request of this
+   * producer's connections) and REQUEST_TIMEOUT are emitted; REQUEST_QUEUE_SIZE is accepted
+   * and never emitted.
    */
   on(
     eventName: ProducerEvents[keyof ProducerEvents],

@@ -108,7 +108,10 @@ export class KafkaJSAdmin implements Admin {
     this.#context = context;
     this.#config = config ?? {};
     this.#logger = context.logger.namespace('Admin');
-    this.#emitter = new InstrumentationEmitter(ADMIN_EVENTS, this.#logger);
+    this.#emitter = new InstrumentationEmitter(ADMIN_EVENTS, this.#logger, {
+      request: ADMIN_EVENTS.REQUEST,
+      timeout: ADMIN_EVENTS.REQUEST_TIMEOUT,
+    });
   }
 
   async connect(): Promise<void> {
@@ -143,7 +146,7 @@ export class KafkaJSAdmin implements Admin {
                   ...katsRetry({ ...this.#context.config.retry, ...retry }),
                 },
               };
-        const cluster = await this.#context.openCluster(this.#logger, extra);
+        const cluster = await this.#context.openCluster(this.#logger, extra, this.#emitter);
         this.#admin = new KatsAdmin(cluster);
         return this.#admin;
       } finally {

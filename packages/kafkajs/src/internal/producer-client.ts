@@ -130,7 +130,10 @@ export class FacadeProducer {
         );
       }
     }
-    this.#emitter = new InstrumentationEmitter(PRODUCER_EVENTS, this.logger);
+    this.#emitter = new InstrumentationEmitter(PRODUCER_EVENTS, this.logger, {
+      request: PRODUCER_EVENTS.REQUEST,
+      timeout: PRODUCER_EVENTS.REQUEST_TIMEOUT,
+    });
     const create = config.createPartitioner;
     // kafkajs's DefaultPartitioner places keys as kats does; for it, kats places every message
     // (unkeyed ones sticky per batch rather than round-robin, which kafkajs leaves open).
@@ -191,6 +194,7 @@ export class FacadeProducer {
       this.#cluster = await this.#context.openCluster(
         this.logger,
         maxAge === undefined ? {} : { refreshIntervalMs: maxAge },
+        this.#emitter,
       );
       this.#status = 'connected';
     })().finally(() => {

@@ -507,6 +507,33 @@ describe('kafkajs producer facade: events and errors', () => {
     expect(e.message).toMatch(/The producer is disconnected/);
   });
 
+  it("emits REQUEST for this producer's own requests, with kafkajs's payload", async () => {
+    const topic = await createTopic();
+    const kafka = new Kafka({
+      brokers: bootstrap,
+      clientId: 'req-events',
+      logLevel: logLevel.NOTHING,
+    });
+    const mine = kafka.producer();
+    const other = kafka.producer();
+    const seen: { apiName: string; broker: string; clientId: string; size: number }[] = [];
+    mine.on(mine.events.REQUEST, (e) => seen.push(e.payload as never));
+    await Promise.all([mine.connect(), other.connect()]);
+    try {
+      await other.send({ topic, messages: [{ value: 'other' }] });
+      expect(seen.filter((p) => p.apiName === 'Produce')).toEqual([]);
+      await mine.send({ topic, messages: [{ value: 'mine' }] });
+      const produce = seen.filter((p) => p.apiName === 'Produce');
+      expect(produce).toHaveLength(1);
+      expect(produce[0]).toMatchObject({ clientId: 'req-events' });
+      expect(bootstrap).toContain(produce[0]?.broker);
+      expect(produce[0]?.size).toBeGreaterThan(0);
+      expect(seen.some((p) => p.apiName === 'Metadata')).toBe(true);
+    } finally {
+      await Promise.all([mine.disconnect(), other.disconnect()]);
+    }
+  });
+
   it('rejects an invalid topic name with a KafkaJSProtocolError, then produces to a valid one', async () => {
     const topic = await createTopic();
     const producer = await connected();
