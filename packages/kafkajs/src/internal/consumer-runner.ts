@@ -707,7 +707,13 @@ export class ConsumerRunner {
   #applySeek(tp: TopicPartition, offset: bigint): void {
     const key = keyOf(tp);
     this.#bump(key);
-    this.#kc.seek(tp, offset);
+    try {
+      this.#kc.seek(tp, offset);
+    } catch {
+      // Revoked in between: kept for when it is assigned again, as kafkajs keeps a seek.
+      this.#control.pendingSeeks.set(key, { tp, offset });
+      return;
+    }
     if (this.#autoCommit) {
       // kafkajs commits the sought offset at once, so a restart starts there too.
       this.#resolved.delete(key);
