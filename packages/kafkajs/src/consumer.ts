@@ -349,7 +349,10 @@ class KafkaJSConsumer implements Consumer {
     this.#context = context;
     this.#config = config;
     this.#logger = context.logger.namespace('Consumer');
-    this.#emitter = new InstrumentationEmitter(CONSUMER_EVENTS, this.#logger);
+    this.#emitter = new InstrumentationEmitter(CONSUMER_EVENTS, this.#logger, {
+      request: CONSUMER_EVENTS.REQUEST,
+      timeout: CONSUMER_EVENTS.REQUEST_TIMEOUT,
+    });
   }
 
   async #open(): Promise<Cluster> {
@@ -360,9 +363,12 @@ class KafkaJSConsumer implements Consumer {
       this.#config.metadataMaxAge === undefined
         ? {}
         : { refreshIntervalMs: this.#config.metadataMaxAge };
-    this.#connecting ??= this.#context.openCluster(this.#logger, extra).finally(() => {
-      this.#connecting = undefined;
-    });
+    // The emitter owns this consumer's connection traces: REQUEST events find their requests.
+    this.#connecting ??= this.#context
+      .openCluster(this.#logger, extra, this.#emitter)
+      .finally(() => {
+        this.#connecting = undefined;
+      });
     this.#cluster = await this.#connecting;
     return this.#cluster;
   }

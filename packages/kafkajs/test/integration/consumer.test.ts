@@ -131,6 +131,7 @@ describe('eachMessage', () => {
       c.events.CONNECT,
       c.events.STOP,
       c.events.DISCONNECT,
+      c.events.REQUEST,
     ])
       c.on(type, (e) =>
         events.push({ type: e.type, payload: e.payload as Record<string, unknown> }),
@@ -164,8 +165,20 @@ describe('eachMessage', () => {
       // kafkajs's payload carries resolved partitions as strings (keys of an object).
       topics: [{ topic: name, partitions: [{ partition: '0', offset: '3' }] }],
     });
+    // This consumer's requests, JoinGroup and Fetch among them, as kafkajs's REQUEST.
+    const requests = of(c.events.REQUEST);
+    expect(requests.map((r) => r.apiName)).toEqual(expect.arrayContaining(['JoinGroup', 'Fetch']));
+    expect(requests.find((r) => r.apiName === 'JoinGroup')).toMatchObject({
+      apiKey: 11,
+      apiVersion: expect.any(Number),
+      broker: expect.any(String),
+      clientId: 'facade-consumer',
+      correlationId: expect.any(Number),
+      duration: expect.any(Number),
+    });
     await c.disconnect();
-    expect(events.slice(-2).map((e) => e.type)).toEqual([c.events.STOP, c.events.DISCONNECT]);
+    const last = events.filter((e) => e.type !== c.events.REQUEST).slice(-2);
+    expect(last.map((e) => e.type)).toEqual([c.events.STOP, c.events.DISCONNECT]);
   });
 
   it('emits HEARTBEAT while idle, at most once per heartbeatInterval', async () => {
