@@ -502,8 +502,9 @@ class KafkaJSConsumer implements Consumer {
       runner = new ConsumerRunner(settings, control, cluster, topics);
       this.#runner = runner;
     } catch (e) {
-      // kafkajs's run() crashes the consumer (CRASH event) rather than rejecting.
-      void this.#onCrash(toKafkaJSError(e) as Error, run);
+      // kafkajs's run() crashes the consumer (CRASH event) rather than rejecting; a run that
+      // stop() ended meanwhile just ends.
+      if (this.#control === control) void this.#onCrash(toKafkaJSError(e) as Error, run);
       return;
     }
     await runner.start();

@@ -161,3 +161,28 @@ describe('calls that need run()', () => {
     await c.disconnect();
   });
 });
+
+describe('run()', () => {
+  it('refuses subscribe once run() was called, even before it joined, as kafkajs', async () => {
+    const c = facade.consumer({ groupId: 'g' });
+    await c.subscribe({ topic: 't' });
+    const crashes: unknown[] = [];
+    c.on(c.events.CRASH, (e) => crashes.push(e));
+    const running = c.run({ eachMessage: async () => undefined });
+    await expect(c.subscribe({ topic: 'u' })).rejects.toThrow(
+      'Cannot subscribe to topic while consumer is running',
+    );
+    // Stopped before it could connect (nothing listens on port 1): no crash, no restart.
+    await c.stop();
+    await running;
+    expect(crashes).toEqual([]);
+    await c.subscribe({ topic: 'u' });
+  });
+
+  it('rejects a partitionsConsumedConcurrently that is not a positive integer', async () => {
+    const c = facade.consumer({ groupId: 'g' });
+    await expect(c.run({ partitionsConsumedConcurrently: 0 })).rejects.toThrow(
+      KafkaJSNonRetriableError,
+    );
+  });
+});
