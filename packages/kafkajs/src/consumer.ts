@@ -1,5 +1,19 @@
 // kafkajs's group consumer on kafkats's `Consumer` (classic protocol). What differs from
 // kafkajs is said where it happens; the rest keeps kafkajs's names, shapes and defaults.
+// In short:
+// - The member offers kafkajs's `RoundRobinAssigner` protocol, so kafkajs and facade members
+//   share a group; an application's own kafkajs assigners are adapted (their assignment
+//   userData is not passed on).
+// - A failed handler is retried from the failed message after the retry backoff, on its
+//   partition only (kafkajs restarts its whole fetch loop); the retry count resets at each
+//   rebalance.
+// - HEARTBEAT is emitted where kafkajs heartbeats and every heartbeatInterval while idle;
+//   kafkats's Heartbeat requests run on their own timer.
+// - FETCH_START / FETCH come once per partition of each Fetch (kafkajs: once per request),
+//   and none while the member fetches nothing. Batches holding only control records or
+//   aborted transactions give no START/END_BATCH_PROCESS. RECEIVED_UNSUBSCRIBED_TOPICS and
+//   REQUEST_QUEUE_SIZE are never emitted.
+// - allowAutoTopicCreation and maxInFlightRequests are accepted and ignored.
 import { Admin, type Cluster } from '@kafkats/client';
 import type { ClientContext, RetryOptions } from './config.js';
 import { KafkaJSNonRetriableError, toKafkaJSError } from './errors.js';
