@@ -649,10 +649,7 @@ class KafkaJSConsumer implements Consumer {
       throw new KafkaJSNonRetriableError(
         `Event name should be one of ${EVENT_KEYS.map((k) => `consumer.events.${k}`).join(', ')}`,
       );
-    // kafkajs's events carry a numeric id at run time (its type says string).
-    const remove = this.#emitter.on<T>(eventName, (event) =>
-      listener({ ...event, id: Number(event.id) as unknown as string }),
-    );
+    const remove = this.#emitter.on<T>(eventName, listener);
     if (eventName === CONSUMER_EVENTS.FETCH || eventName === CONSUMER_EVENTS.FETCH_START)
       this.#runner?.traceFetches();
     return remove;

@@ -132,7 +132,8 @@ export class InstrumentationEmitter {
   emit<T>(eventName: string, payload: T): void {
     if (this.#emitter.listenerCount(eventName) === 0) return;
     const event: InstrumentationEvent<T> = {
-      id: String(nextId++),
+      // kafkajs's ids are numbers at run time, though its type says string.
+      id: nextId++ as unknown as string,
       type: eventName,
       timestamp: Date.now(),
       payload,

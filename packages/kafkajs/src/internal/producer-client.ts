@@ -482,7 +482,14 @@ export function transactionOffsets(
           `Invalid offset ${String(offset)} for ${topic}-${partition}: must be a string of digits`,
         );
       }
-      list.push({ topic, partition, offset: value });
+      // kafkajs's own uncommittedOffsets() gives partitions as strings.
+      const index = Number(partition);
+      if (!Number.isInteger(index) || index < 0) {
+        throw new KafkaJSNonRetriableError(
+          `Invalid partition ${String(partition)} for topic "${topic}"`,
+        );
+      }
+      list.push({ topic, partition: index, offset: value });
     }
   }
   return { groupId, list };

@@ -255,4 +255,21 @@ describe('errors and offsets', () => {
       /Invalid consumer group id/,
     );
   });
+
+  it("sendOffsets takes partitions as strings, as kafkajs's uncommittedOffsets() gives them", () => {
+    const fromConsumer = { partition: '3', offset: '7' } as unknown as {
+      partition: number;
+      offset: string;
+    };
+    expect(
+      transactionOffsets({
+        consumerGroupId: 'g',
+        topics: [{ topic: 't', partitions: [fromConsumer] }],
+      }).list,
+    ).toEqual([{ topic: 't', partition: 3, offset: 7n }]);
+    const bad = { partition: 'x', offset: '7' } as unknown as { partition: number; offset: string };
+    expect(() =>
+      transactionOffsets({ consumerGroupId: 'g', topics: [{ topic: 't', partitions: [bad] }] }),
+    ).toThrow('Invalid partition x for topic "t"');
+  });
 });
