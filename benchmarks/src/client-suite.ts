@@ -90,7 +90,14 @@ interface Case {
   /** Read: records in the prepared topic (more than produced, for a longer timed window). */
   readRecords: number;
 }
-type Producer = 'kafkats' | 'kafkats-batch' | 'kafkats-js' | 'kafkajs' | 'platformatic' | 'java';
+type Producer =
+  | 'kafkats'
+  | 'kafkats-batch'
+  | 'kafkats-js'
+  | 'kafkats-kafkajs'
+  | 'kafkajs'
+  | 'platformatic'
+  | 'java';
 type Reader = NodeClient | 'java';
 
 /** `kafkats-js` (the pure-JS lz4 a plain install has) runs in the lz4 cases only. */
@@ -98,6 +105,7 @@ const PRODUCERS: readonly Producer[] = [
   'kafkats',
   'kafkats-batch',
   'kafkats-js',
+  'kafkats-kafkajs',
   'kafkajs',
   'platformatic',
   'java',
@@ -108,6 +116,7 @@ const PRODUCE_ROWS: readonly ProduceRow[] = [
   'kafkats',
   'kafkats-batch',
   'kafkats-js',
+  'kafkats-kafkajs',
   'kafkajs',
   'platformatic',
   'java-cold',
@@ -117,6 +126,7 @@ const PRODUCE_LABEL: Record<ProduceRow, string> = {
   kafkats: 'kafkats, await send(r, cb)',
   'kafkats-batch': 'kafkats, sendBatch(chunk, cb)',
   'kafkats-js': 'kafkats, await send, JS lz4',
+  'kafkats-kafkajs': '@kafkats/kafkajs (kafkajs API)',
   kafkajs: 'kafkajs 2.2.4',
   platformatic: '@platformatic/kafka 2.12.1',
   'java-cold': 'Java 4.4.0 KafkaProducer, cold',
@@ -142,6 +152,7 @@ const READERS: readonly Reader[] = [
 type GroupReader =
   | 'kafkats-consumer'
   | 'kafkats-classic'
+  | 'kafkats-kafkajs'
   | 'kafkajs'
   | 'platformatic'
   | 'java-classic'
@@ -149,6 +160,7 @@ type GroupReader =
 const GROUP_READERS: readonly GroupReader[] = [
   'kafkats-consumer',
   'kafkats-classic',
+  'kafkats-kafkajs',
   'kafkajs',
   'platformatic',
   'java-classic',
@@ -157,6 +169,7 @@ const GROUP_READERS: readonly GroupReader[] = [
 const GROUP_LABEL: Record<GroupReader, string> = {
   'kafkats-consumer': 'kafkats Consumer, KIP-848',
   'kafkats-classic': 'kafkats Consumer, classic',
+  'kafkats-kafkajs': '@kafkats/kafkajs eachBatch (classic)',
   kafkajs: 'kafkajs 2.2.4 (classic)',
   platformatic: '@platformatic/kafka 2.12.1 (classic)',
   'java-consumer': 'Java 4.4.0 tool, KIP-848',
@@ -181,6 +194,7 @@ const LABEL: Record<Reader, string> = {
   'kafkats-consumer': 'kafkats Consumer, KIP-848',
   'kafkats-classic': 'kafkats Consumer, classic',
   'kafkats-share': 'kafkats ShareConsumer',
+  'kafkats-kafkajs': '@kafkats/kafkajs (kafkajs API)',
   kafkajs: 'kafkajs 2.2.4',
   platformatic: '@platformatic/kafka 2.12.1',
   java: 'Java 4.4.0 tool',
@@ -1025,6 +1039,7 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
       '  2 shared cores, other engineers run Kafka on this machine: figures are noisy.\n' +
       `  produce: acks=all + idempotence, linger 5 ms / batch 16384 (kafkats, Java); kafkajs and platformatic: send() of ${Math.floor(BATCH_SIZE / 110)} (100 B) / ${Math.floor(BATCH_SIZE / 1034)} (1 KiB) records, 5 outstanding;\n` +
       "    kafkats: `await send(record, callback)` per record, or `await sendBatch(chunk, callback)` in the peers' chunks; Java: KafkaProducer.send(record, callback) per record, flush() per round (benchmarks/java/ProducerRounds.java);\n" +
+      "    @kafkats/kafkajs (kafkajs 2.2 API on kafkats): the kafkajs contestant's code unchanged (same send() chunks and options, same eachBatch handler), only the import differs;\n" +
       `    timed: the records after a 1/4 warm-up, until all acknowledged. Java: one JVM, the same warm-up, then ${JAVA_ROUNDS} rounds of the same count: cold = round 1, warm = median of the last ${JAVA_WARM_ROUNDS}.\n` +
       '    CPU: the process, every thread (Node: process.cpuUsage; Java: OperatingSystemMXBean.getProcessCpuTime), over the timed records only.\n' +
       '    alloc B/rec: Node: V8 heap growth between collections (v8.GCProfiler; Buffer contents off the heap not counted); Java: ThreadMXBean allocated bytes of every thread.\n' +

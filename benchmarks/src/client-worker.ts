@@ -48,6 +48,7 @@ export type NodeClient =
   | 'kafkats-classic'
   | 'kafkats-share'
   | 'kafkajs'
+  | 'kafkats-kafkajs'
   | 'platformatic';
 
 export interface Job {
@@ -398,8 +399,16 @@ function loadKafkajs(): KafkajsModule {
   return kafkajs;
 }
 
-function kafkajsClient(job: Job) {
-  const kafkajs = loadKafkajs();
+/**
+ * kafkajs, or `@kafkats/kafkajs` (kafkajs's API on kafkats) for `kafkats-kafkajs`: the same
+ * calls, options and handler code run on both. The facade compresses with kafkats's own codecs
+ * and needs no codec registered.
+ */
+async function kafkajsClient(job: Job) {
+  const kafkajs =
+    job.client === 'kafkats-kafkajs'
+      ? ((await import('@kafkats/kafkajs')) as unknown as KafkajsModule)
+      : loadKafkajs();
   const kafka = new kafkajs.Kafka({
     clientId: 'bench-kafkajs',
     brokers: job.bootstrap.split(','),
@@ -446,7 +455,7 @@ async function chunkedProduce(
 }
 
 async function kafkajsProduce(job: Job, values: Buffer[]): Promise<WorkerResult> {
-  const { kafkajs, kafka } = kafkajsClient(job);
+  const { kafkajs, kafka } = await kafkajsClient(job);
   const producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: job.maxInFlight,
@@ -464,11 +473,16 @@ async function kafkajsProduce(job: Job, values: Buffer[]): Promise<WorkerResult>
     }),
   );
   await producer.disconnect();
-  return job.compression === 'lz4' ? { ...r, backend: 'lz4-napi frame (native)' } : r;
+  if (job.compression !== 'lz4') return r;
+  const backend =
+    job.client === 'kafkats-kafkajs'
+      ? (compressionSupport({ backend: 'auto' }).lz4.compress ?? 'none')
+      : 'lz4-napi frame (native)';
+  return { ...r, backend };
 }
 
 async function kafkajsRead(job: Job): Promise<WorkerResult> {
-  const { kafka } = kafkajsClient(job);
+  const { kafka } = await kafkajsClient(job);
   const consumer = kafka.consumer({
     groupId: `bench-kafkajs-${job.topic}-${process.pid}`,
     maxWaitTimeInMs: 500,
@@ -794,10 +808,12 @@ async function main(): Promise<void> {
   if (job.role === 'produce') {
     if (job.client === 'kafkats' || job.client === 'kafkats-js' || job.client === 'kafkats-batch')
       result = await kafkatsProduce(job, values);
-    else if (job.client === 'kafkajs') result = await kafkajsProduce(job, values);
+    else if (job.client === 'kafkajs' || job.client === 'kafkats-kafkajs')
+      result = await kafkajsProduce(job, values);
     else if (job.client === 'platformatic') result = await platformaticProduce(job, values);
     else throw new Error(`no producer for ${job.client}`);
-  } else if (job.client === 'kafkajs') result = await kafkajsRead(job);
+  } else if (job.client === 'kafkajs' || job.client === 'kafkats-kafkajs')
+    result = await kafkajsRead(job);
   else if (job.client === 'kafkats-consumer' || job.client === 'kafkats-classic')
     result = await kafkatsGroupRead(job);
   else if (job.client === 'kafkats-share') result = await kafkatsShareRead(job);
