@@ -462,7 +462,16 @@ async function main() {
     const results = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : null;
     log(`jest finished in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     const total = printTable(table(results, naLog, files));
-    if (args.keep) log(`kept ${work}`);
+    if (args.keep) {
+      // What a manual re-run of jest in the kept tree needs (e.g. after adding logging there).
+      const suiteEnv = Object.fromEntries(
+        Object.entries(env).filter(
+          ([k]) => k.startsWith('KAFKAJS_SUITE_') || k === 'KAFKA_VERSION',
+        ),
+      );
+      writeFileSync(join(work, 'env.json'), `${JSON.stringify(suiteEnv, null, 2)}\n`);
+      log(`kept ${work} (jest config and env.json there)`);
+    }
     process.exitCode = total.failed > 0 || results === null ? 1 : 0;
   } finally {
     await cluster?.stop?.();
