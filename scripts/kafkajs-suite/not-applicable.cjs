@@ -3,7 +3,8 @@
 // kafkajs's internals (spies on its Cluster, Broker, eosManager or retrier, mocked broker
 // requests to inject faults, its in-memory caches) or test internal modules directly. `match`
 // is a substring (or RegExp) of "describe titles + test title"; `needs` marks tests that are
-// skipped only when the broker lacks the listeners or authorizer they require.
+// skipped only when the broker lacks what they require (run.mjs's capabilities: ssl, sasl,
+// acls, autocreate, broker0, kafka-before-4).
 
 const INTERNAL_MODULE = 'tests a kafkajs internal module directly, not the client API';
 const CONTROLLER_MOCK =
@@ -131,6 +132,12 @@ module.exports = {
   ],
   'src/admin/__tests__/fetchTopicMetadata.spec.js': [
     { match: 'creates a new topic if the topic does not exist', ...AUTO_CREATE },
+    {
+      match: 'creates a new topic if the topic does not exist',
+      needs: ['kafka-before-4'],
+      reason:
+        'fails on kafkajs 2.2.4 itself against Kafka 4 with auto topic creation on (UNKNOWN_TOPIC_OR_PARTITION is not retried)',
+    },
   ],
   'src/admin/__tests__/deleteTopics.spec.js': [
     { match: 'retries if the controller has moved', reason: CONTROLLER_MOCK },

@@ -420,12 +420,15 @@ async function main() {
       watchman: false,
     };
     writeFileSync(join(work, 'jest.config.json'), JSON.stringify(config, null, 2));
-    const listeners = Object.keys(description.listeners ?? {}).map((l) =>
+    // What the broker offers, for not-applicable.cjs's `needs`.
+    const capabilities = Object.keys(description.listeners ?? {}).map((l) =>
       l === 'SSL' ? 'ssl' : l === 'SASL_SSL' ? 'sasl' : l.toLowerCase(),
     );
-    if (description.acls === true) listeners.push('acls');
-    if (description.brokers?.some((b) => b.nodeId === 0)) listeners.push('broker0');
-    if (autoCreatesTopics(description, args)) listeners.push('autocreate');
+    if (description.acls === true) capabilities.push('acls');
+    if (description.brokers?.some((b) => b.nodeId === 0)) capabilities.push('broker0');
+    if (autoCreatesTopics(description, args)) capabilities.push('autocreate');
+    if (Number(String(description.kafkaVersion ?? '4').split('.')[0]) < 4)
+      capabilities.push('kafka-before-4');
     const env = {
       ...process.env,
       NODE_ENV: 'test',
@@ -434,7 +437,7 @@ async function main() {
       KAFKAJS_SUITE_KAFKAJS_TREE: kafkajsTree,
       KAFKAJS_SUITE_FACADE_TREE: suiteTree,
       KAFKAJS_SUITE_CLUSTER: JSON.stringify(target(description)),
-      KAFKAJS_SUITE_LISTENERS: listeners.join(','),
+      KAFKAJS_SUITE_CAPABILITIES: capabilities.join(','),
       KAFKAJS_SUITE_NA_LOG: naLog,
       KAFKAJS_SUITE_TIMEOUT_MS: String(args.timeoutMs),
       KAFKAJS_SUITE_BASELINE: args.baseline ? '1' : '0',

@@ -49,9 +49,9 @@ const specFile = path
   .relative(env.KAFKAJS_SUITE_FACADE_TREE, expect.getState().testPath)
   .split(path.sep)
   .join('/');
-const listeners = new Set((env.KAFKAJS_SUITE_LISTENERS ?? '').split(','));
+const capabilities = new Set((env.KAFKAJS_SUITE_CAPABILITIES ?? '').split(','));
 const entries = (notApplicable[specFile] ?? []).filter(
-  (e) => e.needs === undefined || e.needs.some((n) => !listeners.has(n)),
+  (e) => e.needs === undefined || e.needs.some((n) => !capabilities.has(n)),
 );
 
 const describes = [];
