@@ -1,7 +1,18 @@
 // kafkajs 2.2's public API on kafkats: `import { Kafka } from '@kafkats/kafkajs'` where
 // `from 'kafkajs'` was. Every byte on the wire is kafkats's (Producer, Consumer, Admin of
 // @kafkats/client); this package only translates options, message shapes, events and errors.
-export * from './admin.js';
+// The values exported are kafkajs's (plus `ResourceTypes`, kafkajs 1.x's name for
+// AclResourceTypes); the types are every kafkajs type the clients use.
+export type * from './admin.js';
+export {
+  AclOperationTypes,
+  AclPermissionTypes,
+  AclResourceTypes,
+  ConfigResourceTypes,
+  ConfigSource,
+  ResourcePatternTypes,
+  ResourceTypes,
+} from './admin.js';
 export type {
   BrokersFunction,
   KafkaConfig,
@@ -11,8 +22,41 @@ export type {
   SASLMechanism,
   SASLOptions,
 } from './config.js';
-export * from './consumer.js';
-export * from './errors.js';
+export type * from './consumer.js';
+export { AssignerProtocol, PartitionAssigners } from './consumer.js';
+export {
+  KafkaJSAggregateError,
+  KafkaJSAlterPartitionReassignmentsError,
+  KafkaJSBrokerNotFound,
+  KafkaJSConnectionClosedError,
+  KafkaJSConnectionError,
+  KafkaJSCreateTopicError,
+  KafkaJSDeleteGroupsError,
+  KafkaJSDeleteTopicRecordsError,
+  KafkaJSError,
+  KafkaJSFetcherRebalanceError,
+  KafkaJSGroupCoordinatorNotFound,
+  KafkaJSInvalidLongError,
+  KafkaJSInvalidVarIntError,
+  KafkaJSInvariantViolation,
+  KafkaJSLockTimeout,
+  KafkaJSMemberIdRequired,
+  KafkaJSMetadataNotLoaded,
+  KafkaJSNoBrokerAvailableError,
+  KafkaJSNonRetriableError,
+  KafkaJSNotImplemented,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSOffsetOutOfRange,
+  KafkaJSPartialMessageError,
+  KafkaJSProtocolError,
+  KafkaJSRequestTimeoutError,
+  KafkaJSSASLAuthenticationError,
+  KafkaJSServerDoesNotSupportApiKey,
+  KafkaJSStaleTopicMetadataAssignment,
+  KafkaJSTimeout,
+  KafkaJSTopicMetadataNotLoaded,
+  KafkaJSUnsupportedMagicByteInMessageSet,
+} from './errors.js';
 export type {
   InstrumentationEvent,
   RemoveInstrumentationEventListener,
@@ -20,4 +64,5 @@ export type {
 export { Kafka } from './kafka.js';
 export type { LogEntry, Logger, LoggerEntryContent, logCreator } from './logger.js';
 export { logLevel } from './logger.js';
-export * from './producer.js';
+export type * from './producer.js';
+export { CompressionCodecs, CompressionTypes, Partitioners } from './producer.js';
