@@ -138,11 +138,32 @@ export class KafkaJSConnectionClosedError extends KafkaJSConnectionError {
 
 export class KafkaJSRequestTimeoutError extends KafkaJSError {
   broker?: string;
+  clientId?: string;
+  correlationId?: number;
+  createdAt?: number;
+  sentAt?: number;
+  pendingDuration?: number;
 
-  constructor(e: string | Error, details: { broker?: string; cause?: unknown } = {}) {
+  constructor(
+    e: string | Error,
+    details: {
+      broker?: string;
+      clientId?: string;
+      correlationId?: number;
+      createdAt?: number;
+      sentAt?: number;
+      pendingDuration?: number;
+      cause?: unknown;
+    } = {},
+  ) {
     super(e, { cause: details.cause });
     this.name = 'KafkaJSRequestTimeoutError';
     if (details.broker !== undefined) this.broker = details.broker;
+    if (details.clientId !== undefined) this.clientId = details.clientId;
+    if (details.correlationId !== undefined) this.correlationId = details.correlationId;
+    if (details.createdAt !== undefined) this.createdAt = details.createdAt;
+    if (details.sentAt !== undefined) this.sentAt = details.sentAt;
+    if (details.pendingDuration !== undefined) this.pendingDuration = details.pendingDuration;
   }
 }
 
@@ -165,9 +186,10 @@ export class KafkaJSTopicMetadataNotLoaded extends KafkaJSMetadataNotLoaded {
 
 export class KafkaJSStaleTopicMetadataAssignment extends KafkaJSError {
   topic?: string;
-  unknownPartitions?: number[];
+  /** The partitions' metadata, as kafkajs gives them (its type: `PartitionMetadata[]`). */
+  unknownPartitions?: unknown[];
 
-  constructor(e: string | Error, details: { topic?: string; unknownPartitions?: number[] } = {}) {
+  constructor(e: string | Error, details: { topic?: string; unknownPartitions?: unknown[] } = {}) {
     super(e);
     this.name = 'KafkaJSStaleTopicMetadataAssignment';
     if (details.topic !== undefined) this.topic = details.topic;
