@@ -1,9 +1,9 @@
 'use strict';
 // kafkajs's internal `createAdmin({ cluster, logger, retry })`, as the public call a kafkajs
 // user makes: `new Kafka(config).admin({ retry })` on the facade.
-const { facade, kafkaConfig, defined, tieCluster } = require('./common.cjs');
+const { kafkaFor, defined, tieCluster } = require('./common.cjs');
 
 module.exports = ({ cluster, logger, retry, instrumentationEmitter: _instrumentationEmitter }) => {
-  const kafka = new facade.Kafka(kafkaConfig(cluster, logger));
+  const kafka = kafkaFor(cluster, logger);
   return tieCluster(kafka.admin(defined({ retry })), cluster);
 };

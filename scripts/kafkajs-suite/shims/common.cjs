@@ -42,6 +42,25 @@ function kafkaConfig(cluster, logger) {
   return config;
 }
 
+/**
+ * The facade `Kafka` a test's cluster object stands for. In kafkajs every client made by one
+ * `Kafka` shares state through it (the committed-offsets cache a transactional producer's
+ * sendOffsets updates for the consumer), and a test passing one cluster to several factories
+ * is that case; so one cluster object is one `Kafka`, made with the first client's logger.
+ */
+function kafkaFor(cluster, logger) {
+  if (cluster === undefined || cluster === null || typeof cluster !== 'object') {
+    return new facade.Kafka(kafkaConfig(cluster, logger));
+  }
+  if (cluster.__suiteKafka === undefined) {
+    Object.defineProperty(cluster, '__suiteKafka', {
+      value: new facade.Kafka(kafkaConfig(cluster, logger)),
+      enumerable: false,
+    });
+  }
+  return cluster.__suiteKafka;
+}
+
 /** The per-client cluster options kafkajs's `kafka.producer()`/`consumer()` take. */
 function clusterClientOptions(cluster) {
   const opts = cluster?.__suite ?? {};
@@ -97,6 +116,7 @@ module.exports = {
   facade,
   kafkajs,
   kafkaConfig,
+  kafkaFor,
   clusterClientOptions,
   defined,
   tieCluster,

@@ -1,7 +1,7 @@
 'use strict';
 // kafkajs's internal `createConsumer({ cluster, logger, groupId, ...options })`, as the public
 // call a kafkajs user makes: `new Kafka(config).consumer(options)` on the facade.
-const { facade, kafkaConfig, clusterClientOptions, defined, tieCluster } = require('./common.cjs');
+const { kafkaFor, clusterClientOptions, defined, tieCluster } = require('./common.cjs');
 
 // kafkajs's internal isolationLevel (0 READ_UNCOMMITTED, 1 READ_COMMITTED) is the public
 // `readUncommitted` flag; the cluster's own isolationLevel option counts when the consumer's is unset.
@@ -25,7 +25,7 @@ module.exports = ({
   metadataMaxAge,
   instrumentationEmitter: _instrumentationEmitter,
 }) => {
-  const kafka = new facade.Kafka(kafkaConfig(cluster, logger));
+  const kafka = kafkaFor(cluster, logger);
   const level = isolationLevel ?? cluster?.__suite?.isolationLevel;
   const consumer = kafka.consumer(
     defined({

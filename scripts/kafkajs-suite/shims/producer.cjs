@@ -1,7 +1,7 @@
 'use strict';
 // kafkajs's internal `createProducer({ cluster, logger, ...options })`, as the public call a
 // kafkajs user makes: `new Kafka(config).producer(options)` on the facade.
-const { facade, kafkaConfig, clusterClientOptions, defined, tieCluster } = require('./common.cjs');
+const { kafkaFor, clusterClientOptions, defined, tieCluster } = require('./common.cjs');
 
 module.exports = ({
   cluster,
@@ -14,7 +14,7 @@ module.exports = ({
   // kafkajs's Kafka makes one emitter per client itself; events reach tests through on().
   instrumentationEmitter: _instrumentationEmitter,
 }) => {
-  const kafka = new facade.Kafka(kafkaConfig(cluster, logger));
+  const kafka = kafkaFor(cluster, logger);
   const producer = kafka.producer(
     defined({
       ...clusterClientOptions(cluster),
