@@ -10,6 +10,10 @@
 //        [--group producer|consumer|admin[,...]] [--facade worktree|dist|<commit>]
 //        [--baseline] [--auto-create] [--timeout ms] [--keep] [spec files...]
 //
+// The widest run (SSL, SASL and ACL specs included, auto topic creation on):
+//   node scripts/kafkajs-suite/run.mjs /work/.mirror/tulios+kafkajs/repo \
+//        --kafka-up --listeners SSL,SASL_SSL --acls
+//
 // --baseline runs the same specs, same adapted testHelpers, on kafkajs 2.2.4 itself: what
 // fails there fails because of the broker (Kafka 4, auto topic creation off), not the facade.
 // --auto-create says a --bootstrap broker creates topics on first use (kafka:up and
@@ -29,6 +33,8 @@
 // Only setup is adapted: the specs run byte for byte, their `createProducer/createConsumer/
 // createAdmin`, `../errors` and `testHelpers` imports resolved to shims/ (resolver.cjs), which
 // build facade clients the way a kafkajs user does: `new Kafka(config).producer(options)`.
+// The specs were written for jest 25; setup.cjs gives them what jest 29 dropped (async hooks
+// that also take `done`, jest-extended 0.11's matchers, jest 25's snapshot format).
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -101,7 +107,7 @@ function parseArgs(argv) {
 
 function usage(problem) {
   process.stderr.write(
-    `kafkajs-suite: ${problem}\nusage: node scripts/kafkajs-suite/run.mjs <kafkajs git dir or checkout> [--bootstrap host:port,...] [--kafka-up] [--listeners SSL,SASL_SSL] [--group producer,consumer,admin] [--timeout ms] [--keep] [spec files...]\n`,
+    `kafkajs-suite: ${problem}\nusage: node scripts/kafkajs-suite/run.mjs <kafkajs git dir or checkout> [--bootstrap host:port,...] [--kafka-up [--nodes 1|3] [--listeners SSL,SASL_SSL] [--acls]] [--group producer,consumer,admin] [--facade worktree|dist|<commit>] [--baseline] [--auto-create] [--timeout ms] [--keep] [spec files...]\n`,
   );
   process.exit(2);
 }
