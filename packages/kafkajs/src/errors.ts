@@ -1,6 +1,7 @@
 // kafkajs's error classes, with the names, `retriable` flags and fields its users' `catch`
 // blocks test. Every error a facade call rejects with is one of these; the kafkats error it was
 // made from is its `cause`, so the exact code (`ERR_KAFKA_...`) and details stay reachable.
+
 import {
   AuthenticationError,
   ConnectionError,
@@ -13,10 +14,21 @@ import {
   RequestTimeoutError,
   UnsupportedVersionError,
 } from '@kafkats/client';
+import { brokerErrorInfo } from '@kafkats/codec';
 
 interface ErrorOptions {
   retriable?: boolean | undefined;
   cause?: unknown;
+}
+
+/**
+ * What kafkajs says of a broker error code: Kafka's description of it (kafkajs's messages are
+ * Kafka's, without the closing period). The request, topic and partition kats names are in the
+ * kats error, the `cause`.
+ */
+function brokerErrorText(e: ProtocolError): string {
+  const text = brokerErrorInfo(e.errorCode)?.message;
+  return text === undefined ? e.message : text.replace(/\.$/, '');
 }
 
 /** The root of kafkajs's errors. `retriable` defaults to true, as kafkajs's does. */
@@ -52,7 +64,12 @@ export class KafkaJSProtocolError extends KafkaJSError {
       typeof e === 'object' && 'type' in e
         ? e
         : e instanceof ProtocolError
-          ? { message: e.message, type: e.errorName, code: e.errorCode, retriable: e.retriable }
+          ? {
+              message: brokerErrorText(e),
+              type: e.errorName,
+              code: e.errorCode,
+              retriable: e.retriable,
+            }
           : { message: typeof e === 'string' ? e : e.message, type: 'UNKNOWN', code: -1 };
     super(fields.message, {
       retriable: options.retriable ?? fields.retriable,

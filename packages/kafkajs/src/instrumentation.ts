@@ -26,6 +26,7 @@ let nextId = 0;
 export class InstrumentationEmitter {
   readonly #emitter = new EventEmitter();
   readonly #names: ReadonlySet<string>;
+  readonly #keys: readonly string[];
   readonly #logger: Logger;
   /** The client's REQUEST and REQUEST_TIMEOUT names, when it has them. */
   readonly #network: { readonly request: string; readonly timeout: string } | undefined;
@@ -43,6 +44,10 @@ export class InstrumentationEmitter {
     network?: { readonly request: string; readonly timeout: string },
   ) {
     this.#names = new Set(Object.values(events));
+    // kafkajs names the events by key: `producer.events.CONNECT`, ...
+    this.#keys = Object.entries(events).map(
+      ([key, name]) => `${name.slice(0, name.indexOf('.'))}.events.${key}`,
+    );
     this.#logger = logger;
     this.#network = network;
     this.#emitter.setMaxListeners(0);
@@ -53,9 +58,7 @@ export class InstrumentationEmitter {
     listener: (event: InstrumentationEvent<T>) => void,
   ): RemoveInstrumentationEventListener<T> {
     if (!this.#names.has(eventName)) {
-      throw new KafkaJSNonRetriableError(
-        `Event name should be one of ${[...this.#names].join(', ')}`,
-      );
+      throw new KafkaJSNonRetriableError(`Event name should be one of ${this.#keys.join(', ')}`);
     }
     const wrapped = (event: InstrumentationEvent<T>) => {
       try {

@@ -33,6 +33,9 @@ describe('kafkajs errors', () => {
     expect(e.code).toBe(3);
     expect(e.retriable).toBe(true);
     expect(e.cause).toBe(cause);
+    // kafkajs's text for the code; kats's (naming the request) stays on the cause.
+    expect(e.message).toBe('This server does not host this topic-partition');
+    expect(cause.message).toMatch(/^Produce to orders-0: UNKNOWN_TOPIC_OR_PARTITION/);
     const fatal = toKafkaJSError(new ProtocolError(29)) as KafkaJSProtocolError;
     expect(fatal.type).toBe('TOPIC_AUTHORIZATION_FAILED');
     expect(fatal.retriable).toBe(false);

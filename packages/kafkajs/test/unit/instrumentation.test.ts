@@ -52,6 +52,9 @@ describe('instrumentation events', () => {
       createLogger({ level: logLevel.NOTHING }),
     );
     expect(() => e.on('consumer.heartbeat', () => {})).toThrow(KafkaJSNonRetriableError);
+    expect(() => e.on('producer.nope', () => {})).toThrow(
+      'Event name should be one of producer.events.CONNECT, producer.events.DISCONNECT, producer.events.REQUEST, producer.events.REQUEST_TIMEOUT, producer.events.REQUEST_QUEUE_SIZE',
+    );
   });
 
   it('hands listeners kafkajs events, and logs a listener that throws without propagating', async () => {
