@@ -117,23 +117,44 @@ describe('kafkats topic and configs commands, read back by Kafka', () => {
 
   it('configs broker: a per-broker dynamic config set and reset on broker 1', async () => {
     const name = 'log.cleaner.backoff.ms';
+    // In KRaft the controller takes the change and broker 1 applies it when it replays the
+    // metadata record: its DescribeConfigs answer shows it a moment later, so read until it does.
+    const brokerValue = async (wanted: string | undefined) => {
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const value = (await shared.admin.describeConfigs('broker', '1'))[name];
+        if (value === wanted || Date.now() > deadline) return value;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
     const before = (await shared.admin.describeConfigs('broker', '1'))[name];
-    expect(before).not.toBe('16000');
-    const set = await kafkats([
-      'configs',
-      'broker',
-      '1',
-      '--set',
-      `${name}=16000`,
-      '--execute',
-      '--yes',
-      ...b(),
-    ]);
-    expect(set.code, set.stderr).toBe(0);
-    expect((await shared.admin.describeConfigs('broker', '1'))[name]).toBe('16000');
-    const reset = await kafkats(['configs', 'broker', '1', '--delete', name, '--execute', ...b()]);
-    expect(reset.code, reset.stderr).toBe(0);
-    expect((await shared.admin.describeConfigs('broker', '1'))[name]).toBe(before);
+    const target = before === '16000' ? '17000' : '16000';
+    try {
+      const set = await kafkats([
+        'configs',
+        'broker',
+        '1',
+        '--set',
+        `${name}=${target}`,
+        '--execute',
+        '--yes',
+        ...b(),
+      ]);
+      expect(set.code, set.stderr).toBe(0);
+      expect(await brokerValue(target)).toBe(target);
+    } finally {
+      const reset = await kafkats([
+        'configs',
+        'broker',
+        '1',
+        '--delete',
+        name,
+        '--execute',
+        ...b(),
+      ]);
+      expect(reset.code, reset.stderr).toBe(0);
+    }
+    expect(await brokerValue('15000')).toBe('15000');
   });
 
   it('topic delete: a dry run keeps the topic; --execute deletes it', async () => {
