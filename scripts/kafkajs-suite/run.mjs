@@ -11,7 +11,7 @@
 //        [--baseline] [--auto-create] [--timeout ms] [--keep] [spec files...]
 //
 // The widest run (SSL, SASL and ACL specs included, auto topic creation on):
-//   node scripts/kafkajs-suite/run.mjs /work/.mirror/tulios+kafkajs/repo \
+//   node scripts/kafkajs-suite/run.mjs <kafkajs git dir or checkout> \
 //        --kafka-up --listeners SSL,SASL_SSL --acls
 //
 // --baseline runs the same specs, same adapted testHelpers, on kafkajs 2.2.4 itself: what
