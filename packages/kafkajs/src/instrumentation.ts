@@ -164,13 +164,13 @@ export const PRODUCER_EVENTS = Object.freeze({
   REQUEST_QUEUE_SIZE: 'producer.network.request_queue_size',
 });
 
-/** The consumer's events. */
+/** The consumer's events, in kafkajs's order (its unknown-name error lists them so). */
 export const CONSUMER_EVENTS = Object.freeze({
   HEARTBEAT: 'consumer.heartbeat',
   COMMIT_OFFSETS: 'consumer.commit_offsets',
   GROUP_JOIN: 'consumer.group_join',
-  FETCH_START: 'consumer.fetch_start',
   FETCH: 'consumer.fetch',
+  FETCH_START: 'consumer.fetch_start',
   START_BATCH_PROCESS: 'consumer.start_batch_process',
   END_BATCH_PROCESS: 'consumer.end_batch_process',
   CONNECT: 'consumer.connect',
