@@ -153,6 +153,16 @@ function saslOptions(sasl: SASLOptions | Mechanism | undefined): SaslOptions | u
   }
 }
 
+/** kafkajs's retry options as kafkats's retry policy (only the fields given). */
+export function katsRetry(r: RetryOptions): NonNullable<ClusterConfig['retry']> {
+  return {
+    ...(r.retries === undefined ? {} : { maxAttempts: r.retries + 1 }),
+    ...(r.initialRetryTime === undefined ? {} : { backoffMs: r.initialRetryTime }),
+    ...(r.maxRetryTime === undefined ? {} : { maxBackoffMs: r.maxRetryTime }),
+    ...(r.factor === undefined ? {} : { jitter: r.factor }),
+  };
+}
+
 /**
  * What every client made by one `Kafka` shares: the configuration, the root logger, and the
  * way to open the `Cluster` (metadata, connection pool) a client owns between its `connect()`
@@ -235,14 +245,7 @@ export class ClientContext {
       ...(retry === undefined
         ? {}
         : {
-            retry: {
-              ...(retry.retries === undefined ? {} : { maxAttempts: retry.retries + 1 }),
-              ...(retry.initialRetryTime === undefined
-                ? {}
-                : { backoffMs: retry.initialRetryTime }),
-              ...(retry.maxRetryTime === undefined ? {} : { maxBackoffMs: retry.maxRetryTime }),
-              ...(retry.factor === undefined ? {} : { jitter: retry.factor }),
-            },
+            retry: katsRetry(retry),
           }),
       logger: kafkatsLogger(logger),
       ...extra,

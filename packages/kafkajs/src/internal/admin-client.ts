@@ -32,7 +32,7 @@ import type {
   ResourceConfigQuery,
   SeekEntry,
 } from '../admin.js';
-import type { ClientContext, RetryOptions } from '../config.js';
+import { type ClientContext, katsRetry } from '../config.js';
 import {
   KafkaJSAggregateError,
   KafkaJSAlterPartitionReassignmentsError,
@@ -79,16 +79,6 @@ function withCause<E extends Error>(error: E, cause: unknown): E {
 function throwFirst(items: readonly { readonly error?: KafkaError | undefined }[]): void {
   const failed = items.find((i) => i.error !== undefined);
   if (failed !== undefined) throw failed.error;
-}
-
-/** kafkajs's retry options as kafkats's (the same mapping as the `Kafka` config's). */
-function katsRetry(r: RetryOptions): NonNullable<ClusterConfig['retry']> {
-  return {
-    ...(r.retries === undefined ? {} : { maxAttempts: r.retries + 1 }),
-    ...(r.initialRetryTime === undefined ? {} : { backoffMs: r.initialRetryTime }),
-    ...(r.maxRetryTime === undefined ? {} : { maxBackoffMs: r.maxRetryTime }),
-    ...(r.factor === undefined ? {} : { jitter: r.factor }),
-  };
 }
 
 const timeoutOption = (timeout: number | undefined) =>
