@@ -3,9 +3,10 @@ import { CodecError, type Reader, ZERO_UUID } from '@kafkats/codec';
 /** The empty list every partition without offline replicas (or ISR) shares. */
 const NONE: readonly number[] = Object.freeze([]);
 
-function sameList(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether `list` holds the `n` big-endian int32 ids at `p` of `view`. */
+function sameIds(list: readonly number[], view: DataView, p: number, n: number): boolean {
+  if (list.length !== n) return false;
+  for (let i = 0; i < n; i++) if (list[i] !== view.getInt32(p + 4 * i)) return false;
   return true;
 }
 
@@ -31,6 +32,8 @@ export class MetadataTable {
   readonly #view: DataView;
   readonly #partAt: Int32Array;
   readonly #version: number;
+  /** Lists made so far by hash of their ids (see `#interned`). */
+  #lists: Map<number, (readonly number[])[]> | undefined;
 
   constructor(
     version: number,
@@ -100,12 +103,32 @@ export class MetadataTable {
         p += 4;
       }
       if (n <= 0) continue;
-      const list = new Array<number>(n);
-      for (let i = 0; i < n; i++, p += 4) list[i] = view.getInt32(p);
-      // The ISR is most often the replica list itself: one frozen array serves both.
-      out[l] = l === 1 && sameList(list, out[0]) ? out[0] : Object.freeze(list);
+      out[l] = this.#interned(p, n);
+      p += 4 * n;
     }
     return out;
+  }
+
+  /**
+   * The `n` node ids at `p` as a frozen list, the same array for every partition with the same
+   * list: a cluster's partitions share few replica sets (brokers choose k of n), so a walk
+   * over every partition makes a handful of arrays instead of two or three per partition.
+   */
+  #interned(p: number, n: number): readonly number[] {
+    const view = this.#view;
+    let hash = n;
+    for (let i = 0; i < n; i++) hash = (Math.imul(hash, 31) + view.getInt32(p + 4 * i)) | 0;
+    this.#lists ??= new Map();
+    const bucket = this.#lists.get(hash);
+    if (bucket !== undefined) {
+      for (const known of bucket) if (sameIds(known, view, p, n)) return known;
+    }
+    const list = new Array<number>(n);
+    for (let i = 0; i < n; i++) list[i] = view.getInt32(p + 4 * i);
+    Object.freeze(list);
+    if (bucket === undefined) this.#lists.set(hash, [list]);
+    else bucket.push(list);
+    return list;
   }
 
   /** The topic id of topic slot `t` in Kafka's text form (the zero uuid below v10). */

@@ -246,6 +246,46 @@ describe('decodeMetadataSnapshot (the refresh path) and the generic decoder', ()
     }
   });
 
+  it('gives partitions with the same node list one frozen array, and lists that only hash alike their own', () => {
+    // [0, 31] and [1, 0] hash alike under the table's hash (31 * previous + id): the second
+    // must still read its own ids.
+    const lists = [
+      [1, 2, 3],
+      [0, 31],
+      [1, 0],
+      [1, 2, 3],
+      [0, 31],
+      [1, 0],
+    ];
+    for (const version of [4, 9, 12]) {
+      const response = createMetadataResponse({
+        topics: [
+          createMetadataResponseTopic({
+            name: 'shared',
+            partitions: lists.map((replicas, i) =>
+              createMetadataResponsePartition({
+                partitionIndex: i,
+                leaderId: replicas[0]!,
+                replicaNodes: replicas,
+                isrNodes: [...replicas],
+              }),
+            ),
+          }),
+        ],
+      });
+      const fast = decodeMetadataSnapshot(encode(response, version), version, 0);
+      const parts = fast.topic('shared')!.partitions;
+      expect(parts.map((p) => p.replicas)).toEqual(lists);
+      expect(parts.map((p) => p.isr)).toEqual(lists);
+      for (let i = 0; i < 3; i++) {
+        expect(parts[i + 3]!.replicas).toBe(parts[i]!.replicas);
+        expect(parts[i]!.isr).toBe(parts[i]!.replicas);
+        expect(Object.isFrozen(parts[i]!.replicas)).toBe(true);
+      }
+      expect(parts[1]!.replicas).not.toBe(parts[2]!.replicas);
+    }
+  });
+
   it('refuses trailing bytes and unknown versions', () => {
     const bytes = encode(createMetadataResponse(), 12);
     expect(() => decodeMetadataSnapshot(Buffer.concat([bytes, Buffer.from([0])]), 12, 0)).toThrow(
