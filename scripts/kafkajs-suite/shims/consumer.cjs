@@ -27,9 +27,11 @@ module.exports = ({
 }) => {
   const kafka = kafkaFor(cluster, logger);
   const level = isolationLevel ?? cluster?.__suite?.isolationLevel;
-  const consumer = kafka.consumer(
-    defined({
-      ...clusterClientOptions(cluster),
+  // The cluster's options (createCluster({ metadataMaxAge })) count unless the test gave the
+  // consumer its own: an option left undefined here must not erase the cluster's.
+  const consumer = kafka.consumer({
+    ...clusterClientOptions(cluster),
+    ...defined({
       groupId,
       retry,
       partitionAssigners,
@@ -44,6 +46,6 @@ module.exports = ({
       rackId,
       metadataMaxAge,
     }),
-  );
+  });
   return tieCluster(consumer, cluster);
 };
