@@ -6,7 +6,12 @@ import type { ConsumerRecord, PartitionBatch } from '@kafkats/client';
 import { decodeRecordBatches } from '@kafkats/codec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FacadeBatch, toHeaders, toKafkaMessage } from '../../src/internal/consumer-messages.js';
+import {
+  FacadeBatch,
+  offsetText,
+  toHeaders,
+  toKafkaMessage,
+} from '../../src/internal/consumer-messages.js';
 
 const require = createRequire(import.meta.url);
 const KafkaJSRecordBatch = require('kafkajs/src/protocol/recordBatch/v0').RecordBatch;
@@ -96,7 +101,61 @@ describe('toKafkaMessage', () => {
   });
 });
 
+describe('offsetText', () => {
+  it('is the decimal of any offset, on both sides of 2^30', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.bigInt({ min: 0n, max: 2n ** 63n - 1n }),
+          fc.bigInt({ min: 2n ** 30n - 5n, max: 2n ** 30n + 5n }),
+          fc.bigInt({ min: -(2n ** 63n), max: -1n }),
+        ),
+        (offset) => {
+          expect(offsetText(offset)).toBe(offset.toString());
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
 describe('FacadeBatch', () => {
+  it('gives each record as toKafkaMessage does, timestamps shared or not', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 2n ** 30n - 10n, max: 2n ** 30n + 10n }),
+        fc.array(fc.constantFrom(0n, 1n, 1_733_000_000_000n, 1_733_000_000_001n), {
+          maxLength: 12,
+        }),
+        (fetchOffset, timestamps) => {
+          const records = timestamps.map(
+            (timestamp, i) =>
+              ({
+                offset: fetchOffset + BigInt(i),
+                timestamp,
+                key: null,
+                value: Buffer.from([i]),
+                attributes: 0,
+                headers: i % 3 === 0 ? [] : [{ key: 'h', value: Buffer.from('v') }],
+              }) as unknown as ConsumerRecord,
+          );
+          const batch = new FacadeBatch({
+            topic: 't',
+            partition: 0,
+            fetchOffset,
+            records,
+            nextOffset: fetchOffset + BigInt(records.length),
+            highWatermark: fetchOffset + BigInt(records.length),
+          } as unknown as PartitionBatch);
+          expect(batch.messages).toEqual(records.map(toKafkaMessage));
+          // Each message has headers of its own, as kafkajs decodes them per record.
+          expect(new Set(batch.messages.map((m) => m.headers)).size).toBe(records.length);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it("gives kafkajs's Batch offsets and lags", () => {
     fc.assert(
       fc.property(
