@@ -1,5 +1,5 @@
-import { type TracingChannel, tracingChannel } from 'node:diagnostics_channel';
-import type { Logger } from '@kafkats/wire';
+import type { TracingChannel } from 'node:diagnostics_channel';
+import { createTracingChannel, type Logger } from '@kafkats/wire';
 
 /**
  * The context of one `kafkats:produce` trace: one record batch for one partition, sent in a
@@ -78,11 +78,11 @@ export const REBALANCE_CHANNEL = 'kafkats:rebalance';
  * Nothing is built or published while no one subscribes.
  */
 export const produceChannel: TracingChannel<unknown, ProduceTraceContext> =
-  tracingChannel(PRODUCE_CHANNEL);
+  createTracingChannel(PRODUCE_CHANNEL);
 
 /** Every partition of every Fetch the fetch engine sends, with the same event sequence. */
 export const fetchChannel: TracingChannel<unknown, FetchTraceContext> =
-  tracingChannel(FETCH_CHANNEL);
+  createTracingChannel(FETCH_CHANNEL);
 
 /**
  * What a `kafkats:rebalance` trace carries: one change of a group consumer's assignment, from
@@ -103,7 +103,7 @@ export interface RebalanceTraceContext {
 
 /** Every change of a group consumer's assignment: `start`, `end`, then `asyncStart`/`asyncEnd` (or `error`). */
 export const rebalanceChannel: TracingChannel<unknown, RebalanceTraceContext> =
-  tracingChannel(REBALANCE_CHANNEL);
+  createTracingChannel(REBALANCE_CHANNEL);
 
 /** One owned partition in {@link ConsumerMetricsSnapshot}. */
 export interface ConsumerPartitionMetrics {

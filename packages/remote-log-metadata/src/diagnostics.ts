@@ -1,4 +1,5 @@
-import { type TracingChannel, tracingChannel } from 'node:diagnostics_channel';
+import type { TracingChannel } from 'node:diagnostics_channel';
+import { createTracingChannel } from '@kafkats/wire';
 import type { RemoteLogMetadataEvent, TopicIdPartition } from './events.js';
 
 /**
@@ -31,4 +32,4 @@ export const APPLY_CHANNEL = 'kafkats:remote-log-metadata:apply';
 
 /** Every event a manager applies. Nothing is built or published while no one subscribes. */
 export const applyChannel: TracingChannel<unknown, ApplyTraceContext> =
-  tracingChannel(APPLY_CHANNEL);
+  createTracingChannel(APPLY_CHANNEL);

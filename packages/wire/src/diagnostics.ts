@@ -80,6 +80,37 @@ export interface ConnectTraceContext {
   result?: unknown;
 }
 
+/**
+ * `tracingChannel(name)` of `node:diagnostics_channel` whose `hasSubscribers` answers on every
+ * runtime kafkats supports. `TracingChannel.hasSubscribers` came in Node 20.13 and 22.0, and
+ * Bun 1.x has none: there it reads `undefined`, and a channel guarded by it would never trace.
+ * Every kafkats tracing channel is made by this function.
+ */
+export function createTracingChannel<C extends object>(name: string): TracingChannel<unknown, C> {
+  return withHasSubscribers(tracingChannel<unknown, C>(name));
+}
+
+/**
+ * Gives `channel` a `hasSubscribers` getter when the runtime's has none: true while any of the
+ * trace's five channels has a subscriber, as Node's own getter answers. Returns `channel`.
+ */
+export function withHasSubscribers<C extends object>(
+  channel: TracingChannel<unknown, C>,
+): TracingChannel<unknown, C> {
+  if (typeof channel.hasSubscribers !== 'boolean') {
+    Object.defineProperty(channel, 'hasSubscribers', {
+      configurable: true,
+      get: () =>
+        channel.start.hasSubscribers ||
+        channel.end.hasSubscribers ||
+        channel.asyncStart.hasSubscribers ||
+        channel.asyncEnd.hasSubscribers ||
+        channel.error.hasSubscribers,
+    });
+  }
+  return channel;
+}
+
 /** Name of the request tracing channel (`node:diagnostics_channel`). */
 export const REQUEST_CHANNEL = 'kafkats:request';
 /** Name of the connect tracing channel. */
@@ -91,8 +122,8 @@ export const CONNECT_CHANNEL = 'kafkats:connect';
  * rejects. Nothing is built or published while no one subscribes.
  */
 export const requestChannel: TracingChannel<unknown, RequestTraceContext> =
-  tracingChannel(REQUEST_CHANNEL);
+  createTracingChannel(REQUEST_CHANNEL);
 
 /** Every connect of every `BrokerConnection`, with the same event sequence. */
 export const connectChannel: TracingChannel<unknown, ConnectTraceContext> =
-  tracingChannel(CONNECT_CHANNEL);
+  createTracingChannel(CONNECT_CHANNEL);

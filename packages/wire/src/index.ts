@@ -7,6 +7,7 @@ export type { ConnectTraceContext, RequestTraceContext } from './diagnostics.js'
 export {
   CONNECT_CHANNEL,
   connectChannel,
+  createTracingChannel,
   REQUEST_CHANNEL,
   requestChannel,
 } from './diagnostics.js';
