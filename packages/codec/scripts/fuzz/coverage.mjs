@@ -6,6 +6,10 @@
 // often as its enclosing block is not listed at all, and a block not run is listed with
 // count 0. So a block is known once it has been listed (with any count), and a known block
 // that is not listed in a take ran exactly as often as the innermost listed range around it.
+//
+// Only Node's V8 has it: Bun's node:inspector Session answers nothing, and Deno's is a stub.
+// There `available` is false and every take counts nothing, so the fuzzer still runs its
+// mutations through the decoders, unguided (see fuzz.mjs).
 import { Session } from 'node:inspector';
 export class BlockCoverage {
   session = new Session();
@@ -16,10 +20,17 @@ export class BlockCoverage {
   /** @param include which scripts count (by URL): the decoders under test, not the fuzzer. */
   constructor(include) {
     this.include = include;
-    this.session.connect();
-    this.post('Profiler.enable');
-    this.post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
+    try {
+      this.session.connect();
+      this.post('Profiler.enable');
+      this.post('Profiler.startPreciseCoverage', { callCount: true, detailed: true });
+      this.available = Array.isArray(this.post('Profiler.takePreciseCoverage')?.result);
+    } catch {
+      this.available = false;
+    }
   }
+  /** Whether the runtime gives V8 precise coverage; false: nothing is ever counted. */
+  available;
   /** Blocks (function bodies included) seen to run at least once. */
   get blocksCovered() {
     return this.covered.size;
@@ -49,6 +60,7 @@ export class BlockCoverage {
   takes = 0;
   takeMs = 0;
   collectNow(dryRun) {
+    if (!this.available) return 0;
     const { result } = this.post('Profiler.takePreciseCoverage');
     let fresh = 0;
     for (const script of result) {
@@ -113,6 +125,7 @@ export class BlockCoverage {
     return fresh;
   }
   stop() {
+    if (!this.available) return;
     this.post('Profiler.stopPreciseCoverage');
     this.post('Profiler.disable');
     this.session.disconnect();

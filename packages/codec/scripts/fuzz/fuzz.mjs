@@ -15,7 +15,8 @@
 //   --check         a short check (what `npm test` runs): the committed corpus and N
 //                   mutations of it through every decoder, counting blocks but growing no
 //                   corpus (no coverage take is spent on finding which input reached what)
-//   --json          end with one JSON line: { inputs, seedsRun, corpus, blocksCovered, ... }
+//   --json          end with one JSON line: { inputs, seedsRun, corpus, blocksCovered,
+//                   coverage (false where the runtime gives no V8 precise coverage), ... }
 //   --list-targets  print the target names and exit
 //   --distill       fold the corpus of earlier runs into the committed one: keep, from the
 //                   smallest up, the entries that reach blocks the seeds and the entries
@@ -43,23 +44,36 @@ const isCodec = (/** @type {string} */ url) => url.replaceAll('\\', '/').include
 
 // Coverage first: V8 counts blocks only in code compiled after precise coverage is on.
 
-/**
- * Exits once stdout is flushed: written to a pipe, stdout is asynchronous, and process.exit()
- * right after a write can cut the output short (the target list came out truncated on Node 24).
- */
-async function exitFlushed(/** @type {number} */ code) {
-  await new Promise((resolve) => process.stdout.write('', resolve));
-  process.exit(code);
-}
-
 const coverage = new BlockCoverage(isCodec);
 const codec = await import('../../dist/index.js');
 const { fuzzTargets } = await import('./targets.mjs');
 const targets = fuzzTargets(codec);
+const log = (/** @type {string} */ line) => process.stderr.write(`fuzz: ${line}\n`);
+const deno = /** @type {{ Deno?: { version: { deno: string } } }} */ (globalThis).Deno;
+const runtime = process.versions.bun
+  ? `Bun ${process.versions.bun}`
+  : deno
+    ? `Deno ${deno.version.deno}`
+    : `Node ${process.versions.node}`;
 
-if (args['list-targets']) {
-  for (const t of targets) process.stdout.write(`${t.id}\n`);
-  await exitFlushed(0);
+/** @returns {number} the exit code */
+function main() {
+  if (args['list-targets']) {
+    for (const t of targets) process.stdout.write(`${t.id}\n`);
+    return 0;
+  }
+  if (!coverage.available && !args.check) {
+    // Growing or distilling a corpus is choosing inputs by the blocks they reach.
+    log(
+      `${runtime} gives no V8 precise coverage through node:inspector; only --check and ` +
+        '--list-targets run here (unguided). Grow or distill the corpus on Node.',
+    );
+    return 2;
+  }
+  if (!coverage.available) {
+    log(`${runtime} gives no V8 precise coverage: the check mutates the corpus unguided`);
+  }
+  return args.distill ? runDistill() : runFuzz();
 }
 
 const maxInputs = args.inputs === undefined ? undefined : Number(args.inputs);
@@ -67,7 +81,6 @@ const seconds =
   args.seconds === undefined ? (maxInputs === undefined ? 60 : undefined) : Number(args.seconds);
 const rngSeed = args.seed === undefined ? Date.now() % 2 ** 31 : Number(args.seed);
 const save = !args.fresh && !args.check && maxInputs === undefined;
-const log = (/** @type {string} */ line) => process.stderr.write(`fuzz: ${line}\n`);
 
 const valid = [
   ...readCorpusFile(join(FIXTURES, 'messages.txt')),
@@ -77,7 +90,7 @@ const found = readCorpusFile(join(FIXTURES, 'corpus.txt'));
 const crashers = readCorpusFile(join(FIXTURES, 'crashers.txt'));
 const saved = args.fresh || args.check ? [] : readCorpusFile(join(WORK_DIR, 'corpus.txt'));
 
-if (args.distill) {
+function runDistill() {
   const kept = distill({
     targets,
     base: valid,
@@ -95,61 +108,69 @@ if (args.distill) {
     `distilled ${found.length + crashers.length + saved.length} entries to ${kept.length} ` +
       `(blocks covered ${coverage.blocksCovered})`,
   );
-  await exitFlushed(0);
+  return 0;
 }
 
-const seeds = [...valid, ...found];
-log(
-  `seed ${rngSeed}; ${targets.length} targets; ${seeds.length} committed seeds, ` +
-    `${crashers.length} kept crashers, ${saved.length} entries from earlier runs; ` +
-    (seconds === undefined ? `${maxInputs} inputs` : `${seconds} s`),
-);
-
-const result = fuzz({
-  targets,
-  seeds: [...seeds, ...crashers, ...saved],
-  isTypedError: (e) => e instanceof codec.KafkaError,
-  coverage,
-  rngSeed,
-  maxInputs,
-  seconds,
-  growCorpus: !args.check,
-  log,
-  logEverySeconds: 30,
-});
-coverage.stop();
-
-if (save) writeCorpusFile(join(WORK_DIR, 'corpus.txt'), result.corpus);
-if (result.crashers.length > 0) {
-  writeCorpusFile(
-    join(WORK_DIR, 'crashers.txt'),
-    result.crashers.map((c) => ({ target: c.target, input: c.input })),
+function runFuzz() {
+  const seeds = [...valid, ...found];
+  log(
+    `seed ${rngSeed}; ${targets.length} targets; ${seeds.length} committed seeds, ` +
+      `${crashers.length} kept crashers, ${saved.length} entries from earlier runs; ` +
+      (seconds === undefined ? `${maxInputs} inputs` : `${seconds} s`),
   );
-}
-log(
-  `done: ${result.inputs} inputs (+${result.seedsRun} seeds) in ${result.seconds.toFixed(1)} s ` +
-    `over ${result.targetsRun} targets; corpus ${result.corpus.length}; blocks covered ` +
-    `${result.blocksCovered} of ${result.blocksKnown} seen; crashers ${result.crashers.length}`,
-);
-for (const c of result.crashers) {
-  log(`crasher ${c.target}: ${c.problem}\n  ${c.input.toString('base64')}\n${c.where}`);
-}
-if (args.json) {
-  process.stdout.write(
-    `${JSON.stringify({
-      inputs: result.inputs,
-      seedsRun: result.seedsRun,
-      corpus: result.corpus.length,
-      targets: result.targetsRun,
-      blocksCovered: result.blocksCovered,
-      blocksKnown: result.blocksKnown,
-      seconds: result.seconds,
-      crashers: result.crashers.map((c) => ({
-        target: c.target,
-        input: c.input.toString('base64'),
-        problem: c.problem,
-      })),
-    })}\n`,
+
+  const result = fuzz({
+    targets,
+    seeds: [...seeds, ...crashers, ...saved],
+    isTypedError: (e) => e instanceof codec.KafkaError,
+    coverage,
+    rngSeed,
+    maxInputs,
+    seconds,
+    growCorpus: !args.check,
+    log,
+    logEverySeconds: 30,
+  });
+  coverage.stop();
+
+  if (save) writeCorpusFile(join(WORK_DIR, 'corpus.txt'), result.corpus);
+  if (result.crashers.length > 0) {
+    writeCorpusFile(
+      join(WORK_DIR, 'crashers.txt'),
+      result.crashers.map((c) => ({ target: c.target, input: c.input })),
+    );
+  }
+  log(
+    `done: ${result.inputs} inputs (+${result.seedsRun} seeds) in ${result.seconds.toFixed(1)} s ` +
+      `over ${result.targetsRun} targets; corpus ${result.corpus.length}; blocks covered ` +
+      `${result.blocksCovered} of ${result.blocksKnown} seen; crashers ${result.crashers.length}`,
   );
+  for (const c of result.crashers) {
+    log(`crasher ${c.target}: ${c.problem}\n  ${c.input.toString('base64')}\n${c.where}`);
+  }
+  if (args.json) {
+    process.stdout.write(
+      `${JSON.stringify({
+        inputs: result.inputs,
+        seedsRun: result.seedsRun,
+        corpus: result.corpus.length,
+        targets: result.targetsRun,
+        blocksCovered: result.blocksCovered,
+        blocksKnown: result.blocksKnown,
+        coverage: coverage.available,
+        seconds: result.seconds,
+        crashers: result.crashers.map((c) => ({
+          target: c.target,
+          input: c.input.toString('base64'),
+          problem: c.problem,
+        })),
+      })}\n`,
+    );
+  }
+  return result.crashers.length > 0 ? 1 : 0;
 }
-await exitFlushed(result.crashers.length > 0 ? 1 : 0);
+
+// The process ends by itself, never by process.exit(): written to a pipe, stdout is
+// asynchronous, and an exit right after a write cut the output short (the target list, on
+// Node 24, and on Bun even after the write's callback had run).
+process.exitCode = main();
