@@ -3,8 +3,8 @@
  * import still works, uncompressed and gzip batches still encode and decode, and the batch
  * that needs the missing codec throws ERR_KAFKA_CODEC_UNAVAILABLE naming the package to add.
  *
- * Node's module loader is made to refuse the optional packages, and the codec module is
- * loaded fresh (its package cache is per module instance) after that.
+ * The module loader is made to refuse the optional packages, and the codec module is loaded
+ * fresh (its package cache is per module instance) after that.
  */
 import Module from 'node:module';
 import * as zlib from 'node:zlib';
@@ -23,11 +23,16 @@ const OPTIONAL = new Set([
 ]);
 const nodeZstd = typeof (zlib as { zstdCompress?: unknown }).zstdCompress === 'function';
 
-// Module._load is where every require() starts, before Node's own resolution caches.
+// Module._load is where every require() starts on Node and Deno, before Node's own resolution
+// caches; Bun's require() does not call it but asks Module._resolveFilename every time.
 const loader = Module as unknown as {
   _load: (request: string, ...rest: unknown[]) => unknown;
+  _resolveFilename: (request: string, ...rest: unknown[]) => unknown;
 };
 const original = loader._load;
+const originalResolve = loader._resolveFilename;
+const refuse = (request: string) =>
+  Object.assign(new Error(`Cannot find module '${request}'`), { code: 'MODULE_NOT_FOUND' });
 let codec: Codec;
 let present: Codec;
 
@@ -38,12 +43,12 @@ beforeAll(async () => {
   present.compressionSupport({ backend: 'js' });
   present.crc32c(Buffer.alloc(1024));
   loader._load = function (request: string, ...rest: unknown[]) {
-    if (OPTIONAL.has(request)) {
-      throw Object.assign(new Error(`Cannot find module '${request}'`), {
-        code: 'MODULE_NOT_FOUND',
-      });
-    }
+    if (OPTIONAL.has(request)) throw refuse(request);
     return original.call(this, request, ...rest);
+  };
+  loader._resolveFilename = function (request: string, ...rest: unknown[]) {
+    if (OPTIONAL.has(request)) throw refuse(request);
+    return originalResolve.call(this, request, ...rest);
   };
   vi.resetModules();
   codec = await import('../../../src/index.js');
@@ -52,6 +57,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   loader._load = original;
+  loader._resolveFilename = originalResolve;
 });
 
 const records = [
