@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ViteUserConfig } from 'vitest/config';
 
 /** Where `npm test` collects JSON reports to print one total at the end. */
@@ -22,5 +23,9 @@ export const unitTestConfig: ViteUserConfig = {
     testTimeout: 30_000,
     pool: 'forks',
     reporters: reporters(`unit-${basename(process.cwd())}`),
+    // On Bun or Deno (scripts/with-runtime.mjs) each worker first checks that it runs there.
+    setupFiles: process.env.KAFKATS_RUNTIME
+      ? [fileURLToPath(new URL('./scripts/runtime-guard.mjs', import.meta.url))]
+      : [],
   },
 };
