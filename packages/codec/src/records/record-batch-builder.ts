@@ -127,8 +127,9 @@ export class RecordBatchBuilder {
     if (this.#compressed !== null || this.#built) bad('records cannot be added to a built batch');
     if (!Number.isSafeInteger(timestamp)) bad(`timestamp ${timestamp} is not an integer ms`);
     const count = this.#count;
-    const base = count === 0 ? timestamp : this.#base;
-    const tsDelta = timestamp - base;
+    // No local holds the base timestamp: a double held across a call is boxed on the heap, once
+    // per record (about 16 bytes), where the field keeps it unboxed.
+    const tsDelta = count === 0 ? 0 : timestamp - this.#base;
     const buf = this.#buf;
     const start = this.#pos;
     // The most the record can take, for the room check: its exact size is known once it is
@@ -136,7 +137,7 @@ export class RecordBatchBuilder {
     const most = MAX_RECORD_OVERHEAD + fieldMost(key) + fieldMost(value) + headersMost(headers);
     if (start + most > buf.length) {
       if (start + recordSizeInBytes(count, tsDelta, key, value, headers) > buf.length) return -1;
-      return this.#appendTight(timestamp, base, key, value, headers, most);
+      return this.#appendTight(timestamp, key, value, headers, most);
     }
     // The record is written 2 bytes on, room for its size as a two-byte varint (a record of
     // 64 to 8191 bytes, the usual); one of another size is moved to fit its size varint.
@@ -146,7 +147,7 @@ export class RecordBatchBuilder {
     q =
       tsDelta >= -0x40000000 && tsDelta < 0x40000000
         ? writeVarintAt(buf, q, tsDelta)
-        : writeTimestampDelta(buf, q, timestamp, base);
+        : writeTimestampDelta(buf, q, timestamp, this.#base);
     q = writeVarintAt(buf, q, count);
     q = writeField(buf, q, key);
     q = writeField(buf, q, value);
@@ -159,7 +160,7 @@ export class RecordBatchBuilder {
       end = start + width + size;
     }
     writeVarintAt(buf, start, size);
-    this.#commit(count, base, timestamp, end);
+    this.#commit(count, timestamp, end);
     return end - start;
   }
 
@@ -169,7 +170,6 @@ export class RecordBatchBuilder {
    */
   #appendTight(
     timestamp: number,
-    base: number,
     key: Uint8Array | string | null,
     value: Uint8Array | string | null,
     headers: RecordHeadersInput | null,
@@ -179,7 +179,7 @@ export class RecordBatchBuilder {
     const scratch = tightScratch(most);
     let q = 0;
     scratch[q++] = 0;
-    q = writeTimestampDelta(scratch, q, timestamp, base);
+    q = writeTimestampDelta(scratch, q, timestamp, count === 0 ? timestamp : this.#base);
     q = writeVarintAt(scratch, q, count);
     q = writeField(scratch, q, key);
     q = writeField(scratch, q, value);
@@ -187,12 +187,12 @@ export class RecordBatchBuilder {
     const start = this.#pos;
     const p = writeVarintAt(this.#buf, start, q);
     scratch.copy(this.#buf, p, 0, q);
-    this.#commit(count, base, timestamp, p + q);
+    this.#commit(count, timestamp, p + q);
     return p + q - start;
   }
 
-  #commit(count: number, base: number, timestamp: number, end: number): void {
-    this.#base = base;
+  #commit(count: number, timestamp: number, end: number): void {
+    if (count === 0) this.#base = timestamp;
     if (timestamp > this.#max) this.#max = timestamp;
     this.#count = count + 1;
     this.#pos = end;
