@@ -88,7 +88,12 @@ export class RunControl {
   }
 
   isPaused(topic: string, partition: number): boolean {
-    return this.pausedTopics.has(topic) || this.pausedPartitions.has(keyOf({ topic, partition }));
+    return this.isPausedKey(topic, keyOf({ topic, partition }));
+  }
+
+  /** `isPaused` with the partition's key made already (once per batch, not per message). */
+  isPausedKey(topic: string, key: string): boolean {
+    return this.pausedTopics.has(topic) || this.pausedPartitions.has(key);
   }
 }
 
@@ -146,6 +151,7 @@ export class ConsumerRunner {
   #retryCount = 0;
   #retryTime: number;
   #lastHeartbeat = 0;
+  readonly #heartbeatInterval: number;
   #heartbeatTimer: NodeJS.Timeout | undefined;
   #leaderProtocol: string | null = null;
   #joinStarted = Date.now();
@@ -179,6 +185,7 @@ export class ConsumerRunner {
       retries: retry.retries ?? RETRY_DEFAULTS.retries,
     };
     this.#retryTime = this.#firstRetryTime();
+    this.#heartbeatInterval = config.heartbeatInterval ?? 3000;
     const onLeader = (protocol: string) => {
       this.#leaderProtocol = protocol;
     };
@@ -410,17 +417,22 @@ export class ConsumerRunner {
    * actual Heartbeat requests run in the background on their own timer.
    */
   readonly #heartbeat = async (): Promise<void> => {
-    if (!this.#running) return;
-    const now = Date.now();
-    if (now - this.#lastHeartbeat < (this.#s.config.heartbeatInterval ?? 3000)) return;
-    this.#lastHeartbeat = now;
+    if (this.#heartbeatDue()) this.#emitHeartbeat();
+  };
+
+  #heartbeatDue(): boolean {
+    return this.#running && Date.now() - this.#lastHeartbeat >= this.#heartbeatInterval;
+  }
+
+  #emitHeartbeat(): void {
+    this.#lastHeartbeat = Date.now();
     const meta = this.#kc.groupMetadata();
     this.#s.emitter.emit(CONSUMER_EVENTS.HEARTBEAT, {
       groupId: this.#groupId,
       memberId: meta.memberId,
       groupGenerationId: meta.generationId,
     });
-  };
+  }
 
   #pauseFn(topic: string, partition: number): () => () => void {
     return () => {
@@ -439,13 +451,18 @@ export class ConsumerRunner {
     const { topic, partition } = batch;
     const pause = this.#pauseFn(topic, partition);
     const heartbeat = this.#heartbeat;
-    for (let i = 0; i < fb.messages.length; i++) {
-      if (!this.#current(key, epoch) || this.#isPaused(topic, partition)) return;
-      await handler({ topic, partition, message: fb.messages[i]!, heartbeat, pause });
+    const control = this.#control;
+    const messages = fb.messages;
+    const records = batch.records;
+    for (let i = 0; i < messages.length; i++) {
+      if (!this.#current(key, epoch) || control.isPausedKey(topic, key)) return;
+      await handler({ topic, partition, message: messages[i]!, heartbeat, pause });
       if (this.#epoch(key) !== epoch) return; // sought meanwhile: the seek decides
-      this.#resolve(key, batch, batch.records[i]!.offset + 1n);
-      await this.#heartbeat();
-      if (this.#autoCommit) await this.#commitIfNecessary();
+      this.#resolve(key, batch, records[i]!.offset + 1n);
+      // kafkajs awaits a heartbeat and an auto-commit check after each message: here the
+      // heartbeat is emitted when due and only a due commit is awaited (no promise otherwise).
+      if (this.#heartbeatDue()) this.#emitHeartbeat();
+      if (this.#autoCommit && this.#commitDue()) await this.#commitResolved(undefined);
     }
     // Every message done: trailing control records are passed too, as kafkats's position is.
     this.#resolve(key, batch, batch.nextOffset);
@@ -594,12 +611,18 @@ export class ConsumerRunner {
   }
 
   async #commitIfNecessary(): Promise<void> {
+    if (this.#commitDue()) await this.#commitResolved(undefined);
+  }
+
+  /** kafkajs's autoCommitInterval or autoCommitThreshold reached. */
+  #commitDue(): boolean {
     const run = this.#s.run;
     const interval = run.autoCommitInterval ?? null;
     const threshold = run.autoCommitThreshold ?? null;
-    const timeReached = interval !== null && Date.now() >= this.#lastCommit + interval;
-    const countReached = threshold !== null && this.#resolvedSinceCommit >= threshold;
-    if (timeReached || countReached) await this.#commitResolved(undefined);
+    return (
+      (interval !== null && Date.now() >= this.#lastCommit + interval) ||
+      (threshold !== null && this.#resolvedSinceCommit >= threshold)
+    );
   }
 
   #uncommitted(): OffsetsByTopicPartition {
