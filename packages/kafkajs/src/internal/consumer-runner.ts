@@ -209,6 +209,9 @@ export class ConsumerRunner {
       autoOffsetReset: this.#defaultFromBeginning ? 'earliest' : 'latest',
       enableAutoCommit: false,
       isolationLevel: config.readUncommitted === true ? 'read_uncommitted' : 'read_committed',
+      // kafkajs reads each batch's CRC and never checks it (its decoder says so): no CRC-32C
+      // pass over every fetched byte here either.
+      checkCrcs: false,
       sessionTimeoutMs: config.sessionTimeout ?? 30_000,
       // kafkajs takes 0 (heartbeat at every chance); kafkats's background heartbeats need a
       // period: at least 100 ms, below the session timeout.
