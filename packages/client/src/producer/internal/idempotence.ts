@@ -329,6 +329,8 @@ export class IdempotenceState {
    * previous epoch, the current epoch's fresh start, with no further bump).
    */
   resolveSequences(): void {
+    // Called on every pass: no iterator made when nothing is unresolved.
+    if (this.#unresolved.size === 0) return;
     for (const k of this.#unresolved.keys()) {
       const e = this.#partitions.get(k);
       if (e !== undefined && e.inflight.length > 0) continue;

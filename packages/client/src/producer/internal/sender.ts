@@ -208,11 +208,14 @@ export class Sender {
   wakeup(): void {
     if (this.#scheduled || this.#stopped) return;
     this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#run();
-    });
+    setImmediate(this.#onWakeup);
   }
+
+  /** The drain pass `wakeup` schedules: one function for the sender's life. */
+  readonly #onWakeup = (): void => {
+    this.#scheduled = false;
+    this.#run();
+  };
 
   /** Makes sure a drain pass runs no later than `atMs` (linger and backoff deadlines). */
   scheduleAt(atMs: number): void {
@@ -307,7 +310,9 @@ export class Sender {
       if (abortWith !== undefined) this.failQueued(abortWith);
     }
     let next = this.#accumulator.closeDue(now);
-    for (const batch of this.#accumulator.expired(now, this.#options.deliveryTimeoutMs)) {
+    const expired = this.#accumulator.expired(now, this.#options.deliveryTimeoutMs);
+    for (let i = 0; i < expired.length; i++) {
+      const batch = expired[i] as ProducerBatch;
       // Only a batch that was sent has a sequence; it expires between attempts, so the broker
       // may have written an earlier one (Kafka's Sender marks such a batch unresolved).
       this.#fail(batch, this.#timeoutError(batch), 'unknown');
