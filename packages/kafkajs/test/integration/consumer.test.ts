@@ -228,6 +228,28 @@ describe('eachMessage', () => {
     await next.disconnect();
   });
 
+  it('commits every autoCommitThreshold messages within a batch, then at its end', async () => {
+    const name = await topic();
+    await produce(name, 5);
+    const c = consumer(unique('g'));
+    const commits: string[] = [];
+    const seen: string[] = [];
+    c.on(c.events.COMMIT_OFFSETS, (e) => {
+      const topics = (e.payload as { topics: { partitions: { offset: string }[] }[] }).topics;
+      for (const t of topics) for (const p of t.partitions) commits.push(p.offset);
+    });
+    await c.subscribe({ topic: name, fromBeginning: true });
+    await c.run({
+      autoCommitThreshold: 2,
+      eachMessage: async ({ message }) => void seen.push(message.offset),
+    });
+    await until(() => commits.includes('5'), 30_000, 'the commit of offset 5');
+    expect(seen).toEqual(['0', '1', '2', '3', '4']);
+    // Every second resolved message commits, as kafkajs's autoCommitOffsetsIfNecessary does.
+    expect(commits).toEqual(['2', '4', '5']);
+    await c.disconnect();
+  });
+
   it('reads again from the failed message after a handler throws', async () => {
     const name = await topic();
     await produce(name, 5);
