@@ -53,36 +53,41 @@ function produceRequest(
   snapshot: ReturnType<ProducerCluster['snapshot']>,
   options: ResolvedProducerOptions,
 ): ProduceRequest {
-  const topicData: ProduceRequestTopicProduceData[] = [];
+  let topicData: ProduceRequestTopicProduceData[] | undefined;
   // Batches of one topic mostly come together: the last topic is looked at before the map.
+  // Lists start as literals of their first entry (a push onto [] makes room for 16).
   let byName: Map<string, ProduceRequestTopicProduceData> | undefined;
   for (let i = 0; i < batches.length; i++) {
     const b = batches[i] as ProducerBatch;
-    const last = topicData[topicData.length - 1];
+    const partition = createProduceRequestPartitionProduceData({
+      index: b.partition,
+      records: b.encoded,
+    });
+    const last = topicData?.[topicData.length - 1];
     let t = last !== undefined && last.name === b.topic ? last : undefined;
-    if (t === undefined && topicData.length > 0) {
+    if (t === undefined && topicData !== undefined) {
       if (byName === undefined) {
         byName = new Map();
         for (const x of topicData) if (!byName.has(x.name)) byName.set(x.name, x);
       }
       t = byName.get(b.topic);
     }
-    if (t === undefined) {
-      // Names up to v12, topic ids from v13: the codec drops whichever the version lacks.
-      t = createProduceRequestTopicProduceData({ name: b.topic });
-      if (version >= 13) t.topicId = snapshot.topic(b.topic)?.topicId ?? t.topicId;
-      topicData.push(t);
-      byName?.set(b.topic, t);
+    if (t !== undefined) {
+      t.partitionData.push(partition);
+      continue;
     }
-    t.partitionData.push(
-      createProduceRequestPartitionProduceData({ index: b.partition, records: b.encoded }),
-    );
+    // Names up to v12, topic ids from v13: the codec drops whichever the version lacks.
+    t = createProduceRequestTopicProduceData({ name: b.topic, partitionData: [partition] });
+    if (version >= 13) t.topicId = snapshot.topic(b.topic)?.topicId ?? t.topicId;
+    if (topicData === undefined) topicData = [t];
+    else topicData.push(t);
+    byName?.set(b.topic, t);
   }
   return ProduceApi.createRequest({
     transactionalId: options.transactionalId ?? null,
     acks: options.acks,
     timeoutMs: options.requestTimeoutMs,
-    topicData,
+    topicData: topicData ?? [],
   });
 }
 
