@@ -220,6 +220,13 @@ export interface ConsumerConfig {
   /** Default false: read_committed, as in kafkajs. */
   readUncommitted?: boolean;
   rackId?: string;
+  /**
+   * kafkats's addition, not a kafkajs option: check each fetched batch's CRC-32C, as Java's
+   * consumer does by default (`check.crcs`), so a damaged batch fails the read instead of
+   * reaching a handler. Default true. kafkajs reads the CRC and never checks it: false matches it and saves a pass
+   * over every fetched byte (about 0.2 µs per 1 KiB record).
+   */
+  checkCrcs?: boolean;
 }
 
 export type ConsumerEvents = typeof CONSUMER_EVENTS;

@@ -209,9 +209,8 @@ export class ConsumerRunner {
       autoOffsetReset: this.#defaultFromBeginning ? 'earliest' : 'latest',
       enableAutoCommit: false,
       isolationLevel: config.readUncommitted === true ? 'read_uncommitted' : 'read_committed',
-      // kafkajs reads each batch's CRC and never checks it (its decoder says so): no CRC-32C
-      // pass over every fetched byte here either.
-      checkCrcs: false,
+      // Checked unless the application opts out: kafkajs never checks, Java's consumer does.
+      checkCrcs: config.checkCrcs ?? true,
       sessionTimeoutMs: config.sessionTimeout ?? 30_000,
       // kafkajs takes 0 (heartbeat at every chance); kafkats's background heartbeats need a
       // period: at least 100 ms, below the session timeout.
