@@ -4,8 +4,8 @@
 // it themselves (the testkit assembles the pinned release from Maven Central) and fail, never
 // skip, when it cannot start. Besides the full integration run against the pinned release, the
 // wire, meta and client suites run against each older Kafka release line (scripts/kafka-matrix.mjs).
-// The end of the output shows the matrix that ran (Node.js majors; Kafka release x suite), and
-// the last line is the total of every vitest run:
+// The end of the output shows the matrix that ran (runtimes: Node.js majors, Bun, Deno; Kafka
+// release x suite), and the last line is the total of every vitest run:
 //   `tests: N passed[ (K on a retry)], N failed`
 //
 //   node scripts/test.mjs --only "Kafka 3.9"   runs only the steps whose name contains that text
@@ -38,6 +38,12 @@ function unitTestFilters() {
  * runs everything). Each is installed from the npm registry on first use (scripts/with-node.mjs).
  */
 const OTHER_NODES = ['22', '24'];
+
+/**
+ * The other runtimes the same suites run on, each pinned and installed from the npm registry on
+ * first use (scripts/with-runtime.mjs); vitest and its workers run on the runtime itself.
+ */
+const OTHER_RUNTIMES = ['bun', 'deno'];
 
 const releases = kafkaReleases(root);
 
@@ -73,6 +79,11 @@ const allSteps = [
     `unit, property and regression tests on Node ${major}`,
     'node',
     ['scripts/with-node.mjs', major, '--unit'],
+  ]),
+  ...OTHER_RUNTIMES.map((runtime) => [
+    `unit, property and regression tests on ${runtime[0].toUpperCase()}${runtime.slice(1)}`,
+    'node',
+    ['scripts/with-runtime.mjs', runtime, '--unit'],
   ]),
   ['repo script tests', 'npx', ['vitest', 'run', '--config', 'scripts/vitest.config.ts']],
   ['conformance against Kafka and AWS Java classes', 'npm', ['run', 'conformance']],
@@ -117,10 +128,28 @@ for (const [name, command, args, env = {}] of steps) {
   if (!ok) failed.push(name);
 }
 
+/** `Node 22`, `Bun` or `Deno` from a unit report's name (no suffix: this script's Node.js). */
+function runtimeOfReport(file) {
+  const suffix = /-(node\d+|bun|deno)\.json$/.exec(file)?.[1];
+  if (suffix === undefined) return `Node ${process.versions.node.split('.')[0]}`;
+  if (suffix.startsWith('node')) return `Node ${suffix.slice(4)}`;
+  return `${suffix[0].toUpperCase()}${suffix.slice(1)}`;
+}
+
+/** Node majors in order, then the other runtimes by name. */
+function runtimeOrder(a, b) {
+  const na = a.startsWith('Node ') ? Number(a.slice(5)) : Number.POSITIVE_INFINITY;
+  const nb = b.startsWith('Node ') ? Number(b.slice(5)) : Number.POSITIVE_INFINITY;
+  return na !== nb ? na - nb : a < b ? -1 : a > b ? 1 : 0;
+}
+
 let passed = 0;
 let failedTests = 0;
-/** Unit, property and regression tests per Node major: `unit-<pkg>[-node<major>].json`. */
-const byNode = new Map();
+/**
+ * Unit, property and regression tests per runtime: `unit-<pkg>[-node<major>|-bun|-deno].json`
+ * (no suffix: the Node.js running this script).
+ */
+const byRuntime = new Map();
 /** [file, report] of every vitest JSON report, for the Kafka matrix. */
 const parsed = [];
 if (existsSync(reports)) {
@@ -131,20 +160,20 @@ if (existsSync(reports)) {
     passed += report.numPassedTests ?? 0;
     failedTests += report.numFailedTests ?? 0;
     if (file.startsWith('unit-')) {
-      const node = /-node(\d+)\.json$/.exec(file)?.[1] ?? process.versions.node.split('.')[0];
-      const cell = byNode.get(node) ?? { passed: 0, failed: 0 };
+      const runtime = runtimeOfReport(file);
+      const cell = byRuntime.get(runtime) ?? { passed: 0, failed: 0 };
       cell.passed += report.numPassedTests ?? 0;
       cell.failed += report.numFailedTests ?? 0;
-      byNode.set(node, cell);
+      byRuntime.set(runtime, cell);
     }
   }
 }
 // Each failed test, so the last lines of a run (all a CI log may keep) say what failed; and each
 // integration test that passed only on its retry, so a flaky test is never silent.
 const { failures, retried } = testOutcomes(parsed, root);
-process.stdout.write('\nunit, property and regression tests by Node.js major:\n');
-for (const [node, cell] of [...byNode].sort((a, b) => Number(a[0]) - Number(b[0]))) {
-  process.stdout.write(`  Node ${node}: ${cell.passed} passed, ${cell.failed} failed\n`);
+process.stdout.write('\nunit, property and regression tests by runtime:\n');
+for (const [runtime, cell] of [...byRuntime].sort((a, b) => runtimeOrder(a[0], b[0]))) {
+  process.stdout.write(`  ${runtime}: ${cell.passed} passed, ${cell.failed} failed\n`);
 }
 const kafkaMatrix = matrixCounts(parsed, releases.pinned);
 if (kafkaMatrix.size > 0) {
