@@ -5,6 +5,7 @@
 //
 //   node scripts/with-runtime.mjs bun --unit
 //   node scripts/with-runtime.mjs deno --unit
+//   node scripts/with-runtime.mjs bun --smoke   (real Kafka: vitest.smoke.config.ts)
 //   node scripts/with-runtime.mjs bun -- <command> [args...]   (the runtime first on PATH)
 //
 // Vitest itself runs on the runtime (`bun --bun vitest.mjs run`, `deno run -A vitest.mjs run`),
@@ -18,6 +19,13 @@
 // one under test is what its tests import). Reports (with KAFKATS_REPORT_DIR) are
 // `unit-<folder>-<runtime>.json`. Exit code: non-zero when any package failed. A whole run takes
 // about as long as the same suites on Node (two to three minutes on two cores).
+//
+// `--smoke` runs packages/cli/test/integration/runtime-smoke.test.ts on the runtime: the
+// testkit's global setup (on the runtime too) starts the shared 3-node Kafka (Java, from the
+// jars `packages/testkit/bin/kafka-dist.mjs` assembles) and the file connects over SASL_SSL,
+// produces, consumes, commits, runs the tiered-storage metadata manager and spawns the CLI with
+// the runtime's own executable. Report `smoke-<runtime>.json`. About 20 s on two cores, half
+// of it Kafka's start; a cluster that cannot start fails the run (the setup throws).
 //
 // What differs from Node, and how kafkats meets it: Bun's TracingChannel has no hasSubscribers
 // (wire's createTracingChannel adds one); neither runtime gives V8 precise coverage through
@@ -52,6 +60,9 @@ export function runtimePackage(runtime, platform = process.platform, arch = proc
   }
   throw new Error(`not a runtime with-runtime knows: ${runtime} (bun or deno)`);
 }
+
+/** The vitest config `--smoke` runs (relative to the repo root): one real-broker file. */
+export const SMOKE_CONFIG = 'vitest.smoke.config.ts';
 
 /** Binaries already checked in this process, by runtime. */
 const checked = new Map();
@@ -126,9 +137,10 @@ function envFor(runtime, bin) {
 
 function main(argv) {
   const [runtime, ...rest] = argv;
-  if (runtime === undefined || (rest[0] !== '--' && rest[0] !== '--unit')) {
+  if (runtime === undefined || !['--', '--unit', '--smoke'].includes(rest[0])) {
     process.stderr.write(
       'usage: node scripts/with-runtime.mjs <bun|deno> --unit\n' +
+        '       node scripts/with-runtime.mjs <bun|deno> --smoke\n' +
         '       node scripts/with-runtime.mjs <bun|deno> -- <command> [args...]\n',
     );
     return 2;
@@ -140,6 +152,16 @@ function main(argv) {
     const [command, ...args] = rest.slice(1);
     if (command === undefined) return 2;
     return spawnSync(command, args, { stdio: 'inherit', env, cwd: root }).status ?? 1;
+  }
+  if (rest[0] === '--smoke') {
+    const started = Date.now();
+    const [command, args] = vitestCommand(runtime, bin, ['run', '--config', SMOKE_CONFIG]);
+    const run = spawnSync(command, args, { stdio: 'inherit', env, cwd: root });
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    process.stdout.write(
+      `\nsmoke on ${runtime}: ${run.status === 0 ? 'ok' : 'FAILED'} in ${seconds} s\n`,
+    );
+    return run.status ?? 1;
   }
   const failed = [];
   const times = [];

@@ -1,10 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ensureRuntime,
   RUNTIME_VERSIONS,
   runtimePackage,
+  SMOKE_CONFIG,
   vitestCommand,
 } from '../with-runtime.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 describe('with-runtime', () => {
   it('names the npm package and binary that carry Bun and Deno for a platform', () => {
@@ -43,5 +49,31 @@ describe('with-runtime', () => {
     const [, denoArgs] = vitestCommand('deno', '/x/deno', ['run']);
     expect(denoArgs.slice(0, 2)).toEqual(['run', '-A']);
     expect(denoArgs).toContain('--no-lock');
+  });
+
+  it('--smoke runs one existing real-broker file under the testkit global setup, guarded when asked', async () => {
+    const load = async () => {
+      vi.resetModules(); // the config reads KAFKATS_RUNTIME when it is evaluated
+      const config = (await import(join(root, SMOKE_CONFIG))) as {
+        default: { test: { include: string[]; globalSetup: string[]; setupFiles: string[] } };
+      };
+      return config.default.test;
+    };
+    const saved = process.env.KAFKATS_RUNTIME;
+    try {
+      delete process.env.KAFKATS_RUNTIME;
+      const plain = await load();
+      expect(plain.include).toHaveLength(1);
+      for (const file of [...plain.include, ...plain.globalSetup])
+        expect(existsSync(join(root, file)), file).toBe(true);
+      expect(plain.globalSetup).toEqual(['packages/testkit/src/vitest/global-setup.ts']);
+      expect(plain.setupFiles).toEqual([]);
+      process.env.KAFKATS_RUNTIME = 'bun';
+      const guarded = await load();
+      expect(guarded.setupFiles).toEqual([join(root, 'scripts', 'runtime-guard.mjs')]);
+    } finally {
+      if (saved === undefined) delete process.env.KAFKATS_RUNTIME;
+      else process.env.KAFKATS_RUNTIME = saved;
+    }
   });
 });
