@@ -46,13 +46,18 @@
  *   next to the same over the steady period before B. Variants: KIP-848 (the broker's uniform
  *   assignor), classic cooperative-sticky (KIP-429), classic eager (range). Cross-check: the group
  *   ends 3 + 3;
- * - every run is a fresh process (Node worker or JVM); the order of contestants rotates per run.
+ * - Bun rows: the kafkats Producer (`await send(r, cb)`) and the KIP-848 Consumer contestants run
+ *   by Bun instead of Node: the same worker file, job and options, the executable the pinned Bun
+ *   of scripts/with-runtime.mjs (installed from the npm registry on first use); the worker's
+ *   result names the runtime that ran it and must name that Bun. Measured, not tuned for;
+ * - every run is a fresh process (Node or Bun worker, or JVM); the order of contestants rotates
+ *   per run.
  * Cross-checks: after each produce run the topic's end offset (Java admin ListOffsets) must equal
  * the records sent and the partition's producer state (DescribeProducers) must show one
  * idempotent producer whose last sequence is records - 1; after each read run the count, value
  * bytes and value checksum (Node) or count and bytes (ConsumerPerformance) must match.
  * CPU: process.cpuUsage() of the Node worker over the timed window (user + system, every thread
- * of the process). The JVM's CPU comes from /proc (its parent's cutime + cstime) and covers the
+ * of the process; on Bun getrusage of the process too). The JVM's CPU comes from /proc (its parent's cutime + cstime) and covers the
  * whole JVM life (start-up, JIT, warm-up records): shown, never compared.
  *
  * Full mode starts a 1-node cluster (or uses KAFKATS_BENCH_BROKER=host:port). `--smoke` runs
@@ -92,6 +97,7 @@ interface Case {
 }
 type Producer =
   | 'kafkats'
+  | 'kafkats-bun'
   | 'kafkats-batch'
   | 'kafkats-js'
   | 'kafkats-kafkajs'
@@ -103,6 +109,7 @@ type Reader = NodeClient | 'java';
 /** `kafkats-js` (the pure-JS lz4 a plain install has) runs in the lz4 cases only. */
 const PRODUCERS: readonly Producer[] = [
   'kafkats',
+  'kafkats-bun',
   'kafkats-batch',
   'kafkats-js',
   'kafkats-kafkajs',
@@ -114,6 +121,7 @@ const PRODUCERS: readonly Producer[] = [
 type ProduceRow = Exclude<Producer, 'java'> | 'java-cold' | 'java-warm';
 const PRODUCE_ROWS: readonly ProduceRow[] = [
   'kafkats',
+  'kafkats-bun',
   'kafkats-batch',
   'kafkats-js',
   'kafkats-kafkajs',
@@ -122,7 +130,7 @@ const PRODUCE_ROWS: readonly ProduceRow[] = [
   'java-cold',
   'java-warm',
 ];
-const PRODUCE_LABEL: Record<ProduceRow, string> = {
+const PRODUCE_LABEL: Record<Exclude<ProduceRow, 'kafkats-bun'>, string> = {
   kafkats: 'kafkats, await send(r, cb)',
   'kafkats-batch': 'kafkats, sendBatch(chunk, cb)',
   'kafkats-js': 'kafkats, await send, JS lz4',
@@ -132,6 +140,8 @@ const PRODUCE_LABEL: Record<ProduceRow, string> = {
   'java-cold': 'Java 4.4.0 KafkaProducer, cold',
   'java-warm': 'Java 4.4.0 KafkaProducer, warm',
 };
+const produceLabel = (row: ProduceRow, bun: string): string =>
+  row === 'kafkats-bun' ? `kafkats on Bun ${bun}, await send(r, cb)` : PRODUCE_LABEL[row];
 /**
  * The Java producer's rounds of `records` in one JVM: round 1 is the cold row (after the same
  * warm-up the Node contestants get), the median of the last JAVA_WARM_ROUNDS the warm row.
@@ -151,6 +161,7 @@ const READERS: readonly Reader[] = [
 /** Group consumers: each joins a fresh group and reads the prepared topic from earliest. */
 type GroupReader =
   | 'kafkats-consumer'
+  | 'kafkats-consumer-bun'
   | 'kafkats-classic'
   | 'kafkats-kafkajs'
   | 'kafkajs'
@@ -159,6 +170,7 @@ type GroupReader =
   | 'java-consumer';
 const GROUP_READERS: readonly GroupReader[] = [
   'kafkats-consumer',
+  'kafkats-consumer-bun',
   'kafkats-classic',
   'kafkats-kafkajs',
   'kafkajs',
@@ -166,7 +178,7 @@ const GROUP_READERS: readonly GroupReader[] = [
   'java-classic',
   'java-consumer',
 ];
-const GROUP_LABEL: Record<GroupReader, string> = {
+const GROUP_LABEL: Record<Exclude<GroupReader, 'kafkats-consumer-bun'>, string> = {
   'kafkats-consumer': 'kafkats Consumer, KIP-848',
   'kafkats-classic': 'kafkats Consumer, classic',
   'kafkats-kafkajs': '@kafkats/kafkajs eachBatch (classic)',
@@ -175,6 +187,8 @@ const GROUP_LABEL: Record<GroupReader, string> = {
   'java-consumer': 'Java 4.4.0 tool, KIP-848',
   'java-classic': 'Java 4.4.0 tool, classic',
 };
+const groupLabel = (who: GroupReader, bun: string): string =>
+  who === 'kafkats-consumer-bun' ? `kafkats Consumer, KIP-848, on Bun ${bun}` : GROUP_LABEL[who];
 
 /** Share-group consumers (KIP-932): each joins a fresh share group reading from earliest. */
 type ShareReader = 'kafkats-share' | 'java-share' | 'kafkats-group';
@@ -250,20 +264,54 @@ function runProcess(command: string, args: readonly string[], timeoutMs: number)
 
 const workerPath = fileURLToPath(new URL('./client-worker.js', import.meta.url));
 
-async function runWorker(job: Job): Promise<WorkerResult>;
+/** A runtime other than this Node that runs workers: its binary and its version. */
+interface Runtime {
+  bin: string;
+  version: string;
+}
+
+/** The part of scripts/with-runtime.mjs the suite uses. */
+interface WithRuntime {
+  ensureRuntime(runtime: 'bun'): string;
+  RUNTIME_VERSIONS: { bun: string };
+}
+
+/** The pinned Bun, installed from the npm registry on first use (scripts/with-runtime.mjs). */
+async function pinnedBun(): Promise<Runtime> {
+  const url = new URL('../../scripts/with-runtime.mjs', import.meta.url);
+  const withRuntime = (await import(url.href)) as WithRuntime;
+  return { bin: withRuntime.ensureRuntime('bun'), version: withRuntime.RUNTIME_VERSIONS.bun };
+}
+
+async function runWorker(job: Job, executable?: string): Promise<WorkerResult>;
 async function runWorker(job: RebalanceJob): Promise<RebalanceResult>;
-async function runWorker(job: Job | RebalanceJob): Promise<WorkerResult | RebalanceResult> {
-  const exit = await runProcess(process.execPath, [workerPath, JSON.stringify(job)], 600_000);
+async function runWorker(
+  job: Job | RebalanceJob,
+  executable = process.execPath,
+): Promise<WorkerResult | RebalanceResult> {
+  const exit = await runProcess(executable, [workerPath, JSON.stringify(job)], 600_000);
   const line = exit.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  const who =
+    job.role === 'rebalance'
+      ? job.variant
+      : `${job.client}${job.runtime === undefined ? '' : ` on ${job.runtime}`}`;
   if (exit.status !== 0 || line === undefined) {
     throw new Error(
-      `${job.role} ${job.role === 'rebalance' ? job.variant : job.client} on ${job.topic} failed (exit ${exit.status}): ${exit.stderr.slice(-3000)}`,
+      `${job.role} ${who} on ${job.topic} failed (exit ${exit.status}): ${exit.stderr.slice(-3000)}`,
     );
   }
-  trace(
-    `${job.role === 'rebalance' ? job.variant : job.client}: ${exit.stderr.trim().split('\n').join(', ')}`,
-  );
+  trace(`${who}: ${exit.stderr.trim().split('\n').join(', ')}`);
   return JSON.parse(line.slice('RESULT '.length)) as WorkerResult | RebalanceResult;
+}
+
+/** Runs `job` in a worker started by the pinned Bun; fails unless the worker ran on that Bun. */
+async function runBunWorker(ctx: Context, job: Job): Promise<WorkerResult> {
+  if (ctx.bun === undefined) throw new Error(`${job.role} ${job.client} on Bun: Bun not set up`);
+  const r = await runWorker({ ...job, runtime: 'bun' }, ctx.bun.bin);
+  if (r.runtime !== `bun ${ctx.bun.version}`) {
+    throw new Error(`${job.role} ${job.client} on ${ctx.bun.bin} ran on ${r.runtime}`);
+  }
+  return r;
 }
 
 /**
@@ -377,6 +425,8 @@ interface Context {
   log4j: string;
   valuesFile: Map<number, string>;
   topicSeq: number;
+  /** The Bun that runs the Bun rows (set up when the produce or read part runs). */
+  bun?: Runtime;
 }
 
 function newTopic(ctx: Context, what: string): string {
@@ -444,7 +494,10 @@ async function produceOnce(ctx: Context, c: Case, who: Producer): Promise<[Produ
       ],
     ];
   } else {
-    const r = await runWorker({ ...baseJob(ctx, c, topic), role: 'produce', client: who });
+    // The Bun row: the `kafkats` contestant's job, run by Bun.
+    const bun = who === 'kafkats-bun';
+    const job: Job = { ...baseJob(ctx, c, topic), role: 'produce', client: bun ? 'kafkats' : who };
+    const r = bun ? await runBunWorker(ctx, job) : await runWorker(job);
     const sample: Sample = {
       rate: c.records / (r.elapsedMs / 1000),
       cpu: r.cpuUs / c.records,
@@ -466,7 +519,7 @@ function backendLabel(name: string): string {
 }
 
 /** The produce table: every row against the kafkats Producer (the first row). */
-function produceRows(c: Case, samples: Map<ProduceRow, Sample[]>): string[][] {
+function produceRows(c: Case, samples: Map<ProduceRow, Sample[]>, bun: string): string[][] {
   const rows: string[][] = [];
   const ours = samples.get('kafkats') ?? [];
   const oursRate = median(ours.map((s) => s.rate));
@@ -481,7 +534,7 @@ function produceRows(c: Case, samples: Map<ProduceRow, Sample[]>): string[][] {
     const compared = who !== 'kafkats';
     rows.push([
       `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
-      PRODUCE_LABEL[who],
+      produceLabel(who, bun),
       c.compression === 'none' ? '-' : backends.join(' / '),
       k(rate),
       minMax(
@@ -615,7 +668,11 @@ async function groupOnce(
       joinMs: Number(f[6]),
     };
   }
-  const r = await runWorker({ ...baseJob(ctx, c, topic), warmup: 0, role: 'group', client: who });
+  // The Bun row: the `kafkats-consumer` contestant's job, run by Bun.
+  const bun = who === 'kafkats-consumer-bun';
+  const client = bun ? 'kafkats-consumer' : who;
+  const job: Job = { ...baseJob(ctx, c, topic), warmup: 0, role: 'group', client };
+  const r = bun ? await runBunWorker(ctx, job) : await runWorker(job);
   verifyRead(`${who} (group) on ${topic}`, r, c, checksum);
   return {
     rate: c.records / (r.elapsedMs / 1000),
@@ -765,7 +822,7 @@ function shareRows(c: Case, samples: Map<string, Sample[]>): string[][] {
   return rows;
 }
 
-function groupRows(c: Case, samples: Map<string, Sample[]>): string[][] {
+function groupRows(c: Case, samples: Map<string, Sample[]>, bun: string): string[][] {
   const rows: string[][] = [];
   const ours = samples.get('kafkats-consumer') ?? [];
   const oursRate = median(ours.map((s) => s.rate));
@@ -778,7 +835,7 @@ function groupRows(c: Case, samples: Map<string, Sample[]>): string[][] {
     const java = who.startsWith('java');
     const compared = who !== 'kafkats-consumer';
     rows.push([
-      ...readColumns(c, GROUP_LABEL[who], xs, java),
+      ...readColumns(c, groupLabel(who, bun), xs, java),
       median(xs.map((s) => s.joinMs ?? 0)).toFixed(0),
       compared ? (oursRate / rate).toFixed(2) : '',
       compared && !java ? (oursCpu / cpu).toFixed(2) : '',
@@ -1009,6 +1066,9 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
     valuesFile.set(size, file);
   }
 
+  // The Bun rows (produce and group tables) need the pinned Bun: set up before Kafka starts.
+  const bun = parts.has('produce') || parts.has('read') ? await pinnedBun() : undefined;
+  const bunVersion = bun?.version ?? 'not set up';
   let cluster: KafkaCluster | undefined;
   let admin: JavaAdmin;
   let bootstrap: string;
@@ -1027,7 +1087,16 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
     .map((x) => x.toFixed(1))
     .join(' ');
   const javaClasses = await compileProducerRounds(dir);
-  const ctx: Context = { bootstrap, admin, dir, log4j, javaClasses, valuesFile, topicSeq: 0 };
+  const ctx: Context = {
+    bootstrap,
+    admin,
+    dir,
+    log4j,
+    javaClasses,
+    valuesFile,
+    topicSeq: 0,
+    ...(bun === undefined ? {} : { bun }),
+  };
   const produceTable: string[][] = [PRODUCE_HEADER];
   const readRows: string[][] = [HEADER];
   const groupTable: string[][] = [GROUP_HEADER];
@@ -1043,6 +1112,8 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
       `    timed: the records after a 1/4 warm-up, until all acknowledged. Java: one JVM, the same warm-up, then ${JAVA_ROUNDS} rounds of the same count: cold = round 1, warm = median of the last ${JAVA_WARM_ROUNDS}.\n` +
       '    CPU: the process, every thread (Node: process.cpuUsage; Java: OperatingSystemMXBean.getProcessCpuTime), over the timed records only.\n' +
       '    alloc B/rec: Node: V8 heap growth between collections (v8.GCProfiler; Buffer contents off the heap not counted); Java: ThreadMXBean allocated bytes of every thread.\n' +
+      `  Bun ${bunVersion} rows: the worker of the kafkats Producer (produce) and of the KIP-848 Consumer (group consume), same code, job and options, run by Bun; ours = kafkats on Node.\n` +
+      "    CPU: process.cpuUsage (getrusage: the process, every thread, as on Node); alloc B/rec: JavaScriptCore's heap growth between collections as Bun's v8.GCProfiler reports it (the same calls, another engine's heap and object sizes).\n" +
       '  read: the same prepared topic from offset 0, no CRC checks.\n' +
       '  ours/peer rate > 1: kafkats faster; ours/peer CPU < 1: kafkats uses less. (Java CPU) in read tables = whole JVM incl. start-up/JIT, not compared.',
   );
@@ -1061,7 +1132,7 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
           }
         }
       }
-      produceTable.push(...produceRows(c, produced));
+      produceTable.push(...produceRows(c, produced, bunVersion));
       if (parts.has('share')) {
         // share: a prepared topic of a quarter of the read count, read once by each share
         // group (a share consumer acknowledges every record: slower than a group read)
@@ -1110,7 +1181,7 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
           group.set(who, [...(group.get(who) ?? []), s]);
         }
       }
-      groupTable.push(...groupRows(c, group));
+      groupTable.push(...groupRows(c, group, bunVersion));
       await admin.deleteTopic(topic);
       trace(`done: ${name}`);
     }

@@ -1,6 +1,8 @@
 /**
  * One run of one Node contestant of the client suite, in a process of its own (started by
  * client-suite.ts): `node client-worker.js '<job JSON>'`. Prints `RESULT <json>` on stdout.
+ * The suite's Bun rows start this same file with Bun (`bun client-worker.js '<job JSON>'`): the
+ * same code and job, another runtime; the result names the runtime that ran it.
  *
  * A fresh process per run gives every contestant the same start (cold JIT, empty heap, no
  * other client's garbage), as the JVM of Kafka's own tools has, and makes process.cpuUsage()
@@ -72,9 +74,13 @@ export interface Job {
   lingerMs: number;
   batchSize: number;
   maxInFlight: number;
+  /** The runtime the suite starts this worker with: Node (absent) or Bun (its pinned release). */
+  runtime?: 'bun';
 }
 
 export interface WorkerResult {
+  /** What ran the worker: `node 20.19.0`, `bun 1.4.5`. */
+  runtime: string;
   elapsedMs: number;
   /** user + system, µs, over the timed window. */
   cpuUs: number;
@@ -96,9 +102,13 @@ export interface WorkerResult {
   checksum?: number;
 }
 
+/** A contestant's figures; main adds the runtime. */
+type Measured = Omit<WorkerResult, 'runtime'>;
+type Timed = Pick<WorkerResult, 'elapsedMs' | 'cpuUs' | 'heapBytes'>;
+
 interface Timer {
   start(): void;
-  stop(): { elapsedMs: number; cpuUs: number; heapBytes: number };
+  stop(): Timed;
 }
 
 const born = Date.now();
@@ -112,6 +122,8 @@ function trace(what: string): void {
  * Wall clock, process CPU and V8 heap allocation over the timed window. Allocation: what the
  * heap held before each collection minus what it held after the previous one (or at start),
  * plus the growth since the last collection; every Node contestant pays the profiler alike.
+ * On Bun the same calls report JavaScriptCore's heap: Bun's node:v8 GCProfiler gives its
+ * collections, and process.cpuUsage() is getrusage of the whole process, as on Node.
  */
 function timer(): Timer {
   let t0 = 0n;
@@ -154,7 +166,7 @@ function timer(): Timer {
  * per record on Node 20. `kafkats-batch`: `sendBatch(records, callback)` per chunk, as the
  * peers send. `kafkats-js` compresses with the pure-JS backend.
  */
-async function kafkatsProduce(job: Job, values: Buffer[]): Promise<WorkerResult> {
+async function kafkatsProduce(job: Job, values: Buffer[]): Promise<Measured> {
   const cluster = await Cluster.connect(job.bootstrap);
   const compressionBackend = job.client === 'kafkats-js' ? 'js' : 'auto';
   const producer = new Producer(cluster, {
@@ -205,7 +217,7 @@ async function kafkatsProduce(job: Job, values: Buffer[]): Promise<WorkerResult>
   return backend === undefined ? r : { ...r, backend };
 }
 
-async function kafkatsRead(job: Job): Promise<WorkerResult> {
+async function kafkatsRead(job: Job): Promise<Measured> {
   const cluster = await Cluster.connect(job.bootstrap);
   const options = {
     maxWaitMs: 500,
@@ -250,7 +262,7 @@ async function kafkatsRead(job: Job): Promise<WorkerResult> {
  * committed offsets looked up), then reads from earliest. Same fetch settings as the readers;
  * no auto-commit (as the peers here).
  */
-async function kafkatsGroupRead(job: Job): Promise<WorkerResult> {
+async function kafkatsGroupRead(job: Job): Promise<Measured> {
   const cluster = await Cluster.connect(job.bootstrap);
   const consumer = new Consumer(cluster, {
     groupId: `bench-${job.client}-${job.topic}-${process.pid}`,
@@ -296,7 +308,7 @@ async function kafkatsGroupRead(job: Job): Promise<WorkerResult> {
  * is the time to the first records handed out (`firstCount` of them), `steadyMs` the time from
  * there to the last record.
  */
-async function kafkatsShareRead(job: Job): Promise<WorkerResult> {
+async function kafkatsShareRead(job: Job): Promise<Measured> {
   const cluster = await Cluster.connect(job.bootstrap);
   const groupId = `bench-share-${job.topic}-${process.pid}`;
   const set = await new Admin(cluster).incrementalAlterConfigs([
@@ -425,7 +437,7 @@ async function chunkedProduce(
   job: Job,
   values: Buffer[],
   send: (chunk: Buffer[]) => Promise<unknown>,
-): Promise<WorkerResult> {
+): Promise<Measured> {
   const t = timer();
   const total = job.warmup + job.records;
   const pool = values.length;
@@ -454,7 +466,7 @@ async function chunkedProduce(
   return r;
 }
 
-async function kafkajsProduce(job: Job, values: Buffer[]): Promise<WorkerResult> {
+async function kafkajsProduce(job: Job, values: Buffer[]): Promise<Measured> {
   const { kafkajs, kafka } = await kafkajsClient(job);
   const producer = kafka.producer({
     idempotent: true,
@@ -481,7 +493,7 @@ async function kafkajsProduce(job: Job, values: Buffer[]): Promise<WorkerResult>
   return { ...r, backend };
 }
 
-async function kafkajsRead(job: Job): Promise<WorkerResult> {
+async function kafkajsRead(job: Job): Promise<Measured> {
   const { kafka } = await kafkajsClient(job);
   const consumer = kafka.consumer({
     groupId: `bench-kafkajs-${job.topic}-${process.pid}`,
@@ -505,7 +517,7 @@ async function kafkajsRead(job: Job): Promise<WorkerResult> {
   let bytes = 0;
   let checksum = 0;
   let keyBytes = 0;
-  let r: { elapsedMs: number; cpuUs: number; heapBytes: number } | undefined;
+  let r: Timed | undefined;
   let finish = () => {};
   const done = new Promise<void>((resolve) => {
     finish = resolve;
@@ -534,7 +546,7 @@ async function kafkajsRead(job: Job): Promise<WorkerResult> {
   await consumer.disconnect();
   if (keyBytes !== 0) throw new Error(`unexpected keys: ${keyBytes} bytes`);
   return {
-    ...(r as { elapsedMs: number; cpuUs: number; heapBytes: number }),
+    ...(r as Timed),
     joinMs,
     count,
     bytes,
@@ -581,7 +593,7 @@ async function loadPlatformatic(): Promise<PlatformaticModule> {
   return (await import('@platformatic/kafka')) as unknown as PlatformaticModule;
 }
 
-async function platformaticProduce(job: Job, values: Buffer[]): Promise<WorkerResult> {
+async function platformaticProduce(job: Job, values: Buffer[]): Promise<Measured> {
   const pf = await loadPlatformatic();
   const producer = new pf.Producer({
     clientId: 'bench-platformatic',
@@ -601,7 +613,7 @@ async function platformaticProduce(job: Job, values: Buffer[]): Promise<WorkerRe
   return job.compression === 'lz4' ? { ...r, backend: '@platformatic/wasm-utils (WASM)' } : r;
 }
 
-async function platformaticRead(job: Job): Promise<WorkerResult> {
+async function platformaticRead(job: Job): Promise<Measured> {
   const pf = await loadPlatformatic();
   const consumer = new pf.Consumer({
     clientId: 'bench-platformatic',
@@ -807,7 +819,7 @@ async function main(): Promise<void> {
   }
   const job = parsed;
   const values = readValuesFile(job.valuesFile);
-  let result: WorkerResult;
+  let result: Measured;
   if (job.role === 'produce') {
     if (job.client === 'kafkats' || job.client === 'kafkats-js' || job.client === 'kafkats-batch')
       result = await kafkatsProduce(job, values);
@@ -823,7 +835,9 @@ async function main(): Promise<void> {
   else if (job.client === 'platformatic') result = await platformaticRead(job);
   else result = await kafkatsRead(job);
   trace('closed');
-  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  const bun = (process.versions as { bun?: string }).bun;
+  const runtime = bun === undefined ? `node ${process.versions.node}` : `bun ${bun}`;
+  process.stdout.write(`RESULT ${JSON.stringify({ runtime, ...result })}\n`);
   // Peers may leave timers (heartbeats, metadata refresh) behind after close.
   process.exit(0);
 }
