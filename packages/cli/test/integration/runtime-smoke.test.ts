@@ -1,16 +1,18 @@
 // One pass through what an application and an operator do first, over SASL/SCRAM on TLS: connect,
-// create a topic, produce idempotently with gzip, read it back with a group consumer and commit,
-// start a tiered-storage metadata event log and let a second manager catch up on it, then list
-// and consume the topic with the `kafkats` binary. It runs in the integration suite on Node and,
-// through vitest.smoke.config.ts (`node scripts/with-runtime.mjs <bun|deno> --smoke`), on Bun and
-// Deno: there the test worker, and the CLI spawned from `process.execPath`, run on that runtime,
-// so TLS, SASL, zlib, sockets and child processes are theirs. Every step asserts what Kafka holds.
+// create a topic, produce idempotently with gzip (and with every codec, read back by Kafka's Java
+// consumer), read it back with a group consumer and commit, start a tiered-storage metadata event
+// log and let a second manager catch up on it, then list and consume the topic with the `kafkats`
+// binary. It runs in the integration suite on Node and, through vitest.smoke.config.ts
+// (`node scripts/with-runtime.mjs <bun|deno> --smoke`), on Bun and Deno: there the test worker,
+// and the CLI spawned from `process.execPath`, run on that runtime, so TLS, SASL, zlib, native
+// addons, sockets and child processes are theirs. Every step asserts what Kafka holds.
 
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Admin, Cluster, Consumer, Producer } from '@kafkats/client';
+import { Admin, Cluster, Consumer, PartitionReader, Producer } from '@kafkats/client';
+import { compressionSupport } from '@kafkats/codec';
 import {
   KafkaMetadataEventLog,
   RemoteLogMetadataManager,
@@ -112,6 +114,43 @@ describe('a smoke run over SASL_SSL on this runtime', { retry: 0 }, () => {
     const producers = await shared.admin.describeProducers(topic);
     const ids = new Set(producers.flatMap((p) => p.producers.map((s) => String(s.producerId))));
     expect(ids.size).toBe(1);
+  });
+
+  it("every codec: what this runtime compresses, Kafka's Java consumer and our reader read back", async () => {
+    // Native addons (snappy, lz4-napi, @mongodb-js/zstd) and the runtime's own node:zlib (zstd
+    // on Bun and Deno) are what differ here; `compressionSupport()` names what runs each codec.
+    const support = compressionSupport();
+    const codecs = ['gzip', 'snappy', 'lz4', 'zstd'] as const;
+    const codecTopic = unique('smoke-codecs');
+    await shared.admin.createTopic(codecTopic, { partitions: 1, replicationFactor: 3 });
+    const values: string[] = [];
+    for (const codec of codecs) {
+      expect(support[codec].compress, `${codec} compression on ${RUNTIME}`).not.toBeNull();
+      const producer = new Producer(cluster, { compression: codec, lingerMs: 0 });
+      const batch = Array.from({ length: 5 }, (_, i) => `${codec}-${i} ${'abc '.repeat(50)}`);
+      await producer.sendBatch(batch.map((value) => ({ topic: codecTopic, partition: 0, value })));
+      await producer.close();
+      values.push(...batch);
+    }
+    const java = await shared.admin.consume(codecTopic, {
+      partition: 0,
+      maxRecords: values.length,
+      timeoutMs: 30_000,
+    });
+    expect(java.map((r) => r.value?.toString())).toEqual(values);
+
+    const reader = new PartitionReader(cluster, {
+      topic: codecTopic,
+      partition: 0,
+      startOffset: 'earliest',
+    });
+    const ours: string[] = [];
+    for await (const b of reader) {
+      for (const r of b.records) ours.push(String(r.value));
+      if (ours.length >= values.length) break;
+    }
+    await reader.close();
+    expect(ours).toEqual(values);
   });
 
   it('a group consumer reads every record back in order and commits; the admin reads the commit', async () => {
