@@ -55,6 +55,9 @@ import {
 
 type Status = 'disconnected' | 'connected' | 'disconnecting';
 
+/** kafkajs's (and Kafka's) default `transactionTimeout`, ms. */
+const TRANSACTION_TIMEOUT_MS = 60_000;
+
 /** One transaction's state: ended once its commit or abort succeeded, or the producer left. */
 interface TransactionState {
   ended: boolean;
@@ -216,15 +219,20 @@ export class FacadeProducer {
   async #close(): Promise<void> {
     this.#status = 'disconnecting';
     const producers = [...this.#producers.values()];
-    if (this.#transactional !== undefined) producers.push(this.#transactional);
+    const transactional = this.#transactional;
+    if (transactional !== undefined) producers.push(transactional);
     this.#producers.clear();
     this.#transactional = undefined;
     this.#initialized = false;
     if (this.#transaction !== undefined) this.#transaction.ended = true;
     this.#transaction = undefined;
+    // The open transaction's abort waits at most the transaction timeout: by then the coordinator
+    // aborts it itself, and a coordinator still completing a fencing producer's takeover answers
+    // CONCURRENT_TRANSACTIONS until then (kafkajs's disconnect does not abort at all).
+    const abortBound = { timeoutMs: this.#config.transactionTimeout ?? TRANSACTION_TIMEOUT_MS };
     await Promise.all(
       producers.map((p) =>
-        p.close().catch((e: unknown) => {
+        p.close(p === transactional ? abortBound : {}).catch((e: unknown) => {
           this.logger.warn(`Producer closed with an error: ${(e as Error)?.message}`, {
             error: String(e),
           });

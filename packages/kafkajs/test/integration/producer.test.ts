@@ -13,7 +13,7 @@ import {
   type ProduceTraceContext,
   produceChannel,
 } from '@kafkats/client';
-import { sharedCluster } from '@kafkats/testkit';
+import { type KafkaCluster, sharedCluster, startCluster } from '@kafkats/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   CompressionTypes,
@@ -482,6 +482,57 @@ describe('kafkajs producer facade: transactions', () => {
       'read_committed',
     );
     expect(records.map((r) => r.value?.toString())).toEqual(['taken-over']);
+  });
+});
+
+describe('kafkajs producer facade: disconnect with an open transaction', () => {
+  let own: KafkaCluster | undefined;
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  /** Whether `p` settles before `deadlineMs` passes (its outcome is not asked). */
+  async function settlesWithin(p: Promise<unknown>, deadlineMs: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), deadlineMs);
+    });
+    const settled = await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      expired,
+    ]);
+    clearTimeout(timer);
+    return settled;
+  }
+
+  it('gives up aborting after the transaction timeout when the coordinator does not answer', async () => {
+    // A private broker, frozen below: the coordinator answers nothing, as one still completing a
+    // fencing producer's takeover answers only CONCURRENT_TRANSACTIONS. Without the bound the
+    // abort's EndTxn waited a request timeout (30 s) per attempt, up to maxBlockMs (60 s).
+    own = await startCluster({ nodes: 1 });
+    const kafka = new Kafka({
+      brokers: own.bootstrap.split(','),
+      clientId: 'facade-disconnect-test',
+      logLevel: logLevel.NOTHING,
+    });
+    const topic = unique('kjs-open-txn');
+    const topicAdmin = kafka.admin();
+    await topicAdmin.connect();
+    await topicAdmin.createTopics({ topics: [{ topic }], waitForLeaders: true });
+    await topicAdmin.disconnect();
+    const producer = kafka.producer({ transactionalId: unique('txn'), transactionTimeout: 2000 });
+    await producer.connect();
+    const txn = await producer.transaction();
+    await txn.send({ topic, messages: [{ value: 'left-open' }] });
+    own.pauseNode(1);
+    try {
+      expect(await settlesWithin(producer.disconnect(), 20_000)).toBe(true);
+    } finally {
+      own.resumeNode(1);
+    }
   });
 });
 
