@@ -23,9 +23,11 @@
 // `--smoke` runs packages/cli/test/integration/runtime-smoke.test.ts on the runtime: the
 // testkit's global setup (on the runtime too) starts the shared 3-node Kafka (Java, from the
 // jars `packages/testkit/bin/kafka-dist.mjs` assembles) and the file connects over SASL_SSL,
-// produces, consumes, commits, runs the tiered-storage metadata manager and spawns the CLI with
-// the runtime's own executable. Report `smoke-<runtime>.json`. About 20 s on two cores, half
-// of it Kafka's start; a cluster that cannot start fails the run (the setup throws).
+// produces (every codec: both runtimes load the N-API addons snappy and lz4-napi and compress
+// zstd with their own node:zlib), consumes, commits, runs the tiered-storage metadata manager and
+// spawns the CLI with the runtime's own executable (Deno runs a script handed to its executable
+// as `deno run` with every permission). Report `smoke-<runtime>.json`. About 20 s on two cores,
+// half of it Kafka's start; a cluster that cannot start fails the run (the setup throws).
 //
 // What differs from Node, and how kafkats meets it: Bun's TracingChannel has no hasSubscribers
 // (wire's createTracingChannel adds one); neither runtime gives V8 precise coverage through
