@@ -100,6 +100,14 @@ const allSteps = [
     ['vitest', 'run', '--config', 'vitest.integration.config.ts', ...matrixFiles()],
     { KAFKATS_KAFKA_VERSION: version, KAFKATS_REPORT_TAG: reportTag(version) },
   ]),
+  // The real-broker smoke file (packages/cli/test/integration/runtime-smoke.test.ts, in the
+  // integration run on Node above) with vitest and its workers on each other runtime; reports
+  // `smoke-<runtime>.json`.
+  ...OTHER_RUNTIMES.map((runtime) => [
+    `real-broker smoke on ${runtime[0].toUpperCase()}${runtime.slice(1)}`,
+    'node',
+    ['scripts/with-runtime.mjs', runtime, '--smoke'],
+  ]),
   ['no Kafka JVM left behind', 'node', ['packages/testkit/bin/check-no-jvm.mjs']],
   ['benchmarks (smoke)', 'npm', ['run', 'bench:smoke', '-w', '@kafkats/benchmarks']],
 ];
@@ -150,6 +158,8 @@ let failedTests = 0;
  * (no suffix: the Node.js running this script).
  */
 const byRuntime = new Map();
+/** The real-broker smoke run per other runtime: `smoke-<runtime>.json`. */
+const smokeByRuntime = new Map();
 /** [file, report] of every vitest JSON report, for the Kafka matrix. */
 const parsed = [];
 if (existsSync(reports)) {
@@ -166,14 +176,29 @@ if (existsSync(reports)) {
       cell.failed += report.numFailedTests ?? 0;
       byRuntime.set(runtime, cell);
     }
+    if (file.startsWith('smoke-')) {
+      smokeByRuntime.set(runtimeOfReport(file), {
+        passed: report.numPassedTests ?? 0,
+        failed: report.numFailedTests ?? 0,
+      });
+    }
   }
 }
 // Each failed test, so the last lines of a run (all a CI log may keep) say what failed; and each
 // integration test that passed only on its retry, so a flaky test is never silent.
 const { failures, retried } = testOutcomes(parsed, root);
-process.stdout.write('\nunit, property and regression tests by runtime:\n');
-for (const [runtime, cell] of [...byRuntime].sort((a, b) => runtimeOrder(a[0], b[0]))) {
-  process.stdout.write(`  ${runtime}: ${cell.passed} passed, ${cell.failed} failed\n`);
+process.stdout.write(
+  '\nunit, property and regression tests by runtime (and the real-broker smoke run):\n',
+);
+const runtimes = [...new Set([...byRuntime.keys(), ...smokeByRuntime.keys()])].sort(runtimeOrder);
+for (const runtime of runtimes) {
+  const unit = byRuntime.get(runtime);
+  const smoke = smokeByRuntime.get(runtime);
+  const parts = [];
+  if (unit !== undefined) parts.push(`${unit.passed} passed, ${unit.failed} failed`);
+  if (smoke !== undefined)
+    parts.push(`real-broker smoke: ${smoke.passed} passed, ${smoke.failed} failed`);
+  process.stdout.write(`  ${runtime}: ${parts.join('; ')}\n`);
 }
 const kafkaMatrix = matrixCounts(parsed, releases.pinned);
 if (kafkaMatrix.size > 0) {
