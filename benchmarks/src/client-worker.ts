@@ -123,7 +123,8 @@ function trace(what: string): void {
  * heap held before each collection minus what it held after the previous one (or at start),
  * plus the growth since the last collection; every Node contestant pays the profiler alike.
  * On Bun the same calls report JavaScriptCore's heap: Bun's node:v8 GCProfiler gives its
- * collections, and process.cpuUsage() is getrusage of the whole process, as on Node.
+ * collections, and its heap sizes count Buffer and typed-array contents (which V8 keeps off its
+ * heap); process.cpuUsage() is getrusage of the whole process, as on Node.
  */
 function timer(): Timer {
   let t0 = 0n;
