@@ -42,30 +42,28 @@ export function ensureNode(major) {
       ? join(dir, 'node_modules', name, 'bin', 'node.exe')
       : join(dir, 'node_modules', name, 'bin', 'node');
   if (!existsSync(bin) || versionOf(bin)?.split('.')[0] !== `v${major}`) {
-    mkdirSync(dir, { recursive: true });
-    process.stderr.write(`with-node: installing ${name}@${major} into ${dir}\n`);
-    const npm = spawnSync(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        dir,
-        '--no-save',
-        '--no-package-lock',
-        '--no-audit',
-        '--no-fund',
-        `${name}@${major}`,
-      ],
-      { stdio: ['ignore', 2, 2] },
-    );
-    if (npm.status !== 0)
-      throw new Error(`npm could not install ${name}@${major} (exit ${npm.status})`);
+    installInto(dir, `${name}@${major}`, 'with-node');
     if (versionOf(bin)?.split('.')[0] !== `v${major}`) {
       throw new Error(`${bin} is not a Node.js ${major} binary after installing ${name}@${major}`);
     }
   }
   checked.set(String(major), bin);
   return bin;
+}
+
+/**
+ * `npm install <spec>` into `dir` (made if missing), outside any workspace: no package.json
+ * change, no lock file. `who` names the script in its progress line.
+ */
+export function installInto(dir, spec, who) {
+  mkdirSync(dir, { recursive: true });
+  process.stderr.write(`${who}: installing ${spec} into ${dir}\n`);
+  const npm = spawnSync(
+    'npm',
+    ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', spec],
+    { stdio: ['ignore', 2, 2] },
+  );
+  if (npm.status !== 0) throw new Error(`npm could not install ${spec} (exit ${npm.status})`);
 }
 
 function versionOf(bin) {

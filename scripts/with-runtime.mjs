@@ -34,11 +34,12 @@
 // node:inspector (the codec fuzzer's check runs unguided there); both have zstd in node:zlib, so
 // the tests of zstd through packages are skipped on them, as on Node 22.15 and later.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packagesWithUnitTests } from './unit-packages.mjs';
+import { installInto } from './with-node.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -79,24 +80,7 @@ export function ensureRuntime(runtime) {
   const dir = join(cache, `${runtime}-${version}`);
   const bin = join(dir, 'node_modules', name, inPackage);
   if (versionOf(runtime, bin) !== version) {
-    mkdirSync(dir, { recursive: true });
-    process.stderr.write(`with-runtime: installing ${name}@${version} into ${dir}\n`);
-    const npm = spawnSync(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        dir,
-        '--no-save',
-        '--no-package-lock',
-        '--no-audit',
-        '--no-fund',
-        `${name}@${version}`,
-      ],
-      { stdio: ['ignore', 2, 2] },
-    );
-    if (npm.status !== 0)
-      throw new Error(`npm could not install ${name}@${version} (exit ${npm.status})`);
+    installInto(dir, `${name}@${version}`, 'with-runtime');
     const found = versionOf(runtime, bin);
     if (found !== version) {
       throw new Error(
