@@ -1,4 +1,5 @@
 import {
+  type BuilderCompressOptions,
   type CompressionBackend,
   type CompressionCodec,
   decodeRecordBatches,
@@ -74,6 +75,9 @@ const RATIO_IMPROVING_STEP = 0.005;
  */
 const MAX_FREE_BUFFERS = 32;
 
+/** No batches (shared, never written). */
+const NONE: readonly ProducerBatch[] = Object.freeze([]);
+
 /**
  * Batches per partition, as Kafka's RecordAccumulator keeps them. A record is written into the
  * open (last) batch of its partition; when it does not fit there, that batch closes and a new
@@ -90,6 +94,8 @@ export class Accumulator {
   readonly #maxBatchBytes: number;
   readonly #lingerMs: number;
   readonly #encoding: BatchEncoding;
+  /** How a closing batch is compressed: one object for every batch. */
+  readonly #compressOptions: BuilderCompressOptions;
   readonly #onReady: () => void;
   readonly #onRelease: () => void;
   /** Buffers of finished batches, for new ones (at most MAX_FREE_BUFFERS). */
@@ -127,6 +133,10 @@ export class Accumulator {
     this.#bufferMemory = bufferMemory;
     this.#lingerMs = lingerMs;
     this.#encoding = encoding;
+    this.#compressOptions = {
+      backend: encoding.compressionBackend,
+      ...(encoding.compressionLevel === undefined ? {} : { level: encoding.compressionLevel }),
+    };
     this.#onReady = onReady;
     this.#onRelease = onRelease;
   }
@@ -250,7 +260,9 @@ export class Accumulator {
    */
   closeDue(nowMs: number): number {
     let next = Number.POSITIVE_INFINITY;
-    for (const q of this.#queues) {
+    const queues = this.#queues;
+    for (let i = 0; i < queues.length; i++) {
+      const q = queues[i] as PartitionQueue;
       const last = q.batches[q.batches.length - 1];
       if (last === undefined || last.closed) continue;
       const due = last.createdMs + this.#lingerMs;
@@ -279,12 +291,8 @@ export class Accumulator {
     if (batch.closed) return false;
     batch.closed = true;
     const builder = batch.builder as RecordBatchBuilder;
-    const e = this.#encoding;
-    const codec = e.compression;
-    const options = {
-      backend: e.compressionBackend,
-      ...(e.compressionLevel === undefined ? {} : { level: e.compressionLevel }),
-    };
+    const codec = this.#encoding.compression;
+    const options = this.#compressOptions;
     if (codec === 'none' || codec === 'lz4' || codec === 'snappy') {
       try {
         if (codec !== 'none') builder.compress(codec, options);
@@ -448,19 +456,22 @@ export class Accumulator {
    * one has time left, as Kafka's RecordAccumulator.expiredBatches does: a pass costs one look
    * per partition, not one per batch, however full the buffer is.
    */
-  expired(nowMs: number, deliveryTimeoutMs: number): ProducerBatch[] {
-    const out: ProducerBatch[] = [];
-    for (const q of this.#queues) {
-      const batches = q.batches;
+  expired(nowMs: number, deliveryTimeoutMs: number): readonly ProducerBatch[] {
+    // Called on every sender pass: nothing is allocated when nothing expired.
+    let out: ProducerBatch[] | undefined;
+    const queues = this.#queues;
+    for (let i = 0; i < queues.length; i++) {
+      const batches = (queues[i] as PartitionQueue).batches;
       let n = 0;
       while (n < batches.length && nowMs - batches[n]!.createdMs >= deliveryTimeoutMs) n++;
       if (n === 0) continue;
+      out ??= [];
       for (const b of batches.splice(0, n)) {
         b.closed = true;
         out.push(b);
       }
     }
-    return out;
+    return out ?? NONE;
   }
 
   /**
@@ -471,8 +482,9 @@ export class Accumulator {
    */
   nextExpiryMs(deliveryTimeoutMs: number): number {
     let first = Number.POSITIVE_INFINITY;
-    for (const q of this.#queues) {
-      const head = q.batches[0];
+    const queues = this.#queues;
+    for (let i = 0; i < queues.length; i++) {
+      const head = (queues[i] as PartitionQueue).batches[0];
       if (head !== undefined && head.createdMs < first) first = head.createdMs;
     }
     return first + deliveryTimeoutMs;

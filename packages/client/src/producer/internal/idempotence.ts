@@ -37,6 +37,11 @@ export class IdempotenceState {
   readonly #transactional: boolean;
   readonly #maxInFlight: number;
   readonly #partitions = new Map<string, PartitionSequences>();
+  /**
+   * The same entries by topic, then partition: what a drain and an answer look up, with no
+   * key string made per batch. Cleared with `#partitions`.
+   */
+  readonly #byTopic = new Map<string, (PartitionSequences | undefined)[]>();
   /** Partitions whose in-flight batches must be renumbered by the next epoch bump. */
   readonly #toRewrite = new Set<string>();
   /**
@@ -73,6 +78,7 @@ export class IdempotenceState {
   /** Forgets every partition's sequences (a transactional producer's new epoch). */
   resetSequences(): void {
     this.#partitions.clear();
+    this.#byTopic.clear();
     this.#toRewrite.clear();
     this.#unresolved.clear();
     this.epochBumpRequired = false;
@@ -80,6 +86,9 @@ export class IdempotenceState {
   }
 
   #entry(topic: string, partition: number): PartitionSequences {
+    let row = this.#byTopic.get(topic);
+    const known = row?.[partition];
+    if (known !== undefined) return known;
     const k = key(topic, partition);
     let e = this.#partitions.get(k);
     if (e === undefined) {
@@ -94,6 +103,11 @@ export class IdempotenceState {
       };
       this.#partitions.set(k, e);
     }
+    if (row === undefined) {
+      row = [];
+      this.#byTopic.set(topic, row);
+    }
+    row[partition] = e;
     return e;
   }
 
@@ -315,6 +329,8 @@ export class IdempotenceState {
    * previous epoch, the current epoch's fresh start, with no further bump).
    */
   resolveSequences(): void {
+    // Called on every pass: no iterator made when nothing is unresolved.
+    if (this.#unresolved.size === 0) return;
     for (const k of this.#unresolved.keys()) {
       const e = this.#partitions.get(k);
       if (e !== undefined && e.inflight.length > 0) continue;
@@ -353,6 +369,7 @@ export class IdempotenceState {
       this.producerId = -1n;
       this.producerEpoch = -1;
       this.#partitions.clear();
+      this.#byTopic.clear();
       this.#toRewrite.clear();
       this.#unresolved.clear();
       this.#acknowledged.clear();

@@ -10,7 +10,7 @@ import {
   type ProduceResponse,
   ProtocolError,
 } from '@kafkats/codec';
-import type { LeaderHint } from '@kafkats/meta';
+import type { ClusterSendOptions, LeaderHint } from '@kafkats/meta';
 import { AuthenticationError, errorFields, UnsupportedVersionError } from '@kafkats/wire';
 import { type ProduceTraceContext, produceChannel } from '../../client-diagnostics.js';
 import type { ProducerCluster } from '../producer-cluster.js';
@@ -45,6 +45,79 @@ const FATAL_PRODUCE_ERRORS: ReadonlySet<number> = new Set([
   ErrorCode.UNSUPPORTED_VERSION,
   ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
 ]);
+
+/** A Produce request of one batch per partition, topics in the order of their first batch. */
+function produceRequest(
+  batches: readonly ProducerBatch[],
+  version: number,
+  snapshot: ReturnType<ProducerCluster['snapshot']>,
+  options: ResolvedProducerOptions,
+): ProduceRequest {
+  let topicData: ProduceRequestTopicProduceData[] | undefined;
+  // Batches of one topic mostly come together: the last topic is looked at before the map.
+  // Lists start as literals of their first entry (a push onto [] makes room for 16).
+  let byName: Map<string, ProduceRequestTopicProduceData> | undefined;
+  for (let i = 0; i < batches.length; i++) {
+    const b = batches[i] as ProducerBatch;
+    const partition = createProduceRequestPartitionProduceData({
+      index: b.partition,
+      records: b.encoded,
+    });
+    const last = topicData?.[topicData.length - 1];
+    let t = last !== undefined && last.name === b.topic ? last : undefined;
+    if (t === undefined && topicData !== undefined) {
+      if (byName === undefined) {
+        byName = new Map();
+        for (const x of topicData) if (!byName.has(x.name)) byName.set(x.name, x);
+      }
+      t = byName.get(b.topic);
+    }
+    if (t !== undefined) {
+      t.partitionData.push(partition);
+      continue;
+    }
+    // Names up to v12, topic ids from v13: the codec drops whichever the version lacks.
+    t = createProduceRequestTopicProduceData({ name: b.topic, partitionData: [partition] });
+    if (version >= 13) t.topicId = snapshot.topic(b.topic)?.topicId ?? t.topicId;
+    if (topicData === undefined) topicData = [t];
+    else topicData.push(t);
+    byName?.set(b.topic, t);
+  }
+  return ProduceApi.createRequest({
+    transactionalId: options.transactionalId ?? null,
+    acks: options.acks,
+    timeoutMs: options.requestTimeoutMs,
+    topicData: topicData ?? [],
+  });
+}
+
+/**
+ * The answer for `batch` in a Produce response: by topic name up to v12, by topic id from v13
+ * (the id the request carried, from the same snapshot).
+ */
+function partitionResponse(
+  response: ProduceResponse,
+  batch: ProducerBatch,
+  snapshot: ReturnType<ProducerCluster['snapshot']>,
+): ProduceResponse['responses'][number]['partitionResponses'][number] | undefined {
+  let topicId: string | undefined;
+  const topics = response.responses;
+  for (let i = 0; i < topics.length; i++) {
+    const t = topics[i] as (typeof topics)[number];
+    if (t.name !== '') {
+      if (t.name !== batch.topic) continue;
+    } else {
+      topicId ??= snapshot.topic(batch.topic)?.topicId;
+      if (topicId === undefined || t.topicId !== topicId) continue;
+    }
+    const partitions = t.partitionResponses;
+    for (let k = 0; k < partitions.length; k++) {
+      const p = partitions[k] as (typeof partitions)[number];
+      if (p.index === batch.partition) return p;
+    }
+  }
+  return undefined;
+}
 
 /** True for errors that end the producer rather than one batch. */
 export function isFatalError(error: unknown): boolean {
@@ -82,6 +155,8 @@ export class Sender {
   #stopped = false;
   /** The fatal error that halted the sender, if one did. */
   #halted: Error | undefined;
+  /** The options of Produce sends, for the current `produceVersionCap`. */
+  #sendOptions: ClusterSendOptions | undefined;
   /** Pins Produce to at most this version (transactions of the first generation: v11). */
   produceVersionCap: number | undefined;
   /** Counters behind `Producer.metrics()`. */
@@ -138,11 +213,14 @@ export class Sender {
   wakeup(): void {
     if (this.#scheduled || this.#stopped) return;
     this.#scheduled = true;
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#run();
-    });
+    setImmediate(this.#onWakeup);
   }
+
+  /** The drain pass `wakeup` schedules: one function for the sender's life. */
+  readonly #onWakeup = (): void => {
+    this.#scheduled = false;
+    this.#run();
+  };
 
   /** Makes sure a drain pass runs no later than `atMs` (linger and backoff deadlines). */
   scheduleAt(atMs: number): void {
@@ -237,7 +315,9 @@ export class Sender {
       if (abortWith !== undefined) this.failQueued(abortWith);
     }
     let next = this.#accumulator.closeDue(now);
-    for (const batch of this.#accumulator.expired(now, this.#options.deliveryTimeoutMs)) {
+    const expired = this.#accumulator.expired(now, this.#options.deliveryTimeoutMs);
+    for (let i = 0; i < expired.length; i++) {
+      const batch = expired[i] as ProducerBatch;
       // Only a batch that was sent has a sequence; it expires between attempts, so the broker
       // may have written an earlier one (Kafka's Sender marks such a batch unresolved).
       this.#fail(batch, this.#timeoutError(batch), 'unknown');
@@ -262,29 +342,37 @@ export class Sender {
   #drain(now: number): number {
     const snapshot = this.#cluster.snapshot();
     const idem = this.#idempotence;
+    const queues = this.#accumulator.queues();
     let next = Number.POSITIVE_INFINITY;
     // A broker with one ready batch also takes the open batches of its other partitions, as
-    // Kafka's Sender drains every partition of a ready node: fewer, fuller requests.
-    const readyNodes = new Set<number>();
-    for (const q of this.#accumulator.queues()) {
+    // Kafka's Sender drains every partition of a ready node: fewer, fuller requests. (Indexed
+    // loops, collections made only when used: a pass runs for about every other batch.)
+    let readyNodes: Set<number> | undefined;
+    for (let i = 0; i < queues.length; i++) {
+      const q = queues[i] as PartitionQueue;
       const head = q.batches[0];
       if (head === undefined || head.encoded === null || head.retryAtMs > now) continue;
       const leader = snapshot.leaderFor(q.topic, q.partition);
-      if (leader !== undefined) readyNodes.add(leader);
-    }
-    for (const node of readyNodes) {
+      if (leader === undefined || readyNodes?.has(leader) === true) continue;
+      readyNodes ??= new Set();
+      readyNodes.add(leader);
       this.#nodeReady(
-        node,
+        leader,
         now,
-        (this.#inFlightPerNode.get(node) ?? 0) < this.#options.maxInFlight,
+        (this.#inFlightPerNode.get(leader) ?? 0) < this.#options.maxInFlight,
       );
     }
     for (;;) {
-      const requests = new Map<number, { batches: ProducerBatch[]; bytes: number }>();
-      for (const q of this.#accumulator.queues()) {
+      // Requests by leader, in the order they were started.
+      let requests: { node: number; batches: ProducerBatch[]; bytes: number }[] | undefined;
+      let byNode:
+        | Map<number, { node: number; batches: ProducerBatch[]; bytes: number }>
+        | undefined;
+      for (let i = 0; i < queues.length; i++) {
+        const q = queues[i] as PartitionQueue;
         const head = q.batches[0];
         if (head === undefined) continue;
-        if (!head.closed && head.recordCount > 0) {
+        if (!head.closed && head.recordCount > 0 && readyNodes !== undefined) {
           const leader = snapshot.leaderFor(q.topic, q.partition);
           if (leader !== undefined && readyNodes.has(leader)) this.#accumulator.close(head);
         }
@@ -298,11 +386,20 @@ export class Sender {
           this.#staleTopics.add(q.topic);
           continue;
         }
-        let request = requests.get(leader);
+        let request: { node: number; batches: ProducerBatch[]; bytes: number } | undefined;
+        if (byNode !== undefined) request = byNode.get(leader);
+        else if (requests !== undefined) {
+          // Few leaders: a scan; a map once there are more.
+          for (let k = 0; k < requests.length && request === undefined; k++)
+            if (requests[k]?.node === leader) request = requests[k];
+        }
         if (request === undefined) {
           if ((this.#inFlightPerNode.get(leader) ?? 0) >= this.#options.maxInFlight) continue;
-          request = { batches: [], bytes: 0 };
-          requests.set(leader, request);
+          request = { node: leader, batches: [], bytes: 0 };
+          if (requests === undefined) requests = [request];
+          else requests.push(request);
+          if (byNode !== undefined) byNode.set(leader, request);
+          else if (requests.length > 8) byNode = new Map(requests.map((r) => [r.node, r]));
         }
         const size = head.encoded.length;
         if (request.batches.length > 0 && request.bytes + size > this.#options.maxRequestSize)
@@ -318,10 +415,13 @@ export class Sender {
         request.bytes += size;
       }
       let sent = 0;
-      for (const [node, request] of requests) {
-        if (request.batches.length === 0) continue;
-        this.#send(node, request.batches);
-        sent++;
+      if (requests !== undefined) {
+        for (let i = 0; i < requests.length; i++) {
+          const request = requests[i] as (typeof requests)[number];
+          if (request.batches.length === 0) continue;
+          this.#send(request.node, request.batches);
+          sent++;
+        }
       }
       if (sent === 0) return next;
     }
@@ -329,49 +429,56 @@ export class Sender {
 
   #send(node: number, batches: ProducerBatch[]): void {
     this.#inFlightPerNode.set(node, (this.#inFlightPerNode.get(node) ?? 0) + 1);
-    const options = this.#options;
     const counters = this.counters;
     counters.batchesSent += batches.length;
-    for (const b of batches) counters.bytesSent += b.encoded?.length ?? 0;
+    for (let i = 0; i < batches.length; i++) counters.bytesSent += batches[i]?.encoded?.length ?? 0;
     const traced = produceChannel.hasSubscribers ? this.#traceStart(node, batches) : null;
     const snapshot = this.#cluster.snapshot();
-    const build = (version: number): ProduceRequest => {
-      const topics = new Map<string, ProduceRequestTopicProduceData>();
-      for (const b of batches) {
-        let t = topics.get(b.topic);
-        if (t === undefined) {
-          // Names up to v12, topic ids from v13: the codec drops whichever the version lacks.
-          t = createProduceRequestTopicProduceData({ name: b.topic });
-          if (version >= 13) t.topicId = snapshot.topic(b.topic)?.topicId ?? t.topicId;
-          topics.set(b.topic, t);
-        }
-        t.partitionData.push(
-          createProduceRequestPartitionProduceData({ index: b.partition, records: b.encoded }),
-        );
-      }
-      return ProduceApi.createRequest({
-        transactionalId: options.transactionalId ?? null,
-        acks: options.acks,
-        timeoutMs: options.requestTimeoutMs,
-        topicData: [...topics.values()],
-      });
-    };
-    const cap = this.produceVersionCap;
+    const options = this.#options;
+    // One request per batch at full speed: its closures share one context, and what ends it
+    // runs in the handlers (a `finally` would add a promise and a closure per request).
     this.#cluster
-      .sendToNode(node, ProduceApi, build, {
-        maxAttempts: 1,
-        timeoutMs: options.requestTimeoutMs,
-        ...(cap === undefined ? {} : { version: cap }),
-      })
-      .then(
-        (response) => this.#onResponse(node, batches, response, snapshot),
-        (error: unknown) => this.#onRequestError(node, batches, error),
+      .sendToNode(
+        node,
+        ProduceApi,
+        (version) => produceRequest(batches, version, snapshot, options),
+        this.#produceSendOptions(),
       )
-      .finally(() => {
-        this.#inFlightPerNode.set(node, (this.#inFlightPerNode.get(node) ?? 1) - 1);
-        if (traced !== null) this.#traceEnd(batches, traced);
-        this.wakeup();
-      });
+      .then(
+        (response) => {
+          try {
+            this.#onResponse(node, batches, response, snapshot);
+          } finally {
+            this.#requestDone(node, batches, traced);
+          }
+        },
+        (error: unknown) => {
+          try {
+            this.#onRequestError(node, batches, error);
+          } finally {
+            this.#requestDone(node, batches, traced);
+          }
+        },
+      );
+  }
+
+  /** The options of every Produce send (one object while the version cap stays). */
+  #produceSendOptions(): ClusterSendOptions {
+    const cap = this.produceVersionCap;
+    let o = this.#sendOptions;
+    if (o === undefined || o.version !== cap) {
+      o = { maxAttempts: 1, timeoutMs: this.#options.requestTimeoutMs };
+      if (cap !== undefined) o = { ...o, version: cap };
+      this.#sendOptions = o;
+    }
+    return o;
+  }
+
+  /** A Produce request was answered or failed and its outcome handled. */
+  #requestDone(node: number, batches: readonly ProducerBatch[], traced: number | null): void {
+    this.#inFlightPerNode.set(node, (this.#inFlightPerNode.get(node) ?? 1) - 1);
+    if (traced !== null) this.#traceEnd(batches, traced);
+    this.wakeup();
   }
 
   /** Opens a `kafkats:produce` trace per batch (only while someone subscribes). */
@@ -426,16 +533,10 @@ export class Sender {
       for (const b of batches) this.#succeed(b, -1n, -1n, -1n);
       return;
     }
-    // v13+ answers by topic id: map ids back to the names the batches carry.
-    const byTopic = new Map<string, ProduceResponse['responses'][number]>();
-    for (const t of response.responses) {
-      const name =
-        t.name !== '' ? t.name : snapshot.topics.find((x) => x.topicId === t.topicId)?.name;
-      if (name !== undefined) byTopic.set(name, t);
-    }
-    const hints: LeaderHint[] = [];
-    for (const b of batches) {
-      const p = byTopic.get(b.topic)?.partitionResponses.find((x) => x.index === b.partition);
+    let hints: LeaderHint[] | undefined;
+    for (let i = 0; i < batches.length; i++) {
+      const b = batches[i] as ProducerBatch;
+      const p = partitionResponse(response, b, snapshot);
       if (p === undefined) {
         this.#retryOrFail(
           b,
@@ -472,6 +573,7 @@ export class Sender {
       }
       if (p.currentLeader.leaderId >= 0 && p.currentLeader.leaderEpoch >= 0) {
         // KIP-951: the answer names the new leader; install it instead of refetching metadata.
+        hints ??= [];
         hints.push({
           topic: b.topic,
           partition: b.partition,
@@ -483,7 +585,7 @@ export class Sender {
       }
       this.#retryOrFail(b, error, p.errorCode, p.logStartOffset);
     }
-    if (hints.length > 0) {
+    if (hints !== undefined) {
       this.#cluster.applyLeaderHints(
         hints,
         response.nodeEndpoints.map((e) => ({
