@@ -45,6 +45,9 @@ const OTHER_NODES = ['22', '24'];
  */
 const OTHER_RUNTIMES = ['bun', 'deno'];
 
+/** `Bun` for `bun`: how a runtime is named in step names and the summary. */
+const runtimeName = (runtime) => `${runtime[0].toUpperCase()}${runtime.slice(1)}`;
+
 const releases = kafkaReleases(root);
 
 /**
@@ -81,7 +84,7 @@ const allSteps = [
     ['scripts/with-node.mjs', major, '--unit'],
   ]),
   ...OTHER_RUNTIMES.map((runtime) => [
-    `unit, property and regression tests on ${runtime[0].toUpperCase()}${runtime.slice(1)}`,
+    `unit, property and regression tests on ${runtimeName(runtime)}`,
     'node',
     ['scripts/with-runtime.mjs', runtime, '--unit'],
   ]),
@@ -104,7 +107,7 @@ const allSteps = [
   // integration run on Node above) with vitest and its workers on each other runtime; reports
   // `smoke-<runtime>.json`.
   ...OTHER_RUNTIMES.map((runtime) => [
-    `real-broker smoke on ${runtime[0].toUpperCase()}${runtime.slice(1)}`,
+    `real-broker smoke on ${runtimeName(runtime)}`,
     'node',
     ['scripts/with-runtime.mjs', runtime, '--smoke'],
   ]),
@@ -141,7 +144,7 @@ function runtimeOfReport(file) {
   const suffix = /-(node\d+|bun|deno)\.json$/.exec(file)?.[1];
   if (suffix === undefined) return `Node ${process.versions.node.split('.')[0]}`;
   if (suffix.startsWith('node')) return `Node ${suffix.slice(4)}`;
-  return `${suffix[0].toUpperCase()}${suffix.slice(1)}`;
+  return runtimeName(suffix);
 }
 
 /** Node majors in order, then the other runtimes by name. */
