@@ -74,6 +74,7 @@ export { DEFAULT_MAX_UNCOMPRESSED_BYTES } from './records/record-batch.js';
 export type { BuilderCompressOptions } from './records/record-batch-builder.js';
 export { RecordBatchBuilder } from './records/record-batch-builder.js';
 export { RecordBatchError } from './records/record-batch-error.js';
+export { RecordColumns } from './records/record-columns.js';
 export type { RecordHeadersInput, RecordHeaderValue } from './records/record-fields.js';
 export { recordSizeInBytes } from './records/record-fields.js';
 export { ZERO_UUID } from './uuid.js';

@@ -13,17 +13,21 @@ import {
 import { crc32 } from './crc32c.js';
 import { ATTR_COMPRESSION_MASK, ATTR_LOG_APPEND_TIME, LOG_OVERHEAD } from './layout.js';
 import {
-  KafkaRecord,
+  type KafkaRecord,
+  RECORD_SLOTS,
   type RecordBase,
   RecordTable,
   S_ATTRIBUTES,
   S_KEY_LEN,
   S_KEY_POS,
+  S_OFFSET_DELTA,
+  S_TIMESTAMP_DELTA,
   S_VALUE_LEN,
   S_VALUE_POS,
 } from './record.js';
-import type { RecordBatch } from './record-batch.js';
+import { type RecordBatch, RecordIterator } from './record-batch.js';
 import { RecordBatchError } from './record-batch-error.js';
+import { RecordColumns } from './record-columns.js';
 import { type ViewSource, viewSource } from './view.js';
 
 /** crc (4) + magic (1) + attributes (1) + key length (4) + value length (4). */
@@ -97,17 +101,48 @@ function base(offset: bigint, timestamp: bigint, logAppendTime: bigint | null): 
   return { baseOffset: offset, baseTimestamp: timestamp, logAppendTime, baseSequence: -1 };
 }
 
-/** A legacy message as a record: a one-record table carrying the message's own offset and timestamp. */
-function toRecord(src: ViewSource, m: LegacyMessage, b: RecordBase): KafkaRecord {
-  const table = new RecordTable(b, src, 1);
+/**
+ * The messages of one top-level legacy message as a record table: offsets relative to the
+ * first message's (`shift` makes v1's relative inner offsets absolute), timestamps relative
+ * to the first message's, those beyond int32 kept as wide deltas.
+ */
+function toTable(
+  src: ViewSource,
+  messages: readonly LegacyMessage[],
+  shift: bigint,
+  logAppendTime: bigint | null,
+  wrapperOffset: bigint,
+): RecordTable {
+  const first = messages[0]!;
+  const table = new RecordTable(
+    base(first.offset + shift, first.timestamp, logAppendTime),
+    src,
+    messages.length,
+  );
   const slots = table.slots;
-  slots[S_ATTRIBUTES] = m.attributes;
-  slots[S_KEY_POS] = m.keyPos;
-  slots[S_KEY_LEN] = m.keyLen;
-  slots[S_VALUE_POS] = m.valuePos;
-  slots[S_VALUE_LEN] = m.valueLen;
-  table.count = 1;
-  return new KafkaRecord(table, 0);
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    const s = i * RECORD_SLOTS;
+    const offsetDelta = m.offset - first.offset;
+    if (offsetDelta !== BigInt.asIntN(32, offsetDelta)) {
+      fail('CORRUPT', wrapperOffset, `inner message ${i} is ${offsetDelta} offsets from the first`);
+    }
+    slots[s + S_OFFSET_DELTA] = Number(offsetDelta);
+    const timestampDelta = m.timestamp - first.timestamp;
+    if (timestampDelta === BigInt.asIntN(32, timestampDelta)) {
+      slots[s + S_TIMESTAMP_DELTA] = Number(timestampDelta);
+    } else {
+      table.wideTimestamps ??= new Map();
+      table.wideTimestamps.set(i, timestampDelta);
+    }
+    slots[s + S_ATTRIBUTES] = m.attributes;
+    slots[s + S_KEY_POS] = m.keyPos;
+    slots[s + S_KEY_LEN] = m.keyLen;
+    slots[s + S_VALUE_POS] = m.valuePos;
+    slots[s + S_VALUE_LEN] = m.valueLen;
+  }
+  table.count = messages.length;
+  return table;
 }
 
 /** @internal one top-level legacy message, seen as a batch */
@@ -132,7 +167,7 @@ export class LegacyRecordBatch implements RecordBatch {
   readonly lastSequence = -1;
   readonly recordCount: number;
   readonly buffer: Buffer;
-  private readonly list: readonly KafkaRecord[];
+  private readonly table: RecordTable;
 
   get lastOffsetDelta(): number {
     return Number(this.lastOffset - this.baseOffset);
@@ -171,7 +206,7 @@ export class LegacyRecordBatch implements RecordBatch {
       this.baseTimestamp = m.timestamp;
       this.maxTimestamp = m.timestamp;
       this.recordCount = 1;
-      this.list = [toRecord(viewSource(buf), m, base(m.offset, m.timestamp, null))];
+      this.table = toTable(viewSource(buf), [m], 0n, null, m.offset);
       return;
     }
     if (m.valueLen < 0) fail('CORRUPT', m.offset, 'compressed wrapper message has a null value');
@@ -212,24 +247,24 @@ export class LegacyRecordBatch implements RecordBatch {
     const last = messages[messages.length - 1]!;
     const shift = m.magic === 1 ? m.offset - last.offset : 0n;
     const wrapperTs = logAppend ? m.timestamp : null;
-    const list: KafkaRecord[] = new Array(messages.length);
-    const innerSrc = viewSource(inner);
     let maxTs = -1n;
-    for (let i = 0; i < messages.length; i++) {
-      const im = messages[i]!;
+    for (const im of messages) {
       const ts = wrapperTs ?? im.timestamp;
       if (ts > maxTs) maxTs = ts;
-      list[i] = toRecord(innerSrc, im, base(im.offset + shift, im.timestamp, wrapperTs));
     }
     this.baseOffset = messages[0]!.offset + shift;
     this.lastOffset = m.offset;
     this.baseTimestamp = messages[0]!.timestamp;
     this.maxTimestamp = m.magic === 1 ? m.timestamp : maxTs;
-    this.recordCount = list.length;
-    this.list = list;
+    this.recordCount = messages.length;
+    this.table = toTable(viewSource(inner), messages, shift, wrapperTs, m.offset);
   }
 
   records(): IterableIterator<KafkaRecord> {
-    return this.list[Symbol.iterator]();
+    return new RecordIterator(this.table);
+  }
+
+  columns(): RecordColumns {
+    return new RecordColumns(this.table, 0, this.table.count);
   }
 }

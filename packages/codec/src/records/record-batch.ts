@@ -37,6 +37,7 @@ import {
   S_VALUE_POS,
 } from './record.js';
 import { RecordBatchError } from './record-batch-error.js';
+import { RecordColumns } from './record-columns.js';
 import { viewSource } from './view.js';
 
 /** Smallest encoded record: length varint, attributes, and five one-byte varints. */
@@ -93,6 +94,14 @@ export interface RecordBatch {
    *   decompression fails or passes the size limit
    */
   records(): IterableIterator<KafkaRecord>;
+  /**
+   * The records as columns, read the same way as `records()` (the same one pass, shared with
+   * it): fields by index, with no record object made until one is asked for. A malformed
+   * record ends the columns before it, with `error` set.
+   *
+   * @throws RecordBatchError when decompression fails or passes the size limit
+   */
+  columns(): RecordColumns;
 }
 
 /** Options for {@link decodeRecordBatches}. */
@@ -251,13 +260,22 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
     return body;
   }
 
-  records(): IterableIterator<KafkaRecord> {
+  private readTable(): RecordTable {
     let table = this.table;
     if (table === null) {
       table = readRecordTable(this, this.recordsSection());
       this.table = table;
     }
-    return new RecordIterator(table);
+    return table;
+  }
+
+  records(): IterableIterator<KafkaRecord> {
+    return new RecordIterator(this.readTable());
+  }
+
+  columns(): RecordColumns {
+    const table = this.readTable();
+    return new RecordColumns(table, 0, table.count);
   }
 }
 
@@ -484,8 +502,11 @@ function slowVarint(c: Cursor, p: number, end: number, long: boolean): number {
   return long ? c.readVarlong() : c.readVarint();
 }
 
-/** Hands out the records of a {@link RecordTable}, then throws its error if it has one. */
-class RecordIterator implements IterableIterator<KafkaRecord> {
+/**
+ * @internal Hands out the records of a {@link RecordTable}, then throws its error if it has
+ * one.
+ */
+export class RecordIterator implements IterableIterator<KafkaRecord> {
   private readonly table: RecordTable;
   private index = 0;
 

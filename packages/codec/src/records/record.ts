@@ -24,7 +24,8 @@ export interface RecordBase {
   readonly baseSequence: number;
 }
 
-const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
+/** @internal the headers of every record that has none */
+export const NO_HEADERS: readonly RecordHeader[] = Object.freeze([]);
 
 /** Int32 slots per record in {@link RecordTable.slots}. */
 export const RECORD_SLOTS = 8;
@@ -218,8 +219,8 @@ function varintAt(buf: Buffer, p: number): number {
   return (z >>> 1) ^ -(z & 1);
 }
 
-/** Decodes the headers of record `i` (at least one) and keeps them in its table. */
-function decodeHeaders(t: RecordTable, i: number): readonly RecordHeader[] {
+/** @internal Decodes the headers of record `i` (at least one) and keeps them in its table. */
+export function decodeHeaders(t: RecordTable, i: number): readonly RecordHeader[] {
   const s = i * RECORD_SLOTS;
   const count = t.slots[s + S_HEADER_COUNT]!;
   const buf = t.src.buf;
@@ -249,10 +250,10 @@ function decodeHeaders(t: RecordTable, i: number): readonly RecordHeader[] {
 }
 
 /**
- * The timestamp of record `i` of a LogAppendTime batch (the batch's max timestamp) or of a
- * batch with deltas beyond int32.
+ * @internal The timestamp of record `i` of a LogAppendTime batch (the batch's max timestamp)
+ * or of a batch with deltas beyond int32.
  */
-function rareTimestamp(t: RecordTable, i: number): bigint {
+export function rareTimestamp(t: RecordTable, i: number): bigint {
   if (t.logAppendTime !== null) return t.logAppendTime;
   const wide = t.wideTimestamps?.get(i);
   const delta = wide ?? BigInt(t.slots[i * RECORD_SLOTS + S_TIMESTAMP_DELTA]!);

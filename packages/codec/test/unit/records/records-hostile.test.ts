@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   CodecError,
@@ -5,6 +6,7 @@ import {
   type CompressionCodec,
   compress,
   compressionSupport,
+  crc32,
   crc32c,
   decodeRecordBatches,
   encodeRecordBatchSync,
@@ -241,4 +243,40 @@ describe('zip bombs', () => {
       expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(160 * 1024 * 1024);
     });
   }
+
+  it('a legacy wrapper whose inner offsets span more than int32 is CORRUPT, naming the message', () => {
+    // v0 messages: offset, size, crc (IEEE, from the magic byte on), magic 0, attributes,
+    // null key, value. Absolute inner offsets 7 and 7 + 2^31 in one gzip wrapper.
+    const message = (offset: bigint, attributes: number, value: Buffer) => {
+      const body = Buffer.alloc(10 + value.length);
+      body[0] = 0;
+      body[1] = attributes;
+      body.writeInt32BE(-1, 2);
+      body.writeInt32BE(value.length, 6);
+      value.copy(body, 10);
+      const head = Buffer.alloc(16);
+      head.writeBigInt64BE(offset, 0);
+      head.writeInt32BE(4 + body.length, 8);
+      head.writeUInt32BE(crc32(body), 12);
+      return Buffer.concat([head, body]);
+    };
+    const inner = Buffer.concat([
+      message(7n, 0, Buffer.from('a')),
+      message(7n + 2n ** 31n, 0, Buffer.from('b')),
+    ]);
+    const wrapper = message(7n + 2n ** 31n, 1, gzipSync(inner));
+    const e = expectCodecError(() => consume(wrapper), 'ERR_KAFKA_CODEC_CORRUPT');
+    expect(e.message).toMatch(/inner message 1 is 2147483648 offsets from the first/);
+    // The same wrapper with offsets 2^31 - 1 apart reads both records.
+    const near = Buffer.concat([
+      message(7n, 0, Buffer.from('a')),
+      message(7n + 2n ** 31n - 1n, 0, Buffer.from('b')),
+    ]);
+    const [batch] = [...decodeRecordBatches(message(7n + 2n ** 31n - 1n, 1, gzipSync(near)))];
+    expect([...batch!.records()].map((r) => [r.offset, r.value?.toString()])).toEqual([
+      [7n, 'a'],
+      [7n + 2n ** 31n - 1n, 'b'],
+    ]);
+    expect(batch!.columns().offsetDelta(1)).toBe(2 ** 31 - 1);
+  });
 });
