@@ -74,20 +74,71 @@ async function produce(producer: Producer, tps: readonly Tp[], from: number, n: 
   );
 }
 
-/** Polls until `done` says so; aborts (and fails the caller's assertions) after `guardMs`. */
+/**
+ * Polls until `done` says so; gives up (and fails the caller's assertions) when `guard` aborts,
+ * by default after `guardMs`.
+ */
 async function pollUntil(
   fetcher: FetchEngine,
   done: (all: PartitionBatch[]) => boolean,
-  options: { guardMs?: number; onPoll?: (batches: PartitionBatch[]) => void } = {},
+  options: {
+    guard?: AbortSignal;
+    guardMs?: number;
+    onPoll?: (batches: PartitionBatch[]) => void;
+  } = {},
 ): Promise<PartitionBatch[]> {
   const all: PartitionBatch[] = [];
-  const guard = AbortSignal.timeout(options.guardMs ?? 90_000);
+  const guard = options.guard ?? AbortSignal.timeout(options.guardMs ?? 90_000);
   while (!done(all) && !guard.aborted) {
     const batches = await fetcher.poll(guard);
     options.onPoll?.(batches);
     all.push(...batches);
   }
   return all;
+}
+
+/**
+ * A FetchEngine observer that keeps every Fetch, and signals that abort once a condition holds
+ * (checked now and after each Fetch): a poll can wait on what the Fetches show (every broker
+ * asked idly, a position moved past control batches) instead of waking on a timer.
+ *
+ * A poll's signal must be held by the test: Node holds the sources of `AbortSignal.any`
+ * weakly, so an `AbortSignal.timeout` nothing else refers to can be garbage collected with its
+ * timer, and a poll waiting on it alone never wakes.
+ */
+function fetchWatch() {
+  const observed: FetchObservation[] = [];
+  let waits: { holds: () => boolean; controller: AbortController }[] = [];
+  return {
+    observed,
+    onFetch(o: FetchObservation) {
+      observed.push(o);
+      waits = waits.filter((w) => {
+        if (!w.holds()) return true;
+        w.controller.abort();
+        return false;
+      });
+    },
+    once(holds: () => boolean): AbortSignal {
+      const controller = new AbortController();
+      if (holds()) controller.abort();
+      else waits.push({ holds, controller });
+      return controller.signal;
+    },
+  };
+}
+
+/**
+ * `work`, or a failure naming `what` if `guard` aborts first: a step that stalls fails the test
+ * by name before its timeout, instead of hanging it silently. A guard, not a timing check.
+ */
+function within<T>(guard: AbortSignal, what: string, work: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const give = () => reject(new Error(`${what}: not done when the test's guard ran out`));
+    if (guard.aborted) give();
+    guard.addEventListener('abort', give, { once: true });
+    work.then(resolve, reject).finally(() => guard.removeEventListener('abort', give));
+  });
 }
 
 /** Values read per partition, in delivery order. */
@@ -108,8 +159,9 @@ describe('FetchEngine on a real cluster', () => {
   it('reads 3 topics × 4 partitions on all 3 brokers completely and in order, with incremental sessions', async () => {
     const tps = await topics('fetch-basic', 3, 4);
     const producer = new Producer(cluster, { lingerMs: 2 });
-    const observed: FetchObservation[] = [];
-    const fetcher = new FetchEngine(fetcherConfig(), { onFetch: (o) => observed.push(o) });
+    const fetches = fetchWatch();
+    const observed = fetches.observed;
+    const fetcher = new FetchEngine(fetcherConfig(), fetches);
     try {
       await produce(producer, tps, 0, 30);
       fetcher.assign(tps.map((tp) => ({ ...tp, start: 'earliest' as const })));
@@ -124,8 +176,9 @@ describe('FetchEngine on a real cluster', () => {
           (o) => o.nodeId === node && !o.full && o.sent.length === 0 && o.forgotten.length === 0,
         );
       const quiet = AbortSignal.timeout(30_000);
-      while (![1, 2, 3].every(idle) && !quiet.aborted) {
-        expect(await fetcher.poll(AbortSignal.any([quiet, AbortSignal.timeout(500)]))).toEqual([]);
+      const allIdle = fetches.once(() => [1, 2, 3].every(idle));
+      while (!allIdle.aborted && !quiet.aborted) {
+        expect(await fetcher.poll(AbortSignal.any([quiet, allIdle]))).toEqual([]);
       }
       const read = valuesByPartition([...first, ...second]);
       for (const tp of tps) {
@@ -187,12 +240,15 @@ describe('FetchEngine on a real cluster', () => {
     // yet have the last marker replicated, and ListOffsets(latest) answers the high watermark, 11.
     const logEnd = 12n;
     for (const isolationLevel of ['read_committed', 'read_uncommitted'] as const) {
-      const fetcher = new FetchEngine(fetcherConfig({ isolationLevel }));
+      const fetches = fetchWatch();
+      const fetcher = new FetchEngine(fetcherConfig({ isolationLevel }), fetches);
       try {
         fetcher.assign(tps.map((tp) => ({ ...tp, start: { offset: 0n } })));
         // Done once every position reached the log end: markers and aborted batches are
-        // stepped over even where they deliver nothing.
+        // stepped over even where they deliver nothing (so no poll hears of it: the Fetch
+        // that stepped over them wakes it).
         const atEnd = () => tps.every((tp) => fetcher.position(tp)?.offset === logEnd);
+        const reached = fetches.once(atEnd);
         const guard = AbortSignal.timeout(60_000);
         const all: PartitionBatch[] = [];
         while (!atEnd()) {
@@ -202,8 +258,7 @@ describe('FetchEngine on a real cluster', () => {
               `${isolationLevel}: not every position reached ${logEnd} in 60 s: ${at}`,
             );
           }
-          const poll = AbortSignal.any([guard, AbortSignal.timeout(1000)]);
-          all.push(...(await fetcher.poll(poll)));
+          all.push(...(await fetcher.poll(AbortSignal.any([guard, reached]))));
         }
         const read = valuesByPartition(all);
         for (const tp of tps) {
@@ -332,42 +387,47 @@ describe('FetchEngine on a real cluster', () => {
     const producer = new Producer(cluster, { lingerMs: 2 });
     const observed: FetchObservation[] = [];
     const fetcher = new FetchEngine(fetcherConfig(), { onFetch: (o) => observed.push(o) });
+    // Every wait below ends by this (short of the test's timeout), failing with what stalled.
+    const guard = AbortSignal.timeout(100_000);
     try {
-      await produce(producer, tps, 0, 20);
+      await within(guard, 'the first records', produce(producer, tps, 0, 20));
       fetcher.assign(tps.map((tp) => ({ ...tp, start: { offset: 0n } })));
       const count = (all: PartitionBatch[]) => all.reduce((n, b) => n + b.records.length, 0);
-      const before = await pollUntil(fetcher, (all) => count(all) >= 40);
-      // Keep producing and reading while leadership of partition 0 moves from broker 1 to 2.
-      let stop = false;
+      const before = await pollUntil(fetcher, (all) => count(all) >= 40, { guard });
+      // Keep producing and reading while leadership of partition 0 moves from broker 1 to 2,
+      // until the move is done. Each round of the producer is acknowledged before the next.
+      const moved = new AbortController();
       let produced = 20;
       const producing = (async () => {
-        while (!stop) {
+        while (!moved.signal.aborted) {
           await produce(producer, tps, produced, 5);
           produced += 5;
-          await new Promise((r) => setTimeout(r, 50));
         }
       })();
       const during: PartitionBatch[] = [];
       const reading = (async () => {
-        const guard = AbortSignal.timeout(120_000);
-        while (!stop && !guard.aborted) {
-          during.push(...(await fetcher.poll(AbortSignal.any([guard, AbortSignal.timeout(500)]))));
-        }
+        // A poll waits for records or for the end of the move.
+        while (!moved.signal.aborted) during.push(...(await fetcher.poll(moved.signal)));
       })();
+      // Awaited below; should the move fail first, a failure of theirs is not left unhandled.
+      producing.catch(() => {});
+      reading.catch(() => {});
       try {
-        await moveLeader(shared, topic, [2, 3, 1]);
+        await within(guard, 'the leadership move', moveLeader(shared, topic, [2, 3, 1]));
       } finally {
-        stop = true;
-        await producing;
-        await reading;
+        moved.abort();
       }
+      await within(guard, "the producer's last round during the move", producing);
+      await within(guard, 'the reader during the move', reading);
       // The loop may have produced its last round before the election took effect; one more
       // round, written once every broker names broker 2, can only be read from broker 2.
-      await produce(producer, tps, produced, 5);
+      await within(guard, 'the round after the move', produce(producer, tps, produced, 5));
       produced += 5;
       const total = produced;
-      const after = await pollUntil(fetcher, () =>
-        tps.every((tp) => fetcher.position(tp)?.offset === BigInt(total)),
+      const after = await pollUntil(
+        fetcher,
+        () => tps.every((tp) => fetcher.position(tp)?.offset === BigInt(total)),
+        { guard },
       );
       const read = valuesByPartition([...before, ...during, ...after]);
       for (const tp of tps) expect(read.get(key(tp))).toEqual(expected(tp, 0, total));
