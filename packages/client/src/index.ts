@@ -1,9 +1,10 @@
 // The pieces a library user meets besides this package's own classes: the Cluster every
 // producer, consumer and reader is built on, the error classes of the layers below that
 // reach the application, so that `npm install @kafkats/client` is enough for `instanceof`,
-// and Kafka's default partitioning hash (the codec's), to route keys as the producer does.
+// and Kafka's default partitioning hash (the codec's), to route keys as the producer does; the
+// codec's record columns, which every fetched batch also hands out.
 
-export type { CompressionBackend, CompressionCodec } from '@kafkats/codec';
+export type { CompressionBackend, CompressionCodec, RecordColumns } from '@kafkats/codec';
 export {
   KafkaError,
   murmur2,

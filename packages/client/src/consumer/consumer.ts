@@ -9,7 +9,7 @@ import {
 } from '../client-diagnostics.js';
 import { FetchEngine } from '../fetch/fetch-engine.js';
 import type { Fetcher, FetcherConfig, FetchStart } from '../fetch/fetcher.js';
-import type { PartitionBatch } from '../fetch/partition-batch.js';
+import { type PartitionBatch, recordCount } from '../fetch/partition-batch.js';
 import { deserializeBatch, deserializersInvalid } from '../internal/deserialize.js';
 import type { Deserializers } from '../serialization.js';
 import type { TopicPartition } from '../topic-partition.js';
@@ -842,7 +842,8 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
       }
       if (this.#paused.has(key)) continue;
       this.#buffer.splice(i, 1);
-      if (batch.records.length === 0) {
+      const count = recordCount(batch);
+      if (count === 0) {
         // Only control records or an aborted transaction: nothing to hand out, but the
         // position moves past them and a commit must too.
         this.#recordFinished(batch);
@@ -850,13 +851,13 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
         continue;
       }
       this.#inFlight.set(key, (this.#inFlight.get(key) ?? 0) + 1);
-      this.#stats.records += batch.records.length;
+      this.#stats.records += count;
       this.#stats.bytes += batch.sizeInBytes;
       const counts = this.#partitionCounts.get(key);
       if (counts === undefined)
-        this.#partitionCounts.set(key, { records: batch.records.length, bytes: batch.sizeInBytes });
+        this.#partitionCounts.set(key, { records: count, bytes: batch.sizeInBytes });
       else {
-        counts.records += batch.records.length;
+        counts.records += count;
         counts.bytes += batch.sizeInBytes;
       }
       return batch;

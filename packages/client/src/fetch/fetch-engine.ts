@@ -39,9 +39,10 @@ import {
   type SessionRequestPlan,
   sessionKey,
 } from './internal/fetch-session.js';
+import { FetchedBatch } from './internal/fetched-batch.js';
 import { readFetchedRecords } from './internal/fetched-records.js';
 import { listOffset } from './internal/list-offset.js';
-import type { PartitionBatch } from './partition-batch.js';
+import { type PartitionBatch, recordCount } from './partition-batch.js';
 
 /** What one Fetch of a session looked like, for instrumentation and tests. */
 export interface FetchObservation {
@@ -511,7 +512,7 @@ export class FetchEngine implements Fetcher {
         out.push(b.batch);
         state.position = b.batch.nextOffset;
         if (b.lastLeaderEpoch >= 0) state.positionEpoch = b.lastLeaderEpoch;
-        state.records += b.batch.records.length;
+        state.records += recordCount(b.batch);
         state.bytes += b.bytes;
         this.#bufferedBytes -= b.bytes;
       }
@@ -1463,7 +1464,7 @@ export class FetchEngine implements Fetcher {
     }
     state.failures = 0;
     if (trace !== undefined) {
-      trace.context.records = read.records.length;
+      trace.context.records = read.count;
       trace.context.nextOffset = read.nextOffset;
       const lag = data.highWatermark - read.nextOffset;
       trace.context.lag = lag > 0n ? lag : 0n;
@@ -1483,7 +1484,7 @@ export class FetchEngine implements Fetcher {
       }
       return;
     }
-    if (read.records.length === 0) {
+    if (read.count === 0) {
       // Only control or aborted batches: nothing to deliver, the position steps past them.
       state.position = read.nextOffset;
       return;
@@ -1491,11 +1492,12 @@ export class FetchEngine implements Fetcher {
     const bytes = data.records?.length ?? 0;
     if (state.buffered.length === 0) this.#ready.push(state);
     state.buffered.push({
-      batch: {
+      batch: new FetchedBatch({
         topic: state.topic,
         partition: state.partition,
         fetchOffset,
-        records: read.records,
+        columns: read.columns,
+        count: read.count,
         nextOffset: read.nextOffset,
         highWatermark: data.highWatermark,
         lastStableOffset: data.lastStableOffset,
@@ -1504,7 +1506,7 @@ export class FetchEngine implements Fetcher {
         leaderEpoch: entry.data.currentLeaderEpoch,
         lastLeaderEpoch: read.lastLeaderEpoch,
         sizeInBytes: bytes,
-      },
+      }),
       bytes,
       lastLeaderEpoch: read.lastLeaderEpoch,
     });

@@ -1,4 +1,5 @@
-import type { KafkaRecord } from '@kafkats/codec';
+import type { KafkaRecord, RecordColumns } from '@kafkats/codec';
+import { FetchedBatch } from './internal/fetched-batch.js';
 
 /**
  * A record as a reader hands it out: without deserializers the codec's `KafkaRecord` itself
@@ -37,6 +38,15 @@ export interface PartitionBatch<K = Buffer, V = Buffer> {
    */
   readonly records: readonly ConsumerRecord<K, V>[];
   /**
+   * The same records as the codec's {@link RecordColumns}, in order: one per record batch
+   * (more only should a batch's offsets not ascend), together exactly `records`. Fields are read
+   * by index (`offsetDelta(i)`, `timestampMs(i)`, `key(i)`, `value(i)`, `headers(i)`...) with no
+   * record object and no `bigint` made per record, for code that turns records into objects of
+   * its own. Keys and values here are the fetched bytes, before any deserializer. A batch from
+   * a fetch makes its `records` on first access: read only `columns`, and none is made.
+   */
+  readonly columns: readonly RecordColumns[];
+  /**
    * Where reading continues: resume a reader here to read on after this batch. Past the last
    * record and also past any skipped control batch, aborted batch or compacted gap.
    */
@@ -74,3 +84,11 @@ export interface PartitionBatch<K = Buffer, V = Buffer> {
  * committed transactional records, up to the last stable offset.
  */
 export type IsolationLevelName = 'read_uncommitted' | 'read_committed';
+
+/**
+ * How many records a batch holds, without making a fetched batch's record objects (for the
+ * engine's readers' counters; not part of the package's API).
+ */
+export function recordCount(batch: PartitionBatch<unknown, unknown>): number {
+  return batch instanceof FetchedBatch ? batch.count : batch.records.length;
+}

@@ -3,8 +3,8 @@ import {
   decodeControlRecord,
   decodeRecordBatches,
   type FetchResponseAbortedTransaction,
-  type KafkaRecord,
   type RecordBatch,
+  type RecordColumns,
 } from '@kafkats/codec';
 import type { IsolationLevelName } from '../partition-batch.js';
 
@@ -21,8 +21,13 @@ export interface ReadRecordsOptions {
 
 /** What the bytes held for the caller. */
 export interface ReadRecordsResult {
-  /** Data records at or after `fetchOffset`, in offset order. */
-  readonly records: KafkaRecord[];
+  /**
+   * Data records at or after `fetchOffset`, in offset order, as columns: one per record batch
+   * returned (more only should a batch's offsets not ascend), no record object made.
+   */
+  readonly columns: RecordColumns[];
+  /** Records in `columns`, all together. */
+  readonly count: number;
   /** Where the next Fetch starts: after the last whole batch read or skipped. */
   readonly nextOffset: bigint;
   /** Whole batches seen, including the ones skipped (control, aborted, before the position). */
@@ -44,21 +49,23 @@ export interface ReadRecordsResult {
  * offset (a whole batch is returned from its start) are dropped. The position moves past
  * every whole batch, returned or skipped, so compacted gaps and markers are stepped over.
  *
- * Records are views into `bytes` (or a batch's decompressed copy).
+ * Keys and values are views into `bytes` (or a batch's decompressed copy).
  *
  * @throws RecordBatchError `CORRUPT` on a CRC mismatch, `LENGTH_INVALID` / `UNSUPPORTED`
- *   on malformed or unknown batches
+ *   on malformed or unknown batches, a malformed record included (the records before it are
+ *   not returned either: the position stays before the batch)
  */
 export function readFetchedRecords(
   bytes: Buffer | null,
   options: ReadRecordsOptions,
 ): ReadRecordsResult {
-  const records: KafkaRecord[] = [];
+  const columns: RecordColumns[] = [];
+  let count = 0;
   let next = options.fetchOffset;
   let batches = 0;
   let lastLeaderEpoch = -1;
   if (bytes === null || bytes.length === 0) {
-    return { records, nextOffset: next, batches, partialBytes: 0, lastLeaderEpoch };
+    return { columns, count, nextOffset: next, batches, partialBytes: 0, lastLeaderEpoch };
   }
   const committed = options.isolationLevel === 'read_committed';
   // Aborted transactions ordered by first offset, consumed as batches pass them.
@@ -93,19 +100,51 @@ export function readFetchedRecords(
       }
     }
     if (!batch.isControl) {
-      const before = records.length;
-      for (const record of batch.records()) if (record.offset >= next) records.push(record);
-      if (records.length > before) lastLeaderEpoch = batch.partitionLeaderEpoch;
+      const all = batch.columns();
+      if (all.error !== null) throw all.error;
+      const before = count;
+      // Offset deltas are int32: a batch starting 2^31 or more past the position keeps all.
+      const gap = next - batch.baseOffset;
+      count += keepFrom(all, gap < -INT32_SPAN ? -(2 ** 31) : Number(gap), columns);
+      if (count > before) lastLeaderEpoch = batch.partitionLeaderEpoch;
     }
     next = batch.lastOffset + 1n;
   }
   return {
-    records,
+    columns,
+    count,
     nextOffset: next,
     batches,
     partialBytes: iterator.partialBatchBytes,
     lastLeaderEpoch,
   };
+}
+
+const INT32_SPAN = 2n ** 31n;
+
+/**
+ * Adds to `out` the runs of `all` whose offset delta is at least `from` (the records at or
+ * after the position in a batch that starts before it, as Kafka's `CompletedFetch` skips
+ * each record below the position); how many records that is. In a batch from a broker the
+ * deltas ascend and this is one run; any order is handled.
+ */
+function keepFrom(all: RecordColumns, from: number, out: RecordColumns[]): number {
+  let kept = 0;
+  let start = -1;
+  for (let i = 0; i < all.length; i++) {
+    if (all.offsetDelta(i) >= from) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      out.push(all.slice(start, i));
+      kept += i - start;
+      start = -1;
+    }
+  }
+  if (start >= 0) {
+    out.push(start === 0 ? all : all.slice(start));
+    kept += all.length - start;
+  }
+  return kept;
 }
 
 /** A control batch whose (single) record is an ABORT transaction marker. */

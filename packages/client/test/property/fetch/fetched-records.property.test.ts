@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readFetchedRecords } from '../../../src/fetch/internal/fetched-records.js';
 import type { IsolationLevelName } from '../../../src/index.js';
+import { recordsOf } from '../../support/fetched-records.js';
 import { buildTxnLog, fetchFrom, type LogCommand, type TxnLog } from '../../support/txn-log.js';
 
 const command: fc.Arbitrary<LogCommand> = fc.oneof(
@@ -46,8 +47,8 @@ function readAll(
       maxUncompressedBytes: 1 << 20,
     });
     expect(read.nextOffset).toBeGreaterThan(position);
-    for (const r of read.records) expect(r.value?.toString()).toBe(`o${r.offset}`);
-    offsets.push(...read.records.map((r) => r.offset));
+    for (const r of recordsOf(read)) expect(r.value?.toString()).toBe(`o${r.offset}`);
+    offsets.push(...recordsOf(read).map((r) => r.offset));
     position = read.nextOffset;
   }
   return { offsets, end: position };

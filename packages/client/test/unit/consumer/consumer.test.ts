@@ -2,7 +2,9 @@ import {
   createConsumerGroupHeartbeatResponse,
   createOffsetCommitResponse,
   createOffsetFetchResponse,
+  decodeRecordBatches,
   ErrorCode,
+  encodeRecordBatchSync,
   type OffsetCommitRequest,
   type OffsetFetchRequest,
   ProtocolError,
@@ -50,18 +52,27 @@ class FakeFetcher implements Fetcher {
     count: number,
     highWatermark?: bigint,
   ): void {
-    const records = Array.from({ length: count }, (_, i) => ({
-      offset: from + BigInt(i),
-      timestamp: 0n,
-      key: null,
-      value: Buffer.from(`${partition}:${from + BigInt(i)}`),
-      headers: [],
-    }));
+    const columns =
+      count === 0
+        ? []
+        : [
+            ...decodeRecordBatches(
+              encodeRecordBatchSync({
+                baseOffset: from,
+                records: Array.from({ length: count }, (_, i) => ({
+                  timestamp: 0,
+                  value: Buffer.from(`${partition}:${from + BigInt(i)}`),
+                })),
+              }),
+            ),
+          ].map((b) => b.columns());
+    const records = columns.flatMap((c) => Array.from({ length: c.length }, (_, i) => c.record(i)));
     this.#queue.push({
       topic,
       partition,
       fetchOffset: from,
-      records: records as unknown as PartitionBatch['records'],
+      records,
+      columns,
       nextOffset: from + BigInt(count),
       highWatermark: highWatermark ?? from + BigInt(count),
       lastStableOffset: -1n,

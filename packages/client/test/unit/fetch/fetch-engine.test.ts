@@ -130,6 +130,37 @@ describe('FetchEngine', () => {
     }
   });
 
+  it('hands out batches whose columns are their records, the record objects made once, when read', async () => {
+    const { kafka, fetcher, all } = await setup();
+    for (const tp of all) kafka.produce(tp.topic, tp.partition, 7);
+    fetcher.assign(all.map((tp) => ({ ...tp, start: 'earliest' as const })));
+    const read = await pollUntil(fetcher, (got) =>
+      all.every((tp) => fetcher.position(tp)?.offset === 7n && got.length > 0),
+    );
+    expect(read.length).toBeGreaterThan(0);
+    for (const b of read) {
+      const fromColumns = b.columns.flatMap((c) =>
+        Array.from({ length: c.length }, (_, i) => ({
+          offset: c.offset(i),
+          timestamp: c.timestamp(i),
+          value: c.value(i)?.toString(),
+        })),
+      );
+      const records = b.records;
+      expect(b.records).toBe(records);
+      expect(fromColumns).toEqual(
+        records.map((r) => ({
+          offset: r.offset,
+          timestamp: r.timestamp,
+          value: r.value?.toString(),
+        })),
+      );
+    }
+    for (const { topic, partition } of all) {
+      expect(values(read, topic, partition)).toEqual(expected(topic, partition, 0, 7));
+    }
+  });
+
   it('leaves a partition with undelivered data out of the next Fetch and sends none over the buffer bound', async () => {
     const { kafka, fetcher, all } = await setup(['a'], 3, { maxBufferedBytes: 1 });
     // Everything on broker 1.

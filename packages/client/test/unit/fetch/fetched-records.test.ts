@@ -2,14 +2,15 @@
 // control batches never returned, aborted transactions dropped under read_committed only,
 // records before the fetch offset dropped, CRCs checked, a batch cut at the size limit left
 // for the next fetch.
-import { encodeRecordBatchSync, RecordBatchError } from '@kafkats/codec';
+import { encodeRecordBatchSync, RECORD_BATCH_OVERHEAD, RecordBatchError } from '@kafkats/codec';
 import { describe, expect, it } from 'vitest';
 import { readFetchedRecords } from '../../../src/fetch/internal/fetched-records.js';
+import { recordsOf } from '../../support/fetched-records.js';
 import { buildTxnLog, fetchFrom } from '../../support/txn-log.js';
 
 const base = { verifyCrc: true, maxUncompressedBytes: 1 << 20 } as const;
 
-const offsets = (r: ReturnType<typeof readFetchedRecords>) => r.records.map((x) => x.offset);
+const offsets = (r: ReturnType<typeof readFetchedRecords>) => recordsOf(r).map((x) => x.offset);
 
 describe('readFetchedRecords', () => {
   // offsets: 0-1 plain, 2-3 txn A (producer 1), 4 plain, 5-6 txn B (producer 2),
@@ -46,7 +47,7 @@ describe('readFetchedRecords', () => {
       abortedTransactions,
     });
     expect(offsets(read)).toEqual([0n, 1n, 4n, 5n, 6n, 9n]);
-    expect(read.records.map((r) => r.value?.toString())).toEqual([
+    expect(recordsOf(read).map((r) => r.value?.toString())).toEqual([
       'o0',
       'o1',
       'o4',
@@ -65,7 +66,7 @@ describe('readFetchedRecords', () => {
       isolationLevel: 'read_committed',
       abortedTransactions,
     });
-    expect(read.records).toEqual([]);
+    expect(recordsOf(read)).toEqual([]);
     expect(read.nextOffset).toBe(8n);
   });
 
@@ -79,6 +80,36 @@ describe('readFetchedRecords', () => {
     });
     expect(offsets(read)).toEqual([1n]);
     expect(read.nextOffset).toBe(2n);
+  });
+
+  it('drops each record below the fetch offset, as CompletedFetch does, in any delta order', () => {
+    // Four one-byte records at offsets 10.. (deltas 0-3), their deltas rewritten to 0, 3, 1,
+    // 2: from offset 12, the records at 13 and 12 are kept, in batch order.
+    const bytes = encodeRecordBatchSync({
+      baseOffset: 10n,
+      records: ['a', 'b', 'c', 'd'].map((v) => ({ value: Buffer.from(v), timestamp: 5 })),
+    });
+    const recordsStart = RECORD_BATCH_OVERHEAD;
+    const recordSize = 1 + bytes[recordsStart]! / 2; // length varint (one byte) + the record
+    [0, 3, 1, 2].forEach((delta, i) => {
+      // length, attributes, timestamp delta (one byte each), then the offset delta
+      const at = recordsStart + i * recordSize + 3;
+      expect(bytes[at]).toBe(2 * i);
+      bytes[at] = 2 * delta;
+    });
+    const read = readFetchedRecords(bytes, {
+      ...base,
+      verifyCrc: false,
+      fetchOffset: 12n,
+      isolationLevel: 'read_uncommitted',
+      abortedTransactions: null,
+    });
+    expect(recordsOf(read).map((r) => [r.offset, r.value?.toString()])).toEqual([
+      [13n, 'b'],
+      [12n, 'd'],
+    ]);
+    expect(read.columns).toHaveLength(2);
+    expect(read.nextOffset).toBe(14n);
   });
 
   it('stops before a batch cut short and says how many bytes it left', () => {
@@ -114,7 +145,7 @@ describe('readFetchedRecords', () => {
     }
     expect(error).toBeInstanceOf(RecordBatchError);
     expect((error as RecordBatchError).code).toBe('ERR_KAFKA_CODEC_CORRUPT');
-    expect(readFetchedRecords(batch, { ...options, verifyCrc: false }).records).toHaveLength(1);
+    expect(recordsOf(readFetchedRecords(batch, { ...options, verifyCrc: false }))).toHaveLength(1);
   });
 
   it('reads nothing from null or empty bytes and stays put', () => {
@@ -125,6 +156,6 @@ describe('readFetchedRecords', () => {
       abortedTransactions: [],
     } as const;
     expect(readFetchedRecords(null, options).nextOffset).toBe(5n);
-    expect(readFetchedRecords(Buffer.alloc(0), options).records).toEqual([]);
+    expect(recordsOf(readFetchedRecords(Buffer.alloc(0), options))).toEqual([]);
   });
 });
