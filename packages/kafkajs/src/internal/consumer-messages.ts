@@ -1,7 +1,7 @@
 // How kafkats's fetched records look to a kafkajs handler: offsets and timestamps as decimal
 // strings, header values as Buffers (an array when a key repeats, in record order), and the
 // batch helpers kafkajs's `Batch` offers, computed from kafkats's `PartitionBatch`.
-import type { ConsumerRecord, PartitionBatch } from '@kafkats/client';
+import type { PartitionBatch, RecordColumns } from '@kafkats/client';
 import type { Batch, IHeaders, KafkaMessage } from '../consumer.js';
 
 /** A record's headers as kafkajs decodes them: one entry per key, repeated keys as an array. */
@@ -25,79 +25,42 @@ export function toHeaders(
   return out;
 }
 
-/** Offsets below this are converted through a small integer (a Smi in V8). */
-const SMALL_OFFSET = 1n << 30n;
-
-/**
- * An offset as a decimal string. Through `Number` below 2^30: a small integer's decimal
- * costs a third of a bigint's, and an offset is converted for every record handed out.
- */
-export function offsetText(offset: bigint): string {
-  return offset < SMALL_OFFSET && offset >= 0n ? `${Number(offset)}` : String(offset);
-}
-
-/** One record as kafkajs's `eachMessage` receives it. Key and value stay the fetched views. */
-export function toKafkaMessage(record: ConsumerRecord): KafkaMessage {
-  return kafkaMessage(record, String(record.timestamp));
-}
-
-/** `toKafkaMessage` with the timestamp's decimal given (records of a batch often share one). */
-function kafkaMessage(record: ConsumerRecord, timestamp: string): KafkaMessage {
-  const headers = record.headers;
-  return {
-    key: record.key,
-    value: record.value,
-    timestamp,
-    attributes: record.attributes,
-    offset: offsetText(record.offset),
-    // A fresh object per message, as kafkajs decodes one per record.
-    headers: headers.length === 0 ? {} : toHeaders(headers),
-    // What kafkajs's record decoder also sets: the record format, and that it is data.
-    magicByte: 2,
-    isControlRecord: false,
-  };
-}
-
-/**
- * The messages of a batch: a producer's records written within the same millisecond carry the
- * same timestamp, whose decimal is made once for them.
- */
-export function toKafkaMessages(records: readonly ConsumerRecord[]): KafkaMessage[] {
-  const out = new Array<KafkaMessage>(records.length);
-  let timestamp: bigint | undefined;
-  let text = '';
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i]!;
-    if (record.timestamp !== timestamp) {
-      timestamp = record.timestamp;
-      text = String(timestamp);
-    }
-    out[i] = kafkaMessage(record, text);
-  }
-  return out;
-}
+/** Batches whose base offset is below this give every offset as a number exactly. */
+const SMALL_BASE = 2n ** 52n;
 
 /**
  * kafkajs's `Batch` over one kafkats batch. kafkats hands out only data records (control
  * records and aborted transactions are left out, as kafkajs filters them), and its
  * `nextOffset` is past everything the fetch covered, so `lastOffset()` is `nextOffset - 1`: a
  * trailing control record counts, as in kafkajs.
+ *
+ * The messages are made from the batch's record columns, with no kafkats record object and,
+ * for offsets below 2^52 and timestamps within 2^53 (every real one), no `bigint` per message:
+ * offsets and timestamps become decimals through numbers, and a timestamp's decimal is made
+ * once for the records of a batch that share it (a producer's records written within the
+ * same millisecond).
  */
 export class FacadeBatch implements Batch {
   readonly topic: string;
   readonly partition: number;
   readonly highWatermark: string;
   readonly messages: KafkaMessage[];
-  readonly #first: bigint | null;
+  readonly #columns: readonly RecordColumns[];
+  /** Each column's base offset as a number, NaN when its offsets need a `bigint`. */
+  readonly #bases: number[];
   readonly #last: bigint;
   readonly #hw: bigint;
+  /** Where `nextOffsetOf` last found a message: the column and the index of its first message. */
+  #column = 0;
+  #columnStart = 0;
 
   constructor(batch: PartitionBatch) {
     this.topic = batch.topic;
     this.partition = batch.partition;
     this.highWatermark = String(batch.highWatermark);
-    this.messages = toKafkaMessages(batch.records);
-    this.#first = batch.records[0]?.offset ?? null;
+    this.#columns = batch.columns;
+    this.#bases = batch.columns.map(smallBase);
+    this.messages = messagesOf(batch.columns, this.#bases);
     this.#last =
       batch.nextOffset > batch.fetchOffset ? batch.nextOffset - 1n : batch.highWatermark - 1n;
     this.#hw = batch.highWatermark;
@@ -108,7 +71,8 @@ export class FacadeBatch implements Batch {
   }
 
   firstOffset(): string | null {
-    return this.#first === null ? null : String(this.#first);
+    const first = this.firstMessageOffset();
+    return first === null ? null : String(first);
   }
 
   lastOffset(): string {
@@ -122,8 +86,84 @@ export class FacadeBatch implements Batch {
 
   /** Lag behind the first offset of the batch; '0' for an empty batch. */
   offsetLagLow(): string {
-    return this.#first === null ? '0' : String(this.#hw - 1n - this.#first);
+    const first = this.firstMessageOffset();
+    return first === null ? '0' : String(this.#hw - 1n - first);
   }
+
+  /** The offset of the first message, or null for an empty batch. */
+  firstMessageOffset(): bigint | null {
+    const c = this.#columns[0];
+    return c === undefined ? null : c.offset(0);
+  }
+
+  /** The offset of the last message, or null for an empty batch. */
+  lastMessageOffset(): bigint | null {
+    const c = this.#columns.at(-1);
+    return c === undefined ? null : c.offset(c.length - 1);
+  }
+
+  /**
+   * The offset after message `m` (`messages[m].offset + 1`), what resolving it commits. Found
+   * from where the last call found one, so reading the messages in order costs one step each.
+   */
+  nextOffsetOf(m: number): bigint {
+    const columns = this.#columns;
+    if (m < this.#columnStart) {
+      this.#column = 0;
+      this.#columnStart = 0;
+    }
+    let c = columns[this.#column];
+    while (c !== undefined && m >= this.#columnStart + c.length) {
+      this.#columnStart += c.length;
+      c = columns[++this.#column];
+    }
+    if (c === undefined) {
+      throw new RangeError(`message ${m} is past the batch's ${this.messages.length}`);
+    }
+    const i = m - this.#columnStart;
+    const base = this.#bases[this.#column]!;
+    return Number.isNaN(base) ? c.offset(i) + 1n : BigInt(base + c.offsetDelta(i) + 1);
+  }
+}
+
+/** A column's base offset as a number when every offset in it is exact as one, else NaN. */
+function smallBase(c: RecordColumns): number {
+  return c.baseOffset >= 0n && c.baseOffset < SMALL_BASE ? Number(c.baseOffset) : Number.NaN;
+}
+
+/** The messages of a batch's record columns, in order (`bases` from {@link smallBase}). */
+function messagesOf(columns: readonly RecordColumns[], bases: readonly number[]): KafkaMessage[] {
+  let count = 0;
+  for (const c of columns) count += c.length;
+  const out = new Array<KafkaMessage>(count);
+  let n = 0;
+  let timestamp = Number.NaN;
+  let timestampText = '';
+  for (let k = 0; k < columns.length; k++) {
+    const c = columns[k]!;
+    const base = bases[k]!;
+    const small = !Number.isNaN(base);
+    for (let i = 0; i < c.length; i++) {
+      const ts = c.timestampMs(i);
+      if (ts !== timestamp || !(Math.abs(ts) <= Number.MAX_SAFE_INTEGER)) {
+        timestamp = ts;
+        timestampText = Math.abs(ts) <= Number.MAX_SAFE_INTEGER ? `${ts}` : String(c.timestamp(i));
+      }
+      out[n++] = {
+        key: c.key(i),
+        value: c.value(i),
+        timestamp: timestampText,
+        attributes: c.attributes(i),
+        offset: small ? `${base + c.offsetDelta(i)}` : String(c.offset(i)),
+        // A fresh object per message, as kafkajs decodes one per record.
+        headers: c.headerCount(i) === 0 ? {} : toHeaders(c.headers(i)),
+        // What kafkajs's record decoder also sets: the record format, and that it is data.
+        magicByte: 2,
+        isControlRecord: false,
+      };
+    }
+  }
+  return out;
 }
 
 /** kafkajs's `{ topic: [partitions] }` of a list of partitions, partitions ascending. */

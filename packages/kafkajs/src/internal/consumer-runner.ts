@@ -116,6 +116,12 @@ function retriable(e: Error): boolean {
   return (e as { retriable?: unknown }).retriable !== false && !UNRECOVERABLE.has(e.name);
 }
 
+/** The offset of a batch's first record, or where it was fetched when it holds none. */
+function firstOffset(batch: PartitionBatch): bigint {
+  const c = batch.columns[0];
+  return c === undefined ? batch.fetchOffset : c.offset(0);
+}
+
 function keyOf(tp: { readonly topic: string; readonly partition: number }): string {
   return `${tp.topic}\u0000${tp.partition}`;
 }
@@ -455,12 +461,11 @@ export class ConsumerRunner {
     const heartbeat = this.#heartbeat;
     const control = this.#control;
     const messages = fb.messages;
-    const records = batch.records;
     for (let i = 0; i < messages.length; i++) {
       if (!this.#current(key, epoch) || control.isPausedKey(topic, key)) return;
       await handler({ topic, partition, message: messages[i]!, heartbeat, pause });
       if (this.#epoch(key) !== epoch) return; // sought meanwhile: the seek decides
-      this.#resolve(key, batch, records[i]!.offset + 1n);
+      this.#resolve(key, batch, fb.nextOffsetOf(i));
       // kafkajs awaits a heartbeat and an auto-commit check after each message: here the
       // heartbeat is emitted when due and only a due commit is awaited (no promise otherwise).
       if (this.#heartbeatDue()) this.#emitHeartbeat();
@@ -477,7 +482,7 @@ export class ConsumerRunner {
     epoch: number,
   ): Promise<void> {
     const handler = this.#s.run.eachBatch!;
-    const last = batch.records.at(-1)?.offset;
+    const last = fb.lastMessageOffset();
     const payload: EachBatchPayload = {
       batch: fb,
       resolveOffset: (offset: string) => {
@@ -527,7 +532,7 @@ export class ConsumerRunner {
   #rewindIfBehind(batch: PartitionBatch, key: string, epoch: number): void {
     if (this.#epoch(key) !== epoch || this.#stopped) return;
     const resolved = this.#resolved.get(key)?.offset;
-    const first = batch.records[0]?.offset ?? batch.fetchOffset;
+    const first = firstOffset(batch);
     const target = resolved !== undefined && resolved >= first ? resolved : first;
     if (target >= batch.nextOffset) return;
     this.#bump(key);
@@ -544,7 +549,7 @@ export class ConsumerRunner {
       this.#s.logger.error(`Error when calling ${which}`, {
         topic: batch.topic,
         partition: batch.partition,
-        offset: String(batch.records[0]?.offset ?? batch.fetchOffset),
+        offset: String(firstOffset(batch)),
         stack: error.stack,
         error,
       });
