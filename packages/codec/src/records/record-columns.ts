@@ -51,7 +51,10 @@ export class RecordColumns {
   readonly #t: RecordTable;
   /** Table index of record 0. */
   readonly #from: number;
-  /** The batch's base timestamp as a number, or NaN when a record needs the slow path. */
+  /**
+   * The batch's base timestamp as a number, or NaN when a record needs the slow path (tested
+   * as `x === x`, false for NaN only, which stays a compare where it is inlined).
+   */
   readonly #baseTimestampMs: number;
 
   /** @internal made by the batch decoders */
@@ -69,9 +72,8 @@ export class RecordColumns {
 
   /** The slots of record `i` in the table. */
   #slot(i: number): number {
-    if (!(i >= 0 && i < this.length && Number.isInteger(i))) {
-      throw new RangeError(`record index ${i} is outside the columns' 0..${this.length - 1}`);
-    }
+    // `i >>> 0 === i` holds for the integers 0..2^32-1 only: no negative, fraction or NaN.
+    if (i >>> 0 !== i || i >= this.length) outside(i, this.length);
     return (this.#from + i) * RECORD_SLOTS;
   }
 
@@ -89,9 +91,9 @@ export class RecordColumns {
   timestamp(i: number): bigint {
     const s = this.#slot(i);
     const t = this.#t;
-    return Number.isNaN(this.#baseTimestampMs)
-      ? rareTimestamp(t, this.#from + i)
-      : BigInt.asIntN(64, t.baseTimestamp + BigInt(t.slots[s + S_TIMESTAMP_DELTA]!));
+    return this.#baseTimestampMs === this.#baseTimestampMs
+      ? BigInt.asIntN(64, t.baseTimestamp + BigInt(t.slots[s + S_TIMESTAMP_DELTA]!))
+      : rareTimestamp(t, this.#from + i);
   }
 
   /**
@@ -102,9 +104,9 @@ export class RecordColumns {
   timestampMs(i: number): number {
     const s = this.#slot(i);
     const base = this.#baseTimestampMs;
-    return Number.isNaN(base)
-      ? Number(rareTimestamp(this.#t, this.#from + i))
-      : base + this.#t.slots[s + S_TIMESTAMP_DELTA]!;
+    return base === base
+      ? base + this.#t.slots[s + S_TIMESTAMP_DELTA]!
+      : Number(rareTimestamp(this.#t, this.#from + i));
   }
 
   /** Record `i`'s key (a view), or null. */
@@ -163,6 +165,10 @@ export class RecordColumns {
     const to = Math.max(from, clamp(end, n));
     return new RecordColumns(this.#t, this.#from + from, to - from);
   }
+}
+
+function outside(i: number, length: number): never {
+  throw new RangeError(`record index ${i} is outside the columns' 0..${length - 1}`);
 }
 
 function clamp(index: number, length: number): number {
