@@ -67,9 +67,12 @@ describe('FacadeBatch messages', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(record, { minLength: 1, maxLength: 6 }),
-        // Offsets on both sides of 2^52, where the messages' offsets stop going through numbers.
+        // Offsets on both sides of 1,000 (decimals made by thousands above it) and of 2^52,
+        // where the messages' offsets stop going through numbers.
         fc.oneof(
           fc.bigInt({ min: 0n, max: 2n ** 62n }),
+          fc.bigInt({ min: 990n, max: 1_010n }),
+          fc.bigInt({ min: 0n, max: 3_000n }),
           fc.bigInt({ min: 2n ** 52n - 8n, max: 2n ** 52n + 2n }),
         ),
         fc.integer({ min: 0, max: 2 ** 40 }),
