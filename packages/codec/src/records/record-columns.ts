@@ -51,10 +51,9 @@ export class RecordColumns {
   readonly #t: RecordTable;
   /** Table index of record 0. */
   readonly #from: number;
-  /**
-   * The batch's base timestamp as a number, or NaN when a record needs the slow path (tested
-   * as `x === x`, false for NaN only, which stays a compare where it is inlined).
-   */
+  /** Whether every timestamp is the base timestamp plus an int32 delta (no LogAppendTime, no wide delta). */
+  readonly #plainTimestamps: boolean;
+  /** The batch's base timestamp as a number (used when `#plainTimestamps`). */
   readonly #baseTimestampMs: number;
 
   /** @internal made by the batch decoders */
@@ -64,10 +63,8 @@ export class RecordColumns {
     this.length = length;
     this.baseOffset = table.baseOffset;
     this.error = from + length === table.count ? table.error : null;
-    this.#baseTimestampMs =
-      table.logAppendTime === null && table.wideTimestamps === null
-        ? Number(table.baseTimestamp)
-        : Number.NaN;
+    this.#plainTimestamps = table.logAppendTime === null && table.wideTimestamps === null;
+    this.#baseTimestampMs = Number(table.baseTimestamp);
   }
 
   /** The slots of record `i` in the table. */
@@ -91,7 +88,7 @@ export class RecordColumns {
   timestamp(i: number): bigint {
     const s = this.#slot(i);
     const t = this.#t;
-    return this.#baseTimestampMs === this.#baseTimestampMs
+    return this.#plainTimestamps
       ? BigInt.asIntN(64, t.baseTimestamp + BigInt(t.slots[s + S_TIMESTAMP_DELTA]!))
       : rareTimestamp(t, this.#from + i);
   }
@@ -103,9 +100,8 @@ export class RecordColumns {
    */
   timestampMs(i: number): number {
     const s = this.#slot(i);
-    const base = this.#baseTimestampMs;
-    return base === base
-      ? base + this.#t.slots[s + S_TIMESTAMP_DELTA]!
+    return this.#plainTimestamps
+      ? this.#baseTimestampMs + this.#t.slots[s + S_TIMESTAMP_DELTA]!
       : Number(rareTimestamp(this.#t, this.#from + i));
   }
 
