@@ -1,4 +1,5 @@
 import { CodecError, type Reader, ZERO_UUID } from '@kafkats/codec';
+import type { PartitionInfo } from './snapshot.js';
 
 /** The empty list every partition without offline replicas (or ISR) shares. */
 const NONE: readonly number[] = Object.freeze([]);
@@ -34,6 +35,10 @@ export class MetadataTable {
   readonly #version: number;
   /** Lists made so far by hash of their ids (see `#interned`). */
   #lists: Map<number, (readonly number[])[]> | undefined;
+  /** Lists of 1, 2 and 3 ids below 1024 made so far, by their ids packed (see `#list`). */
+  #small: Map<number, readonly number[]>[] | undefined;
+  /** Where the list `#list` read last ends. */
+  #after = 0;
 
   constructor(
     version: number,
@@ -68,52 +73,89 @@ export class MetadataTable {
     return this.#version >= 7 ? this.#view.getInt32(this.#partAt[k]! + 10) : -1;
   }
 
-  /** The partition error code of slot `k`. */
-  errorCode(k: number): number {
-    return this.#view.getInt16(this.#partAt[k]!);
-  }
-
   /**
-   * Replicas, ISR and offline replicas of slot `k` (offline empty below v5), read straight from
-   * the bytes (the decode that built the table checked every length already), each frozen; an
-   * ISR equal to the replicas is the same array.
+   * The frozen `PartitionInfo` objects of partition slots `first` .. `first + n - 1`, in
+   * answer order, read straight from the bytes (the decode that built the table checked every
+   * length already). Replicas, ISR and offline replicas (empty below v5) are frozen lists
+   * shared by every partition with the same ids (see `#list`).
+   *
+   * One pass per topic, not a call per field: a walk over every partition of a large cluster
+   * makes 200k of these.
    */
-  lists(k: number): [readonly number[], readonly number[], readonly number[]] {
+  partitions(first: number, n: number): PartitionInfo[] {
     const view = this.#view;
-    const bytes = this.#bytes;
-    const flexible = this.#version >= 9;
-    let p = this.#partAt[k]! + (this.#version >= 7 ? 14 : 10);
-    const out: [readonly number[], readonly number[], readonly number[]] = [NONE, NONE, NONE];
-    const count = this.#version >= 5 ? 3 : 2;
-    for (let l = 0; l < count; l++) {
-      let n: number;
-      if (flexible) {
-        // A compact array: its length plus one as an unsigned varint.
-        let v = 0;
-        let shift = 0;
-        let b: number;
-        do {
-          b = bytes[p++]!;
-          v += (b & 0x7f) * 2 ** shift;
-          shift += 7;
-        } while (b >= 0x80);
-        n = v - 1;
-      } else {
-        n = view.getInt32(p);
-        p += 4;
-      }
-      if (n <= 0) continue;
-      out[l] = this.#interned(p, n);
-      p += 4 * n;
+    const partAt = this.#partAt;
+    const version = this.#version;
+    const hasEpoch = version >= 7;
+    const hasOffline = version >= 5;
+    const out = new Array<PartitionInfo>(n);
+    for (let i = 0; i < n; i++) {
+      const at = partAt[first + i]!;
+      const errorCode = view.getInt16(at);
+      const partition = view.getInt32(at + 2);
+      const leader = view.getInt32(at + 6);
+      const leaderEpoch = hasEpoch ? view.getInt32(at + 10) : -1;
+      const replicas = this.#list(at + (hasEpoch ? 14 : 10));
+      const isr = this.#list(this.#after);
+      const offlineReplicas = hasOffline ? this.#list(this.#after) : NONE;
+      // Two literals of fixed shape (with and without a leader), not a spread.
+      out[i] = Object.freeze(
+        leader >= 0
+          ? { partition, leader, leaderEpoch, replicas, isr, offlineReplicas, errorCode }
+          : { partition, leaderEpoch, replicas, isr, offlineReplicas, errorCode },
+      );
     }
     return out;
   }
 
   /**
-   * The `n` node ids at `p` as a frozen list, the same array for every partition with the same
-   * list: a cluster's partitions share few replica sets (brokers choose k of n), so a walk
-   * over every partition makes a handful of arrays instead of two or three per partition.
+   * The node-id list (an array's length, then its ids) at `p` as a frozen list; sets
+   * `#after` to where the list ends. The same array for every partition with the same list:
+   * a cluster's partitions share few replica sets (brokers choose k of n), so a walk over
+   * every partition makes a handful of arrays instead of two or three per partition.
    */
+  #list(p: number): readonly number[] {
+    const view = this.#view;
+    let n: number;
+    if (this.#version >= 9) {
+      // A compact array: its length plus one as an unsigned varint.
+      const bytes = this.#bytes;
+      let b = bytes[p++]!;
+      n = b & 0x7f;
+      for (let shift = 7; b >= 0x80; shift += 7) {
+        b = bytes[p++]!;
+        n += (b & 0x7f) * 2 ** shift;
+      }
+      n -= 1;
+    } else {
+      n = view.getInt32(p);
+      p += 4;
+    }
+    if (n <= 0) {
+      this.#after = p;
+      return NONE;
+    }
+    this.#after = p + 4 * n;
+    if (n <= 3) {
+      // Up to three ids below 1024 (the usual replica set) pack exactly into one small
+      // integer: no hash to verify against the bytes.
+      const a = view.getInt32(p);
+      const b = n >= 2 ? view.getInt32(p + 4) : 0;
+      const c = n === 3 ? view.getInt32(p + 8) : 0;
+      if ((a | b | c) >>> 10 === 0) {
+        const key = a | (b << 10) | (c << 20);
+        const small = (this.#small ??= [new Map(), new Map(), new Map()])[n - 1]!;
+        const known = small.get(key);
+        if (known !== undefined) return known;
+        const list = Object.freeze(n === 1 ? [a] : n === 2 ? [a, b] : [a, b, c]);
+        small.set(key, list);
+        return list;
+      }
+    }
+    return this.#interned(p, n);
+  }
+
+  /** The `n` node ids at `p` as a frozen list, by hash of the ids (see `#list`). */
   #interned(p: number, n: number): readonly number[] {
     const view = this.#view;
     let hash = n;

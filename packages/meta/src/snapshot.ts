@@ -173,20 +173,35 @@ export class MetadataSnapshot {
       this.#topics = Object.freeze(merged);
       return this.#topics;
     }
-    const order = Array.from({ length: table.topicCount }, (_, i) => i);
-    order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
-    this.#topics = Object.freeze(order.map((slot) => this.#materialise(slot)));
+    const count = table.topicCount;
+    const topics = new Array<TopicInfo>(count);
+    const slots = this.#slotMap();
+    if (slots.size === count) {
+      // Names are unique (the usual case): the engine's own sort, which orders strings by code
+      // units as `<` does, without a call into a comparator per comparison.
+      const sorted = names.slice().sort();
+      for (let i = 0; i < count; i++) topics[i] = this.#materialise(slots.get(sorted[i]!)!);
+    } else {
+      const order = Array.from({ length: count }, (_, i) => i);
+      order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
+      for (let i = 0; i < count; i++) topics[i] = this.#materialise(order[i]!);
+    }
+    this.#topics = Object.freeze(topics);
     return this.#topics;
   }
 
-  #slot(name: string): number | undefined {
+  #slotMap(): Map<string, number> {
     if (this.#slots === undefined) {
       const names = this.#table!.names;
       const m = new Map<string, number>();
       for (let i = 0; i < names.length; i++) m.set(names[i]!, i);
       this.#slots = m;
     }
-    return this.#slots.get(name);
+    return this.#slots;
+  }
+
+  #slot(name: string): number | undefined {
+    return this.#slotMap().get(name);
   }
 
   #materialise(slot: number): TopicInfo {
@@ -197,35 +212,7 @@ export class MetadataSnapshot {
     const { names, topicInts, topicSorted } = table;
     const first = topicInts[slot * 5 + 2]!;
     const n = topicInts[slot * 5 + 3]!;
-    const partitions: PartitionInfo[] = [];
-    for (let k = first; k < first + n; k++) {
-      const leader = table.leader(k);
-      const [replicas, isr, offlineReplicas] = table.lists(k);
-      // Two literals of fixed shape (with and without a leader), not a spread: a walk over
-      // every partition of a large cluster makes 200k of them.
-      partitions.push(
-        Object.freeze(
-          leader >= 0
-            ? {
-                partition: table.index(k),
-                leader,
-                leaderEpoch: table.epoch(k),
-                replicas,
-                isr,
-                offlineReplicas,
-                errorCode: table.errorCode(k),
-              }
-            : {
-                partition: table.index(k),
-                leaderEpoch: table.epoch(k),
-                replicas,
-                isr,
-                offlineReplicas,
-                errorCode: table.errorCode(k),
-              },
-        ),
-      );
-    }
+    const partitions = table.partitions(first, n);
     if (topicSorted[slot] === 0) partitions.sort((a, b) => a.partition - b.partition);
     const topic: TopicInfo = Object.freeze({
       name: names[slot]!,

@@ -247,16 +247,23 @@ describe('decodeMetadataSnapshot (the refresh path) and the generic decoder', ()
   });
 
   it('gives partitions with the same node list one frozen array, and lists that only hash alike their own', () => {
-    // [0, 31] and [1, 0] hash alike under the table's hash (31 * previous + id): the second
-    // must still read its own ids.
-    const lists = [
+    // Up to three ids below 1024 are keyed by the ids themselves; [0, 31] and [1, 0] would
+    // hash alike under the table's hash (31 * previous + id). Longer lists, larger or negative
+    // ids go by that hash: [1024, 31] and [1025, 0] hash alike, and each must still read its
+    // own ids.
+    const distinct = [
       [1, 2, 3],
       [0, 31],
       [1, 0],
-      [1, 2, 3],
-      [0, 31],
-      [1, 0],
+      [1],
+      [1023, 0, 1023],
+      [1024, 31],
+      [1025, 0],
+      [5, 6, 7, 8],
+      [-1, 2],
     ];
+    const lists = [...distinct, ...distinct];
+    const d = distinct.length;
     for (const version of [4, 9, 12]) {
       const response = createMetadataResponse({
         topics: [
@@ -277,12 +284,58 @@ describe('decodeMetadataSnapshot (the refresh path) and the generic decoder', ()
       const parts = fast.topic('shared')!.partitions;
       expect(parts.map((p) => p.replicas)).toEqual(lists);
       expect(parts.map((p) => p.isr)).toEqual(lists);
-      for (let i = 0; i < 3; i++) {
-        expect(parts[i + 3]!.replicas).toBe(parts[i]!.replicas);
+      for (let i = 0; i < d; i++) {
+        expect(parts[i + d]!.replicas).toBe(parts[i]!.replicas);
         expect(parts[i]!.isr).toBe(parts[i]!.replicas);
         expect(Object.isFrozen(parts[i]!.replicas)).toBe(true);
       }
-      expect(parts[1]!.replicas).not.toBe(parts[2]!.replicas);
+      expect(new Set(parts.map((p) => p.replicas)).size).toBe(d);
+    }
+  });
+
+  it('hands out partition objects that cannot be changed', () => {
+    for (const version of [4, 9, 12]) {
+      const response = createMetadataResponse({
+        topics: [
+          createMetadataResponseTopic({
+            name: 't',
+            partitions: [
+              createMetadataResponsePartition({
+                partitionIndex: 0,
+                leaderId: 1,
+                replicaNodes: [1, 2],
+                isrNodes: [1],
+              }),
+              createMetadataResponsePartition({ partitionIndex: 1, leaderId: -1 }),
+            ],
+          }),
+        ],
+      });
+      const fast = decodeMetadataSnapshot(encode(response, version), version, 0);
+      for (const p of fast.topic('t')!.partitions) {
+        const writable = p as unknown as { leader?: number; replicas: number[]; extra?: number };
+        // Test files are modules, so strict: a write to a frozen object throws.
+        expect(() => {
+          writable.leader = 9;
+        }).toThrow(TypeError);
+        expect(() => {
+          writable.extra = 1;
+        }).toThrow(TypeError);
+        expect(() => {
+          writable.replicas.push(3);
+        }).toThrow(TypeError);
+      }
+      expect(fast.partition('t', 0)).toEqual({
+        partition: 0,
+        leader: 1,
+        leaderEpoch: -1,
+        replicas: [1, 2],
+        isr: [1],
+        offlineReplicas: [],
+        errorCode: 0,
+      });
+      expect(fast.leaderFor('t', 0)).toBe(1);
+      expect(fast.partition('t', 1)).not.toHaveProperty('leader');
     }
   });
 
