@@ -94,19 +94,36 @@ function lz4Fail(detail: string): never {
   throw new CodecError('CORRUPT', 'lz4 frame', detail);
 }
 
+/** A little-endian view of `b`'s bytes, for copying them four at a time. */
+function viewOf(b: Uint8Array): DataView {
+  return new DataView(b.buffer, b.byteOffset, b.byteLength);
+}
+
 /**
  * Decodes one raw LZ4 block from `src[s, sEnd)` into `dst` at `d`, never writing at or past
  * `dEnd`. Returns the new output position, or -1 when the output would pass `dEnd`.
+ *
+ * Literals and matches are copied in words of four bytes, two per step, each copy rounded up
+ * to a multiple of eight bytes. That may read up to seven bytes past the literals (still inside
+ * `src`) and write up to seven past the sequence (still inside `dst`): the bytes written there
+ * are overwritten by the sequences that follow, or lie past the output's end. A match four or
+ * more bytes back reads each word before the position it writes, so it repeats its pattern as
+ * a byte-by-byte copy would. Near the ends of either buffer, and for a match one to three
+ * bytes back, bytes are copied one at a time.
  */
-export function decodeLz4Block(
+function decodeLz4Block(
   src: Uint8Array,
+  sv: DataView,
   s: number,
   sEnd: number,
   dst: Uint8Array,
+  dv: DataView,
   d: number,
   dEnd: number,
 ): number {
   const dStart = d;
+  const sLimit = src.length - 8;
+  const dLimit = dst.length - 8;
   while (s < sEnd) {
     const token = src[s++]!;
     let lit = token >>> 4;
@@ -120,13 +137,20 @@ export function decodeLz4Block(
     }
     if (s + lit > sEnd) lz4Fail('literals run past the block');
     if (d + lit > dEnd) return -1;
-    if (lit < 16) {
-      for (let k = 0; k < lit; k++) dst[d + k] = src[s + k]!;
-    } else {
-      dst.set(src.subarray(s, s + lit), d);
+    if (lit !== 0) {
+      if (s + lit <= sLimit && d + lit <= dLimit) {
+        let k = 0;
+        do {
+          dv.setInt32(d + k, sv.getInt32(s + k, true), true);
+          dv.setInt32(d + k + 4, sv.getInt32(s + k + 4, true), true);
+          k += 8;
+        } while (k < lit);
+      } else {
+        for (let k = 0; k < lit; k++) dst[d + k] = src[s + k]!;
+      }
+      s += lit;
+      d += lit;
     }
-    s += lit;
-    d += lit;
     if (s >= sEnd) break; // the last sequence carries literals only
     if (s + 2 > sEnd) lz4Fail('match offset runs past the block');
     const offset = src[s]! | (src[s + 1]! << 8);
@@ -145,8 +169,18 @@ export function decodeLz4Block(
     mlen += 4;
     if (d + mlen > dEnd) return -1;
     let m = d - offset;
-    if (offset >= mlen && mlen > 32) {
-      dst.copyWithin(d, m, m + mlen);
+    if (offset >= 4 && d + mlen <= dLimit) {
+      // Each 4-byte read ends before the word it feeds is written, so it reads final bytes.
+      if (mlen > 64 && offset >= mlen) {
+        dst.copyWithin(d, m, m + mlen);
+      } else {
+        let k = 0;
+        do {
+          dv.setInt32(d + k, dv.getInt32(m + k, true), true);
+          dv.setInt32(d + k + 4, dv.getInt32(m + k + 4, true), true);
+          k += 8;
+        } while (k < mlen);
+      }
       d += mlen;
     } else {
       const stop = d + mlen;
@@ -193,6 +227,8 @@ export function decodeLz4Frame(
   s++;
   let cap = Math.min(maxBytes, Math.max(blockMax, end * 4));
   let out = Buffer.allocUnsafe(cap);
+  let outView = viewOf(out);
+  const srcView = viewOf(src);
   let d = 0;
   for (;;) {
     if (s + 4 > end) lz4Fail('block size runs past the frame');
@@ -208,13 +244,15 @@ export function decodeLz4Frame(
       const grown = Buffer.allocUnsafe(cap);
       out.copy(grown, 0, 0, d);
       out = grown;
+      outView = viewOf(out);
     }
     if (stored) {
       if (d + size > cap) tooLarge(maxBytes);
       src.copy(out, d, s, s + size);
       d += size;
     } else {
-      const nd = decodeLz4Block(src, s, s + size, out, d, Math.min(cap, d + blockMax));
+      const dEnd = Math.min(cap, d + blockMax);
+      const nd = decodeLz4Block(src, srcView, s, s + size, out, outView, d, dEnd);
       if (nd < 0) {
         if (d + blockMax > cap) tooLarge(maxBytes);
         lz4Fail('block decodes past the block maximum size');
