@@ -97,6 +97,13 @@ export interface ConsumerOptions<K = Buffer, V = Buffer> {
   readonly fetchMaxBytes?: number;
   /** `max.partition.fetch.bytes`. Default 1048576. */
   readonly maxPartitionFetchBytes?: number;
+  /**
+   * `max.poll.records`: the most records one batch handed out holds. Default 500. A
+   * partition's answer with more is handed out as several batches, in order, each committed as
+   * it is processed; the records of one can be collected once it is done, instead of living as
+   * long as the whole answer (1 MiB of compressed 100 B records is about 24,000 of them).
+   */
+  readonly maxPollRecords?: number;
   /** Bound on fetched but undelivered bytes. Default min(2 × `fetchMaxBytes`, 67108864). */
   readonly maxBufferedBytes?: number;
   /** Default the cluster's `requestTimeoutMs`. */
@@ -286,6 +293,7 @@ export function resolveConsumerOptions(
       'maxPartitionFetchBytes',
       options.maxPartitionFetchBytes ?? 1_048_576,
     ),
+    maxPollRecords: positive('maxPollRecords', options.maxPollRecords ?? 500),
     maxBufferedBytes: positive(
       'maxBufferedBytes',
       options.maxBufferedBytes ?? Math.min(2 * fetchMaxBytes, 67_108_864),

@@ -610,6 +610,7 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
       minBytes: o.fetchMinBytes,
       maxBytes: o.fetchMaxBytes,
       partitionMaxBytes: o.maxPartitionFetchBytes,
+      maxBatchRecords: o.maxPollRecords,
       maxBufferedBytes: o.maxBufferedBytes,
       requestTimeoutMs: o.requestTimeoutMs ?? this.#cluster.requestTimeoutMs,
       retryBackoffMs: o.retryBackoffMs,

@@ -39,7 +39,7 @@ import {
   type SessionRequestPlan,
   sessionKey,
 } from './internal/fetch-session.js';
-import { FetchedBatch } from './internal/fetched-batch.js';
+import { fetchedBatches } from './internal/fetched-batch.js';
 import { readFetchedRecords } from './internal/fetched-records.js';
 import { listOffset } from './internal/list-offset.js';
 import { type PartitionBatch, recordCount } from './partition-batch.js';
@@ -207,7 +207,8 @@ function asError(error: unknown): Error {
  * KIP-74). So the buffer passes the bound by at most one answer per broker (each at most
  * `maxBytes`, or one record batch when that is larger), and near the bound answers are small.
  * Without `prefetch`, a Fetch goes out only while a poll waits. Polls take buffered batches
- * oldest answer first, so no partition starves another.
+ * oldest answer first, so no partition starves another. An answer of more than
+ * `maxBatchRecords` records is buffered as several batches, handed out together.
  *
  * Follower fetching (KIP-392): with a `rackId`, a leader may answer naming a replica to read
  * from (`preferredReadReplica`); the partition is then fetched from that replica until
@@ -242,6 +243,7 @@ export class FetchEngine implements Fetcher {
   readonly #log: Logger;
   readonly #prefetch: boolean;
   readonly #maxBufferedBatches: number;
+  readonly #maxBatchRecords: number;
   readonly #readReplicaMaxAgeMs: number;
   #fetchRequests = 0;
   #fetchFailures = 0;
@@ -268,6 +270,7 @@ export class FetchEngine implements Fetcher {
     this.#log = config.logger ?? silentLogger;
     this.#prefetch = config.prefetch ?? true;
     this.#maxBufferedBatches = config.maxBufferedBatches ?? Number.POSITIVE_INFINITY;
+    this.#maxBatchRecords = config.maxBatchRecords ?? Number.POSITIVE_INFINITY;
     this.#readReplicaMaxAgeMs = config.readReplicaMaxAgeMs ?? 300_000;
     // Every request in flight (a Fetch per broker, a ListOffsets per partition) listens to it.
     setMaxListeners(0, this.#stop.signal);
@@ -499,7 +502,10 @@ export class FetchEngine implements Fetcher {
     return state;
   }
 
-  /** Up to `max` buffered batches of unpaused partitions, oldest answer first; moves positions. */
+  /**
+   * The buffered batches of up to `max` unpaused partitions, oldest answer first (each
+   * partition's all together); moves positions.
+   */
   #drain(max: number): PartitionBatch[] {
     const out: PartitionBatch[] = [];
     const kept: PartitionState[] = [];
@@ -1491,8 +1497,8 @@ export class FetchEngine implements Fetcher {
     }
     const bytes = data.records?.length ?? 0;
     if (state.buffered.length === 0) this.#ready.push(state);
-    state.buffered.push({
-      batch: new FetchedBatch({
+    const batches = fetchedBatches(
+      {
         topic: state.topic,
         partition: state.partition,
         fetchOffset,
@@ -1506,10 +1512,17 @@ export class FetchEngine implements Fetcher {
         leaderEpoch: entry.data.currentLeaderEpoch,
         lastLeaderEpoch: read.lastLeaderEpoch,
         sizeInBytes: bytes,
-      }),
-      bytes,
-      lastLeaderEpoch: read.lastLeaderEpoch,
-    });
+      },
+      read.epochs,
+      this.#maxBatchRecords,
+    );
+    for (const batch of batches) {
+      state.buffered.push({
+        batch,
+        bytes: batch.sizeInBytes,
+        lastLeaderEpoch: batch.lastLeaderEpoch,
+      });
+    }
     this.#bufferedBytes += bytes;
     this.#peakBufferedBytes = Math.max(this.#peakBufferedBytes, this.#bufferedBytes);
     if (!state.paused) this.#notify();

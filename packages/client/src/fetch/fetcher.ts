@@ -49,6 +49,14 @@ export interface FetcherConfig {
    * while this many are buffered. Default no bound (each partition holds at most one anyway).
    */
   readonly maxBufferedBatches?: number;
+  /**
+   * The most records one batch holds: a partition's answer with more is handed out as several
+   * batches of at most this many, in order, each with its own `fetchOffset` and `nextOffset`
+   * (as Kafka's `max.poll.records` bounds a poll). Record objects made for one of them can then
+   * be collected once it is processed, instead of living as long as the whole answer. Default
+   * no bound: one batch per partition answer.
+   */
+  readonly maxBatchRecords?: number;
   /** Where retries (debug) and offset resets (info) are logged; default silent. */
   readonly logger?: Logger;
 }
@@ -112,8 +120,9 @@ export interface Fetcher {
   position(partition: TopicPartition): { offset: bigint; leaderEpoch: number } | undefined;
   /**
    * Waits until at least one batch is buffered for an assigned, unpaused partition, then
-   * returns what is buffered, at most `max` batches, oldest answers first (one partition's
-   * batches in offset order), and moves those partitions' positions. Resolves with [] when the
+   * returns what is buffered for at most `max` partitions, oldest answers first (one
+   * partition's batches in offset order, all of them: an answer cut by `maxBatchRecords` is
+   * handed out whole), and moves those partitions' positions. Resolves with [] when the
    * signal aborts. Rejects with the first error the fetcher cannot retry
    * (`OffsetOutOfRangeError` when `autoOffsetReset` is 'none', `FetchPartitionError`,
    * `FetchStateError`).

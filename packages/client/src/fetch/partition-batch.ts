@@ -14,8 +14,10 @@ export type ConsumerRecord<K = Buffer, V = Buffer> = Omit<KafkaRecord, 'key' | '
 };
 
 /**
- * What one Fetch answer moved a partition reader forward by. Yielded only when the position
- * moved: a long poll that expires with nothing new yields nothing.
+ * What one Fetch answer moved a partition reader forward by, or one part of it: an answer of
+ * more records than the readers' `maxBatchRecords` (the consumer's `maxPollRecords`) comes as
+ * several batches, in order, each starting where the one before ends. Yielded only when the
+ * position moved: a long poll that expires with nothing new yields nothing.
  *
  * Keys, values and header values of `records` are views into the response's bytes (or into a
  * compressed batch's decompressed copy). They are never reused, so they stay valid as long as
@@ -26,8 +28,9 @@ export interface PartitionBatch<K = Buffer, V = Buffer> {
   readonly topic: string;
   readonly partition: number;
   /**
-   * The offset this answer was fetched at. Equal to the previous batch's `nextOffset`, except
-   * after an OFFSET_OUT_OF_RANGE reset moved the reader (the gap is visible here).
+   * The offset this answer was fetched at (for a later part of an answer, where the part before
+   * it ended). Equal to the previous batch's `nextOffset`, except after an OFFSET_OUT_OF_RANGE
+   * reset moved the reader (the gap is visible here).
    */
   readonly fetchOffset: bigint;
   /**
@@ -73,7 +76,8 @@ export interface PartitionBatch<K = Buffer, V = Buffer> {
   readonly lastLeaderEpoch: number;
   /**
    * The bytes of record batches this came from, as fetched (compressed, control and aborted
-   * batches included): what the readers' and the consumer's byte counters add up.
+   * batches included): what the readers' and the consumer's byte counters add up. An answer
+   * handed out in parts divides its bytes among them by records.
    */
   readonly sizeInBytes: number;
 }

@@ -23,8 +23,9 @@ export interface MultiPartitionReaderOptions<K = Buffer, V = Buffer>
     'topic' | 'partition' | 'startOffset' | 'signal' | 'prefetch'
   > {
   /**
-   * Batches fetched ahead of the caller. Default 16. Once that many wait, no Fetch goes out
-   * until the caller takes one: a slow caller slows the fetching down.
+   * Answers fetched ahead of the caller, one per partition at most (an answer cut by
+   * `maxBatchRecords` counts once). Default 16. Once that many wait, no Fetch goes out until
+   * the caller takes one: a slow caller slows the fetching down.
    */
   readonly capacity?: number;
   /**
@@ -70,6 +71,8 @@ export class MultiPartitionReader<K = Buffer, V = Buffer>
   readonly #assigned = new Map<string, Assigned>();
   readonly #closer = new AbortController();
   #engine: FetchEngine | undefined;
+  /** Batches polled and not yet yielded: the rest of an answer cut by `maxBatchRecords`. */
+  #pending: PartitionBatch[] = [];
   #running = false;
   #error: Error | undefined;
 
@@ -109,7 +112,7 @@ export class MultiPartitionReader<K = Buffer, V = Buffer>
 
   /** Batches fetched and waiting for the caller. */
   get queued(): number {
-    return this.#engine?.bufferedBatches ?? 0;
+    return (this.#engine?.bufferedBatches ?? 0) + this.#pending.length;
   }
 
   /** The partitions being read. */
@@ -163,6 +166,7 @@ export class MultiPartitionReader<K = Buffer, V = Buffer>
     const assigned = this.#assigned.get(key);
     if (assigned === undefined) return undefined;
     this.#assigned.delete(key);
+    this.#pending = this.#pending.filter((b) => b.topic !== topic || b.partition !== partition);
     this.#engine?.unassign([{ topic, partition }]);
     return assigned.delivered;
   }
@@ -204,17 +208,21 @@ export class MultiPartitionReader<K = Buffer, V = Buffer>
       for (;;) {
         if (this.#error !== undefined) throw this.#error;
         if (signal.aborted || engine === undefined) return;
-        let batches: PartitionBatch[];
-        try {
-          batches = await engine.poll(signal, 1);
-        } catch (error) {
-          // The first error no retry can fix ends the reading, for this and later iterations.
-          this.#error = error instanceof Error ? error : new Error(String(error));
-          this.#closer.abort();
-          await engine.close();
-          throw this.#error;
+        if (this.#pending.length === 0) {
+          try {
+            this.#pending = await engine.poll(signal, 1);
+          } catch (error) {
+            // The first error no retry can fix ends the reading, for this and later iterations.
+            this.#error = error instanceof Error ? error : new Error(String(error));
+            this.#closer.abort();
+            await engine.close();
+            throw this.#error;
+          }
         }
-        const [batch] = batches;
+        // An answer may be several batches (maxBatchRecords): the engine's position is past
+        // all of them, so those not yet yielded wait here, for this or the next iteration.
+        // Each leaves the array as it is yielded, so its records can be collected after use.
+        const batch = this.#pending.shift();
         if (batch === undefined || signal.aborted) return;
         const assigned = this.#assigned.get(keyOf(batch.topic, batch.partition));
         if (assigned === undefined) continue;

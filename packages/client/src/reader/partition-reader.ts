@@ -48,6 +48,13 @@ export interface PartitionReaderOptions<K = Buffer, V = Buffer> {
    */
   readonly partitionMaxBytes?: number;
   /**
+   * The most records one batch holds. Default 500 (as Kafka's `max.poll.records` bounds a
+   * poll). An answer with more is handed out as several batches, in order, so that the records
+   * of one can be collected once it is processed instead of living as long as the whole answer
+   * (1 MiB of compressed 100 B records is about 24,000 of them). What is fetched is the same.
+   */
+  readonly maxBatchRecords?: number;
+  /**
    * Time allowed for an answer beyond `maxWaitMs`, ms. Default the cluster's `requestTimeoutMs`
    * (30000). A Fetch that exceeds it closes the connection and is retried.
    */
@@ -317,11 +324,16 @@ export class PartitionReader<K = Buffer, V = Buffer>
     try {
       for (;;) {
         if (controller.signal.aborted) return;
-        const [batch] = await engine.poll(controller.signal, 1);
-        if (batch === undefined) return;
-        this.#delivered = batch.nextOffset;
-        const out = deserializeBatch(batch, this.#deserializers);
-        yield out instanceof Promise ? await out : out;
+        const batches = await engine.poll(controller.signal, 1);
+        if (batches.length === 0) return;
+        // An answer may be several batches (maxBatchRecords). Each leaves the array as it is
+        // yielded, so that its records can be collected once the caller is done with them.
+        for (let batch = batches.shift(); batch !== undefined; batch = batches.shift()) {
+          if (controller.signal.aborted) return;
+          this.#delivered = batch.nextOffset;
+          const out = deserializeBatch(batch, this.#deserializers);
+          yield out instanceof Promise ? await out : out;
+        }
       }
     } finally {
       controller.abort();

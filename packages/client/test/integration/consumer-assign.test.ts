@@ -118,6 +118,50 @@ describe('Consumer.assign', () => {
     }
   });
 
+  it('maxPollRecords hands an answer out in parts, each finished on its own: a failed part rewinds only to its start', async () => {
+    const topic = unique('assign-parts');
+    const groupId = unique('assign-parts');
+    await kafka.admin.createTopic(topic, { partitions: 1, replicationFactor: 3 });
+    await produceNumbered(cluster, topic, 250, 1, { pauseMs: 0 }).done;
+    const options = { groupId, autoOffsetReset: 'earliest', enableAutoCommit: false } as const;
+
+    // 250 small records: one Fetch answer, handed out as parts of at most 40 records.
+    const first = new Consumer(cluster, { ...options, maxPollRecords: 40 });
+    const parts: [bigint, bigint, number][] = [];
+    try {
+      await first.assign([{ topic, partition: 0 }]);
+      const failure = new Error('the third part fails');
+      await expect(
+        first.run({
+          eachBatch: (batch) => {
+            parts.push([batch.fetchOffset, batch.nextOffset, batch.records.length]);
+            if (parts.length === 3) throw failure;
+          },
+        }),
+      ).rejects.toBe(failure);
+      expect(parts).toEqual([
+        [0n, 40n, 40],
+        [40n, 80n, 40],
+        [80n, 120n, 40],
+      ]);
+      // The two parts that were processed are finished: a commit takes the second's end.
+      await first.commit();
+    } finally {
+      await first.close();
+    }
+    const committed = await new Consumer(cluster, { groupId }).committed([{ topic, partition: 0 }]);
+    expect(committed.get(`${topic}-0`)?.offset).toBe(80n);
+
+    const second = new Consumer(cluster, { ...options, maxPollRecords: 40 });
+    try {
+      await second.assign([{ topic, partition: 0 }]);
+      const rest = await readRecords(second, 170);
+      expect(rest).toEqual(Array.from({ length: 170 }, (_, i) => `0:${80 + i}`));
+    } finally {
+      await second.close();
+    }
+  });
+
   it('refuses to mix assign() and subscriptions, and a subscription without a groupId', async () => {
     const subscribed = new Consumer(cluster, { groupId: unique('g'), topics: ['t'] });
     expect(() => subscribed.assign([{ topic: 't', partition: 0 }])).toThrow(ConsumerConfigError);

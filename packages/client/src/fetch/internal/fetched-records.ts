@@ -26,6 +26,8 @@ export interface ReadRecordsResult {
    * returned (more only should a batch's offsets not ascend), no record object made.
    */
   readonly columns: RecordColumns[];
+  /** The `partitionLeaderEpoch` of the batch each of `columns` comes from, by index. */
+  readonly epochs: number[];
   /** Records in `columns`, all together. */
   readonly count: number;
   /** Where the next Fetch starts: after the last whole batch read or skipped. */
@@ -60,12 +62,13 @@ export function readFetchedRecords(
   options: ReadRecordsOptions,
 ): ReadRecordsResult {
   const columns: RecordColumns[] = [];
+  const epochs: number[] = [];
   let count = 0;
   let next = options.fetchOffset;
   let batches = 0;
   let lastLeaderEpoch = -1;
   if (bytes === null || bytes.length === 0) {
-    return { columns, count, nextOffset: next, batches, partialBytes: 0, lastLeaderEpoch };
+    return { columns, epochs, count, nextOffset: next, batches, partialBytes: 0, lastLeaderEpoch };
   }
   const committed = options.isolationLevel === 'read_committed';
   // Aborted transactions ordered by first offset, consumed as batches pass them.
@@ -106,12 +109,14 @@ export function readFetchedRecords(
       // Offset deltas are int32: a batch starting 2^31 or more past the position keeps all.
       const gap = next - batch.baseOffset;
       count += keepFrom(all, gap < -INT32_SPAN ? -(2 ** 31) : Number(gap), columns);
+      while (epochs.length < columns.length) epochs.push(batch.partitionLeaderEpoch);
       if (count > before) lastLeaderEpoch = batch.partitionLeaderEpoch;
     }
     next = batch.lastOffset + 1n;
   }
   return {
     columns,
+    epochs,
     count,
     nextOffset: next,
     batches,

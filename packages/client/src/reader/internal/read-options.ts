@@ -13,6 +13,7 @@ export type ReadOptions = Pick<
   | 'minBytes'
   | 'maxBytes'
   | 'partitionMaxBytes'
+  | 'maxBatchRecords'
   | 'requestTimeoutMs'
   | 'retryBackoffMs'
   | 'retryBackoffMaxMs'
@@ -69,6 +70,7 @@ export function engineConfig(
     minBytes: count(options.minBytes, 1, 'minBytes'),
     maxBytes: count(options.maxBytes, 52_428_800, 'maxBytes', 1),
     partitionMaxBytes: count(options.partitionMaxBytes, 1_048_576, 'partitionMaxBytes', 1),
+    maxBatchRecords: count(options.maxBatchRecords, 500, 'maxBatchRecords', 1),
     requestTimeoutMs: count(
       options.requestTimeoutMs,
       cluster.requestTimeoutMs,

@@ -718,6 +718,25 @@ describe('FetchEngine: what the readers on it need', () => {
     expect([...order].sort()).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
+  it('maxBatchRecords cuts an answer into batches handed out together, each starting where the last ended', async () => {
+    const whole = await setup(['a'], 1);
+    whole.kafka.produce('a', 0, 10);
+    whole.fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 0n } }]);
+    const [answer] = await pollUntil(whole.fetcher, (got) => count(got) >= 10);
+    const { kafka, fetcher } = await setup(['a'], 1, { maxBatchRecords: 4 });
+    kafka.produce('a', 0, 10);
+    fetcher.assign([{ topic: 'a', partition: 0, start: { offset: 2n } }]);
+    const guard = AbortSignal.timeout(10_000);
+    const got = await fetcher.poll(guard, 1);
+    expect(got.map((b) => b.records.length)).toEqual([4, 4]);
+    expect(got.map((b) => b.fetchOffset)).toEqual([2n, 6n]);
+    expect(got.map((b) => b.nextOffset)).toEqual([6n, 10n]);
+    expect(values(got, 'a', 0)).toEqual(expected('a', 0, 2, 10));
+    expect(got.reduce((n, b) => n + b.sizeInBytes, 0)).toBe(answer?.sizeInBytes);
+    expect(fetcher.position({ topic: 'a', partition: 0 })?.offset).toBe(10n);
+    expect(fetcher.partitionStats({ topic: 'a', partition: 0 })?.records).toBe(8);
+  });
+
   it('without prefetch, no Fetch goes out while nobody polls', async () => {
     const { kafka, fetcher, observed } = await setup(['a'], 1, { prefetch: false });
     kafka.produce('a', 0, 3);

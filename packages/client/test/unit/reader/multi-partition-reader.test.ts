@@ -66,6 +66,39 @@ describe('MultiPartitionReader', () => {
     expect(kafka.dedicated()).toEqual([]);
   });
 
+  it('an answer cut by maxBatchRecords is yielded in parts, the rest kept for the next iteration', async () => {
+    const kafka = new FakeKafka(3, 2);
+    kafka.appendValues(0, 7);
+    kafka.appendValues(1, 7);
+    const cluster = await connect(kafka);
+    const multi = new MultiPartitionReader(
+      cluster,
+      [0, 1].map((partition) => ({ topic: 'events', partition, startOffset: 0n })),
+      { ...options, maxBatchRecords: 3 },
+    );
+    const seen = new Map<number, PartitionBatch[]>();
+    const take = async (n: number) => {
+      let taken = 0;
+      for await (const batch of multi) {
+        seen.set(batch.partition, [...(seen.get(batch.partition) ?? []), batch]);
+        if (++taken === n) break;
+      }
+    };
+    await take(1); // the rest of that answer waits in the reader
+    expect(multi.queued).toBeGreaterThanOrEqual(2);
+    await take(5);
+    for (const p of [0, 1]) {
+      const batches = seen.get(p) ?? [];
+      expect(batches.map((b) => b.records.length)).toEqual([3, 3, 1]);
+      expect(batches.flatMap((b) => b.records.map((r) => r.value?.toString()))).toEqual(
+        Array.from({ length: 7 }, (_, i) => `v${i}`),
+      );
+      expect(batches.map((b) => b.fetchOffset)).toEqual([0n, 3n, 6n]);
+      expect(multi.position('events', p)).toBe(7n);
+    }
+    await multi.close();
+  });
+
   it('ends the iteration with the first error a partition cannot retry', async () => {
     const kafka = new FakeKafka(3, 2);
     kafka.appendValues(0, 1);

@@ -485,6 +485,21 @@ describe('PartitionReader: cancellation and memory', () => {
     expect(valuesOf([...first, ...second])).toEqual(expected(0, 4));
   });
 
+  it('yields an answer of more than maxBatchRecords records in parts; breaking out between them resumes at the next', async () => {
+    const kafka = new FakeKafka();
+    kafka.appendValues(0, 10);
+    const reader = open(await connect(kafka), { maxBatchRecords: 3 });
+    const first = await readUntil(reader, (all) => all.length === 2);
+    expect(first.map((b) => [b.fetchOffset, b.nextOffset])).toEqual([
+      [0n, 3n],
+      [3n, 6n],
+    ]);
+    expect(reader.position).toBe(6n);
+    const second = await readUntil(reader, (all) => all.at(-1)?.nextOffset === 10n);
+    expect(second.map((b) => b.records.length)).toEqual([3, 1]);
+    expect(valuesOf([...first, ...second])).toEqual(expected(0, 10));
+  });
+
   it('waits out a throttled answer before fetching again (KIP-219)', async () => {
     const kafka = new FakeKafka();
     kafka.appendValues(0, 1);
