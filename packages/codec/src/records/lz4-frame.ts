@@ -5,6 +5,7 @@
  * decoder is ours so that it can stop at a byte limit instead of trusting the input.
  */
 import { CodecError } from '../errors.js';
+import { copyWords } from './word-copy.js';
 
 const MAGIC = 0x184d2204;
 const BLOCK_SIZE = 64 * 1024;
@@ -139,12 +140,7 @@ function decodeLz4Block(
     if (d + lit > dEnd) return -1;
     if (lit !== 0) {
       if (s + lit <= sLimit && d + lit <= dLimit) {
-        let k = 0;
-        do {
-          dv.setInt32(d + k, sv.getInt32(s + k, true), true);
-          dv.setInt32(d + k + 4, sv.getInt32(s + k + 4, true), true);
-          k += 8;
-        } while (k < lit);
+        copyWords(dv, d, sv, s, lit);
       } else {
         for (let k = 0; k < lit; k++) dst[d + k] = src[s + k]!;
       }
@@ -170,16 +166,11 @@ function decodeLz4Block(
     if (d + mlen > dEnd) return -1;
     let m = d - offset;
     if (offset >= 4 && d + mlen <= dLimit) {
-      // Each 4-byte read ends before the word it feeds is written, so it reads final bytes.
+      // Four or more bytes back: word copies repeat the pattern (see copyWords).
       if (mlen > 64 && offset >= mlen) {
         dst.copyWithin(d, m, m + mlen);
       } else {
-        let k = 0;
-        do {
-          dv.setInt32(d + k, dv.getInt32(m + k, true), true);
-          dv.setInt32(d + k + 4, dv.getInt32(m + k + 4, true), true);
-          k += 8;
-        } while (k < mlen);
+        copyWords(dv, d, dv, m, mlen);
       }
       d += mlen;
     } else {

@@ -12,6 +12,7 @@
  * a byte-by-byte copy would; a copy one to three bytes back goes byte by byte.
  */
 import { CodecError } from '../errors.js';
+import { copyWords } from './word-copy.js';
 
 function fail(detail: string): never {
   throw new CodecError('CORRUPT', 'snappy', detail);
@@ -54,12 +55,7 @@ export function decodeSnappyBlock(
       if (len > 64) {
         out.set(src.subarray(s, s + len), d);
       } else if (s + len <= sLimit) {
-        let k = 0;
-        do {
-          ov.setInt32(d + k, sv.getInt32(s + k, true), true);
-          ov.setInt32(d + k + 4, sv.getInt32(s + k + 4, true), true);
-          k += 8;
-        } while (k < len);
+        copyWords(ov, d, sv, s, len);
       } else {
         for (let i = 0; i < len; i++) out[d + i] = src[s + i]!;
       }
@@ -88,13 +84,8 @@ export function decodeSnappyBlock(
     if (d + len > expected) fail(`block inflates past its declared ${expected} bytes`);
     let m = d - offset;
     if (offset >= 4) {
-      // Each 4-byte read ends before the word it feeds is written, so it reads final bytes.
-      let k = 0;
-      do {
-        ov.setInt32(d + k, ov.getInt32(m + k, true), true);
-        ov.setInt32(d + k + 4, ov.getInt32(m + k + 4, true), true);
-        k += 8;
-      } while (k < len);
+      // Four or more bytes back: word copies repeat the pattern (see copyWords).
+      copyWords(ov, d, ov, m, len);
       d += len;
     } else {
       // A copy 1 to 3 bytes back repeats a pattern shorter than a word: by byte.
