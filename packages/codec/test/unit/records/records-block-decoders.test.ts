@@ -106,6 +106,31 @@ function referenceBlock(src: Uint8Array, room: number, out: number[]): boolean {
   return true;
 }
 
+/** Up to four bytes to overwrite in a block: where (modulo its length) and with what. */
+const damage = fc.array(fc.tuple(fc.nat(), fc.nat(255)), { minLength: 1, maxLength: 4 });
+
+/** `block` with each of `hits` written over it. */
+function damaged(block: Buffer, hits: readonly (readonly [number, number])[]): Buffer {
+  for (const [at, byte] of hits) block[at % block.length] = byte;
+  return block;
+}
+
+/**
+ * Checks a decode against the byte-by-byte reading: the same bytes, or (where the reading
+ * finds the block malformed, `expected` null) a `CodecError`, never another error.
+ */
+function decodesAsReference(decode: () => Buffer, expected: Buffer | null): void {
+  let got: Buffer | CodecError;
+  try {
+    got = decode();
+  } catch (err) {
+    expect(err).toBeInstanceOf(CodecError);
+    got = err as CodecError;
+  }
+  if (expected === null) expect(got).toBeInstanceOf(CodecError);
+  else expect(got).toEqual(expected);
+}
+
 const bytesOf = (max: number) =>
   fc.uint8Array({ minLength: 0, maxLength: max }).map((b) => b.map((x) => 97 + (x % 4)));
 
@@ -168,22 +193,16 @@ describe('lz4 block decoding (our decoder)', () => {
     fc.assert(
       fc.property(
         fc.array(sequence, { minLength: 1, maxLength: 20 }),
-        fc.array(fc.tuple(fc.nat(), fc.nat(255)), { minLength: 1, maxLength: 4 }),
+        damage,
         fc.nat(2000),
-        (sequences, damage, room) => {
-          const [block] = writeBlock(sequences, new Uint8Array(0));
-          for (const [at, byte] of damage) block[at % block.length] = byte;
+        (sequences, hits, room) => {
+          const block = damaged(writeBlock(sequences, new Uint8Array(0))[0], hits);
           const expected: number[] = [];
           const ok = referenceBlock(block, Math.min(room, 64 * 1024), expected);
-          let got: Buffer | CodecError;
-          try {
-            got = decompress('lz4', frameOf([block]), room);
-          } catch (err) {
-            expect(err).toBeInstanceOf(CodecError);
-            got = err as CodecError;
-          }
-          if (ok) expect(got).toEqual(Buffer.from(expected));
-          else expect(got).toBeInstanceOf(CodecError);
+          decodesAsReference(
+            () => decompress('lz4', frameOf([block]), room),
+            ok ? Buffer.from(expected) : null,
+          );
         },
       ),
       { numRuns: 600 },
@@ -310,20 +329,13 @@ describe('snappy block decoding (our decoder)', () => {
     fc.assert(
       fc.property(
         fc.array(snappyElement, { minLength: 1, maxLength: 30 }),
-        fc.array(fc.tuple(fc.nat(), fc.nat(255)), { minLength: 1, maxLength: 4 }),
-        (elements, damage) => {
-          const [block] = writeSnappy(elements);
-          for (const [at, byte] of damage) block[at % block.length] = byte;
-          const expected = referenceSnappy(block);
-          let got: Buffer | CodecError;
-          try {
-            got = decompress('snappy', block, 1 << 20, { backend: 'js' });
-          } catch (err) {
-            expect(err).toBeInstanceOf(CodecError);
-            got = err as CodecError;
-          }
-          if (expected === null) expect(got).toBeInstanceOf(CodecError);
-          else expect(got).toEqual(expected);
+        damage,
+        (elements, hits) => {
+          const block = damaged(writeSnappy(elements)[0], hits);
+          decodesAsReference(
+            () => decompress('snappy', block, 1 << 20, { backend: 'js' }),
+            referenceSnappy(block),
+          );
         },
       ),
       { numRuns: 600 },
