@@ -415,18 +415,20 @@ function fetchResponse(batches: Buffer[], modern: boolean) {
   });
 }
 
+/** Every record batch of a kafkats Fetch body, partition by partition. */
+function* batchesOf(body: ReturnType<typeof decodeFetchResponse>) {
+  for (const t of body.responses) {
+    for (const p of t.partitions) {
+      if (p.records !== null) yield* decodeRecordBatches(p.records);
+    }
+  }
+}
+
 /** Every record of every batch of a kafkats Fetch body, all five fields read and kept. */
 function keepKafkatsFetch(body: ReturnType<typeof decodeFetchResponse>): Kept {
   const k = newKept();
-  for (const t of body.responses) {
-    for (const p of t.partitions) {
-      if (p.records === null) continue;
-      for (const batch of decodeRecordBatches(p.records)) {
-        for (const r of batch.records()) {
-          k.add(r.offset, r.timestamp, r.key, r.value, r.headers);
-        }
-      }
-    }
+  for (const batch of batchesOf(body)) {
+    for (const r of batch.records()) k.add(r.offset, r.timestamp, r.key, r.value, r.headers);
   }
   return k;
 }
@@ -434,15 +436,10 @@ function keepKafkatsFetch(body: ReturnType<typeof decodeFetchResponse>): Kept {
 /** The same, read through each batch's record columns: no record object per record. */
 function keepKafkatsFetchColumns(body: ReturnType<typeof decodeFetchResponse>): Kept {
   const k = newKept();
-  for (const t of body.responses) {
-    for (const p of t.partitions) {
-      if (p.records === null) continue;
-      for (const batch of decodeRecordBatches(p.records)) {
-        const c = batch.columns();
-        for (let i = 0; i < c.length; i++) {
-          k.add(c.offset(i), c.timestamp(i), c.key(i), c.value(i), c.headers(i));
-        }
-      }
+  for (const batch of batchesOf(body)) {
+    const c = batch.columns();
+    for (let i = 0; i < c.length; i++) {
+      k.add(c.offset(i), c.timestamp(i), c.key(i), c.value(i), c.headers(i));
     }
   }
   return k;
