@@ -221,6 +221,15 @@ interface Attempt {
   readonly signal: AbortSignal | undefined;
 }
 
+/** A first attempt made outside the retry loop (`#sendOpen`), handed to it when it failed. */
+interface FirstAttempt {
+  readonly attempt: Attempt;
+  /** When the operation started, epoch ms. */
+  readonly started: number;
+  /** Why it failed. */
+  readonly error: Error;
+}
+
 /**
  * A connected Kafka cluster: the metadata snapshot, routing, connections and retries.
  * Everything above this layer sends through it.
@@ -517,8 +526,72 @@ export class Cluster {
   ): Promise<Res> {
     if (this.#readOnly && apiAccess(api.apiKey) !== 'read')
       return Promise.reject(new ReadOnlyError(api.name, api.apiKey));
+    if (target.kind === 'node' && options.signal === undefined && !this.#closed) {
+      const connection = this.#pool.openConnection(target.nodeId);
+      if (connection !== undefined)
+        return this.#sendOpen(target, connection, api, request, options);
+    }
     return this.#withRetries(target, api.name, options, (attempt) =>
       this.#attemptSend(target, api, request, options, attempt),
+    );
+  }
+
+  /**
+   * The first attempt of a send to a broker whose connection is open: the same steps as
+   * `#attemptSend` without its awaits, strings and connection lookup (a producer sends one
+   * request per batch through here). A failure goes on in the retry loop as that attempt.
+   */
+  #sendOpen<Req, Res>(
+    target: ClusterTarget,
+    connection: MetaConnection,
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
+    options: ClusterSendOptions,
+  ): Promise<Res> {
+    const started = Date.now();
+    const attempt: Attempt = {
+      deadline: started + (options.operationTimeoutMs ?? this.#policy.operationTimeoutMs),
+      signal: undefined,
+    };
+    let version: number;
+    let sent: Promise<Res>;
+    try {
+      version = chooseVersion(connection, api, options.version, api.name);
+      const built = buildRequest(request, version);
+      if (this.#readOnly) this.#gate(api, built, version);
+      sent = connection.send(api, built, {
+        version,
+        timeoutMs: this.#timeoutFor(attempt, options.timeoutMs),
+      });
+    } catch (error) {
+      return this.#afterFirst(target, api, request, options, attempt, started, error);
+    }
+    return sent.then(
+      (response) => {
+        const failure = this.#responseFailure(target, api, response, version, options);
+        if (failure === undefined) return response;
+        return this.#afterFirst(target, api, request, options, attempt, started, failure);
+      },
+      (error: unknown) => this.#afterFirst(target, api, request, options, attempt, started, error),
+    );
+  }
+
+  /** The retry loop, taking over from a `#sendOpen` attempt that failed with `error`. */
+  #afterFirst<Req, Res>(
+    target: ClusterTarget,
+    api: ApiDescriptor<Req, Res>,
+    request: RequestInput<Req>,
+    options: ClusterSendOptions,
+    attempt: Attempt,
+    started: number,
+    error: unknown,
+  ): Promise<Res> {
+    return this.#withRetries(
+      target,
+      api.name,
+      options,
+      (next) => this.#attemptSend(target, api, request, options, next),
+      { attempt, started, error: asError(error) },
     );
   }
 
@@ -709,15 +782,35 @@ export class Cluster {
       options.version,
       options.timeoutMs,
     );
-    const context = `${api.name} v${version} to ${describe(target)}`;
-    if (options.checkTopLevelError !== false) throwTopLevel(response, context);
+    const failure = this.#responseFailure(target, api, response, version, options);
+    if (failure !== undefined) throw failure;
+    return response;
+  }
+
+  /**
+   * The error an answer carries that fails its attempt (a top-level error code; with
+   * `retryInnerMetadataErrors`, an inner one that needs fresh metadata), or undefined. The
+   * message's context is built only for a failure.
+   */
+  #responseFailure<Req, Res>(
+    target: ClusterTarget,
+    api: ApiDescriptor<Req, Res>,
+    response: Res,
+    version: number,
+    options: ClusterSendOptions,
+  ): Error | undefined {
+    const context = (): string => `${api.name} v${version} to ${describe(target)}`;
+    if (options.checkTopLevelError !== false) {
+      const failure = topLevelError(response, context);
+      if (failure !== undefined) return failure;
+    }
     if (options.retryInnerMetadataErrors === true) {
-      const stale = responseErrors(api, response, context).find(
+      const stale = responseErrors(api, response, context()).find(
         (e) => e.error.needsMetadataRefresh,
       );
-      if (stale !== undefined) throw stale.error;
+      if (stale !== undefined) return stale.error;
     }
-    return response;
+    return undefined;
   }
 
   /**
@@ -732,21 +825,27 @@ export class Cluster {
     what: string,
     options: Pick<ClusterSendOptions, 'operationTimeoutMs' | 'maxAttempts' | 'signal'>,
     once: (attempt: Attempt) => Promise<T>,
+    first?: FirstAttempt,
   ): Promise<T> {
     const operationTimeoutMs = options.operationTimeoutMs ?? this.#policy.operationTimeoutMs;
     const maxAttempts = Math.max(1, options.maxAttempts ?? this.#policy.maxAttempts);
     const signal = options.signal;
-    const started = Date.now();
-    const attempt: Attempt = { deadline: started + operationTimeoutMs, signal };
+    const started = first?.started ?? Date.now();
+    const attempt: Attempt = first?.attempt ?? { deadline: started + operationTimeoutMs, signal };
     const label = `${what} to ${describe(target)}`;
-    if (this.#closed) throw new ClusterClosedError(`${label}: the cluster is closed`);
+    if (first === undefined && this.#closed)
+      throw new ClusterClosedError(`${label}: the cluster is closed`);
     for (let n = 1; ; n++) {
-      if (signal?.aborted) throw new AbortedError(label, signal.reason);
       let error: Error;
-      try {
-        return await once(attempt);
-      } catch (thrown) {
-        error = asError(thrown);
+      if (n === 1 && first !== undefined) {
+        error = first.error;
+      } else {
+        if (signal?.aborted) throw new AbortedError(label, signal.reason);
+        try {
+          return await once(attempt);
+        } catch (thrown) {
+          error = asError(thrown);
+        }
       }
       if (this.#closed || error instanceof AbortedError) throw error;
       let verdict = classify(error, target.kind);
@@ -979,12 +1078,18 @@ export class Cluster {
 
 /** Throws the response's top-level error code, when it has one and it is not NONE. */
 function throwTopLevel(response: unknown, context: string): void {
+  const error = topLevelError(response, () => context);
+  if (error !== undefined) throw error;
+}
+
+/** The `ProtocolError` of a non-zero top-level `errorCode`, or undefined; `context` is asked only then. */
+function topLevelError(response: unknown, context: () => string): ProtocolError | undefined {
   const code = (response as { errorCode?: unknown } | null)?.errorCode;
-  if (typeof code !== 'number' || code === 0) return;
+  if (typeof code !== 'number' || code === 0) return undefined;
   const message = (response as { errorMessage?: unknown }).errorMessage;
-  throw ProtocolError.fromCode(
+  return ProtocolError.fromCode(
     code,
-    `${context}${typeof message === 'string' ? ` (${message})` : ''}`,
+    `${context()}${typeof message === 'string' ? ` (${message})` : ''}`,
   );
 }
 

@@ -258,31 +258,23 @@ export class BrokerPool {
   get(endpoint: Endpoint, wait?: PoolWait): Promise<MetaConnection> {
     if (this.#closed) return Promise.reject(new ClusterClosedError());
     let key: string;
-    let makeTarget: () => ConnectTarget;
+    let address: { host: string; port: number } | undefined;
     if ('nodeId' in endpoint) {
-      const nodeId = endpoint.nodeId;
-      const address = this.#addresses.get(nodeId);
-      if (address === undefined) return Promise.reject(new UnknownNodeError(nodeId));
-      // The key is made once per address (a producer asks for its leaders' connections per
-      // request); an address that changes is a new object, so a new key and slot.
-      let cached = this.#nodeKeys.get(address);
-      if (cached === undefined) {
-        cached = nodeKey(nodeId, address.host, address.port);
-        this.#nodeKeys.set(address, cached);
-      }
-      key = cached;
-      makeTarget = () => this.#withMetrics(nodeTarget(nodeId, address));
+      address = this.#addresses.get(endpoint.nodeId);
+      if (address === undefined) return Promise.reject(new UnknownNodeError(endpoint.nodeId));
+      key = this.#nodeKey(endpoint.nodeId, address);
     } else {
-      const bootstrap = endpoint.bootstrap;
-      key = bootstrapKey(bootstrap);
-      makeTarget = () =>
-        this.#withMetrics({ ...parseHostPort(bootstrap), label: `bootstrap ${bootstrap}` });
+      key = bootstrapKey(endpoint.bootstrap);
     }
     let slot = this.#slots.get(key);
     if (slot === undefined) {
       slot = {
         key,
-        target: makeTarget(),
+        target: this.#withMetrics(
+          'nodeId' in endpoint
+            ? nodeTarget(endpoint.nodeId, address as { host: string; port: number })
+            : { ...parseHostPort(endpoint.bootstrap), label: `bootstrap ${endpoint.bootstrap}` },
+        ),
         connection: undefined,
         connecting: undefined,
         failures: 0,
@@ -295,6 +287,32 @@ export class BrokerPool {
     // Every caller arriving while a connect is in flight gets that same promise.
     slot.connecting ??= this.#connect(slot);
     return bounded(slot.connecting, wait, slot.target.label);
+  }
+
+  /**
+   * The open connection to a broker the pool knows, or undefined (none open, or the node
+   * unknown): no connect, no promise. `get` is the way to a connection; this is the send
+   * path's shortcut for the common case.
+   */
+  openConnection(nodeId: number): MetaConnection | undefined {
+    if (this.#closed) return undefined;
+    const address = this.#addresses.get(nodeId);
+    if (address === undefined) return undefined;
+    const connection = this.#slots.get(this.#nodeKey(nodeId, address))?.connection;
+    return connection !== undefined && !connection.closed ? connection : undefined;
+  }
+
+  /**
+   * A node's slot key, made once per address (a producer asks for its leaders' connections
+   * per request); an address that changes is a new object, so a new key and slot.
+   */
+  #nodeKey(nodeId: number, address: { host: string; port: number }): string {
+    let key = this.#nodeKeys.get(address);
+    if (key === undefined) {
+      key = nodeKey(nodeId, address.host, address.port);
+      this.#nodeKeys.set(address, key);
+    }
+    return key;
   }
 
   /**

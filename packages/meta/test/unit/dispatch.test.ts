@@ -94,6 +94,70 @@ describe('one version decision', () => {
   });
 });
 
+describe('a send to a broker whose connection is open', () => {
+  // The common case (a producer's batch, a fetch) skips the connection lookup; what it does
+  // must be what every other send does.
+  async function openTo(fake: FakeCluster, config: Partial<ClusterConfig> = {}) {
+    const cluster = await connect(fake, config);
+    await cluster.sendToNode(1, OffsetCommitApi, {});
+    return cluster;
+  }
+
+  it('a failed first attempt is attempt 1 of the retry loop: retried up to maxAttempts, then thrown', async () => {
+    const fake = new FakeCluster(1);
+    const cluster = await openTo(fake);
+    let failures = 1;
+    fake.intercept = (_node, apiKey) => {
+      if (apiKey !== 8 || failures === 0) return undefined;
+      failures--;
+      return { errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, servedBy: 1 };
+    };
+    const before = sentOf(fake, 8).length;
+    expect(await cluster.sendToNode(1, OffsetCommitApi, {}, { maxAttempts: 2 })).toMatchObject({
+      errorCode: 0,
+    });
+    expect(sentOf(fake, 8).length - before).toBe(2);
+
+    failures = 2;
+    const error = await cluster
+      .sendToNode(1, OffsetCommitApi, {}, { maxAttempts: 1 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error).toMatchObject({ errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS });
+    expect((error as Error).message).toContain('OffsetCommit v');
+    expect((error as Error).message).toContain('to broker 1');
+    expect(sentOf(fake, 8).length - before).toBe(3);
+  });
+
+  it('a builder that throws rejects the send, and nothing is sent', async () => {
+    const fake = new FakeCluster(1);
+    const cluster = await openTo(fake);
+    const before = fake.sent.length;
+    const sent = cluster.sendToNode(1, ProduceApi, () => {
+      throw new RangeError('no such record');
+    });
+    await expect(sent).rejects.toThrow('no such record');
+    expect(fake.sent.length).toBe(before);
+  });
+
+  it('picks the version, cuts the timeout to the operation and refuses an API the broker lacks', async () => {
+    const fake = new FakeCluster(1);
+    const cluster = await openTo(fake, { requestTimeoutMs: 1_500 });
+    await cluster.sendToNode(1, OffsetCommitApi, {}, { operationTimeoutMs: 400 });
+    const cut = sentOf(fake, 8).at(-1)?.timeoutMs ?? Number.NaN;
+    expect(cut).toBeGreaterThan(0);
+    expect(cut).toBeLessThanOrEqual(400);
+    await cluster.sendToNode(1, OffsetCommitApi, {}, { version: 2 });
+    expect(sentOf(fake, 8).at(-1)?.version).toBe(2);
+    fake.versions.set(0, -1);
+    await expect(cluster.sendToNode(1, ProduceApi, {})).rejects.toMatchObject({
+      code: 'ERR_KAFKA_VERSION_UNSUPPORTED',
+      retriable: false,
+    });
+    expect(sentOf(fake, 0)).toEqual([]);
+  });
+});
+
 describe('timeouts', () => {
   it('gives each attempt the request timeout, cut to what the operation has left', async () => {
     const fake = new FakeCluster(1);
