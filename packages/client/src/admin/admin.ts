@@ -1,4 +1,5 @@
 import { Cluster } from '@kafkats/meta';
+import { requireCluster } from '../internal/require-cluster.js';
 import type { TopicPartition } from '../topic-partition.js';
 import type {
   AclBindingFilter,
@@ -146,6 +147,7 @@ export class Admin {
    * Borrows a connected cluster: `close()` then leaves the cluster open for its owner.
    */
   constructor(cluster: Cluster) {
+    requireCluster('Admin', cluster);
     this.cluster = cluster;
   }
 

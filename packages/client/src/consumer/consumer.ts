@@ -11,6 +11,7 @@ import { FetchEngine } from '../fetch/fetch-engine.js';
 import type { Fetcher, FetcherConfig, FetchStart } from '../fetch/fetcher.js';
 import { type PartitionBatch, recordCount } from '../fetch/partition-batch.js';
 import { deserializeBatch, deserializersInvalid } from '../internal/deserialize.js';
+import { requireCluster } from '../internal/require-cluster.js';
 import type { Deserializers } from '../serialization.js';
 import type { TopicPartition } from '../topic-partition.js';
 import {
@@ -162,6 +163,7 @@ export class Consumer<K = Buffer, V = Buffer> implements AsyncIterable<Partition
    * @throws ConsumerConfigError for an option out of range (see the README's table)
    */
   constructor(cluster: Cluster, options: ConsumerOptions<K, V>, parts: ConsumerParts = {}) {
+    requireCluster('Consumer', cluster);
     this.#cluster = cluster;
     this.#options = resolveConsumerOptions(options, clusterLogger(cluster));
     const invalid = deserializersInvalid(options.deserializers);

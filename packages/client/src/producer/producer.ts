@@ -9,6 +9,7 @@ import {
 import { retryDelayMs } from '@kafkats/meta';
 import { clusterLogger, type ProducerMetricsSnapshot } from '../client-diagnostics.js';
 import { Fifo } from '../internal/fifo.js';
+import { requireCluster } from '../internal/require-cluster.js';
 import { SerializationError } from '../serialization.js';
 import { Accumulator, type TopicRoute } from './internal/accumulator.js';
 import { type DeliveryListener, type PendingRecord, SendGroup } from './internal/delivery.js';
@@ -165,6 +166,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
    * @throws ProducerConfigError `ERR_KAFKA_PRODUCER_CONFIG_INVALID` for conflicting options
    */
   constructor(cluster: ProducerCluster, options: ProducerOptions<K, V> = {}) {
+    requireCluster('Producer', cluster);
     this.#cluster = cluster;
     const o = resolveProducerOptions(
       options as ProducerOptions<unknown, unknown>,

@@ -4,6 +4,7 @@ import { FetchEngine } from '../fetch/fetch-engine.js';
 import type { FetcherConfig, FetchPartitionStats } from '../fetch/fetcher.js';
 import type { PartitionBatch } from '../fetch/partition-batch.js';
 import { deserializeBatch, deserializersInvalid } from '../internal/deserialize.js';
+import { requireCluster } from '../internal/require-cluster.js';
 import type { Deserializers } from '../serialization.js';
 import { engineConfig, invalidOption, isSpec } from './internal/read-options.js';
 import type { PartitionReaderOptions } from './partition-reader.js';
@@ -85,6 +86,7 @@ export class MultiPartitionReader<K = Buffer, V = Buffer>
     partitions: readonly PartitionAssignment[],
     options: MultiPartitionReaderOptions<K, V> = {},
   ) {
+    requireCluster('MultiPartitionReader', cluster);
     const capacity = options.capacity ?? 16;
     if (!Number.isInteger(capacity) || capacity < 1)
       throw invalidOption(

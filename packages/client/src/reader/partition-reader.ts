@@ -5,6 +5,7 @@ import { FetchEngine } from '../fetch/fetch-engine.js';
 import type { FetcherConfig, FetchPartitionStats } from '../fetch/fetcher.js';
 import type { IsolationLevelName, PartitionBatch } from '../fetch/partition-batch.js';
 import { deserializeBatch, deserializersInvalid } from '../internal/deserialize.js';
+import { requireCluster } from '../internal/require-cluster.js';
 import type { Deserializers } from '../serialization.js';
 import { engineConfig, invalidOption, isSpec } from './internal/read-options.js';
 import { PartitionReaderError } from './reader-errors.js';
@@ -164,6 +165,7 @@ export class PartitionReader<K = Buffer, V = Buffer>
    * @throws KafkaError `ERR_KAFKA_READER_OPTION_INVALID` for a negative offset or a bad number
    */
   constructor(cluster: Cluster, options: PartitionReaderOptions<K, V>) {
+    requireCluster('PartitionReader', cluster);
     const { topic, partition, startOffset } = options;
     const invalid = (what: string) => invalidOption('PartitionReader', what);
     if (typeof topic !== 'string' || topic === '') throw invalid('topic must be a name');

@@ -23,6 +23,7 @@ import { type Cluster, type MetaConnection, retryDelayMs } from '@kafkats/meta';
 import { ConsumerClosedError } from '../consumer/consumer-errors.js';
 import type { PartitionBatch } from '../fetch/partition-batch.js';
 import { deserializeBatch } from '../internal/deserialize.js';
+import { requireCluster } from '../internal/require-cluster.js';
 import {
   AckSet,
   AckType,
@@ -220,6 +221,7 @@ export class ShareConsumer<K = Buffer, V = Buffer> {
   #closing: Promise<void> | undefined;
 
   constructor(cluster: Cluster, options: ShareConsumerOptions<K, V>) {
+    requireCluster('ShareConsumer', cluster);
     this.#cluster = cluster;
     this.#options = resolveShareConsumerOptions(options);
     const o = this.#options;
