@@ -77,7 +77,10 @@ function checkProducerId(v: bigint): bigint {
 }
 
 const TWO_32 = 2 ** 32;
-/** The last bigint written by {@link writeInt64} and its two halves (a producer id repeats). */
+/**
+ * The last bigint other than 0 and -1 written by {@link writeInt64} and its two halves (a
+ * producer id repeats from batch to batch).
+ */
 let lastLong = 0n;
 let lastHigh = 0;
 let lastLow = 0;
@@ -93,6 +96,11 @@ function writeInt64(out: Buffer, v: bigint | number, at: number): void {
   if (typeof v === 'number') {
     high = Math.floor(v / TWO_32);
     low = v - high * TWO_32;
+  } else if (v === 0n || v === -1n) {
+    // A producer's base offset, and the producer id of a batch not yet numbered: no bigint
+    // made, and the cache below keeps the real producer id.
+    high = v === 0n ? 0 : -1;
+    low = v === 0n ? 0 : 0xffffffff;
   } else if (v === lastLong) {
     high = lastHigh;
     low = lastLow;

@@ -106,6 +106,43 @@ describe('RecordBatch and KafkaRecord fields (fast-check)', () => {
     );
   });
 
+  it('baseOffset and producerId read back as written, batch after batch (0, -1, any int64)', () => {
+    // The header writer shortcuts 0 and -1 and keeps the last other value's halves: a run of
+    // batches mixing them must never write one batch's value into another.
+    const int64 = fc.oneof(
+      fc.constantFrom(0n, -1n, 1n, -2n, 2n ** 32n, -(2n ** 32n), INT64_MIN, INT64_MAX),
+      fc.bigInt({ min: INT64_MIN, max: INT64_MAX }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.oneof(fc.constant(0n), fc.bigInt({ min: 0n, max: INT64_MAX })), int64),
+          {
+            minLength: 1,
+            maxLength: 8,
+          },
+        ),
+        (batches) => {
+          const bufs = batches.map(([baseOffset, producerId]) =>
+            encodeRecordBatchSync({
+              baseOffset,
+              producerId,
+              records: [{ value: Buffer.from('v'), timestamp: 1_700_000_000_000 }],
+            }),
+          );
+          bufs.forEach((buf, i) => {
+            const [baseOffset, producerId] = batches[i]!;
+            const [b] = [...decodeRecordBatches(buf)];
+            expect(b!.baseOffset).toBe(baseOffset);
+            expect(b!.producerId).toBe(producerId);
+            expect(buf.readBigInt64BE(43)).toBe(producerId);
+          });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('timestampDelta is the exact int64 delta the record carries, past 2^53 too', () => {
     fc.assert(
       fc.property(baseAndDeltas, ([base, deltas]) => {
