@@ -1,4 +1,5 @@
 import { CodecError } from './errors.js';
+import { int64At } from './internal/int64.js';
 import { readUvarint, readVarint, readVarlongBig } from './varint.js';
 
 /**
@@ -97,7 +98,7 @@ export class Reader {
     const p = this.pos;
     if (p + 8 > this.end) throw truncated(8, this.end - p);
     this.pos = p + 8;
-    return this.buf.readBigInt64BE(p);
+    return int64At(this.buf, p);
   }
 
   /** Reads a big-endian IEEE-754 double. @throws CodecError TRUNCATED */

@@ -4,6 +4,7 @@
  * record into a `RecordTable` in one pass.
  */
 import { CodecError } from '../errors.js';
+import { int64At } from '../internal/int64.js';
 import {
   COMPRESSION_CODECS,
   type CompressionBackend,
@@ -167,7 +168,7 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
     maxBytes: number,
     backend: CompressionBackend,
   ) {
-    const baseOffset = buf.readBigInt64BE(start);
+    const baseOffset = int64At(buf, start);
     this.baseOffset = baseOffset;
     if (size < RECORD_BATCH_OVERHEAD) {
       throw new RecordBatchError(
@@ -208,11 +209,11 @@ export class DefaultRecordBatch implements RecordBatch, RecordBase {
     this.isControl = (attributes & ATTR_CONTROL) !== 0;
     this.lastOffsetDelta = buf.readInt32BE(start + 23);
     this.lastOffset = baseOffset + BigInt(this.lastOffsetDelta);
-    this.baseTimestamp = buf.readBigInt64BE(start + 27);
+    this.baseTimestamp = int64At(buf, start + 27);
     this.deleteHorizonMs = attributes & ATTR_DELETE_HORIZON ? this.baseTimestamp : null;
-    this.maxTimestamp = buf.readBigInt64BE(start + 35);
+    this.maxTimestamp = int64At(buf, start + 35);
     this.logAppendTime = attributes & ATTR_LOG_APPEND_TIME ? this.maxTimestamp : null;
-    this.producerId = buf.readBigInt64BE(start + 43);
+    this.producerId = int64At(buf, start + 43);
     this.producerEpoch = buf.readInt16BE(start + 51);
     this.baseSequence = buf.readInt32BE(start + 53);
     const count = buf.readInt32BE(start + 57);

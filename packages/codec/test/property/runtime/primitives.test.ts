@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Reader, Writer } from '../../../src/index.js';
+import { int64At } from '../../../src/internal/int64.js';
 
 function roundTrip<T>(
   arb: fc.Arbitrary<T>,
@@ -50,8 +51,16 @@ describe('primitive round trips', () => {
   });
 
   it('int64, float64, uuid', () => {
+    // Both ways of making the bigint (one double within ±2^53, two halves beyond) and the
+    // edges between them.
+    const edges = [0n, -1n, 1n, 2n ** 31n, -(2n ** 31n), 2n ** 32n - 1n, 2n ** 32n, -(2n ** 32n)];
+    for (const e of [2n ** 53n, 2n ** 63n]) edges.push(e - 1n, e, -e, -e - 1n, -e + 1n);
     roundTrip(
-      fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+      fc.oneof(
+        fc.constantFrom(...edges.filter((e) => e >= -(2n ** 63n) && e < 2n ** 63n)),
+        fc.bigInt({ min: -(2n ** 54n), max: 2n ** 54n }),
+        fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }),
+      ),
       (w, v) => w.writeInt64(v),
       (r) => r.readInt64(),
     );
@@ -112,6 +121,19 @@ describe('primitive round trips', () => {
       b,
       (w, v) => w.writeCompactBytes(v),
       (r) => r.readNullableCompactBytes(),
+    );
+  });
+});
+
+describe('int64 bytes to bigint', () => {
+  it("gives Node's readBigInt64BE value for any eight bytes", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 8, maxLength: 16 }), fc.nat(8), (bytes, at) => {
+        const buf = Buffer.from(bytes);
+        const p = Math.min(at, buf.length - 8);
+        expect(int64At(buf, p)).toBe(buf.readBigInt64BE(p));
+      }),
+      { numRuns: 2000 },
     );
   });
 });
