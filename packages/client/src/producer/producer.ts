@@ -138,6 +138,8 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
   readonly #sticky: StickyPartitioner;
   readonly #waiting = new Fifo<Waiting>();
   #waitTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When `#waitTimer` is due, epoch ms. */
+  #waitTimerAtMs = Number.POSITIVE_INFINITY;
   #processing = false;
   #metadataRefresh: Promise<unknown> | undefined;
   // The last refresh for a waiting record: its topic, the topic's error code in the answer, or
@@ -837,16 +839,29 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
     } finally {
       this.#processing = false;
     }
-    if (this.#waitTimer !== undefined) clearTimeout(this.#waitTimer);
-    this.#waitTimer = undefined;
+    // One timer, due no later than the head's deadline. A loop at `bufferMemory` waits once
+    // per batch: the timer stays armed between waits (unreferenced while nothing waits)
+    // rather than being cleared and made again each time. Deadlines rise along the queue, so
+    // a timer armed for an earlier head fires early at worst and is armed again from here.
     const head = this.#waiting.first();
-    if (head !== undefined) {
-      this.#waitTimer = setTimeout(
-        () => this.#processWaiting(),
-        Math.max(0, head.deadline - Date.now()),
-      );
+    const timer = this.#waitTimer;
+    if (head === undefined) {
+      timer?.unref();
+    } else if (timer === undefined || head.deadline < this.#waitTimerAtMs) {
+      if (timer !== undefined) clearTimeout(timer);
+      this.#waitTimerAtMs = head.deadline;
+      this.#waitTimer = setTimeout(this.#onWaitTimer, Math.max(0, head.deadline - Date.now()));
+    } else {
+      timer.ref();
     }
   }
+
+  /** The `maxBlockMs` timer of waiting records: one function for the producer's life. */
+  readonly #onWaitTimer = (): void => {
+    this.#waitTimer = undefined;
+    this.#waitTimerAtMs = Number.POSITIVE_INFINITY;
+    this.#processWaiting();
+  };
 
   #drainWaiting(now: number): void {
     while (this.#waiting.length > 0) {
@@ -1033,6 +1048,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
       this.#sender.failQueued(error);
     }
     if (this.#waitTimer !== undefined) clearTimeout(this.#waitTimer);
+    this.#waitTimer = undefined;
     this.#sender.stop();
   }
 }

@@ -358,6 +358,38 @@ describe('Producer limits and lifecycle', () => {
     await producer.close({ timeoutMs: 10 });
   });
 
+  it('a record that waits for room gets its whole maxBlockMs after an earlier wait ended', async () => {
+    // The wait timer stays armed across waits (for the first waiter's deadline); a later
+    // waiter must not fail when that earlier deadline passes, nor hang past its own.
+    const fake = new FakeProduceCluster({ t: 1 });
+    let release!: () => void;
+    fake.gate = new Promise((r) => {
+      release = r;
+    });
+    const producer = new Producer(fake, { bufferMemory: 300, maxBlockMs: 120, lingerMs: 0 });
+    const first = producer.send({ topic: 't', value: Buffer.alloc(200) });
+    const second = producer.send({ topic: 't', value: Buffer.alloc(200) });
+    await new Promise((r) => setTimeout(r, 40));
+    // The first answer frees room for the second; its own answer is held from now on.
+    const held = fake.gate;
+    fake.gate = new Promise(() => {});
+    release();
+    await held;
+    await first;
+    await new Promise((r) => setTimeout(r, 20));
+    const thirdAt = Date.now();
+    const third = await producer
+      .send({ topic: 't', value: Buffer.alloc(200) })
+      .then(() => 'sent')
+      .catch((e: unknown) => e);
+    expect(third).toBeInstanceOf(ProducerBlockedError);
+    expect((third as ProducerBlockedError).code).toBe('ERR_KAFKA_PRODUCER_BUFFER_EXHAUSTED');
+    expect(Date.now() - thirdAt).toBeGreaterThanOrEqual(119);
+    expect(fake.log('t', 0).values).toHaveLength(2);
+    void second.catch(() => {});
+    await producer.close({ timeoutMs: 10 });
+  });
+
   it('rejects a topic missing from metadata with METADATA_TIMEOUT after maxBlockMs', async () => {
     const producer = new Producer(new FakeProduceCluster({}), {
       maxBlockMs: 30,
