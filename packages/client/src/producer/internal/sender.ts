@@ -347,15 +347,18 @@ export class Sender {
     // A broker with one ready batch also takes the open batches of its other partitions, as
     // Kafka's Sender drains every partition of a ready node: fewer, fuller requests. (Indexed
     // loops, collections made only when used: a pass runs for about every other batch.)
-    let readyNodes: Set<number> | undefined;
+    // The ready brokers: the first in a number, a set only once there is a second.
+    let firstReady: number | undefined;
+    let moreReady: Set<number> | undefined;
     for (let i = 0; i < queues.length; i++) {
       const q = queues[i] as PartitionQueue;
       const head = q.batches[0];
       if (head === undefined || head.encoded === null || head.retryAtMs > now) continue;
       const leader = snapshot.leaderFor(q.topic, q.partition);
-      if (leader === undefined || readyNodes?.has(leader) === true) continue;
-      readyNodes ??= new Set();
-      readyNodes.add(leader);
+      if (leader === undefined || leader === firstReady || moreReady?.has(leader) === true)
+        continue;
+      if (firstReady === undefined) firstReady = leader;
+      else (moreReady ??= new Set()).add(leader);
       this.#nodeReady(
         leader,
         now,
@@ -372,9 +375,10 @@ export class Sender {
         const q = queues[i] as PartitionQueue;
         const head = q.batches[0];
         if (head === undefined) continue;
-        if (!head.closed && head.recordCount > 0 && readyNodes !== undefined) {
+        if (!head.closed && head.recordCount > 0 && firstReady !== undefined) {
           const leader = snapshot.leaderFor(q.topic, q.partition);
-          if (leader !== undefined && readyNodes.has(leader)) this.#accumulator.close(head);
+          if (leader === firstReady || (leader !== undefined && moreReady?.has(leader) === true))
+            this.#accumulator.close(head);
         }
         if (!head.closed || head.encoded === null) continue;
         if (head.retryAtMs > now) {

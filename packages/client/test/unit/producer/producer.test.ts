@@ -85,6 +85,52 @@ describe('Producer batching and routing', () => {
     }
   });
 
+  it('a broker with a ready batch also takes the open batches of its other partitions', async () => {
+    // Kafka's Sender drains every partition of a ready node. Partitions 0 and 3 are led by
+    // broker 1, 1 and 4 by broker 2, 2 and 5 by broker 3; one request in flight per broker.
+    const fake = new FakeProduceCluster({ t: 6 });
+    let release!: () => void;
+    fake.gate = new Promise((r) => {
+      release = r;
+    });
+    const producer = new Producer(fake, {
+      idempotent: false,
+      acks: 1,
+      maxInFlight: 1,
+      lingerMs: 60_000,
+      batchSize: 200,
+    });
+    const big = Buffer.alloc(150);
+    const sent: Promise<unknown>[] = [];
+    const send = (partition: number, value: Buffer | string) =>
+      sent.push(producer.send({ topic: 't', partition, value }));
+    // Brokers 1 and 2 each get a full batch on the wire and a second one queued behind it;
+    // each record fills its batch, so the next record closes it.
+    for (const p of [0, 1]) for (let i = 0; i < 3; i++) send(p, big);
+    await new Promise((r) => setImmediate(r));
+    expect(fake.requests.map((r) => r.node)).toEqual([1, 2]);
+    // Open batches: partition 3 (broker 1), 4 (broker 2) and 5 (broker 3, nothing ready).
+    for (const p of [3, 4, 5]) send(p, 'x');
+    fake.gate = undefined;
+    release();
+    // Acknowledged long before lingerMs only if they went with their brokers' ready batches.
+    await Promise.all([sent[6], sent[7]]);
+    const later = fake.requests.slice(2).map((r) => ({
+      node: r.node,
+      partitions: r.batches.map((b) => b.partition).sort(),
+    }));
+    expect(later).toEqual(
+      expect.arrayContaining([
+        { node: 1, partitions: [0, 3] },
+        { node: 2, partitions: [1, 4] },
+      ]),
+    );
+    expect(later.some((r) => r.partitions.includes(5))).toBe(false);
+    await producer.close();
+    await Promise.all(sent);
+    expect(fake.log('t', 5).values).toEqual(['x']);
+  });
+
   it('closes a batch at batchSize and keeps offsets in send order', async () => {
     const fake = new FakeProduceCluster({ t: 1 });
     const producer = new Producer(fake, { batchSize: 200, lingerMs: 50 });
