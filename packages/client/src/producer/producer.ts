@@ -234,8 +234,12 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
    * callback, exactly once, and the returned promise resolves once the record is in the buffer
    * or was refused: at once (a settled promise, nothing allocated) when there is room and
    * metadata, so awaiting it in a loop keeps memory bounded by `bufferMemory` at the cost of a
-   * microtask per record. Either way the record waits (up to `maxBlockMs`) for buffer room and
-   * for its topic's metadata, and records are appended in the order `send` was called.
+   * microtask per record. While a full batch waits in the buffer for one of its broker's
+   * `maxInFlight` requests to complete, it resolves once the sender has caught up instead: a
+   * loop that awaits each send stays a batch or two ahead of the broker rather than filling
+   * `bufferMemory` (Node reads no answer while such a loop runs). Either way the record waits
+   * (up to `maxBlockMs`) for buffer room and for its topic's metadata, and records are
+   * appended in the order `send` was called.
    *
    * @throws (rejects, or goes to the callback) ProducerClosedError, ProducerFatalError /
    *   ProducerFencedError, TransactionStateError or TransactionAbortableError (transactional,
@@ -279,7 +283,8 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
    * `send` routes it. Without a callback, resolves once every record was acknowledged, with
    * the records' metadata made when read; rejects, once every record has settled, with the
    * first failure (records that were delivered stay delivered). With a callback, the callback
-   * gets that outcome and the promise resolves once every record is in the buffer or refused.
+   * gets that outcome and the promise resolves once every record is in the buffer or refused
+   * (held, as `send`'s, while a full batch waits for an in-flight slot).
    *
    * @throws (rejects, or goes to the callback) as `send`
    */
@@ -314,8 +319,9 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
 
   /**
    * Takes a record into the buffer and resolves once it is there (waiting, like `send`, up to
-   * `maxBlockMs` for room or metadata); the returned `result` settles on delivery. Awaiting
-   * `enqueue` in a loop keeps memory bounded by `bufferMemory` while batches stay full.
+   * `maxBlockMs` for room or metadata, and held as `send` is while a full batch waits for an
+   * in-flight slot); the returned `result` settles on delivery. Awaiting `enqueue` in a loop
+   * keeps memory bounded by `bufferMemory` while batches stay full.
    *
    * @throws (rejects) as `send`, for the errors that refuse the record before it is buffered
    */
@@ -468,7 +474,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
       const refused = this.#refusal();
       const r =
         refused === undefined ? this.#append(record, listener, null, 0, Date.now()) : refused;
-      if (r === APPENDED) return ACCEPTED;
+      if (r === APPENDED) return this.#sender.pace() ?? ACCEPTED;
       if (r !== WAIT) {
         // A record refused on its way in fails the transaction it was sent in, as Kafka's
         // KafkaProducer.doSend hands such an ApiException to the TransactionManager.
@@ -500,7 +506,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
         if (r === WAIT) break;
         this.#refuse(listener, r, refused === undefined);
       }
-      if (i === records.length) return ACCEPTED;
+      if (i === records.length) return this.#sender.pace() ?? ACCEPTED;
     }
     return this.#wait(records, i, listener, group, rejectOnRefusal, !acceptance);
   }

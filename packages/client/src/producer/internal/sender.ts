@@ -159,6 +159,10 @@ export class Sender {
   #sendOptions: ClusterSendOptions | undefined;
   /** Pins Produce to at most this version (transactions of the first generation: v11). */
   produceVersionCap: number | undefined;
+  /** A ready batch waits in a queue (set by `drainPartition`, cleared by a drain pass). */
+  #behind = false;
+  /** The promise `pace` hands out, settled once no ready batch waits for an in-flight slot. */
+  #paced: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
   /** Counters behind `Producer.metrics()`. */
   readonly counters = {
     batchesSent: 0,
@@ -245,6 +249,18 @@ export class Sender {
    */
   drainPartition(q: PartitionQueue): void {
     if (this.#stopped) return;
+    this.#drainHead(q);
+    // A ready batch still queued (the one just filled, behind the head that went, or the head
+    // itself behind maxInFlight): callers of `pace` wait until drain passes catch up.
+    const next = q.batches[0];
+    if (next !== undefined && next.encoded !== null && !next.inFlight) {
+      this.#behind = true;
+      this.wakeup();
+    }
+  }
+
+  /** Sends the head batch of `q` if it is ready and may go (see `drainPartition`). */
+  #drainHead(q: PartitionQueue): void {
     const head = q.batches[0];
     const idem = this.#idempotence;
     if (
@@ -282,6 +298,34 @@ export class Sender {
   }
 
   /**
+   * What a caller whose records all went into batches waits for: undefined to go on at once,
+   * or, once a full batch was left queued, a promise (one, shared) that
+   * settles when a drain pass leaves no ready batch waiting for an in-flight slot (or the
+   * sender stops, or has no producer id to drain with). Drain passes follow every completed
+   * request, and a request in flight always completes: answered, failed or timed out.
+   */
+  pace(): Promise<void> | undefined {
+    if (!this.#behind) return undefined;
+    if (this.#paced === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      this.#paced = { promise, resolve };
+    }
+    return this.#paced.promise;
+  }
+
+  /** A request completed (or the sender stopped): whoever `pace` held goes on. */
+  #releasePaced(): void {
+    this.#behind = false;
+    const paced = this.#paced;
+    if (paced === undefined) return;
+    this.#paced = undefined;
+    paced.resolve();
+  }
+
+  /**
    * After a fatal error: nothing is sent or asked for again (no InitProducerId, no Produce),
    * as Kafka's Sender does once the TransactionManager has a fatal error; responses still in
    * flight are handled, and one that would be retried fails with `error` instead.
@@ -296,6 +340,7 @@ export class Sender {
     this.#stopped = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#releasePaced();
   }
 
   /** Produce requests in flight (all brokers). */
@@ -330,6 +375,9 @@ export class Sender {
       if (!idem.hasProducerId()) this.#initProducerId();
     }
     if (idem === null || idem.hasProducerId()) next = Math.min(next, this.#drain(now));
+    // No producer id: nothing drains until InitProducerId answers; callers wait on
+    // bufferMemory (and maxBlockMs) then, not here.
+    else this.#releasePaced();
     // What is still queued after the drain must fail at its deadline even if no answer, retry
     // or metadata change wakes the sender before then (Kafka's Sender polls no longer than
     // RecordAccumulator.nextExpiryTimeMs).
@@ -365,7 +413,9 @@ export class Sender {
         (this.#inFlightPerNode.get(leader) ?? 0) < this.#options.maxInFlight,
       );
     }
-    for (;;) {
+    for (let round = 0; ; round++) {
+      // A ready batch left for want of an in-flight slot: `pace` keeps holding its callers.
+      let leftBehind = false;
       // Requests by leader, in the order they were started.
       let requests: { node: number; batches: ProducerBatch[]; bytes: number }[] | undefined;
       let byNode:
@@ -375,7 +425,10 @@ export class Sender {
         const q = queues[i] as PartitionQueue;
         const head = q.batches[0];
         if (head === undefined) continue;
-        if (!head.closed && head.recordCount > 0 && firstReady !== undefined) {
+        // Only in the first round: an open batch that is a head in a later round is the one
+        // behind a batch just sent, whose readiness made its broker ready (Kafka's Sender
+        // takes one batch per partition per drain, and checks readiness again before the next).
+        if (round === 0 && !head.closed && head.recordCount > 0 && firstReady !== undefined) {
           const leader = snapshot.leaderFor(q.topic, q.partition);
           if (leader === firstReady || (leader !== undefined && moreReady?.has(leader) === true))
             this.#accumulator.close(head);
@@ -398,7 +451,10 @@ export class Sender {
             if (requests[k]?.node === leader) request = requests[k];
         }
         if (request === undefined) {
-          if ((this.#inFlightPerNode.get(leader) ?? 0) >= this.#options.maxInFlight) continue;
+          if ((this.#inFlightPerNode.get(leader) ?? 0) >= this.#options.maxInFlight) {
+            leftBehind = true;
+            continue;
+          }
           request = { node: leader, batches: [], bytes: 0 };
           if (requests === undefined) requests = [request];
           else requests.push(request);
@@ -427,7 +483,10 @@ export class Sender {
           sent++;
         }
       }
-      if (sent === 0) return next;
+      if (sent === 0) {
+        if (!leftBehind) this.#releasePaced();
+        return next;
+      }
     }
   }
 

@@ -131,6 +131,78 @@ describe('Producer batching and routing', () => {
     expect(fake.log('t', 5).values).toEqual(['x']);
   });
 
+  it('a loop awaiting each send waits while a full batch is queued behind maxInFlight', async () => {
+    // Node reads no answer while such a loop runs on settled promises: without a pause it would
+    // fill bufferMemory (32 MiB here) before the broker's first answer was read.
+    const fake = new FakeProduceCluster({ t: 1 });
+    let release!: () => void;
+    fake.gate = new Promise((r) => {
+      release = r;
+    });
+    const producer = new Producer(fake, { maxInFlight: 1, lingerMs: 60_000, batchSize: 200 });
+    let appended = 0;
+    const acked: number[] = [];
+    const loop = (async () => {
+      for (let i = 0; i < 20; i++) {
+        // Each record is larger than batchSize: a batch of its own, closed at once.
+        await producer.send({ topic: 't', value: Buffer.alloc(150, i) }, (error) => {
+          if (error === null) acked.push(i);
+        });
+        appended++;
+      }
+    })();
+    while (fake.requests.length < 1) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    // The first batch in flight, the second queued behind it: the second send waits.
+    expect(appended).toBe(1);
+    expect(fake.requests).toHaveLength(1);
+    expect(producer.metrics().bufferedBytes).toBeLessThanOrEqual(2 * 240);
+    fake.gate = undefined;
+    release();
+    await loop;
+    await producer.flush();
+    expect(acked).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(fake.log('t', 0).values.map((v) => String(v).charCodeAt(0))).toEqual(acked);
+    await producer.close();
+  });
+
+  it('an open batch behind one just drained stays open until full or lingerMs', async () => {
+    // A drain pass takes one batch per partition and round; the open batch behind it is not
+    // closed because its partition's broker was ready for the batch before it.
+    const fake = new FakeProduceCluster({ t: 1 });
+    let release!: () => void;
+    fake.gate = new Promise((r) => {
+      release = r;
+    });
+    // Not idempotent: an idempotent producer sends one batch at a time until the partition's
+    // first is acknowledged.
+    const producer = new Producer(fake, {
+      idempotent: false,
+      acks: 1,
+      maxInFlight: 2,
+      lingerMs: 60_000,
+      batchSize: 200,
+    });
+    const sent: Promise<unknown>[] = [];
+    const send = (value: Buffer) => sent.push(producer.send({ topic: 't', value }, () => {}));
+    // Records larger than batchSize, each a batch of its own: two in flight, a third queued;
+    // then an open batch with one small record.
+    for (let i = 0; i < 3; i++) send(Buffer.alloc(150));
+    send(Buffer.alloc(10));
+    while (fake.requests.length < 2) await new Promise((r) => setImmediate(r));
+    fake.gate = undefined;
+    release();
+    await Promise.all(sent);
+    while (fake.requests.length < 3) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    // The queued one went; the open one is still open and takes more records.
+    expect(fake.requests).toHaveLength(3);
+    for (let i = 0; i < 4; i++) send(Buffer.alloc(10));
+    await producer.flush();
+    expect(fake.requests.map((r) => r.batches.map((b) => b.count))).toEqual([[1], [1], [1], [5]]);
+    await producer.close();
+  });
+
   it('closes a batch at batchSize and keeps offsets in send order', async () => {
     const fake = new FakeProduceCluster({ t: 1 });
     const producer = new Producer(fake, { batchSize: 200, lingerMs: 50 });
