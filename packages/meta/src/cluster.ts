@@ -722,7 +722,8 @@ export class Cluster {
       timeoutMs: options.timeoutMs ?? this.#requestTimeoutMs,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    if (options.checkTopLevelError !== false) throwTopLevel(response, `${api.name} v${version}`);
+    if (options.checkTopLevelError !== false && topLevelCode(response) !== 0)
+      throw topLevelError(response, `${api.name} v${version}`);
     return response;
   }
 
@@ -789,8 +790,8 @@ export class Cluster {
 
   /**
    * The error an answer carries that fails its attempt (a top-level error code; with
-   * `retryInnerMetadataErrors`, an inner one that needs fresh metadata), or undefined. The
-   * message's context is built only for a failure.
+   * `retryInnerMetadataErrors`, an inner one that needs fresh metadata), or undefined. An
+   * answer without an error builds no message.
    */
   #responseFailure<Req, Res>(
     target: ClusterTarget,
@@ -799,13 +800,11 @@ export class Cluster {
     version: number,
     options: ClusterSendOptions,
   ): Error | undefined {
-    const context = (): string => `${api.name} v${version} to ${describe(target)}`;
-    if (options.checkTopLevelError !== false) {
-      const failure = topLevelError(response, context);
-      if (failure !== undefined) return failure;
-    }
+    if (options.checkTopLevelError !== false && topLevelCode(response) !== 0)
+      return topLevelError(response, `${api.name} v${version} to ${describe(target)}`);
     if (options.retryInnerMetadataErrors === true) {
-      const stale = responseErrors(api, response, context()).find(
+      const context = `${api.name} v${version} to ${describe(target)}`;
+      const stale = responseErrors(api, response, context).find(
         (e) => e.error.needsMetadataRefresh,
       );
       if (stale !== undefined) return stale.error;
@@ -954,7 +953,7 @@ export class Cluster {
           (v) => buildMetadataRequest(null, v),
           attempt,
         );
-        throwTopLevel(response, `Metadata v${version}`);
+        if (topLevelCode(response) !== 0) throw topLevelError(response, `Metadata v${version}`);
         return this.#install(snapshotFromAnswer(response, Date.now()), 'full');
       } finally {
         this.#refreshing = undefined;
@@ -972,7 +971,7 @@ export class Cluster {
       (v) => buildMetadataRequest(names, v),
       attempt,
     );
-    throwTopLevel(response, `Metadata v${version}`);
+    if (topLevelCode(response) !== 0) throw topLevelError(response, `Metadata v${version}`);
     return this.#install(snapshotFromAnswer(response, Date.now()), 'merge');
   }
 
@@ -1077,19 +1076,18 @@ export class Cluster {
 }
 
 /** Throws the response's top-level error code, when it has one and it is not NONE. */
-function throwTopLevel(response: unknown, context: string): void {
-  const error = topLevelError(response, () => context);
-  if (error !== undefined) throw error;
+/** A response's top-level `errorCode`, 0 when it has none. */
+function topLevelCode(response: unknown): number {
+  const code = (response as { errorCode?: unknown } | null)?.errorCode;
+  return typeof code === 'number' ? code : 0;
 }
 
-/** The `ProtocolError` of a non-zero top-level `errorCode`, or undefined; `context` is asked only then. */
-function topLevelError(response: unknown, context: () => string): ProtocolError | undefined {
-  const code = (response as { errorCode?: unknown } | null)?.errorCode;
-  if (typeof code !== 'number' || code === 0) return undefined;
+/** The `ProtocolError` of a response whose top-level `errorCode` is not 0. */
+function topLevelError(response: unknown, context: string): ProtocolError {
   const message = (response as { errorMessage?: unknown }).errorMessage;
   return ProtocolError.fromCode(
-    code,
-    `${context()}${typeof message === 'string' ? ` (${message})` : ''}`,
+    topLevelCode(response),
+    `${context}${typeof message === 'string' ? ` (${message})` : ''}`,
   );
 }
 
