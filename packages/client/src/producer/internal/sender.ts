@@ -246,6 +246,7 @@ export class Sender {
    * below `maxInFlight`, numbered when idempotent): the call that filled a batch hands it to
    * the broker at once, rather than at the next drain pass (a macrotask away, which a loop
    * that awaits only settled promises never yields to). Anything else is left to that pass.
+   * A ready batch left queued makes `pace` hold the producer's callers until passes catch up.
    */
   drainPartition(q: PartitionQueue): void {
     if (this.#stopped) return;
@@ -299,10 +300,10 @@ export class Sender {
 
   /**
    * What a caller whose records all went into batches waits for: undefined to go on at once,
-   * or, once a full batch was left queued, a promise (one, shared) that
-   * settles when a drain pass leaves no ready batch waiting for an in-flight slot (or the
-   * sender stops, or has no producer id to drain with). Drain passes follow every completed
-   * request, and a request in flight always completes: answered, failed or timed out.
+   * or, once a full batch was left queued, a promise (one, shared) that settles when a drain
+   * pass leaves no ready batch waiting for an in-flight slot (or the sender stops, or has no
+   * producer id to drain with). A pass follows every completed request, and a request in
+   * flight always completes: answered, failed or timed out.
    */
   pace(): Promise<void> | undefined {
     if (!this.#behind) return undefined;
@@ -316,7 +317,10 @@ export class Sender {
     return this.#paced.promise;
   }
 
-  /** A request completed (or the sender stopped): whoever `pace` held goes on. */
+  /**
+   * A drain pass left no ready batch waiting for an in-flight slot, or the sender stopped or
+   * has no producer id: whoever `pace` held goes on.
+   */
   #releasePaced(): void {
     this.#behind = false;
     const paced = this.#paced;
