@@ -16,7 +16,10 @@ const makers: [string, (cluster: unknown) => unknown][] = [
   ['Producer', (c) => new Producer(c as Cluster)],
   ['Consumer', (c) => new Consumer(c as Cluster, { groupId: 'g' })],
   ['ShareConsumer', (c) => new ShareConsumer(c as Cluster, { groupId: 'g', topics: ['t'] })],
-  ['PartitionReader', (c) => new PartitionReader(c as Cluster, { topic: 't', partition: 0, startOffset: 0n })],
+  [
+    'PartitionReader',
+    (c) => new PartitionReader(c as Cluster, { topic: 't', partition: 0, startOffset: 0n }),
+  ],
   ['MultiPartitionReader', (c) => new MultiPartitionReader(c as Cluster, [])],
 ];
 

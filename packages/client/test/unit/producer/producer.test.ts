@@ -29,6 +29,21 @@ const sendAll = (producer: Producer, topic: string, n: number, partition?: numbe
     ),
   );
 
+/**
+ * Holds the Produce answers of requests sent from now on; the returned function lets them
+ * come, and requests sent after it are answered at once.
+ */
+function holdAnswers(fake: FakeProduceCluster): () => void {
+  let release!: () => void;
+  fake.gate = new Promise((r) => {
+    release = r;
+  });
+  return () => {
+    fake.gate = undefined;
+    release();
+  };
+}
+
 describe('Producer defaults', () => {
   it('sends with acks=all and idempotence (producer id, epoch 0, sequence 0) unless told otherwise', async () => {
     const fake = new FakeProduceCluster({ t: 3 });
@@ -89,10 +104,7 @@ describe('Producer batching and routing', () => {
     // Kafka's Sender drains every partition of a ready node. Partitions 0 and 3 are led by
     // broker 1, 1 and 4 by broker 2, 2 and 5 by broker 3; one request in flight per broker.
     const fake = new FakeProduceCluster({ t: 6 });
-    let release!: () => void;
-    fake.gate = new Promise((r) => {
-      release = r;
-    });
+    const release = holdAnswers(fake);
     const producer = new Producer(fake, {
       idempotent: false,
       acks: 1,
@@ -111,7 +123,6 @@ describe('Producer batching and routing', () => {
     expect(fake.requests.map((r) => r.node)).toEqual([1, 2]);
     // Open batches: partition 3 (broker 1), 4 (broker 2) and 5 (broker 3, nothing ready).
     for (const p of [3, 4, 5]) send(p, 'x');
-    fake.gate = undefined;
     release();
     // Acknowledged long before lingerMs only if they went with their brokers' ready batches.
     await Promise.all([sent[6], sent[7]]);
@@ -135,10 +146,7 @@ describe('Producer batching and routing', () => {
     // Node reads no answer while such a loop runs on settled promises: without a pause it would
     // fill bufferMemory (32 MiB here) before the broker's first answer was read.
     const fake = new FakeProduceCluster({ t: 1 });
-    let release!: () => void;
-    fake.gate = new Promise((r) => {
-      release = r;
-    });
+    const release = holdAnswers(fake);
     const producer = new Producer(fake, { maxInFlight: 1, lingerMs: 60_000, batchSize: 200 });
     let appended = 0;
     const acked: number[] = [];
@@ -157,7 +165,6 @@ describe('Producer batching and routing', () => {
     expect(appended).toBe(1);
     expect(fake.requests).toHaveLength(1);
     expect(producer.metrics().bufferedBytes).toBeLessThanOrEqual(2 * 240);
-    fake.gate = undefined;
     release();
     await loop;
     await producer.flush();
@@ -170,10 +177,7 @@ describe('Producer batching and routing', () => {
     // A drain pass takes one batch per partition and round; the open batch behind it is not
     // closed because its partition's broker was ready for the batch before it.
     const fake = new FakeProduceCluster({ t: 1 });
-    let release!: () => void;
-    fake.gate = new Promise((r) => {
-      release = r;
-    });
+    const release = holdAnswers(fake);
     // Not idempotent: an idempotent producer sends one batch at a time until the partition's
     // first is acknowledged.
     const producer = new Producer(fake, {
@@ -190,7 +194,6 @@ describe('Producer batching and routing', () => {
     for (let i = 0; i < 3; i++) send(Buffer.alloc(150));
     send(Buffer.alloc(10));
     while (fake.requests.length < 2) await new Promise((r) => setImmediate(r));
-    fake.gate = undefined;
     release();
     await Promise.all(sent);
     while (fake.requests.length < 3) await new Promise((r) => setImmediate(r));
