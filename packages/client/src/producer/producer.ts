@@ -11,7 +11,7 @@ import { clusterLogger, type ProducerMetricsSnapshot } from '../client-diagnosti
 import { Fifo } from '../internal/fifo.js';
 import { requireCluster } from '../internal/require-cluster.js';
 import { SerializationError } from '../serialization.js';
-import { Accumulator, type TopicRoute } from './internal/accumulator.js';
+import { Accumulator, type PartitionQueue, type TopicRoute } from './internal/accumulator.js';
 import { type DeliveryListener, type PendingRecord, SendGroup } from './internal/delivery.js';
 import { IdempotenceState } from './internal/idempotence.js';
 import type { ProducerBatch } from './internal/producer-batch.js';
@@ -138,6 +138,8 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
   readonly #sticky: StickyPartitioner;
   readonly #waiting = new Fifo<Waiting>();
   #waitTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The partition the last record appended went to (what `Sender.pace` asks about). */
+  #appendedTo: PartitionQueue | undefined;
   /** When `#waitTimer` is due, epoch ms. */
   #waitTimerAtMs = Number.POSITIVE_INFINITY;
   #processing = false;
@@ -474,7 +476,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
       const refused = this.#refusal();
       const r =
         refused === undefined ? this.#append(record, listener, null, 0, Date.now()) : refused;
-      if (r === APPENDED) return this.#sender.pace() ?? ACCEPTED;
+      if (r === APPENDED) return this.#sender.pace(this.#appendedTo) ?? ACCEPTED;
       if (r !== WAIT) {
         // A record refused on its way in fails the transaction it was sent in, as Kafka's
         // KafkaProducer.doSend hands such an ApiException to the TransactionManager.
@@ -506,7 +508,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
         if (r === WAIT) break;
         this.#refuse(listener, r, refused === undefined);
       }
-      if (i === records.length) return this.#sender.pace() ?? ACCEPTED;
+      if (i === records.length) return this.#sender.pace(this.#appendedTo) ?? ACCEPTED;
     }
     return this.#wait(records, i, listener, group, rejectOnRefusal, !acceptance);
   }
@@ -692,6 +694,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
     // A batch of its own is full with its one record (Kafka's MemoryRecordsBuilder.isFull once
     // past batchSize): it goes now, not with the next record.
     if (dedicated && accumulator.close(b)) this.#sender.drainPartition(q);
+    this.#appendedTo = q;
     return APPENDED;
   }
 

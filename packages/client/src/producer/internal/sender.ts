@@ -159,10 +159,10 @@ export class Sender {
   #sendOptions: ClusterSendOptions | undefined;
   /** Pins Produce to at most this version (transactions of the first generation: v11). */
   produceVersionCap: number | undefined;
-  /** A ready batch waits in a queue (set by `drainPartition`, cleared by a drain pass). */
-  #behind = false;
-  /** The promise `pace` hands out, settled once no ready batch waits for an in-flight slot. */
-  #paced: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
+  /** Brokers with a ready batch left queued (added by `drainPartition`, cleared by a pass). */
+  readonly #behind = new Set<number>();
+  /** Per broker, the promise `pace` hands out, settled once it has no batch left behind. */
+  readonly #paced = new Map<number, { readonly promise: Promise<void>; resolve(): void }>();
   /** Counters behind `Producer.metrics()`. */
   readonly counters = {
     batchesSent: 0,
@@ -246,16 +246,19 @@ export class Sender {
    * below `maxInFlight`, numbered when idempotent): the call that filled a batch hands it to
    * the broker at once, rather than at the next drain pass (a macrotask away, which a loop
    * that awaits only settled promises never yields to). Anything else is left to that pass.
-   * A ready batch left queued makes `pace` hold the producer's callers until passes catch up.
+   * A ready batch left queued makes `pace` hold the callers writing to its broker until a
+   * drain pass catches up.
    */
   drainPartition(q: PartitionQueue): void {
     if (this.#stopped) return;
     this.#drainHead(q);
     // A ready batch still queued (the one just filled, behind the head that went, or the head
-    // itself behind maxInFlight): callers of `pace` wait until drain passes catch up.
+    // itself behind maxInFlight): callers of `pace` for its broker wait for a drain pass.
     const next = q.batches[0];
     if (next !== undefined && next.encoded !== null && !next.inFlight) {
-      this.#behind = true;
+      const leader = this.#cluster.snapshot().leaderFor(q.topic, q.partition);
+      if (leader === undefined) return;
+      this.#behind.add(leader);
       this.wakeup();
     }
   }
@@ -299,34 +302,42 @@ export class Sender {
   }
 
   /**
-   * What a caller whose records all went into batches waits for: undefined to go on at once,
-   * or, once a full batch was left queued, a promise (one, shared) that settles when a drain
-   * pass leaves no ready batch waiting for an in-flight slot (or the sender stops, or has no
-   * producer id to drain with). A pass follows every completed request, and a request in
-   * flight always completes: answered, failed or timed out.
+   * What a caller whose last record went into `q` waits for: undefined to go on at once, or,
+   * while `q`'s broker has a full batch left queued, a promise (one per broker, shared) that
+   * settles when a drain pass leaves that broker no ready batch waiting for an in-flight slot
+   * (or the sender stops, or has no producer id to drain with). A pass follows every completed
+   * request, and a request in flight always completes: answered, failed or timed out. Callers
+   * writing to other brokers are not held.
    */
-  pace(): Promise<void> | undefined {
-    if (!this.#behind) return undefined;
-    if (this.#paced === undefined) {
+  pace(q: PartitionQueue | undefined): Promise<void> | undefined {
+    if (this.#behind.size === 0 || q === undefined) return undefined;
+    const leader = this.#cluster.snapshot().leaderFor(q.topic, q.partition);
+    if (leader === undefined || !this.#behind.has(leader)) return undefined;
+    let paced = this.#paced.get(leader);
+    if (paced === undefined) {
       let resolve!: () => void;
       const promise = new Promise<void>((r) => {
         resolve = r;
       });
-      this.#paced = { promise, resolve };
+      paced = { promise, resolve };
+      this.#paced.set(leader, paced);
     }
-    return this.#paced.promise;
+    return paced.promise;
   }
 
-  /**
-   * A drain pass left no ready batch waiting for an in-flight slot, or the sender stopped or
-   * has no producer id: whoever `pace` held goes on.
-   */
-  #releasePaced(): void {
-    this.#behind = false;
-    const paced = this.#paced;
+  /** `node` has no batch left behind (or the sender cannot drain): its `pace` callers go on. */
+  #release(node: number): void {
+    this.#behind.delete(node);
+    const paced = this.#paced.get(node);
     if (paced === undefined) return;
-    this.#paced = undefined;
+    this.#paced.delete(node);
     paced.resolve();
+  }
+
+  /** Every `pace` caller goes on: the sender stopped or has no producer id to drain with. */
+  #releaseAll(): void {
+    for (const node of this.#behind) this.#release(node);
+    for (const node of this.#paced.keys()) this.#release(node);
   }
 
   /**
@@ -344,7 +355,7 @@ export class Sender {
     this.#stopped = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#releasePaced();
+    this.#releaseAll();
   }
 
   /** Produce requests in flight (all brokers). */
@@ -381,7 +392,7 @@ export class Sender {
     if (idem === null || idem.hasProducerId()) next = Math.min(next, this.#drain(now));
     // No producer id: nothing drains until InitProducerId answers; callers wait on
     // bufferMemory (and maxBlockMs) then, not here.
-    else this.#releasePaced();
+    else this.#releaseAll();
     // What is still queued after the drain must fail at its deadline even if no answer, retry
     // or metadata change wakes the sender before then (Kafka's Sender polls no longer than
     // RecordAccumulator.nextExpiryTimeMs).
@@ -418,8 +429,10 @@ export class Sender {
       );
     }
     for (let round = 0; ; round++) {
-      // A ready batch left for want of an in-flight slot: `pace` keeps holding its callers.
-      let leftBehind = false;
+      // Brokers that left a ready batch for want of an in-flight slot: `pace` keeps holding
+      // their callers (the first in a number, a set only for a second).
+      let leftFirst: number | undefined;
+      let leftMore: Set<number> | undefined;
       // Requests by leader, in the order they were started.
       let requests: { node: number; batches: ProducerBatch[]; bytes: number }[] | undefined;
       let byNode:
@@ -456,7 +469,8 @@ export class Sender {
         }
         if (request === undefined) {
           if ((this.#inFlightPerNode.get(leader) ?? 0) >= this.#options.maxInFlight) {
-            leftBehind = true;
+            if (leftFirst === undefined) leftFirst = leader;
+            else if (leader !== leftFirst) (leftMore ??= new Set()).add(leader);
             continue;
           }
           request = { node: leader, batches: [], bytes: 0 };
@@ -488,7 +502,8 @@ export class Sender {
         }
       }
       if (sent === 0) {
-        if (!leftBehind) this.#releasePaced();
+        for (const node of this.#behind)
+          if (node !== leftFirst && leftMore?.has(node) !== true) this.#release(node);
         return next;
       }
     }

@@ -173,6 +173,33 @@ describe('Producer batching and routing', () => {
     await producer.close();
   });
 
+  it('a full batch queued for one broker does not hold sends to another', async () => {
+    // Partition 0 is led by broker 1, partition 1 by broker 2.
+    const fake = new FakeProduceCluster({ t: 6 });
+    const release = holdAnswers(fake);
+    const producer = new Producer(fake, { maxInFlight: 1, lingerMs: 60_000, batchSize: 200 });
+    const toBroker1 = (value: Buffer) =>
+      producer.send({ topic: 't', partition: 0, value }, () => {});
+    // Records larger than batchSize, each a batch of its own: one in flight, one queued.
+    void toBroker1(Buffer.alloc(150));
+    void toBroker1(Buffer.alloc(150));
+    while (fake.requests.length < 1) await new Promise((r) => setImmediate(r));
+    let held = true;
+    const third = toBroker1(Buffer.alloc(150)).then(() => {
+      held = false;
+    });
+    // Records to broker 2 that fill no batch go on while broker 1's queue waits.
+    for (let i = 0; i < 3; i++)
+      await producer.send({ topic: 't', partition: 1, value: 'x' }, () => {});
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(held).toBe(true);
+    release();
+    await third;
+    await producer.close();
+    expect(fake.log('t', 0).values).toHaveLength(3);
+    expect(fake.log('t', 1).values).toEqual(['x', 'x', 'x']);
+  });
+
   it('an open batch behind one just drained stays open until full or lingerMs', async () => {
     // A drain pass takes one batch per partition and round; the open batch behind it is not
     // closed because its partition's broker was ready for the batch before it.
