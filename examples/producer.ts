@@ -19,7 +19,7 @@ const { partition, offset } = await producer.send({
 console.log(`order-1 written at ${topic}-${partition} offset ${offset}`);
 
 // Many records, no promise each: the callback hears of each delivery; the awaited promise
-// settles once the record is in the buffer (at once while bufferMemory has room).
+// settles once the record is in the buffer (at once while there is room and the sender keeps up).
 let failed: Error | undefined;
 let acknowledged = 0;
 for (const order of orders.slice(0, 50)) {
