@@ -236,8 +236,8 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
    * callback, exactly once, and the returned promise resolves once the record is in the buffer
    * or was refused: at once (a settled promise, nothing allocated) when there is room and
    * metadata, so awaiting it in a loop keeps memory bounded by `bufferMemory` at the cost of a
-   * microtask per record. While a full batch waits in the buffer for one of its broker's
-   * `maxInFlight` requests to complete, it resolves once the sender has caught up instead: a
+   * microtask per record. While a full batch for the record's broker waits in the buffer for
+   * one of that broker's `maxInFlight` requests, it resolves once the sender has caught up: a
    * loop that awaits each send stays a batch or two ahead of the broker rather than filling
    * `bufferMemory` (Node reads no answer while such a loop runs). Either way the record waits
    * (up to `maxBlockMs`) for buffer room and for its topic's metadata, and records are

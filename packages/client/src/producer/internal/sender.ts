@@ -336,8 +336,8 @@ export class Sender {
 
   /** Every `pace` caller goes on: the sender stopped or has no producer id to drain with. */
   #releaseAll(): void {
+    // `pace` makes a promise only for a broker in `#behind`, and `#release` drops both.
     for (const node of this.#behind) this.#release(node);
-    for (const node of this.#paced.keys()) this.#release(node);
   }
 
   /**
