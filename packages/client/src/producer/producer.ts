@@ -239,7 +239,9 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
    * microtask per record. While a full batch for the record's broker waits in the buffer for
    * one of that broker's `maxInFlight` requests, it resolves once the sender has caught up: a
    * loop that awaits each send stays a batch or two ahead of the broker rather than filling
-   * `bufferMemory` (Node reads no answer while such a loop runs). Either way the record waits
+   * `bufferMemory` (Node reads no answer while such a loop runs). So it does while two batches
+   * of the record's partition compress off the main thread (gzip, zstd), until one is done.
+   * Either way the record waits
    * (up to `maxBlockMs`) for buffer room and for its topic's metadata, and records are
    * appended in the order `send` was called.
    *
@@ -465,6 +467,17 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
 
   // -- appending -------------------------------------------------------------------------
 
+  /**
+   * What an accepted send returns in place of the settled acceptance, if anything: while the
+   * partition the last record went to has two batches compressing off the main thread, or its
+   * broker has a full batch queued behind `maxInFlight`, a promise that settles when that is
+   * no longer so (see `Accumulator.compressionWait` and `Sender.pace`).
+   */
+  #paced(): Promise<void> | undefined {
+    const q = this.#appendedTo;
+    return this.#accumulator.compressionWait(q) ?? this.#sender.pace(q);
+  }
+
   /** One record's send: the fast path of {@link #submit}, with no list made for it. */
   #submitOne(
     record: AnyRecord,
@@ -476,7 +489,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
       const refused = this.#refusal();
       const r =
         refused === undefined ? this.#append(record, listener, null, 0, Date.now()) : refused;
-      if (r === APPENDED) return this.#sender.pace(this.#appendedTo) ?? ACCEPTED;
+      if (r === APPENDED) return this.#paced() ?? ACCEPTED;
       if (r !== WAIT) {
         // A record refused on its way in fails the transaction it was sent in, as Kafka's
         // KafkaProducer.doSend hands such an ApiException to the TransactionManager.
@@ -508,7 +521,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
         if (r === WAIT) break;
         this.#refuse(listener, r, refused === undefined);
       }
-      if (i === records.length) return this.#sender.pace(this.#appendedTo) ?? ACCEPTED;
+      if (i === records.length) return this.#paced() ?? ACCEPTED;
     }
     return this.#wait(records, i, listener, group, rejectOnRefusal, !acceptance);
   }

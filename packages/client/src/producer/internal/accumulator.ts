@@ -18,6 +18,8 @@ export interface PartitionQueue {
    * ones; the last may be open (taking records).
    */
   readonly batches: ProducerBatch[];
+  /** Batches of this queue closed and still compressing off the main thread. */
+  compressing: number;
 }
 
 /** How the accumulator closes a batch. */
@@ -98,6 +100,8 @@ export class Accumulator {
   readonly #compressOptions: BuilderCompressOptions;
   readonly #onReady: () => void;
   readonly #onRelease: () => void;
+  /** Settled when the next batch compressing off the main thread is done (see `compressionWait`). */
+  #compressed: { readonly promise: Promise<void>; resolve(): void } | null = null;
   /** Buffers of finished batches, for new ones (at most MAX_FREE_BUFFERS). */
   readonly #free: Buffer[] = [];
   /** Bytes of `bufferMemory` held by batches not yet done. */
@@ -141,6 +145,28 @@ export class Accumulator {
     this.#onRelease = onRelease;
   }
 
+  /**
+   * What a caller whose last record went into `q` waits for while two of `q`'s batches are
+   * still compressing off the main thread: undefined to go on, or a promise (shared) settled
+   * when the next compression anywhere ends. A loop that awaits only settled promises never
+   * lets a compression's answer in (it arrives as a macrotask); without this it would fill the
+   * buffer while every batch waits to be sealed. Holding at two, not one, lets the caller fill
+   * the next batch while the last one compresses.
+   */
+  compressionWait(q: PartitionQueue | undefined): Promise<void> | undefined {
+    if (q === undefined || q.compressing < 2) return undefined;
+    let c = this.#compressed;
+    if (c === null) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => {
+        resolve = r;
+      });
+      c = { promise, resolve };
+      this.#compressed = c;
+    }
+    return c.promise;
+  }
+
   /** Every partition queue (live). */
   queues(): readonly PartitionQueue[] {
     return this.#queues;
@@ -165,7 +191,7 @@ export class Accumulator {
     const route = this.route(topic);
     let q = route.queues[partition];
     if (q === undefined) {
-      q = { topic, partition, batches: [] };
+      q = { topic, partition, batches: [], compressing: 0 };
       route.queues[partition] = q;
       this.#queues.push(q);
     }
@@ -304,8 +330,11 @@ export class Accumulator {
         return false;
       }
     }
+    const q = this.queue(batch.topic, batch.partition);
+    q.compressing++;
     builder.compressAsync(codec, options).then(
       () => {
+        this.#compressionDone(q);
         if (batch.done) return;
         try {
           this.#seal(batch, builder);
@@ -315,11 +344,21 @@ export class Accumulator {
         this.#onReady();
       },
       (error: unknown) => {
+        this.#compressionDone(q);
         this.failQueued(batch, error as Error);
         this.#onReady();
       },
     );
     return false;
+  }
+
+  /** A batch of `q` is done compressing: callers held by `compressionWait` go on. */
+  #compressionDone(q: PartitionQueue): void {
+    q.compressing--;
+    const c = this.#compressed;
+    if (c === null) return;
+    this.#compressed = null;
+    c.resolve();
   }
 
   /** Writes the closed batch's header (its CRC too unless stamped at drain). */

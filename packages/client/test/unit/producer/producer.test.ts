@@ -173,6 +173,33 @@ describe('Producer batching and routing', () => {
     await producer.close();
   });
 
+  it('a loop awaiting each send waits while two of its batches compress off the main thread', async () => {
+    // A gzip batch is sealed when node:zlib answers, as a macrotask that a loop awaiting only
+    // settled promises never yields to: without a pause it would fill bufferMemory first.
+    const fake = new FakeProduceCluster({ t: 1 });
+    const producer = new Producer(fake, { compression: 'gzip', lingerMs: 60_000, batchSize: 100 });
+    let appended = 0;
+    const acked: number[] = [];
+    const loop = (async () => {
+      for (let i = 0; i < 20; i++) {
+        // Each record is larger than batchSize: a batch of its own, closed at once.
+        await producer.send({ topic: 't', value: Buffer.alloc(150, i) }, (error) => {
+          if (error === null) acked.push(i);
+        });
+        appended++;
+      }
+    })();
+    // Microtasks only: no compression can have answered.
+    for (let i = 0; i < 100; i++) await Promise.resolve();
+    // The first batch compresses and the loop goes on; the second's send waits.
+    expect(appended).toBe(1);
+    await loop;
+    await producer.flush();
+    expect(acked).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(fake.log('t', 0).values.map((v) => String(v).charCodeAt(0))).toEqual(acked);
+    await producer.close();
+  });
+
   it('a full batch queued for one broker does not hold sends to another', async () => {
     // Partition 0 is led by broker 1, partition 1 by broker 2.
     const fake = new FakeProduceCluster({ t: 6 });
