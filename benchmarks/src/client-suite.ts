@@ -100,6 +100,7 @@ interface Case {
 }
 type Producer =
   | 'kafkats'
+  | 'kafkats-warm'
   | 'kafkats-bun'
   | 'kafkats-batch'
   | 'kafkats-js'
@@ -112,6 +113,7 @@ type Reader = NodeClient | 'java';
 /** `kafkats-js` (the pure-JS lz4 a plain install has) runs in the lz4 cases only. */
 const PRODUCERS: readonly Producer[] = [
   'kafkats',
+  'kafkats-warm',
   'kafkats-bun',
   'kafkats-batch',
   'kafkats-js',
@@ -120,7 +122,10 @@ const PRODUCERS: readonly Producer[] = [
   'platformatic',
   'java',
 ];
-/** Rows of the produce table: the Java producer gives two, cold and warm, from one JVM. */
+/**
+ * Rows of the produce table: the Java producer gives two, cold and warm, from one JVM;
+ * `kafkats-warm` is the `kafkats` contestant run the same way (its warm row).
+ */
 type ProduceRow = Exclude<Producer, 'java'> | 'java-cold' | 'java-warm';
 const PRODUCE_ROWS: readonly ProduceRow[] = [
   'kafkats',
@@ -131,6 +136,7 @@ const PRODUCE_ROWS: readonly ProduceRow[] = [
   'kafkajs',
   'platformatic',
   'java-cold',
+  'kafkats-warm',
   'java-warm',
 ];
 const PRODUCE_LABEL: Record<Exclude<ProduceRow, 'kafkats-bun'>, string> = {
@@ -141,6 +147,7 @@ const PRODUCE_LABEL: Record<Exclude<ProduceRow, 'kafkats-bun'>, string> = {
   kafkajs: 'kafkajs 2.2.4',
   platformatic: '@platformatic/kafka 2.12.1',
   'java-cold': 'Java 4.4.0 KafkaProducer, cold',
+  'kafkats-warm': 'kafkats, await send(r, cb), warm',
   'java-warm': 'Java 4.4.0 KafkaProducer, warm',
 };
 const produceLabel = (row: ProduceRow, bun: string): string =>
@@ -148,6 +155,8 @@ const produceLabel = (row: ProduceRow, bun: string): string =>
 /**
  * The Java producer's rounds of `records` in one JVM: round 1 is the cold row (after the same
  * warm-up the Node contestants get), the median of the last JAVA_WARM_ROUNDS the warm row.
+ * `kafkats-warm` runs the `kafkats` contestant the same way in one process, for the warm row
+ * that Java's is compared with.
  */
 const JAVA_ROUNDS = 8;
 const JAVA_WARM_ROUNDS = 3;
@@ -496,6 +505,31 @@ async function produceOnce(ctx: Context, c: Case, who: Producer): Promise<[Produ
         },
       ],
     ];
+  } else if (who === 'kafkats-warm') {
+    total = c.warmup + JAVA_ROUNDS * c.records;
+    const job: Job = {
+      ...baseJob(ctx, c, topic),
+      role: 'produce',
+      client: 'kafkats',
+      rounds: JAVA_ROUNDS,
+    };
+    const r = await runWorker(job);
+    const rounds = (r.rounds ?? []).map((x) => ({
+      rate: c.records / (x.elapsedMs / 1000),
+      cpu: x.cpuUs / c.records,
+      heap: x.heapBytes / c.records,
+    }));
+    if (rounds.length !== JAVA_ROUNDS) {
+      throw new Error(`kafkats rounds: expected ${JAVA_ROUNDS}, got ${rounds.length}`);
+    }
+    const warm = rounds.slice(-JAVA_WARM_ROUNDS);
+    const sample: Sample = {
+      rate: median(warm.map((x) => x.rate)),
+      cpu: median(warm.map((x) => x.cpu)),
+      heap: median(warm.map((x) => x.heap)),
+    };
+    if (r.backend !== undefined) sample.backend = r.backend;
+    samples = [['kafkats-warm', sample]];
   } else {
     // The Bun row: the `kafkats` contestant's job, run by Bun.
     const bun = who === 'kafkats-bun';
@@ -528,16 +562,19 @@ function backendLabel(name: string): string {
 function produceRows(c: Case, samples: Map<ProduceRow, Sample[]>, bun: string): string[][] {
   const rows: string[][] = [];
   const ours = samples.get('kafkats') ?? [];
-  const oursRate = median(ours.map((s) => s.rate));
-  const oursCpu = median(ours.map((s) => s.cpu));
+  const oursWarm = samples.get('kafkats-warm') ?? [];
   for (const who of PRODUCE_ROWS) {
     const xs = samples.get(who) ?? [];
     if (xs.length === 0) continue;
+    // Java's warm row against ours, run the same way; every other row against `kafkats`.
+    const base = who === 'java-warm' ? oursWarm : ours;
+    const oursRate = median(base.map((s) => s.rate));
+    const oursCpu = median(base.map((s) => s.cpu));
     const rate = median(xs.map((s) => s.rate));
     const cpu = median(xs.map((s) => s.cpu));
     const heaps = xs.flatMap((s) => (s.heap === undefined ? [] : [s.heap]));
     const backends = [...new Set(xs.flatMap((s) => (s.backend ? [backendLabel(s.backend)] : [])))];
-    const compared = who !== 'kafkats';
+    const compared = who !== 'kafkats' && who !== 'kafkats-warm' && base.length > 0;
     rows.push([
       `${c.valueSize === 1024 ? '1 KiB' : `${c.valueSize} B`} ${c.compression}`,
       produceLabel(who, bun),
@@ -1116,6 +1153,7 @@ export async function runClientSuite(smoke: boolean): Promise<void> {
       "    kafkats: `await send(record, callback)` per record, or `await sendBatch(chunk, callback)` in the peers' chunks; Java: KafkaProducer.send(record, callback) per record, flush() per round (benchmarks/java/ProducerRounds.java);\n" +
       "    @kafkats/kafkajs (kafkajs 2.2 API on kafkats): the kafkajs contestant's code unchanged (same send() chunks and options, same eachBatch handler), only the import differs;\n" +
       `    timed: the records after a 1/4 warm-up, until all acknowledged. Java: one JVM, the same warm-up, then ${JAVA_ROUNDS} rounds of the same count: cold = round 1, warm = median of the last ${JAVA_WARM_ROUNDS}.\n` +
+      `    kafkats warm: the \`await send\` contestant run as Java's (one process, the warm-up flushed, ${JAVA_ROUNDS} rounds, median of the last ${JAVA_WARM_ROUNDS}); Java warm's ratios are against it, every other row's against kafkats' first row.\n` +
       '    CPU: the process, every thread (Node: process.cpuUsage; Java: OperatingSystemMXBean.getProcessCpuTime), over the timed records only.\n' +
       '    alloc B/rec: Node: V8 heap growth between collections (v8.GCProfiler; Buffer contents off the heap not counted); Java: ThreadMXBean allocated bytes of every thread.\n' +
       `  Bun ${bunVersion} rows: the worker of the kafkats Producer (produce) and of the KIP-848 Consumer (group consume), same code, job and options, run by Bun; ours = kafkats on Node.\n` +

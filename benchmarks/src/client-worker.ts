@@ -76,6 +76,12 @@ export interface Job {
   maxInFlight: number;
   /** The runtime the suite starts this worker with: Node (absent) or Bun (its pinned release). */
   runtime?: 'bun';
+  /**
+   * produce, `kafkats` only: run as Java's ProducerRounds does (benchmarks/java): the warm-up
+   * flushed, then this many timed rounds of `records` in the same process, each until flushed.
+   * The result's figures are round 1's and `rounds` lists every round.
+   */
+  rounds?: number;
 }
 
 export interface WorkerResult {
@@ -91,6 +97,8 @@ export interface WorkerResult {
   heapBytes: number;
   /** produce: the compression implementation the client ran (lz4 cases). */
   backend?: string;
+  /** produce with `rounds`: each round's figures, in order. */
+  rounds?: Timed[];
   /** group: ms from subscribe to the first assignment (the join, outside the timed window). */
   joinMs?: number;
   /** share: ms from the first records handed out to the last, and how many came first. */
@@ -196,6 +204,26 @@ async function kafkatsProduce(job: Job, values: Buffer[]): Promise<Measured> {
         records.push({ topic: job.topic, partition: 0, value: values[i % pool] as Buffer });
       await producer.sendBatch(records, onDelivery);
     }
+  } else if (job.rounds !== undefined) {
+    // As ProducerRounds: warm-up, flush, then each round timed until its records are flushed.
+    const rounds: Timed[] = [];
+    let sent = 0;
+    for (let round = 0; round <= job.rounds; round++) {
+      const n = round === 0 ? job.warmup : job.records;
+      if (round > 0) t.start();
+      for (let i = 0; i < n; i++, sent++) {
+        await producer.send(
+          { topic: job.topic, partition: 0, value: values[sent % pool] as Buffer },
+          onDelivery,
+        );
+      }
+      await producer.flush();
+      if (failed !== undefined) throw failed;
+      if (round > 0) rounds.push(t.stop());
+    }
+    await producer.close();
+    await cluster.close();
+    return { ...(rounds[0] as Timed), rounds, ...lz4Backend(job, compressionBackend) };
   } else {
     for (let i = 0; i < total; i++) {
       if (i === job.warmup) t.start();
@@ -211,11 +239,13 @@ async function kafkatsProduce(job: Job, values: Buffer[]): Promise<Measured> {
   await producer.close();
   await cluster.close();
   if (failed !== undefined) throw failed;
-  const backend =
-    job.compression === 'lz4'
-      ? (compressionSupport({ backend: compressionBackend }).lz4.compress ?? 'none')
-      : undefined;
-  return backend === undefined ? r : { ...r, backend };
+  return { ...r, ...lz4Backend(job, compressionBackend) };
+}
+
+/** The lz4 compressor kafkats ran with, in the lz4 cases. */
+function lz4Backend(job: Job, backend: 'js' | 'auto'): { backend?: string } {
+  if (job.compression !== 'lz4') return {};
+  return { backend: compressionSupport({ backend }).lz4.compress ?? 'none' };
 }
 
 async function kafkatsRead(job: Job): Promise<Measured> {
