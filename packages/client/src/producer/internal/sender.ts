@@ -20,6 +20,18 @@ import type { Accumulator, PartitionQueue } from './accumulator.js';
 import type { FailedOutcome, IdempotenceState } from './idempotence.js';
 import type { ProducerBatch } from './producer-batch.js';
 
+/**
+ * Whether a broker has a ready batch left queued for want of an in-flight slot, and the promise
+ * `pace` hands its callers meanwhile. One per broker for the sender's life: flags flip in place,
+ * as a Set or Map that gained and lost the broker on every request would allocate a new table
+ * each time it emptied.
+ */
+interface PaceState {
+  readonly node: number;
+  behind: boolean;
+  waiter: { readonly promise: Promise<void>; resolve(): void } | null;
+}
+
 /** What the sender asks of the producer around it. */
 export interface SenderHooks {
   /** An error after which the producer is unusable (fencing, authorization, unsupported version). */
@@ -159,10 +171,12 @@ export class Sender {
   #sendOptions: ClusterSendOptions | undefined;
   /** Pins Produce to at most this version (transactions of the first generation: v11). */
   produceVersionCap: number | undefined;
-  /** Brokers with a ready batch left queued (added by `drainPartition`, cleared by a pass). */
-  readonly #behind = new Set<number>();
-  /** Per broker, the promise `pace` hands out, settled once it has no batch left behind. */
-  readonly #paced = new Map<number, { readonly promise: Promise<void>; resolve(): void }>();
+  /** Per broker seen: left behind (set by `drainPartition`, cleared by a pass) and waiters. */
+  readonly #pacing = new Map<number, PaceState>();
+  /** The same states, for indexed loops. */
+  readonly #paceStates: PaceState[] = [];
+  /** How many brokers are behind now. */
+  #behindCount = 0;
   /** Counters behind `Producer.metrics()`. */
   readonly counters = {
     batchesSent: 0,
@@ -258,7 +272,7 @@ export class Sender {
     if (next !== undefined && next.encoded !== null && !next.inFlight) {
       const leader = this.#cluster.snapshot().leaderFor(q.topic, q.partition);
       if (leader === undefined) return;
-      this.#behind.add(leader);
+      this.#markBehind(leader);
       this.wakeup();
     }
   }
@@ -310,34 +324,52 @@ export class Sender {
    * writing to other brokers are not held.
    */
   pace(q: PartitionQueue | undefined): Promise<void> | undefined {
-    if (this.#behind.size === 0 || q === undefined) return undefined;
+    if (this.#behindCount === 0 || q === undefined) return undefined;
     const leader = this.#cluster.snapshot().leaderFor(q.topic, q.partition);
-    if (leader === undefined || !this.#behind.has(leader)) return undefined;
-    let paced = this.#paced.get(leader);
-    if (paced === undefined) {
+    const state = leader === undefined ? undefined : this.#pacing.get(leader);
+    if (state === undefined || !state.behind) return undefined;
+    let waiter = state.waiter;
+    if (waiter === null) {
       let resolve!: () => void;
       const promise = new Promise<void>((r) => {
         resolve = r;
       });
-      paced = { promise, resolve };
-      this.#paced.set(leader, paced);
+      waiter = { promise, resolve };
+      state.waiter = waiter;
     }
-    return paced.promise;
+    return waiter.promise;
+  }
+
+  /** `node` has a ready batch left queued: `pace` holds its callers. */
+  #markBehind(node: number): void {
+    let state = this.#pacing.get(node);
+    if (state === undefined) {
+      state = { node, behind: false, waiter: null };
+      this.#pacing.set(node, state);
+      this.#paceStates.push(state);
+    }
+    if (state.behind) return;
+    state.behind = true;
+    this.#behindCount++;
   }
 
   /** `node` has no batch left behind (or the sender cannot drain): its `pace` callers go on. */
-  #release(node: number): void {
-    this.#behind.delete(node);
-    const paced = this.#paced.get(node);
-    if (paced === undefined) return;
-    this.#paced.delete(node);
-    paced.resolve();
+  #release(state: PaceState): void {
+    if (!state.behind) return;
+    state.behind = false;
+    this.#behindCount--;
+    const waiter = state.waiter;
+    if (waiter === null) return;
+    state.waiter = null;
+    waiter.resolve();
   }
 
   /** Every `pace` caller goes on: the sender stopped or has no producer id to drain with. */
   #releaseAll(): void {
-    // `pace` makes a promise only for a broker in `#behind`, and `#release` drops both.
-    for (const node of this.#behind) this.#release(node);
+    // `pace` makes a promise only for a broker that is behind, and `#release` clears both.
+    const states = this.#paceStates;
+    for (let i = 0; i < states.length && this.#behindCount > 0; i++)
+      this.#release(states[i] as PaceState);
   }
 
   /**
@@ -502,8 +534,11 @@ export class Sender {
         }
       }
       if (sent === 0) {
-        for (const node of this.#behind)
-          if (node !== leftFirst && leftMore?.has(node) !== true) this.#release(node);
+        const states = this.#paceStates;
+        for (let i = 0; i < states.length && this.#behindCount > 0; i++) {
+          const state = states[i] as PaceState;
+          if (state.node !== leftFirst && leftMore?.has(state.node) !== true) this.#release(state);
+        }
         return next;
       }
     }
