@@ -7,12 +7,16 @@ import {
   createAlterPartitionReassignmentsRequest,
   createAlterPartitionReassignmentsRequestReassignablePartition,
   createAlterPartitionReassignmentsRequestReassignableTopic,
+  createDescribeQuorumRequest,
+  createDescribeQuorumRequestPartitionData,
+  createDescribeQuorumRequestTopicData,
   createElectLeadersRequest,
   createElectLeadersRequestTopicPartitions,
   createListOffsetsRequest,
   createListOffsetsRequestPartition,
   createListOffsetsRequestTopic,
   createOffsetCommitRequest,
+  DescribeQuorumApi,
   ElectLeadersApi,
   ListOffsetsApi,
   MetadataApi,
@@ -290,8 +294,21 @@ describe('stalls, floods and restarts on a private 3-node cluster', () => {
     // older leader epoch (Metadata.updateLatestMetadata); so must we.
     await allBrokersRegistered(kafka);
     const probe = await Cluster.connect(kafka.bootstrap, { refreshIntervalMs: 0 });
-    const controllerId = (await probe.refresh()).controllerId;
-    const lagging = kafka.brokers.find((b) => b.nodeId !== controllerId);
+    // The frozen broker must not lead the KRaft quorum (these nodes are brokers and controllers
+    // at once): a reassignment forwarded to a frozen controller waits out a request timeout.
+    // Metadata's controllerId names a random broker under KRaft, so ask the quorum itself.
+    const quorum = await probe.sendAny(DescribeQuorumApi, () =>
+      createDescribeQuorumRequest({
+        topics: [
+          createDescribeQuorumRequestTopicData({
+            topicName: '__cluster_metadata',
+            partitions: [createDescribeQuorumRequestPartitionData({ partitionIndex: 0 })],
+          }),
+        ],
+      }),
+    );
+    const quorumLeader = quorum.topics[0]?.partitions[0]?.leaderId ?? -1;
+    const lagging = kafka.brokers.find((b) => b.nodeId !== quorumLeader);
     if (lagging === undefined) throw new Error('broker');
     const [a, b] = kafka.brokers
       .filter((x) => x.nodeId !== lagging.nodeId)
