@@ -241,9 +241,8 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
    * loop that awaits each send stays a batch or two ahead of the broker rather than filling
    * `bufferMemory` (Node reads no answer while such a loop runs). So it does while two batches
    * of the record's partition compress off the main thread (gzip, zstd), until one is done.
-   * Either way the record waits
-   * (up to `maxBlockMs`) for buffer room and for its topic's metadata, and records are
-   * appended in the order `send` was called.
+   * Either way the record waits (up to `maxBlockMs`) for buffer room and for its topic's
+   * metadata, and records are appended in the order `send` was called.
    *
    * @throws (rejects, or goes to the callback) ProducerClosedError, ProducerFatalError /
    *   ProducerFencedError, TransactionStateError or TransactionAbortableError (transactional,
@@ -288,7 +287,8 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
    * the records' metadata made when read; rejects, once every record has settled, with the
    * first failure (records that were delivered stay delivered). With a callback, the callback
    * gets that outcome and the promise resolves once every record is in the buffer or refused
-   * (held, as `send`'s, while a full batch waits for an in-flight slot).
+   * (held as `send`'s is, while a full batch waits for an in-flight slot or two batches
+   * compress).
    *
    * @throws (rejects, or goes to the callback) as `send`
    */
@@ -324,7 +324,7 @@ export class Producer<K = Buffer | string, V = Buffer | string> {
   /**
    * Takes a record into the buffer and resolves once it is there (waiting, like `send`, up to
    * `maxBlockMs` for room or metadata, and held as `send` is while a full batch waits for an
-   * in-flight slot); the returned `result` settles on delivery. Awaiting `enqueue` in a loop
+   * in-flight slot or two batches compress); the returned `result` settles on delivery. Awaiting `enqueue` in a loop
    * keeps memory bounded by `bufferMemory` while batches stay full.
    *
    * @throws (rejects) as `send`, for the errors that refuse the record before it is buffered
