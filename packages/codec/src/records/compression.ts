@@ -346,18 +346,25 @@ function snappyUncompressBlock(
   return out;
 }
 
-function snappyEncode(data: Buffer, backend: CompressionBackend): Buffer {
+/** @param headroom bytes left unwritten before the framing (see `compressSyncWithHeadroom`) */
+function snappyEncode(data: Buffer, backend: CompressionBackend, headroom = 0): Buffer {
   const compressBlock = snappyBlockCompressor(backend);
-  const parts: Buffer[] = [XERIAL_MAGIC, Buffer.from([0, 0, 0, 1, 0, 0, 0, 1])];
-  let total = 16;
+  const blocks: Buffer[] = [];
+  let total = 16; // magic, version, compatible version
   for (let off = 0; off < data.length; off += XERIAL_BLOCK) {
     const block = compressBlock(data.subarray(off, Math.min(off + XERIAL_BLOCK, data.length)));
-    const len = Buffer.allocUnsafe(4);
-    len.writeInt32BE(block.length, 0);
-    parts.push(len, block);
+    blocks.push(block);
     total += 4 + block.length;
   }
-  return Buffer.concat(parts, total);
+  const out = Buffer.allocUnsafe(headroom + total);
+  let pos = headroom + XERIAL_MAGIC.copy(out, headroom);
+  pos = out.writeInt32BE(1, pos); // xerial version
+  pos = out.writeInt32BE(1, pos); // compatible version
+  for (const block of blocks) {
+    pos = out.writeInt32BE(block.length, pos);
+    pos += block.copy(out, pos);
+  }
+  return out;
 }
 
 function snappyDecode(src: Buffer, maxBytes: number, backend: CompressionBackend): Buffer {
@@ -576,6 +583,31 @@ export function compressSync(
     case 'zstd':
       throw new CodecError('UNSUPPORTED', 'zstd', 'zstd compression is async only: use compress()');
   }
+}
+
+/**
+ * As {@link compressSync}, into a buffer whose first `headroom` bytes are left for the caller
+ * (a record batch's header, so the batch is not copied once more to put it in front).
+ */
+export function compressSyncWithHeadroom(
+  codec: CompressionCodec,
+  data: Buffer,
+  options: CompressOptions,
+  headroom: number,
+): Buffer {
+  const backend = options.backend ?? 'auto';
+  if (codec === 'lz4') {
+    levelFor(codec, options.level);
+    return encodeLz4Frame(data, lz4BlockCompressor(backend), headroom);
+  }
+  if (codec === 'snappy') {
+    levelFor(codec, options.level);
+    return snappyEncode(data, backend, headroom);
+  }
+  const framed = compressSync(codec, data, options);
+  const out = Buffer.allocUnsafe(headroom + framed.length);
+  framed.copy(out, headroom);
+  return out;
 }
 
 /**

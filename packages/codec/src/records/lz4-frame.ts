@@ -63,32 +63,47 @@ export function xxh32(b: Uint8Array, start: number, end: number): number {
 /** Compresses one block; returns the raw LZ4 block or null when it did not shrink. */
 export type Lz4BlockCompressor = (chunk: Buffer) => Buffer | null;
 
-/** Writes `data` as a Kafka-style LZ4 frame using `compressBlock` for each 64 KiB block. */
-export function encodeLz4Frame(data: Buffer, compressBlock: Lz4BlockCompressor): Buffer {
-  const parts: Buffer[] = [];
-  const header = Buffer.allocUnsafe(7);
-  header.writeUInt32LE(MAGIC, 0);
-  header[4] = 0x60; // FLG: bits 7-6 version 01, bit 5 independent blocks
-  header[5] = 0x40; // BD: bits 6-4 = 4, 64 KiB maximum block size
-  header[6] = (xxh32(header, 4, 6) >>> 8) & 0xff;
-  parts.push(header);
-  let total = 7;
+/**
+ * Writes `data` as a Kafka-style LZ4 frame using `compressBlock` for each 64 KiB block.
+ *
+ * @param headroom bytes left unwritten before the frame, for a header the caller puts there
+ *   (a record batch's): the frame starts at that offset of the buffer returned
+ */
+export function encodeLz4Frame(
+  data: Buffer,
+  compressBlock: Lz4BlockCompressor,
+  headroom = 0,
+): Buffer {
+  const blocks: (Buffer | null)[] = [];
+  let total = 7 + 4; // frame header, end mark
   for (let off = 0; off < data.length; off += BLOCK_SIZE) {
-    const chunk = data.subarray(off, Math.min(off + BLOCK_SIZE, data.length));
-    const block = compressBlock(chunk);
-    const len = Buffer.allocUnsafe(4);
-    if (block === null || block.length >= chunk.length) {
-      len.writeUInt32LE((chunk.length | 0x80000000) >>> 0, 0); // high bit: stored uncompressed
-      parts.push(len, chunk);
-    } else {
-      len.writeUInt32LE(block.length, 0);
-      parts.push(len, block);
-    }
-    total += 4 + (block === null || block.length >= chunk.length ? chunk.length : block.length);
+    const chunkLength = Math.min(BLOCK_SIZE, data.length - off);
+    let block = compressBlock(data.subarray(off, off + chunkLength));
+    if (block !== null && block.length >= chunkLength) block = null;
+    blocks.push(block);
+    total += 4 + (block === null ? chunkLength : block.length);
   }
-  const endMark = Buffer.alloc(4);
-  parts.push(endMark);
-  return Buffer.concat(parts, total + 4);
+  const out = Buffer.allocUnsafe(headroom + total);
+  let pos = headroom;
+  out.writeUInt32LE(MAGIC, pos);
+  out[pos + 4] = 0x60; // FLG: bits 7-6 version 01, bit 5 independent blocks
+  out[pos + 5] = 0x40; // BD: bits 6-4 = 4, 64 KiB maximum block size
+  out[pos + 6] = (xxh32(out, pos + 4, pos + 6) >>> 8) & 0xff;
+  pos += 7;
+  for (let i = 0, off = 0; i < blocks.length; i++, off += BLOCK_SIZE) {
+    const block = blocks[i] as Buffer | null;
+    if (block === null) {
+      // Stored uncompressed: the length's high bit says so.
+      const end = Math.min(off + BLOCK_SIZE, data.length);
+      out.writeUInt32LE(((end - off) | 0x80000000) >>> 0, pos);
+      pos += 4 + data.copy(out, pos + 4, off, end);
+    } else {
+      out.writeUInt32LE(block.length, pos);
+      pos += 4 + block.copy(out, pos + 4);
+    }
+  }
+  out.writeUInt32LE(0, pos); // end mark
+  return out;
 }
 
 function lz4Fail(detail: string): never {

@@ -11,7 +11,7 @@ import {
   type CompressionBackend,
   type CompressionCodec,
   compress,
-  compressSync,
+  compressSyncWithHeadroom,
 } from './compression.js';
 import { RECORD_BATCH_OVERHEAD } from './layout.js';
 import {
@@ -70,6 +70,8 @@ export class RecordBatchBuilder {
   #codec: CompressionCodec = 'none';
   /** The compressed records, once compressed. */
   #compressed: Buffer | null = null;
+  /** `#compressed` starts with RECORD_BATCH_OVERHEAD bytes left for the header. */
+  #headroom = false;
   #built = false;
 
   /**
@@ -207,7 +209,13 @@ export class RecordBatchBuilder {
    */
   compress(codec: CompressionCodec, options: BuilderCompressOptions = {}): void {
     if (this.#prepareCompression(codec, options)) return;
-    this.#compressed = compressSync(codec, this.#records(), options);
+    this.#compressed = compressSyncWithHeadroom(
+      codec,
+      this.#records(),
+      options,
+      RECORD_BATCH_OVERHEAD,
+    );
+    this.#headroom = true;
   }
 
   /** As {@link compress}, for every codec; gzip and zstd compress off the main thread. */
@@ -253,6 +261,10 @@ export class RecordBatchBuilder {
       out = this.#buf.subarray(0, this.#pos);
     } else if (this.#built) {
       out = this.#buf;
+    } else if (this.#headroom) {
+      // Compressed behind room for the header: the batch as it goes out.
+      out = compressed;
+      this.#buf = out;
     } else {
       out = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD + compressed.length);
       compressed.copy(out, RECORD_BATCH_OVERHEAD);

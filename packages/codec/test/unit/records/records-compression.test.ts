@@ -10,6 +10,7 @@ import {
   decompress,
   encodeRecordBatchSync,
 } from '../../../src/index.js';
+import { compressSyncWithHeadroom } from '../../../src/records/compression.js';
 
 const require = createRequire(import.meta.url);
 const text = Buffer.from('kafka record batch '.repeat(20_000)); // 380 KB, many blocks
@@ -118,6 +119,25 @@ describe('compression backends', () => {
     expect(frame[4]).toBe(0x60);
     expect(frame[5]).toBe(0x40);
     expect(decompress('lz4', frame, 1 << 20, { legacyLz4: false }).equals(text)).toBe(true);
+  });
+
+  it('frames behind a header gap are the bytes compressSync writes, on every backend', () => {
+    // Many 64 KiB blocks, and random bytes whose lz4 blocks are stored uncompressed.
+    const random = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 2654435761) >>> 24));
+    for (const codec of ['lz4', 'snappy'] as const) {
+      for (const backend of ['native', 'js'] as const) {
+        for (const data of [text, random, text.subarray(0, 10)]) {
+          const framed = compressSyncWithHeadroom(codec, data, { backend }, 61);
+          const plain = compressSync(codec, data, { backend });
+          expect(framed.subarray(61).equals(plain)).toBe(true);
+          expect(decompress(codec, framed.subarray(61), 1 << 20).equals(data)).toBe(true);
+        }
+      }
+    }
+    // Codecs without a framing of their own here are copied behind the gap.
+    const gzipped = compressSyncWithHeadroom('gzip', text, {}, 61).subarray(61);
+    expect(decompress('gzip', gzipped, 1 << 20).equals(text)).toBe(true);
+    expect(() => compressSyncWithHeadroom('lz4', text, { level: 3 }, 61)).toThrow(/level/);
   });
 
   it('a golden batch from Kafka decodes with the pure-JS backend too', async () => {
