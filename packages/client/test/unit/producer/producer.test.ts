@@ -44,6 +44,25 @@ function holdAnswers(fake: FakeProduceCluster): () => void {
   };
 }
 
+/**
+ * An application's loop awaiting each `send(record, callback)` to topic `t`: records of 150
+ * bytes, `i` in every byte, each larger than the tests' batchSize (a batch of its own, closed
+ * at once). `appended()`: sends whose await has returned; `acked`: indexes delivered, in order.
+ */
+function awaitingLoop(producer: Producer, n: number) {
+  let appended = 0;
+  const acked: number[] = [];
+  const loop = (async () => {
+    for (let i = 0; i < n; i++) {
+      await producer.send({ topic: 't', value: Buffer.alloc(150, i) }, (error) => {
+        if (error === null) acked.push(i);
+      });
+      appended++;
+    }
+  })();
+  return { loop, acked, appended: () => appended };
+}
+
 describe('Producer defaults', () => {
   it('sends with acks=all and idempotence (producer id, epoch 0, sequence 0) unless told otherwise', async () => {
     const fake = new FakeProduceCluster({ t: 3 });
@@ -148,28 +167,18 @@ describe('Producer batching and routing', () => {
     const fake = new FakeProduceCluster({ t: 1 });
     const release = holdAnswers(fake);
     const producer = new Producer(fake, { maxInFlight: 1, lingerMs: 60_000, batchSize: 200 });
-    let appended = 0;
-    const acked: number[] = [];
-    const loop = (async () => {
-      for (let i = 0; i < 20; i++) {
-        // Each record is larger than batchSize: a batch of its own, closed at once.
-        await producer.send({ topic: 't', value: Buffer.alloc(150, i) }, (error) => {
-          if (error === null) acked.push(i);
-        });
-        appended++;
-      }
-    })();
+    const run = awaitingLoop(producer, 20);
     while (fake.requests.length < 1) await new Promise((r) => setImmediate(r));
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     // The first batch in flight, the second queued behind it: the second send waits.
-    expect(appended).toBe(1);
+    expect(run.appended()).toBe(1);
     expect(fake.requests).toHaveLength(1);
     expect(producer.metrics().bufferedBytes).toBeLessThanOrEqual(2 * 240);
     release();
-    await loop;
+    await run.loop;
     await producer.flush();
-    expect(acked).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    expect(fake.log('t', 0).values.map((v) => String(v).charCodeAt(0))).toEqual(acked);
+    expect(run.acked).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(fake.log('t', 0).values.map((v) => String(v).charCodeAt(0))).toEqual(run.acked);
     await producer.close();
   });
 
@@ -178,25 +187,15 @@ describe('Producer batching and routing', () => {
     // settled promises never yields to: without a pause it would fill bufferMemory first.
     const fake = new FakeProduceCluster({ t: 1 });
     const producer = new Producer(fake, { compression: 'gzip', lingerMs: 60_000, batchSize: 100 });
-    let appended = 0;
-    const acked: number[] = [];
-    const loop = (async () => {
-      for (let i = 0; i < 20; i++) {
-        // Each record is larger than batchSize: a batch of its own, closed at once.
-        await producer.send({ topic: 't', value: Buffer.alloc(150, i) }, (error) => {
-          if (error === null) acked.push(i);
-        });
-        appended++;
-      }
-    })();
+    const run = awaitingLoop(producer, 20);
     // Microtasks only: no compression can have answered.
     for (let i = 0; i < 100; i++) await Promise.resolve();
     // The first batch compresses and the loop goes on; the second's send waits.
-    expect(appended).toBe(1);
-    await loop;
+    expect(run.appended()).toBe(1);
+    await run.loop;
     await producer.flush();
-    expect(acked).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    expect(fake.log('t', 0).values.map((v) => String(v).charCodeAt(0))).toEqual(acked);
+    expect(run.acked).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(fake.log('t', 0).values.map((v) => String(v).charCodeAt(0))).toEqual(run.acked);
     await producer.close();
   });
 
