@@ -6,6 +6,7 @@ import {
   RECORD_BATCH_OVERHEAD,
   type RecordBatchBuilder,
 } from '@kafkats/codec';
+import { type Gate, gate } from '../../internal/gate.js';
 import type { PartitionerContext } from '../partitioner.js';
 import { ProducerBatch } from './producer-batch.js';
 
@@ -101,7 +102,7 @@ export class Accumulator {
   readonly #onReady: () => void;
   readonly #onRelease: () => void;
   /** Settled when the next batch compressing off the main thread is done (see `compressionWait`). */
-  #compressed: { readonly promise: Promise<void>; resolve(): void } | null = null;
+  #compressed: Gate | null = null;
   /** Buffers of finished batches, for new ones (at most MAX_FREE_BUFFERS). */
   readonly #free: Buffer[] = [];
   /** Bytes of `bufferMemory` held by batches not yet done. */
@@ -155,16 +156,8 @@ export class Accumulator {
    */
   compressionWait(q: PartitionQueue | undefined): Promise<void> | undefined {
     if (q === undefined || q.compressing < 2) return undefined;
-    let c = this.#compressed;
-    if (c === null) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => {
-        resolve = r;
-      });
-      c = { promise, resolve };
-      this.#compressed = c;
-    }
-    return c.promise;
+    this.#compressed ??= gate();
+    return this.#compressed.promise;
   }
 
   /** Every partition queue (live). */

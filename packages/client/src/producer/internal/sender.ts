@@ -13,6 +13,7 @@ import {
 import type { ClusterSendOptions, LeaderHint } from '@kafkats/meta';
 import { AuthenticationError, errorFields, UnsupportedVersionError } from '@kafkats/wire';
 import { type ProduceTraceContext, produceChannel } from '../../client-diagnostics.js';
+import { type Gate, gate } from '../../internal/gate.js';
 import type { ProducerCluster } from '../producer-cluster.js';
 import { DeliveryTimeoutError } from '../producer-errors.js';
 import type { ResolvedProducerOptions } from '../producer-options.js';
@@ -29,7 +30,7 @@ import type { ProducerBatch } from './producer-batch.js';
 interface PaceState {
   readonly node: number;
   behind: boolean;
-  waiter: { readonly promise: Promise<void>; resolve(): void } | null;
+  waiter: Gate | null;
 }
 
 /** What the sender asks of the producer around it. */
@@ -328,16 +329,8 @@ export class Sender {
     const leader = this.#cluster.snapshot().leaderFor(q.topic, q.partition);
     const state = leader === undefined ? undefined : this.#pacing.get(leader);
     if (state === undefined || !state.behind) return undefined;
-    let waiter = state.waiter;
-    if (waiter === null) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => {
-        resolve = r;
-      });
-      waiter = { promise, resolve };
-      state.waiter = waiter;
-    }
-    return waiter.promise;
+    state.waiter ??= gate();
+    return state.waiter.promise;
   }
 
   /** `node` has a ready batch left queued: `pace` holds its callers. */
