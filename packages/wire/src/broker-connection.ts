@@ -31,6 +31,8 @@ import { negotiateApiVersions } from './internal/handshake.js';
 import { openSocket } from './internal/open-socket.js';
 import {
   emptyPending,
+  type OnAnswer,
+  type OnFailure,
   type PendingRequest,
   SendQueue,
   settle,
@@ -58,6 +60,38 @@ const TLS_REFUSAL_ALERT =
   /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13)_ALERT_(?:BAD_CERTIFICATE|CERTIFICATE_[A-Z_]+|UNKNOWN_CA|ACCESS_DENIED|UNSUPPORTED_CERTIFICATE|DECRYPT_ERROR|HANDSHAKE_FAILURE)$/;
 /** ApiVersionsRequest v3+ software name/version rule (KIP-511, ApiVersionsRequest.isValid). */
 const SOFTWARE_FIELD = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
+
+/** What `submit` and `dispatch` return when the request was taken (else: why not). */
+const SUBMITTED = Symbol('submitted');
+
+/**
+ * Settles a request with its answer. A `sendCallback` handler that throws is the caller's
+ * error: it surfaces as from any Node callback, not inside the connection's reading.
+ */
+function answer(resolve: OnAnswer, value: unknown, context: unknown, handler: boolean): void {
+  if (!handler) {
+    resolve(value, context);
+    return;
+  }
+  try {
+    resolve(value, context);
+  } catch (thrown) {
+    process.nextTick(() => {
+      throw thrown;
+    });
+  }
+}
+
+/** Settles a request with a failure: a `sendCallback` handler hears it on a microtask. */
+function fail(reject: OnFailure, error: unknown, context: unknown, handler: boolean): void {
+  if (handler) failLater(reject, error, context);
+  else reject(error, context);
+}
+
+/** Runs a `sendCallback` error handler on a microtask; what it throws surfaces as in `answer`. */
+function failLater(onError: OnFailure, error: unknown, context: unknown): void {
+  queueMicrotask(() => answer(onError, error, context, true));
+}
 
 /**
  * One connection to one broker, owning its socket. Callers hold the
@@ -359,79 +393,147 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     options: SendOptions | undefined,
     trace: RequestTraceContext | null,
   ): Promise<Res> {
-    const anyApi = api as ApiDescriptor<unknown, unknown>;
-    if (this.currentState === 'closed') return Promise.reject(this.endError);
+    return new Promise<Res>((resolve, reject) => {
+      const refused = this.submit(
+        api as ApiDescriptor<unknown, unknown>,
+        request,
+        options,
+        trace,
+        resolve as OnAnswer,
+        reject,
+        null,
+        false,
+      );
+      if (refused !== SUBMITTED) reject(refused);
+    });
+  }
+
+  /**
+   * `send` with a pair of handlers instead of a promise, for a caller that sends a request per
+   * batch and keeps one pair for all of them: exactly one of `onResponse(response, context)`
+   * and `onError(error, context)` runs, with the `context` given here, and the errors and
+   * typed responses are those `send` settles with.
+   * - `onResponse` runs as the answer is read, before the next answer on this connection.
+   *   An exception it throws is rethrown on the next tick, as from any Node callback.
+   * - `onError` always runs on a microtask: never inside this call, and never inside the
+   *   connection's own teardown.
+   * While someone subscribes to `kafkats:request` the request is traced as `send` traces it.
+   */
+  sendCallback<Req, Res, C>(
+    api: ApiDescriptor<Req, Res>,
+    request: Req,
+    options: SendOptions | undefined,
+    onResponse: (response: Res, context: C) => void,
+    onError: (error: unknown, context: C) => void,
+    context: C,
+  ): void {
+    if (requestChannel.hasSubscribers) {
+      this.tracedSend(api, request, options).then(
+        (response) => onResponse(response, context),
+        (error: unknown) => onError(error, context),
+      );
+      return;
+    }
+    const refused = this.submit(
+      api as ApiDescriptor<unknown, unknown>,
+      request,
+      options,
+      null,
+      onResponse as OnAnswer,
+      onError as OnFailure,
+      context,
+      true,
+    );
+    if (refused !== SUBMITTED) failLater(onError as OnFailure, refused, context);
+  }
+
+  /**
+   * Writes one request into a free slot, or queues it; returns SUBMITTED, or the error that
+   * refuses it before anything is written (closed, aborted, backpressure, version, encoding)
+   * for the caller to report: nothing was settled then.
+   */
+  private submit(
+    api: ApiDescriptor<unknown, unknown>,
+    request: unknown,
+    options: SendOptions | undefined,
+    trace: RequestTraceContext | null,
+    resolve: OnAnswer,
+    reject: OnFailure,
+    context: unknown,
+    handler: boolean,
+  ): unknown {
+    if (this.currentState === 'closed') return this.endError;
     const signal = options?.signal ?? null;
-    if (signal?.aborted) return Promise.reject(new AbortedError(this.label(anyApi), signal.reason));
+    if (signal?.aborted) return new AbortedError(this.label(api), signal.reason);
     const timeoutMs = options?.timeoutMs ?? this.requestTimeoutMs;
     const version = options?.version ?? -1;
     if (this.currentState === 'ready' && this.queue.live === 0 && !this.paused()) {
-      if (!this.ring.isFull || isOneWay(anyApi, request)) {
-        return new Promise<Res>((resolve, reject) => {
-          this.dispatch(
-            anyApi,
-            request,
-            version,
-            Date.now() + timeoutMs,
-            timeoutMs,
-            signal,
-            resolve as (v: unknown) => void,
-            reject,
-            trace,
-          );
-        });
+      if (!this.ring.isFull || isOneWay(api, request)) {
+        return this.dispatch(
+          api,
+          request,
+          version,
+          Date.now() + timeoutMs,
+          timeoutMs,
+          signal,
+          resolve,
+          reject,
+          context,
+          handler,
+          trace,
+        );
       }
       if (this.rejectWhenFull) {
         this.counters.backpressureRejections++;
         this.recorder.backpressureRejections++;
-        return Promise.reject(
-          new BackpressureError(this.name, `all ${this.ring.maxInFlight} in-flight slots are busy`),
+        return new BackpressureError(
+          this.name,
+          `all ${this.ring.maxInFlight} in-flight slots are busy`,
         );
       }
     }
     if (this.queue.live >= this.maxQueued) {
       this.counters.backpressureRejections++;
       this.recorder.backpressureRejections++;
-      return Promise.reject(
-        new BackpressureError(
-          this.name,
-          `${this.ring.size} requests in flight and ${this.queue.live} queued (maxQueuedRequests ${this.maxQueued})`,
-        ),
+      return new BackpressureError(
+        this.name,
+        `${this.ring.size} requests in flight and ${this.queue.live} queued (maxQueuedRequests ${this.maxQueued})`,
       );
     }
-    return new Promise<Res>((resolve, reject) => {
-      const p = emptyPending();
-      p.api = anyApi;
-      p.request = request;
-      p.version = version;
-      p.timeoutMs = timeoutMs;
-      // Held by a throttle, the request's clock starts when the broker lets us send again.
-      p.deadlineMs =
-        (this.throttleTimer === null ? Date.now() : Math.max(Date.now(), this.throttleEndMs)) +
-        timeoutMs;
-      p.live = true;
-      p.resolve = resolve as (v: unknown) => void;
-      p.reject = reject;
-      p.trace = trace;
-      if (signal !== null) {
-        p.signal = signal;
-        p.onAbort = () => {
-          if (!p.live) return;
-          const label = this.label(anyApi);
-          settle(p);
-          this.queue.dropped();
-          reject(new AbortedError(label, signal.reason));
-        };
-        signal.addEventListener('abort', p.onAbort, { once: true });
-      }
-      this.queue.push(p);
-      this.armTimer(p.deadlineMs);
-      if (this.currentState === 'idle') {
-        this.startConnect().catch(() => {
-          // The connect error reaches every queued request through shutdown().
-        });
-      }
-    });
+    const p = emptyPending();
+    p.api = api;
+    p.request = request;
+    p.version = version;
+    p.timeoutMs = timeoutMs;
+    // Held by a throttle, the request's clock starts when the broker lets us send again.
+    p.deadlineMs =
+      (this.throttleTimer === null ? Date.now() : Math.max(Date.now(), this.throttleEndMs)) +
+      timeoutMs;
+    p.live = true;
+    p.resolve = resolve;
+    p.reject = reject;
+    p.context = context;
+    p.handler = handler;
+    p.trace = trace;
+    if (signal !== null) {
+      p.signal = signal;
+      p.onAbort = () => {
+        if (!p.live) return;
+        const label = this.label(api);
+        settle(p);
+        this.queue.dropped();
+        fail(reject, new AbortedError(label, signal.reason), context, handler);
+      };
+      signal.addEventListener('abort', p.onAbort, { once: true });
+    }
+    this.queue.push(p);
+    this.armTimer(p.deadlineMs);
+    if (this.currentState === 'idle') {
+      this.startConnect().catch(() => {
+        // The connect error reaches every queued request through shutdown().
+      });
+    }
+    return SUBMITTED;
   }
 
   /**
@@ -751,8 +853,10 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     version: number,
     raw: boolean,
     timeoutMs: number,
-    resolve: (v: unknown) => void,
-    reject: (e: unknown) => void,
+    resolve: OnAnswer,
+    reject: OnFailure,
+    context: unknown = null,
+    handler = false,
   ): void {
     const w = slot.data;
     w.api = api;
@@ -762,6 +866,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     w.live = true;
     w.resolve = resolve;
     w.reject = reject;
+    w.context = context;
+    w.handler = handler;
     const now = Date.now();
     slot.deadlineMs = now + timeoutMs;
     w.deadlineMs = slot.deadlineMs;
@@ -770,7 +876,10 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.armTimer(slot.deadlineMs);
   }
 
-  /** Encodes and writes one request into a free slot (the caller checked there is one). */
+  /**
+   * Encodes and writes one request into a free slot (the caller checked there is one).
+   * Returns SUBMITTED, or the error that kept it from being written (nothing settled then).
+   */
   private dispatch(
     api: ApiDescriptor<unknown, unknown>,
     request: unknown,
@@ -778,17 +887,18 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     deadlineMs: number,
     timeoutMs: number,
     signal: AbortSignal | null,
-    resolve: (v: unknown) => void,
-    reject: (e: unknown) => void,
+    resolve: OnAnswer,
+    reject: OnFailure,
+    context: unknown,
+    handler: boolean,
     trace: RequestTraceContext | null,
-  ): void {
+  ): unknown {
     const caps = this.caps as BrokerCapabilities;
     let version: number;
     try {
       version = caps.requireVersion(api, this.name, pinned < 0 ? undefined : pinned);
     } catch (err) {
-      reject(err);
-      return;
+      return err;
     }
     if (isOneWay(api, request)) {
       let frame: Buffer[];
@@ -796,8 +906,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       try {
         frame = encodeRequestFrameChunks(api, version, correlationId, this.clientId, request);
       } catch (err) {
-        reject(err);
-        return;
+        return err;
       }
       this.activityMs = Date.now();
       const bytes = frameBytes(frame);
@@ -810,10 +919,11 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         trace.writtenAt = performance.now();
       }
       // Settles either way: written (resolve) or dropped with the socket (the teardown error).
-      this.writer.enqueue(frame, (dropped) =>
-        dropped === null ? resolve(api.createResponse()) : reject(dropped),
-      );
-      return;
+      this.writer.enqueue(frame, (dropped) => {
+        if (dropped === null) answer(resolve, api.createResponse(), context, handler);
+        else fail(reject, dropped, context, handler);
+      });
+      return SUBMITTED;
     }
     const slot = this.ring.acquire() as PipelineSlot<PendingRequest>;
     let frame: Buffer[];
@@ -821,11 +931,11 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       frame = encodeRequestFrameChunks(api, version, slot.correlationId, this.clientId, request);
     } catch (err) {
       this.ring.unacquire(slot);
-      reject(err);
-      return;
+      return err;
     }
     // The remaining time of a request that waited in the queue, not a fresh timeout.
-    this.occupy(slot, api, version, false, Math.max(1, deadlineMs - Date.now()), resolve, reject);
+    const left = Math.max(1, deadlineMs - Date.now());
+    this.occupy(slot, api, version, false, left, resolve, reject, context, handler);
     slot.data.timeoutMs = timeoutMs;
     this.recorder.requests++;
     const bytes = frameBytes(frame);
@@ -848,11 +958,13 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
         settle(w);
         // Still on the wire: its answer will come and must be read and dropped.
         slot.state = SlotState.Tombstone;
-        rejectAborted?.(new AbortedError(label, signal.reason));
+        if (rejectAborted !== null)
+          fail(rejectAborted, new AbortedError(label, signal.reason), context, handler);
       };
       signal.addEventListener('abort', w.onAbort, { once: true });
     }
     this.writer.enqueue(frame);
+    return SUBMITTED;
   }
 
   private onFrame(frame: Buffer): void {
@@ -877,6 +989,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     const raw = w.raw;
     const resolve = w.resolve;
     const reject = w.reject;
+    const context = w.context;
+    const handler = w.handler;
     const trace = w.trace;
     const metrics = this.recorder;
     metrics.responses++;
@@ -889,7 +1003,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     if (tombstone || api === null || resolve === null || reject === null) {
       this.counters.lateResponsesDiscarded++;
     } else if (raw) {
-      resolve(frame);
+      resolve(frame, null);
     } else {
       let body: unknown;
       let failed: unknown = null;
@@ -911,8 +1025,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       }
       if (throttleMs > 0 && clientThrottles(api.apiKey, version)) this.throttle(throttleMs, trace);
       // The frame was read whole, so the stream is still in step: only this request fails.
-      if (failed === null) resolve(body);
-      else reject(failed);
+      if (failed === null) answer(resolve, body, context, handler);
+      else fail(reject, failed, context, handler);
     }
     this.pump();
   }
@@ -927,19 +1041,23 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     if (this.reauthenticating) return;
     while (this.queue.live > 0 && !this.ring.isFull) {
       const p = this.queue.shift() as PendingRequest;
-      const { api, request, version, deadlineMs, timeoutMs, signal, resolve, reject, trace } = p;
+      const { api, request, version, deadlineMs, timeoutMs, signal, resolve, reject } = p;
+      const { context, handler, trace } = p;
       settle(p);
-      this.dispatch(
+      const refused = this.dispatch(
         api as ApiDescriptor<unknown, unknown>,
         request,
         version,
         deadlineMs,
         timeoutMs,
         signal,
-        resolve as (v: unknown) => void,
-        reject as (e: unknown) => void,
+        resolve as OnAnswer,
+        reject as OnFailure,
+        context,
+        handler,
         trace,
       );
+      if (refused !== SUBMITTED) fail(reject as OnFailure, refused, context, handler);
     }
   }
 
@@ -979,6 +1097,7 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
       if (expired !== null) {
         const w: PendingRequest = expired;
         const reject = w.reject;
+        const { context, handler } = w;
         const what = `${w.api?.name ?? 'request'} v${w.version}`;
         const timeoutMs = w.timeoutMs;
         settle(w);
@@ -988,7 +1107,8 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
           { broker: this.name, nodeId: this.nodeId, request: what, timeoutMs },
           'request timed out: closing the connection',
         );
-        reject?.(new RequestTimeoutError(this.name, what, timeoutMs));
+        if (reject !== null)
+          fail(reject, new RequestTimeoutError(this.name, what, timeoutMs), context, handler);
         message = `closed after ${what} got no response in ${timeoutMs} ms`;
       }
       this.connectionLost('ERR_KAFKA_CONNECTION_LOST', message);
@@ -997,11 +1117,13 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     this.queue.forEach((p) => {
       if (p.deadlineMs <= now) {
         const reject = p.reject;
+        const { context, handler } = p;
         const label = `${p.api?.name ?? 'request'} (queued, ${this.currentState})`;
         const timeoutMs = p.timeoutMs;
         settle(p);
         this.queue.dropped();
-        reject?.(new RequestTimeoutError(this.name, label, timeoutMs));
+        if (reject !== null)
+          fail(reject, new RequestTimeoutError(this.name, label, timeoutMs), context, handler);
       } else {
         next = Math.min(next, p.deadlineMs);
       }
@@ -1056,15 +1178,15 @@ export class BrokerConnection extends EventEmitter<BrokerConnectionEvents> {
     }
     let inFlight = 0;
     this.ring.drain((slot) => {
-      const reject = slot.data.reject;
+      const { reject, context, handler } = slot.data;
       if (slot.state === SlotState.Waiting) inFlight++;
       settle(slot.data);
-      reject?.(error);
+      if (reject !== null) fail(reject, error, context, handler);
     });
     this.queue.drain((p) => {
-      const reject = p.reject;
+      const { reject, context, handler } = p;
       settle(p);
-      reject?.(error);
+      if (reject !== null) fail(reject, error, context, handler);
     });
     this.setState('closed');
     if (wasReady) {

@@ -1,6 +1,11 @@
 import type { ApiDescriptor } from '@kafkats/codec';
 import type { RequestTraceContext } from '../diagnostics.js';
 
+/** Settles a request with its answer; `context` is what the caller gave with it. */
+export type OnAnswer = (value: unknown, context: unknown) => void;
+/** Settles a request with its failure; `context` is what the caller gave with it. */
+export type OnFailure = (error: unknown, context: unknown) => void;
+
 /**
  * One request the connection owes an answer: waiting in the queue for a slot (allocated then)
  * or on the wire in a ring slot (the slot's record, allocated once and rewritten per request).
@@ -20,8 +25,17 @@ export interface PendingRequest {
   onAbort: (() => void) | null;
   /** False once settled (answered, timed out, aborted, failed); queued entries are skipped then. */
   live: boolean;
-  resolve: ((value: unknown) => void) | null;
-  reject: ((error: unknown) => void) | null;
+  /** Called with the answer and {@link context}: a promise's resolver, or a caller's handler. */
+  resolve: OnAnswer | null;
+  /** Called with the failure and {@link context}. */
+  reject: OnFailure | null;
+  /** What `resolve` and `reject` get as their second argument (`sendCallback`); else null. */
+  context: unknown;
+  /**
+   * Sent by `sendCallback`: `reject` runs on a microtask, never inside the connection's own
+   * teardown or the caller's send, and an exception from `resolve` does not reach the reader.
+   */
+  handler: boolean;
   /** The `kafkats:request` trace context when someone subscribes, else null. */
   trace: RequestTraceContext | null;
   /** `performance.now()` when written, for the latency histogram. */
@@ -42,6 +56,8 @@ export function emptyPending(): PendingRequest {
     live: false,
     resolve: null,
     reject: null,
+    context: null,
+    handler: false,
     trace: null,
     sentAtMs: 0,
   };
@@ -60,6 +76,8 @@ export function movePending(from: PendingRequest, to: PendingRequest): void {
   to.live = true;
   to.resolve = from.resolve;
   to.reject = from.reject;
+  to.context = from.context;
+  to.handler = from.handler;
   to.trace = from.trace;
   to.sentAtMs = from.sentAtMs;
 }
@@ -77,6 +95,8 @@ export function settle(p: PendingRequest): void {
   p.live = false;
   p.resolve = null;
   p.reject = null;
+  p.context = null;
+  p.handler = false;
   p.trace = null;
 }
 

@@ -427,6 +427,110 @@ describe('BrokerConnection: settling every send', () => {
   });
 });
 
+describe('BrokerConnection: sendCallback', () => {
+  it('hands each answer to the one handler with its own context, in order, queued ones too', async () => {
+    const broker = await answeringBroker();
+    const c = connectionTo(broker, { maxInFlight: 2 });
+    await c.connect();
+    const seen: [string, number][] = [];
+    const failures: unknown[] = [];
+    const onResponse = (r: { clusterId: string | null }, n: number) =>
+      seen.push([r.clusterId ?? '', n]);
+    for (let n = 0; n < 5; n++) {
+      c.sendCallback(
+        MetadataApi,
+        metadataRequest(),
+        undefined,
+        onResponse,
+        (e) => failures.push(e),
+        n,
+      );
+    }
+    expect(c.queued).toBe(3);
+    await vi.waitFor(() => expect(seen).toHaveLength(5), { timeout: 10_000 });
+    expect(seen.map(([, n]) => n)).toEqual([0, 1, 2, 3, 4]);
+    // Each answer is its own request's: the broker named the cluster after the correlation id.
+    const ids = seen.map(([id]) => Number(id.slice(1)));
+    expect(new Set(ids).size).toBe(5);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(failures).toEqual([]);
+  });
+
+  it('reports a timeout and the teardown behind it once the connection has closed, and a refusal after the call', async () => {
+    const broker = await track(startCodecBroker(() => {})); // never answers Metadata
+    const c = connectionTo(broker);
+    await c.connect();
+    const failed: { context: string; code: unknown; state: ConnectionState }[] = [];
+    const onError = (e: unknown, context: string) =>
+      failed.push({ context, code: (e as { code?: unknown }).code, state: c.state });
+    const ignore = () => {};
+    c.sendCallback(MetadataApi, metadataRequest(), { timeoutMs: 100 }, ignore, onError, 'first');
+    c.sendCallback(
+      MetadataApi,
+      metadataRequest(),
+      { timeoutMs: 60_000 },
+      ignore,
+      onError,
+      'behind',
+    );
+    await vi.waitFor(() => expect(failed).toHaveLength(2), { timeout: 10_000 });
+    expect(failed).toEqual([
+      { context: 'first', code: 'ERR_KAFKA_REQUEST_TIMEOUT', state: 'closed' },
+      { context: 'behind', code: 'ERR_KAFKA_CONNECTION_LOST', state: 'closed' },
+    ]);
+    let inside = true;
+    let ranInside = false;
+    c.sendCallback(
+      MetadataApi,
+      metadataRequest(),
+      undefined,
+      ignore,
+      (e, context: string) => {
+        ranInside ||= inside;
+        onError(e, context);
+      },
+      'refused',
+    );
+    inside = false;
+    await vi.waitFor(() => expect(failed).toHaveLength(3), { timeout: 10_000 });
+    expect(ranInside).toBe(false);
+    expect(failed[2]).toEqual({
+      context: 'refused',
+      code: 'ERR_KAFKA_CONNECTION_LOST',
+      state: 'closed',
+    });
+  });
+
+  it('rethrows what a handler throws on the next tick, and reads the next answer', async () => {
+    const broker = await answeringBroker();
+    const c = connectionTo(broker);
+    await c.connect();
+    const thrown: unknown[] = [];
+    const nextTick = process.nextTick.bind(process);
+    vi.spyOn(process, 'nextTick').mockImplementation((fn, ...args) =>
+      nextTick(() => {
+        try {
+          (fn as (...a: unknown[]) => void)(...args);
+        } catch (error) {
+          thrown.push(error);
+        }
+      }),
+    );
+    const oops = new Error('a handler that throws');
+    const answered: number[] = [];
+    const onResponse = (_r: unknown, n: number) => {
+      answered.push(n);
+      if (n === 0) throw oops;
+    };
+    c.sendCallback(MetadataApi, metadataRequest(), undefined, onResponse, () => {}, 0);
+    c.sendCallback(MetadataApi, metadataRequest(), undefined, onResponse, () => {}, 1);
+    await vi.waitFor(() => expect(thrown).toEqual([oops]), { timeout: 10_000 });
+    vi.restoreAllMocks();
+    expect(answered).toEqual([0, 1]);
+    expect(c.state).toBe('ready');
+  });
+});
+
 describe('BrokerConnection: timeouts, aborts and late responses', () => {
   it('discards a late response to an aborted request whole and parses the next one', async () => {
     const held: { id: number; version: number; write: (b: Buffer) => void }[] = [];
