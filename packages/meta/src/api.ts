@@ -30,6 +30,22 @@ export interface MetaConnection {
     request: Req,
     options: ConnectionSendOptions,
   ): Promise<Res>;
+  /**
+   * `send` with a pair of handlers instead of a promise (the wire's `BrokerConnection` has it):
+   * exactly one of `onResponse(response, context)` and `onError(error, context)` runs, errors
+   * always on a microtask, never inside this call. Optional: without it the cluster sends
+   * through `send`.
+   */
+  readonly sendCallback?:
+    | (<Req, Res, C>(
+        api: ApiDescriptor<Req, Res>,
+        request: Req,
+        options: ConnectionSendOptions,
+        onResponse: (response: Res, context: C) => void,
+        onError: (error: unknown, context: C) => void,
+        context: C,
+      ) => void)
+    | undefined;
   /** The highest version of an API both sides support, or undefined when the broker lacks it. */
   negotiatedVersion(apiKey: number): number | undefined;
   /**

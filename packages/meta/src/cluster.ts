@@ -221,6 +221,49 @@ interface Attempt {
   readonly signal: AbortSignal | undefined;
 }
 
+/**
+ * One `sendToNodeCallback` whose first attempt went out on an open connection. The one object
+ * per request on that path: it is also the attempt's target (a node) and the connection's send
+ * options (its version and timeout), and the context the connection hands back.
+ */
+class NodeCall implements ConnectionSendOptions {
+  readonly kind = 'node';
+  version = -1;
+  timeoutMs = 0;
+  readonly nodeId: number;
+  readonly api: ApiDescriptor<unknown, unknown>;
+  readonly build: (version: number, context: unknown) => unknown;
+  readonly options: ClusterSendOptions;
+  readonly onResponse: (response: unknown, context: unknown) => void;
+  readonly onError: (error: unknown, context: unknown) => void;
+  readonly context: unknown;
+  /** When the operation started, and when its time runs out, epoch ms. */
+  readonly started: number;
+  readonly deadline: number;
+
+  constructor(
+    nodeId: number,
+    api: ApiDescriptor<unknown, unknown>,
+    build: (version: number, context: unknown) => unknown,
+    options: ClusterSendOptions,
+    onResponse: (response: unknown, context: unknown) => void,
+    onError: (error: unknown, context: unknown) => void,
+    context: unknown,
+    started: number,
+    deadline: number,
+  ) {
+    this.nodeId = nodeId;
+    this.api = api;
+    this.build = build;
+    this.options = options;
+    this.onResponse = onResponse;
+    this.onError = onError;
+    this.context = context;
+    this.started = started;
+    this.deadline = deadline;
+  }
+}
+
 /** A first attempt made outside the retry loop (`#sendOpen`), handed to it when it failed. */
 interface FirstAttempt {
   readonly attempt: Attempt;
@@ -573,6 +616,94 @@ export class Cluster {
         return this.#afterFirst(target, api, request, options, attempt, started, failure);
       },
       (error: unknown) => this.#afterFirst(target, api, request, options, attempt, started, error),
+    );
+  }
+
+  /**
+   * `sendToNode` with a pair of handlers instead of a promise, for a caller that sends a
+   * request per batch: one pair and one `build` serve every request, the `context` telling
+   * them apart, and the first attempt on an open connection makes no promise and no closure.
+   * Exactly one of `onResponse(response, context)` and `onError(error, context)` runs:
+   * `onResponse` as the answer is read (an exception it throws surfaces on the next tick, as
+   * from any Node callback), `onError` never inside this call. Versions, retries, errors and
+   * answers are those of `sendToNode`; `build(version, context)` makes the request.
+   */
+  sendToNodeCallback<Req, Res, C>(
+    nodeId: number,
+    api: ApiDescriptor<Req, Res>,
+    build: (version: number, context: C) => Req,
+    options: ClusterSendOptions,
+    onResponse: (response: Res, context: C) => void,
+    onError: (error: unknown, context: C) => void,
+    context: C,
+  ): void {
+    const connection =
+      options.signal === undefined &&
+      !this.#closed &&
+      !(this.#readOnly && apiAccess(api.apiKey) !== 'read')
+        ? this.#pool.openConnection(nodeId)
+        : undefined;
+    if (connection?.sendCallback === undefined) {
+      this.sendToNode(nodeId, api, (v) => build(v, context), options).then(
+        (response) => onResponse(response, context),
+        (error: unknown) => onError(error, context),
+      );
+      return;
+    }
+    const started = Date.now();
+    const call = new NodeCall(
+      nodeId,
+      api as ApiDescriptor<unknown, unknown>,
+      build as (version: number, context: unknown) => unknown,
+      options,
+      onResponse as (response: unknown, context: unknown) => void,
+      onError as (error: unknown, context: unknown) => void,
+      context,
+      started,
+      started + (options.operationTimeoutMs ?? this.#policy.operationTimeoutMs),
+    );
+    let built: Req;
+    try {
+      call.version = chooseVersion(connection, api, options.version, api.name);
+      built = build(call.version, context);
+      if (this.#readOnly) this.#gate(api, built, call.version);
+      const configured = options.timeoutMs ?? this.#requestTimeoutMs;
+      call.timeoutMs = Math.max(1, Math.min(configured, call.deadline - Date.now()));
+    } catch (error) {
+      this.#retryCall(call, error);
+      return;
+    }
+    connection.sendCallback(api, built, call, this.#callAnswered, this.#callFailed, call);
+  }
+
+  /** A `sendToNodeCallback` first attempt was answered. */
+  readonly #callAnswered = (response: unknown, call: NodeCall) => {
+    const failure = this.#responseFailure(call, call.api, response, call.version, call.options);
+    if (failure === undefined) call.onResponse(response, call.context);
+    else this.#retryCall(call, failure);
+  };
+
+  /** A `sendToNodeCallback` first attempt failed. */
+  readonly #callFailed = (error: unknown, call: NodeCall) => {
+    this.#retryCall(call, error);
+  };
+
+  /** The retry loop takes over a `sendToNodeCallback` whose first attempt failed. */
+  #retryCall(call: NodeCall, error: unknown): void {
+    const { api, build, context, options } = call;
+    const target: ClusterTarget = { kind: 'node', nodeId: call.nodeId };
+    const attempt: Attempt = { deadline: call.deadline, signal: undefined };
+    this.#afterFirst(
+      target,
+      api,
+      (v) => build(v, context),
+      options,
+      attempt,
+      call.started,
+      error,
+    ).then(
+      (response) => call.onResponse(response, context),
+      (failure: unknown) => call.onError(failure, context),
     );
   }
 

@@ -140,6 +140,111 @@ describe('a send to a broker whose connection is open', () => {
     expect(fake.sent.length).toBe(before);
   });
 
+  /** sendToNodeCallback's outcome as a promise, and whether a handler ran inside the call. */
+  function viaCallback(
+    cluster: Cluster,
+    node: number,
+    build: (version: number, context: string) => Record<string, unknown>,
+    options: Parameters<Cluster['sendToNodeCallback']>[3] = {},
+  ) {
+    let inside = true;
+    let ranInside = false;
+    const outcome = new Promise<{ ok: boolean; value: unknown; context: string }>((resolve) => {
+      cluster.sendToNodeCallback(
+        node,
+        OffsetCommitApi,
+        build,
+        options,
+        (value, context) => {
+          ranInside ||= inside;
+          resolve({ ok: true, value, context });
+        },
+        (value, context) => {
+          ranInside ||= inside;
+          resolve({ ok: false, value, context });
+        },
+        'the context',
+      );
+    });
+    inside = false;
+    return { outcome, ranInside: () => ranInside };
+  }
+
+  it('sendToNodeCallback: the first attempt goes through the connection callback, built for its version', async () => {
+    const fake = new FakeCluster(1);
+    fake.versions.set(8, 7);
+    const cluster = await openTo(fake, { requestTimeoutMs: 1_500 });
+    const before = fake.callbackSends;
+    const asked: [number, string][] = [];
+    const { outcome } = viaCallback(
+      cluster,
+      1,
+      (version, context) => {
+        asked.push([version, context]);
+        return { built: version };
+      },
+      { operationTimeoutMs: 400 },
+    );
+    expect(await outcome).toEqual({
+      ok: true,
+      value: { errorCode: 0, servedBy: 1 },
+      context: 'the context',
+    });
+    expect(asked).toEqual([[7, 'the context']]);
+    expect(fake.callbackSends - before).toBe(1);
+    const last = sentOf(fake, 8).at(-1);
+    expect(last).toMatchObject({ version: 7, request: { built: 7 } });
+    expect(last?.timeoutMs).toBeGreaterThan(0);
+    expect(last?.timeoutMs).toBeLessThanOrEqual(400);
+  });
+
+  it('sendToNodeCallback: a failed first attempt goes on in the retry loop; its end reaches a handler', async () => {
+    const fake = new FakeCluster(1);
+    const cluster = await openTo(fake);
+    let failures = 1;
+    fake.intercept = (_node, apiKey) => {
+      if (apiKey !== 8 || failures === 0) return undefined;
+      failures--;
+      return { errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, servedBy: 1 };
+    };
+    const before = sentOf(fake, 8).length;
+    const retried = viaCallback(cluster, 1, () => ({}), { maxAttempts: 2 });
+    expect(await retried.outcome).toMatchObject({ ok: true, value: { errorCode: 0 } });
+    expect(sentOf(fake, 8).length - before).toBe(2);
+
+    failures = 1;
+    const spent = viaCallback(cluster, 1, () => ({}), { maxAttempts: 1 });
+    const failed = await spent.outcome;
+    expect(failed).toMatchObject({ ok: false, context: 'the context' });
+    expect(failed.value).toBeInstanceOf(ProtocolError);
+    expect(failed.value).toMatchObject({ errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS });
+    expect(String((failed.value as Error).message)).toContain('to broker 1');
+  });
+
+  it('sendToNodeCallback: a builder that throws reaches onError after the call, and nothing is sent', async () => {
+    const fake = new FakeCluster(1);
+    const cluster = await openTo(fake);
+    const before = fake.sent.length;
+    const { outcome, ranInside } = viaCallback(cluster, 1, () => {
+      throw new RangeError('no such record');
+    });
+    const failed = await outcome;
+    expect(ranInside()).toBe(false);
+    expect(failed).toMatchObject({ ok: false, context: 'the context' });
+    expect(String((failed.value as Error).message)).toContain('no such record');
+    expect(fake.sent.length).toBe(before);
+  });
+
+  it('sendToNodeCallback: on a connection without the callback form, it sends as sendToNode does', async () => {
+    const fake = new FakeCluster(1);
+    fake.callbacks = false;
+    const cluster = await openTo(fake);
+    const { outcome } = viaCallback(cluster, 1, (version) => ({ built: version }));
+    expect(await outcome).toMatchObject({ ok: true, context: 'the context' });
+    expect(fake.callbackSends).toBe(0);
+    expect(sentOf(fake, 8).at(-1)).toMatchObject({ request: { built: 0 } });
+  });
+
   it('picks the version, cuts the timeout to the operation and refuses an API the broker lacks', async () => {
     const fake = new FakeCluster(1);
     const cluster = await openTo(fake, { requestTimeoutMs: 1_500 });

@@ -59,6 +59,10 @@ export class FakeCluster {
     timeoutMs: number | undefined;
   }[] = [];
   readonly open = new Set<FakeConnection>();
+  /** Connections offer `sendCallback` (as the wire's do); false: they lack it. */
+  callbacks = true;
+  /** Sends made through a connection's `sendCallback`. */
+  callbackSends = 0;
   coordinatorNode = 2;
   findCoordinatorErrors: number[] = [];
 
@@ -164,6 +168,21 @@ export class FakeConnection implements MetaConnection {
   constructor(cluster: FakeCluster, broker: FakeBroker) {
     this.cluster = cluster;
     this.broker = broker;
+  }
+
+  /**
+   * The wire's callback form, over `send` (answers on a microtask here, errors too); absent
+   * while `cluster.callbacks` is false, as on a connection that lacks it.
+   */
+  get sendCallback(): MetaConnection['sendCallback'] {
+    if (!this.cluster.callbacks) return undefined;
+    return (api, request, options, onResponse, onError, context) => {
+      this.cluster.callbackSends++;
+      this.send(api, request, options).then(
+        (response) => onResponse(response, context),
+        (error: unknown) => onError(error, context),
+      );
+    };
   }
 
   /** A version of -1 in `cluster.versions` means the broker does not offer the API. */
