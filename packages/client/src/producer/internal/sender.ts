@@ -59,6 +59,28 @@ const FATAL_PRODUCE_ERRORS: ReadonlySet<number> = new Set([
   ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT,
 ]);
 
+/** One Produce request in flight: what its answer or failure is handled with. */
+class ProduceCall {
+  readonly node: number;
+  readonly batches: ProducerBatch[];
+  /** The metadata it was built from (topic ids, the leaders its answer is read against). */
+  readonly snapshot: ReturnType<ProducerCluster['snapshot']>;
+  /** `performance.now()` when its `kafkats:produce` traces opened, or null. */
+  readonly traced: number | null;
+
+  constructor(
+    node: number,
+    batches: ProducerBatch[],
+    snapshot: ReturnType<ProducerCluster['snapshot']>,
+    traced: number | null,
+  ) {
+    this.node = node;
+    this.batches = batches;
+    this.snapshot = snapshot;
+    this.traced = traced;
+  }
+}
+
 /** A Produce request of one batch per partition, topics in the order of their first batch. */
 function produceRequest(
   batches: readonly ProducerBatch[],
@@ -543,34 +565,50 @@ export class Sender {
     counters.batchesSent += batches.length;
     for (let i = 0; i < batches.length; i++) counters.bytesSent += batches[i]?.encoded?.length ?? 0;
     const traced = produceChannel.hasSubscribers ? this.#traceStart(node, batches) : null;
-    const snapshot = this.#cluster.snapshot();
-    const options = this.#options;
-    // One request per batch at full speed: its closures share one context, and what ends it
-    // runs in the handlers (a `finally` would add a promise and a closure per request).
-    this.#cluster
-      .sendToNode(
+    const call = new ProduceCall(node, batches, this.#cluster.snapshot(), traced);
+    const cluster = this.#cluster;
+    if (cluster.sendToNodeCallback !== undefined) {
+      // One object per request; the handlers and the builder are the sender's own.
+      cluster.sendToNodeCallback(
         node,
         ProduceApi,
-        (version) => produceRequest(batches, version, snapshot, options),
+        this.#buildProduce,
         this.#produceSendOptions(),
-      )
+        this.#produceAnswered,
+        this.#produceFailed,
+        call,
+      );
+      return;
+    }
+    cluster
+      .sendToNode(node, ProduceApi, (v) => this.#buildProduce(v, call), this.#produceSendOptions())
       .then(
-        (response) => {
-          try {
-            this.#onResponse(node, batches, response, snapshot);
-          } finally {
-            this.#requestDone(node, batches, traced);
-          }
-        },
-        (error: unknown) => {
-          try {
-            this.#onRequestError(node, batches, error);
-          } finally {
-            this.#requestDone(node, batches, traced);
-          }
-        },
+        (response) => this.#produceAnswered(response, call),
+        (error: unknown) => this.#produceFailed(error, call),
       );
   }
+
+  /** The Produce request of one send, at the version the connection chose. */
+  readonly #buildProduce = (version: number, call: ProduceCall): ProduceRequest =>
+    produceRequest(call.batches, version, call.snapshot, this.#options);
+
+  /** A Produce request was answered; what ends it runs either way. */
+  readonly #produceAnswered = (response: ProduceResponse, call: ProduceCall): void => {
+    try {
+      this.#onResponse(call.node, call.batches, response, call.snapshot);
+    } finally {
+      this.#requestDone(call.node, call.batches, call.traced);
+    }
+  };
+
+  /** A Produce request failed (not sent, lost, timed out); what ends it runs either way. */
+  readonly #produceFailed = (error: unknown, call: ProduceCall): void => {
+    try {
+      this.#onRequestError(call.node, call.batches, error);
+    } finally {
+      this.#requestDone(call.node, call.batches, call.traced);
+    }
+  };
 
   /** The options of every Produce send (one object while the version cap stays). */
   #produceSendOptions(): ClusterSendOptions {

@@ -113,6 +113,10 @@ export class FakeProduceCluster implements ProducerCluster {
   /** Answers are delivered after this many macrotask turns (in order per broker). */
   delayTurns: () => number = () => 0;
   nextProducerId = 4000n;
+  /** The cluster offers `sendToNodeCallback` (as meta's does); false: only `sendToNode`. */
+  callbacks = true;
+  /** Produce requests sent through `sendToNodeCallback`. */
+  callbackSends = 0;
   /** What the client sees: the brokers' metadata as of its last refresh, plus leader hints. */
   #snapshot: MetadataSnapshot;
   /** Who leads each partition now (moveLeader). */
@@ -264,6 +268,21 @@ export class FakeProduceCluster implements ProducerCluster {
 
   /** No coordinator is cached here: nothing to forget. */
   invalidateCoordinator(): void {}
+
+  /**
+   * `Cluster.sendToNodeCallback` over the same broker as `sendToNode` (answers on a microtask);
+   * absent while `callbacks` is false, as on a cluster that lacks it.
+   */
+  get sendToNodeCallback(): ProducerCluster['sendToNodeCallback'] {
+    if (!this.callbacks) return undefined;
+    return (node, api, build, options, onResponse, onError, context) => {
+      this.callbackSends++;
+      this.sendToNode(node, api, (v: number) => build(v, context), options).then(
+        (response) => onResponse(response, context),
+        (error: unknown) => onError(error, context),
+      );
+    };
+  }
 
   sendToNode<Req, Res>(
     node: number,

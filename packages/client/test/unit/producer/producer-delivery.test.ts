@@ -101,6 +101,31 @@ describe('send(record, callback)', () => {
   });
 });
 
+describe('how Produce requests reach the cluster', () => {
+  for (const callbacks of [true, false]) {
+    it(`goes through ${callbacks ? 'sendToNodeCallback when the cluster has it' : 'sendToNode when the cluster has no sendToNodeCallback'}; a lost request is sent again`, async () => {
+      const fake = new FakeProduceCluster({ t: 2 });
+      fake.callbacks = callbacks;
+      let lost = 1;
+      fake.fault = () => (lost-- > 0 ? 'lost-after' : 'ok');
+      const producer = new Producer(fake, { lingerMs: 0, batchSize: 64, retryBackoffMs: 1 });
+      const seen: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        void producer.send({ topic: 't', partition: i % 2, value: `v${i}` }, (error) => {
+          seen.push(error === null ? `v${i}` : `v${i}: ${error.message}`);
+        });
+      }
+      await producer.flush();
+      await producer.close();
+      expect([...seen].sort()).toEqual(['v0', 'v1', 'v2', 'v3', 'v4', 'v5', 'v6', 'v7']);
+      expect(fake.log('t', 0).values).toEqual(['v0', 'v2', 'v4', 'v6']);
+      expect(fake.log('t', 1).values).toEqual(['v1', 'v3', 'v5', 'v7']);
+      expect(fake.requests.length).toBeGreaterThan(1);
+      expect(fake.callbackSends).toBe(callbacks ? fake.requests.length : 0);
+    });
+  }
+});
+
 describe('delivery metadata', () => {
   it("carries the partition's log start offset from the broker's answer, and the timestamp's type", async () => {
     const fake = new FakeProduceCluster({ t: 1 });
