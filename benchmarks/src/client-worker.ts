@@ -17,6 +17,7 @@
  *   consumers: once the group is joined, as ConsumerPerformance's fetch time) to the last record.
  */
 import { createRequire } from 'node:module';
+import { connect, type Socket } from 'node:net';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 import {
   Admin,
@@ -26,7 +27,18 @@ import {
   Producer,
   ShareConsumer,
 } from '@kafkats/client';
-import { type CompressionCodec, compressionSupport } from '@kafkats/codec';
+import {
+  ApiVersionsApi,
+  type CompressionCodec,
+  compressionSupport,
+  createProduceRequestPartitionProduceData,
+  createProduceRequestTopicProduceData,
+  encodeRecordBatchSync,
+  encodeRequestFrameChunks,
+  InitProducerIdApi,
+  ProduceApi,
+  restampRecordBatch,
+} from '@kafkats/codec';
 import { Cluster } from '@kafkats/meta';
 import { readValuesFile, valueChecksum } from './client-values.js';
 
@@ -39,6 +51,7 @@ const require = createRequire(import.meta.url);
  * as here). `kafkats-crc` reads with CRC checks on (the reader's default).
  * `kafkats-consumer` / `kafkats-classic`: the group `Consumer` with `groupProtocol` 'consumer'
  * (KIP-848) / 'classic' (role `group` only). `kafkats-share`: the `ShareConsumer` (role `share`).
+ * `socket-floor` (produce, uncompressed): no client, a bound; see {@link socketFloorProduce}.
  */
 export type NodeClient =
   | 'kafkats'
@@ -51,7 +64,8 @@ export type NodeClient =
   | 'kafkats-share'
   | 'kafkajs'
   | 'kafkats-kafkajs'
-  | 'platformatic';
+  | 'platformatic'
+  | 'socket-floor';
 
 export interface Job {
   /**
@@ -240,6 +254,157 @@ async function kafkatsProduce(job: Job, values: Buffer[]): Promise<Measured> {
   await cluster.close();
   if (failed !== undefined) throw failed;
   return { ...r, ...lz4Backend(job, compressionBackend) };
+}
+
+/**
+ * A bound, not a client: what the application's loop and Node's socket cost with nothing of a
+ * producer between them. The same loop as `kafkats-batch` (an array of `chunk` record objects
+ * per call, one `await` per call) hands each chunk to a writer that sends one prebuilt Produce
+ * frame per chunk on a plain `net.Socket`: idempotent (one InitProducerId up front), acks=all,
+ * `maxInFlight` frames in flight. A frame is built once per in-flight slot; a send only writes
+ * the correlation id and restamps the batch's base sequence and CRC in place (the batch is
+ * `values[0..chunk)` whatever the chunk holds), and answers are counted by their length
+ * prefix, not decoded. The suite checks the topic's offsets and last sequence as for every
+ * contestant, so a refused frame fails the run. Uncompressed only: with compression the
+ * records per request would differ from the clients'.
+ */
+async function socketFloorProduce(job: Job, values: Buffer[]): Promise<Measured> {
+  if (job.compression !== 'none') throw new Error('socket-floor runs uncompressed cases only');
+  const cluster = await Cluster.connect(job.bootstrap);
+  const leader = cluster.snapshot().partition(job.topic, 0)?.leader ?? -1;
+  const broker = cluster.snapshot().broker(leader);
+  if (broker === undefined) throw new Error(`socket-floor: no leader for ${job.topic}-0`);
+  const theirs = (
+    await cluster.sendToNode(
+      leader,
+      ApiVersionsApi,
+      ApiVersionsApi.createRequest({
+        clientSoftwareName: 'kafkats-bench',
+        clientSoftwareVersion: '1.0',
+      }),
+    )
+  ).apiKeys.find((k) => k.apiKey === ProduceApi.apiKey);
+  if (theirs === undefined) throw new Error('socket-floor: the broker takes no Produce');
+  const version = Math.min(theirs.maxVersion, ProduceApi.maxVersion);
+  const ids = await cluster.sendAny(
+    InitProducerIdApi,
+    InitProducerIdApi.createRequest({ transactionalId: null, transactionTimeoutMs: -1 }),
+  );
+  const topicId = cluster.snapshot().topic(job.topic)?.topicId;
+  await cluster.close();
+  const { producerId, producerEpoch } = ids;
+  /** One contiguous frame of `n` records and the view of its batch, restamped per send. */
+  const frameOf = (n: number): { frame: Buffer; batch: Buffer } => {
+    const now = Date.now();
+    const records = [];
+    for (let i = 0; i < n; i++)
+      records.push({ value: values[i % values.length] as Buffer, timestamp: now });
+    const batch = encodeRecordBatchSync({
+      producerId,
+      producerEpoch,
+      baseSequence: 0,
+      records,
+    });
+    const topic = createProduceRequestTopicProduceData({
+      name: job.topic,
+      partitionData: [createProduceRequestPartitionProduceData({ index: 0, records: batch })],
+    });
+    if (topicId !== undefined) topic.topicId = topicId;
+    const request = ProduceApi.createRequest({
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 30_000,
+      topicData: [topic],
+    });
+    const pieces = encodeRequestFrameChunks(ProduceApi, version, 0, 'kafkats-bench', request);
+    const frame = Buffer.concat(pieces);
+    const at = frame.indexOf(batch);
+    if (at < 0) throw new Error('socket-floor: the batch is not in its frame');
+    return { frame, batch: frame.subarray(at, at + batch.length) };
+  };
+  const slots = Array.from({ length: job.maxInFlight + 1 }, () => frameOf(job.chunk));
+  const socket: Socket = connect(broker.port, broker.host);
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let correlationId = 1;
+  let sequence = 0;
+  let next = 0;
+  let inFlight = 0;
+  let held = 0;
+  let resume: (() => void) | null = null;
+  let drained: (() => void) | null = null;
+  const write = (n: number): void => {
+    const slot = n === job.chunk ? (slots[next++ % slots.length] as (typeof slots)[0]) : frameOf(n);
+    slot.frame.writeInt32BE(correlationId++, 8);
+    restampRecordBatch(slot.batch, producerId, producerEpoch, sequence);
+    sequence += n;
+    inFlight++;
+    socket.write(slot.frame);
+  };
+  // Answers counted by their size prefix, read across chunk boundaries without copying.
+  let sizeBytes = 0;
+  let size = 0;
+  let left = 0;
+  socket.on('data', (chunk: Buffer) => {
+    let at = 0;
+    while (at < chunk.length) {
+      if (sizeBytes < 4) {
+        size = (size << 8) | (chunk[at++] as number);
+        if (++sizeBytes === 4) left = size;
+        continue;
+      }
+      const take = Math.min(left, chunk.length - at);
+      at += take;
+      left -= take;
+      if (left > 0) continue;
+      sizeBytes = 0;
+      size = 0;
+      inFlight--;
+      if (held > 0) {
+        write(held);
+        held = 0;
+        const r = resume as () => void;
+        resume = null;
+        r();
+      } else if (inFlight === 0 && drained !== null) drained();
+    }
+  });
+  let handed = 0;
+  const send = (records: readonly unknown[]): Promise<void> | undefined => {
+    handed += records.length;
+    const n = records.length;
+    if (inFlight < job.maxInFlight) {
+      write(n);
+      return undefined;
+    }
+    held = n;
+    return new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+  };
+  const t = timer();
+  const total = job.warmup + job.records;
+  const pool = values.length;
+  for (let i = 0; i < total; ) {
+    if (i === job.warmup) t.start();
+    const end = Math.min(total, i + job.chunk, i < job.warmup ? job.warmup : total);
+    const records = [];
+    for (; i < end; i++)
+      records.push({ topic: job.topic, partition: 0, value: values[i % pool] as Buffer });
+    await send(records);
+  }
+  if (inFlight > 0) {
+    await new Promise<void>((resolve) => {
+      drained = resolve;
+    });
+  }
+  const r = t.stop();
+  socket.destroy();
+  if (handed !== total) throw new Error(`socket-floor: handed ${handed} of ${total} records`);
+  return r;
 }
 
 /** The lz4 compressor kafkats ran with, in the lz4 cases. */
@@ -857,6 +1022,7 @@ async function main(): Promise<void> {
     else if (job.client === 'kafkajs' || job.client === 'kafkats-kafkajs')
       result = await kafkajsProduce(job, values);
     else if (job.client === 'platformatic') result = await platformaticProduce(job, values);
+    else if (job.client === 'socket-floor') result = await socketFloorProduce(job, values);
     else throw new Error(`no producer for ${job.client}`);
   } else if (job.client === 'kafkajs' || job.client === 'kafkats-kafkajs')
     result = await kafkajsRead(job);
