@@ -410,13 +410,16 @@ function readValue(fl: FieldLayout, assign: boolean): string {
         ? decCall(fl.child!)
         : readPrimitive(type.elem.name, fl.compact, false);
     const n = `n${fl.index}`;
-    const loop = `for (ix = 0; ix < ${n}; ix++) ${x}.push(${el});\nix = -1;`;
+    // A list of one (a Produce answer's topic and partition) is a literal of its element: a
+    // push onto [] makes room for 16.
+    const first = `ix = 0;\n${x} = ${n} === 1 ? [${el}] : [];`;
+    const loop = `for (ix = ${x}.length; ix < ${n}; ix++) ${x}.push(${el});\nix = -1;`;
     if (fl.nullable) {
       const head = assign ? '' : `let ${x}: ${elTs}[] | null = null;\n`;
       const tail = assign ? ` else ${x} = null;` : '';
-      return `${head}const ${n} = ${len};\nif (${n} >= 0) {\n${x} = [];\n${loop}\n}${tail}`;
+      return `${head}const ${n} = ${len};\nif (${n} >= 0) {\n${first}\n${loop}\n}${tail}`;
     }
-    const start = assign ? `${x} = [];` : `const ${x}: ${elTs}[] = [];`;
+    const start = assign ? first : `ix = 0;\nconst ${x}: ${elTs}[] = ${n} === 1 ? [${el}] : [];`;
     return `const ${n} = ${len};\n${start}\n${loop}`;
   }
   if (type.kind === 'struct') {

@@ -76,8 +76,9 @@ function d_ConsumerProtocolAssignment_v0(r: Reader): ConsumerProtocolAssignment 
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: ConsumerProtocolAssignmentTopicPartition[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ConsumerProtocolAssignmentTopicPartition_v0(r));
+    ix = 0;
+    const x0: ConsumerProtocolAssignmentTopicPartition[] = n0 === 1 ? [d_ConsumerProtocolAssignmentTopicPartition_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ConsumerProtocolAssignmentTopicPartition_v0(r));
     ix = -1;
     f = 1;
     const x1 = r.readNullableBytes();
@@ -121,8 +122,9 @@ function d_ConsumerProtocolAssignmentTopicPartition_v0(r: Reader): ConsumerProto
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     const o: ConsumerProtocolAssignmentTopicPartition = {
       topic: x0,

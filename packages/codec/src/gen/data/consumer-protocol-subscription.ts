@@ -89,8 +89,9 @@ function d_ConsumerProtocolSubscription_v0(r: Reader): ConsumerProtocolSubscript
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
     f = 1;
     const x1 = r.readNullableBytes();
@@ -143,15 +144,17 @@ function d_ConsumerProtocolSubscription_v1(r: Reader): ConsumerProtocolSubscript
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
     f = 1;
     const x1 = r.readNullableBytes();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ConsumerProtocolSubscriptionTopicPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
+    ix = 0;
+    const x2: ConsumerProtocolSubscriptionTopicPartition[] = n2 === 1 ? [d_ConsumerProtocolSubscriptionTopicPartition_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
     ix = -1;
     const o: ConsumerProtocolSubscription = {
       topics: x0,
@@ -204,15 +207,17 @@ function d_ConsumerProtocolSubscription_v2(r: Reader): ConsumerProtocolSubscript
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
     f = 1;
     const x1 = r.readNullableBytes();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ConsumerProtocolSubscriptionTopicPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
+    ix = 0;
+    const x2: ConsumerProtocolSubscriptionTopicPartition[] = n2 === 1 ? [d_ConsumerProtocolSubscriptionTopicPartition_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
     ix = -1;
     f = 3;
     const x3 = r.readInt32();
@@ -269,15 +274,17 @@ function d_ConsumerProtocolSubscription_v3(r: Reader): ConsumerProtocolSubscript
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
     f = 1;
     const x1 = r.readNullableBytes();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ConsumerProtocolSubscriptionTopicPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
+    ix = 0;
+    const x2: ConsumerProtocolSubscriptionTopicPartition[] = n2 === 1 ? [d_ConsumerProtocolSubscriptionTopicPartition_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ConsumerProtocolSubscriptionTopicPartition_v1(r));
     ix = -1;
     f = 3;
     const x3 = r.readInt32();
@@ -326,8 +333,9 @@ function d_ConsumerProtocolSubscriptionTopicPartition_v1(r: Reader): ConsumerPro
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     const o: ConsumerProtocolSubscriptionTopicPartition = {
       topic: x0,

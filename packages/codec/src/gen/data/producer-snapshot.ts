@@ -96,8 +96,9 @@ function d_ProducerSnapshot_v1(r: Reader): ProducerSnapshot {
     const x0 = r.readUint32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ProducerSnapshotProducerEntry[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ProducerSnapshotProducerEntry_v1(r));
+    ix = 0;
+    const x1: ProducerSnapshotProducerEntry[] = n1 === 1 ? [d_ProducerSnapshotProducerEntry_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ProducerSnapshotProducerEntry_v1(r));
     ix = -1;
     const o: ProducerSnapshot = {
       crc: x0,

@@ -132,8 +132,9 @@ function d_VotersRecord_v0(r: Reader): VotersRecord {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: VotersRecordVoter[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_VotersRecordVoter_v0(r));
+    ix = 0;
+    const x1: VotersRecordVoter[] = n1 === 1 ? [d_VotersRecordVoter_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_VotersRecordVoter_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -185,8 +186,9 @@ function d_VotersRecordVoter_v0(r: Reader): VotersRecordVoter {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: VotersRecordEndpoint[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_VotersRecordEndpoint_v0(r));
+    ix = 0;
+    const x2: VotersRecordEndpoint[] = n2 === 1 ? [d_VotersRecordEndpoint_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_VotersRecordEndpoint_v0(r));
     ix = -1;
     f = 3;
     const x3 = d_VotersRecordKRaftVersionFeature_v0(r);

@@ -133,8 +133,9 @@ function d_AddPartitionsToTxnRequest_v0(r: Reader): AddPartitionsToTxnRequest {
     const x3 = r.readInt16();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: AddPartitionsToTxnRequestTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_AddPartitionsToTxnRequestTopic_v0(r));
+    ix = 0;
+    const x4: AddPartitionsToTxnRequestTopic[] = n4 === 1 ? [d_AddPartitionsToTxnRequestTopic_v0(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_AddPartitionsToTxnRequestTopic_v0(r));
     ix = -1;
     const o: AddPartitionsToTxnRequest = {
       transactions: [],
@@ -190,8 +191,9 @@ function d_AddPartitionsToTxnRequest_v3(r: Reader): AddPartitionsToTxnRequest {
     const x3 = r.readInt16();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: AddPartitionsToTxnRequestTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_AddPartitionsToTxnRequestTopic_v3(r));
+    ix = 0;
+    const x4: AddPartitionsToTxnRequestTopic[] = n4 === 1 ? [d_AddPartitionsToTxnRequestTopic_v3(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_AddPartitionsToTxnRequestTopic_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -242,8 +244,9 @@ function d_AddPartitionsToTxnRequest_v4(r: Reader): AddPartitionsToTxnRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: AddPartitionsToTxnRequestTransaction[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_AddPartitionsToTxnRequestTransaction_v4(r));
+    ix = 0;
+    const x0: AddPartitionsToTxnRequestTransaction[] = n0 === 1 ? [d_AddPartitionsToTxnRequestTransaction_v4(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_AddPartitionsToTxnRequestTransaction_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -304,8 +307,9 @@ function d_AddPartitionsToTxnRequestTransaction_v4(r: Reader): AddPartitionsToTx
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: AddPartitionsToTxnRequestTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_AddPartitionsToTxnRequestTopic_v3(r));
+    ix = 0;
+    const x4: AddPartitionsToTxnRequestTopic[] = n4 === 1 ? [d_AddPartitionsToTxnRequestTopic_v3(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_AddPartitionsToTxnRequestTopic_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -353,8 +357,9 @@ function d_AddPartitionsToTxnRequestTopic_v0(r: Reader): AddPartitionsToTxnReque
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     const o: AddPartitionsToTxnRequestTopic = {
       name: x0,
@@ -397,8 +402,9 @@ function d_AddPartitionsToTxnRequestTopic_v3(r: Reader): AddPartitionsToTxnReque
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -593,8 +599,9 @@ function d_AddPartitionsToTxnResponse_v0(r: Reader): AddPartitionsToTxnResponse 
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const x3: AddPartitionsToTxnResponseTopicResult[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_AddPartitionsToTxnResponseTopicResult_v0(r));
+    ix = 0;
+    const x3: AddPartitionsToTxnResponseTopicResult[] = n3 === 1 ? [d_AddPartitionsToTxnResponseTopicResult_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_AddPartitionsToTxnResponseTopicResult_v0(r));
     ix = -1;
     const o: AddPartitionsToTxnResponse = {
       throttleTimeMs: x0,
@@ -639,8 +646,9 @@ function d_AddPartitionsToTxnResponse_v3(r: Reader): AddPartitionsToTxnResponse 
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: AddPartitionsToTxnResponseTopicResult[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_AddPartitionsToTxnResponseTopicResult_v3(r));
+    ix = 0;
+    const x3: AddPartitionsToTxnResponseTopicResult[] = n3 === 1 ? [d_AddPartitionsToTxnResponseTopicResult_v3(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_AddPartitionsToTxnResponseTopicResult_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -692,8 +700,9 @@ function d_AddPartitionsToTxnResponse_v4(r: Reader): AddPartitionsToTxnResponse 
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: AddPartitionsToTxnResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_AddPartitionsToTxnResponseResult_v4(r));
+    ix = 0;
+    const x2: AddPartitionsToTxnResponseResult[] = n2 === 1 ? [d_AddPartitionsToTxnResponseResult_v4(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_AddPartitionsToTxnResponseResult_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -741,8 +750,9 @@ function d_AddPartitionsToTxnResponseResult_v4(r: Reader): AddPartitionsToTxnRes
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AddPartitionsToTxnResponseTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AddPartitionsToTxnResponseTopicResult_v3(r));
+    ix = 0;
+    const x1: AddPartitionsToTxnResponseTopicResult[] = n1 === 1 ? [d_AddPartitionsToTxnResponseTopicResult_v3(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AddPartitionsToTxnResponseTopicResult_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -787,8 +797,9 @@ function d_AddPartitionsToTxnResponseTopicResult_v0(r: Reader): AddPartitionsToT
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: AddPartitionsToTxnResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AddPartitionsToTxnResponsePartitionResult_v0(r));
+    ix = 0;
+    const x1: AddPartitionsToTxnResponsePartitionResult[] = n1 === 1 ? [d_AddPartitionsToTxnResponsePartitionResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AddPartitionsToTxnResponsePartitionResult_v0(r));
     ix = -1;
     const o: AddPartitionsToTxnResponseTopicResult = {
       name: x0,
@@ -831,8 +842,9 @@ function d_AddPartitionsToTxnResponseTopicResult_v3(r: Reader): AddPartitionsToT
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AddPartitionsToTxnResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AddPartitionsToTxnResponsePartitionResult_v3(r));
+    ix = 0;
+    const x1: AddPartitionsToTxnResponsePartitionResult[] = n1 === 1 ? [d_AddPartitionsToTxnResponsePartitionResult_v3(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AddPartitionsToTxnResponsePartitionResult_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -108,8 +108,9 @@ function d_AddRaftVoterRequest_v0(r: Reader): AddRaftVoterRequest {
     const x3 = r.readUuid();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: AddRaftVoterRequestListener[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_AddRaftVoterRequestListener_v0(r));
+    ix = 0;
+    const x4: AddRaftVoterRequestListener[] = n4 === 1 ? [d_AddRaftVoterRequestListener_v0(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_AddRaftVoterRequestListener_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -171,8 +172,9 @@ function d_AddRaftVoterRequest_v1(r: Reader): AddRaftVoterRequest {
     const x3 = r.readUuid();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: AddRaftVoterRequestListener[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_AddRaftVoterRequestListener_v0(r));
+    ix = 0;
+    const x4: AddRaftVoterRequestListener[] = n4 === 1 ? [d_AddRaftVoterRequestListener_v0(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_AddRaftVoterRequestListener_v0(r));
     ix = -1;
     f = 5;
     const x5 = r.readBool();

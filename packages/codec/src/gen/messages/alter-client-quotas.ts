@@ -123,8 +123,9 @@ function d_AlterClientQuotasRequest_v0(r: Reader): AlterClientQuotasRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: AlterClientQuotasRequestEntryData[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntryData_v0(r));
+    ix = 0;
+    const x0: AlterClientQuotasRequestEntryData[] = n0 === 1 ? [d_AlterClientQuotasRequestEntryData_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntryData_v0(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -165,8 +166,9 @@ function d_AlterClientQuotasRequest_v1(r: Reader): AlterClientQuotasRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: AlterClientQuotasRequestEntryData[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntryData_v1(r));
+    ix = 0;
+    const x0: AlterClientQuotasRequestEntryData[] = n0 === 1 ? [d_AlterClientQuotasRequestEntryData_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntryData_v1(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -213,13 +215,15 @@ function d_AlterClientQuotasRequestEntryData_v0(r: Reader): AlterClientQuotasReq
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: AlterClientQuotasRequestEntityData[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntityData_v0(r));
+    ix = 0;
+    const x0: AlterClientQuotasRequestEntityData[] = n0 === 1 ? [d_AlterClientQuotasRequestEntityData_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntityData_v0(r));
     ix = -1;
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: AlterClientQuotasRequestOpData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterClientQuotasRequestOpData_v0(r));
+    ix = 0;
+    const x1: AlterClientQuotasRequestOpData[] = n1 === 1 ? [d_AlterClientQuotasRequestOpData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterClientQuotasRequestOpData_v0(r));
     ix = -1;
     const o: AlterClientQuotasRequestEntryData = {
       entity: x0,
@@ -262,13 +266,15 @@ function d_AlterClientQuotasRequestEntryData_v1(r: Reader): AlterClientQuotasReq
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: AlterClientQuotasRequestEntityData[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntityData_v1(r));
+    ix = 0;
+    const x0: AlterClientQuotasRequestEntityData[] = n0 === 1 ? [d_AlterClientQuotasRequestEntityData_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_AlterClientQuotasRequestEntityData_v1(r));
     ix = -1;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterClientQuotasRequestOpData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterClientQuotasRequestOpData_v1(r));
+    ix = 0;
+    const x1: AlterClientQuotasRequestOpData[] = n1 === 1 ? [d_AlterClientQuotasRequestOpData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterClientQuotasRequestOpData_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -576,8 +582,9 @@ function d_AlterClientQuotasResponse_v0(r: Reader): AlterClientQuotasResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: AlterClientQuotasResponseEntryData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterClientQuotasResponseEntryData_v0(r));
+    ix = 0;
+    const x1: AlterClientQuotasResponseEntryData[] = n1 === 1 ? [d_AlterClientQuotasResponseEntryData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterClientQuotasResponseEntryData_v0(r));
     ix = -1;
     const o: AlterClientQuotasResponse = {
       throttleTimeMs: x0,
@@ -618,8 +625,9 @@ function d_AlterClientQuotasResponse_v1(r: Reader): AlterClientQuotasResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterClientQuotasResponseEntryData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterClientQuotasResponseEntryData_v1(r));
+    ix = 0;
+    const x1: AlterClientQuotasResponseEntryData[] = n1 === 1 ? [d_AlterClientQuotasResponseEntryData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterClientQuotasResponseEntryData_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -666,8 +674,9 @@ function d_AlterClientQuotasResponseEntryData_v0(r: Reader): AlterClientQuotasRe
     const x1 = r.readNullableString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: AlterClientQuotasResponseEntityData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_AlterClientQuotasResponseEntityData_v0(r));
+    ix = 0;
+    const x2: AlterClientQuotasResponseEntityData[] = n2 === 1 ? [d_AlterClientQuotasResponseEntityData_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_AlterClientQuotasResponseEntityData_v0(r));
     ix = -1;
     const o: AlterClientQuotasResponseEntryData = {
       errorCode: x0,
@@ -713,8 +722,9 @@ function d_AlterClientQuotasResponseEntryData_v1(r: Reader): AlterClientQuotasRe
     const x1 = r.readNullableCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: AlterClientQuotasResponseEntityData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_AlterClientQuotasResponseEntityData_v1(r));
+    ix = 0;
+    const x2: AlterClientQuotasResponseEntityData[] = n2 === 1 ? [d_AlterClientQuotasResponseEntityData_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_AlterClientQuotasResponseEntityData_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

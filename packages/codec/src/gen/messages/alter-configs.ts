@@ -101,8 +101,9 @@ function d_AlterConfigsRequest_v0(r: Reader): AlterConfigsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: AlterConfigsRequestResource[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_AlterConfigsRequestResource_v0(r));
+    ix = 0;
+    const x0: AlterConfigsRequestResource[] = n0 === 1 ? [d_AlterConfigsRequestResource_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_AlterConfigsRequestResource_v0(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -143,8 +144,9 @@ function d_AlterConfigsRequest_v2(r: Reader): AlterConfigsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: AlterConfigsRequestResource[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_AlterConfigsRequestResource_v2(r));
+    ix = 0;
+    const x0: AlterConfigsRequestResource[] = n0 === 1 ? [d_AlterConfigsRequestResource_v2(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_AlterConfigsRequestResource_v2(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -195,8 +197,9 @@ function d_AlterConfigsRequestResource_v0(r: Reader): AlterConfigsRequestResourc
     const x1 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: AlterConfigsRequestAlterableConfig[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_AlterConfigsRequestAlterableConfig_v0(r));
+    ix = 0;
+    const x2: AlterConfigsRequestAlterableConfig[] = n2 === 1 ? [d_AlterConfigsRequestAlterableConfig_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_AlterConfigsRequestAlterableConfig_v0(r));
     ix = -1;
     const o: AlterConfigsRequestResource = {
       resourceType: x0,
@@ -244,8 +247,9 @@ function d_AlterConfigsRequestResource_v2(r: Reader): AlterConfigsRequestResourc
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: AlterConfigsRequestAlterableConfig[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_AlterConfigsRequestAlterableConfig_v2(r));
+    ix = 0;
+    const x2: AlterConfigsRequestAlterableConfig[] = n2 === 1 ? [d_AlterConfigsRequestAlterableConfig_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_AlterConfigsRequestAlterableConfig_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -455,8 +459,9 @@ function d_AlterConfigsResponse_v0(r: Reader): AlterConfigsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: AlterConfigsResponseResourceResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterConfigsResponseResourceResponse_v0(r));
+    ix = 0;
+    const x1: AlterConfigsResponseResourceResponse[] = n1 === 1 ? [d_AlterConfigsResponseResourceResponse_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterConfigsResponseResourceResponse_v0(r));
     ix = -1;
     const o: AlterConfigsResponse = {
       throttleTimeMs: x0,
@@ -497,8 +502,9 @@ function d_AlterConfigsResponse_v2(r: Reader): AlterConfigsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterConfigsResponseResourceResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterConfigsResponseResourceResponse_v2(r));
+    ix = 0;
+    const x1: AlterConfigsResponseResourceResponse[] = n1 === 1 ? [d_AlterConfigsResponseResourceResponse_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterConfigsResponseResourceResponse_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -106,8 +106,9 @@ function d_AlterPartitionReassignmentsRequest_v0(r: Reader): AlterPartitionReass
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: AlterPartitionReassignmentsRequestReassignableTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r));
+    ix = 0;
+    const x2: AlterPartitionReassignmentsRequestReassignableTopic[] = n2 === 1 ? [d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -156,8 +157,9 @@ function d_AlterPartitionReassignmentsRequest_v1(r: Reader): AlterPartitionReass
     const x1 = r.readBool();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: AlterPartitionReassignmentsRequestReassignableTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r));
+    ix = 0;
+    const x2: AlterPartitionReassignmentsRequestReassignableTopic[] = n2 === 1 ? [d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -204,8 +206,9 @@ function d_AlterPartitionReassignmentsRequestReassignableTopic_v0(r: Reader): Al
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterPartitionReassignmentsRequestReassignablePartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterPartitionReassignmentsRequestReassignablePartition_v0(r));
+    ix = 0;
+    const x1: AlterPartitionReassignmentsRequestReassignablePartition[] = n1 === 1 ? [d_AlterPartitionReassignmentsRequestReassignablePartition_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterPartitionReassignmentsRequestReassignablePartition_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -253,8 +256,9 @@ function d_AlterPartitionReassignmentsRequestReassignablePartition_v0(r: Reader)
     let x1: number[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      x1 = [];
-      for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+      ix = 0;
+      x1 = n1 === 1 ? [r.readInt32()] : [];
+      for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
       ix = -1;
     }
     f = -1;
@@ -427,8 +431,9 @@ function d_AlterPartitionReassignmentsResponse_v0(r: Reader): AlterPartitionReas
     const x3 = r.readNullableCompactString();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r));
+    ix = 0;
+    const x4: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = n4 === 1 ? [d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -487,8 +492,9 @@ function d_AlterPartitionReassignmentsResponse_v1(r: Reader): AlterPartitionReas
     const x3 = r.readNullableCompactString();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r));
+    ix = 0;
+    const x4: AlterPartitionReassignmentsResponseReassignableTopicResponse[] = n4 === 1 ? [d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -537,8 +543,9 @@ function d_AlterPartitionReassignmentsResponseReassignableTopicResponse_v0(r: Re
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterPartitionReassignmentsResponseReassignablePartitionResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterPartitionReassignmentsResponseReassignablePartitionResponse_v0(r));
+    ix = 0;
+    const x1: AlterPartitionReassignmentsResponseReassignablePartitionResponse[] = n1 === 1 ? [d_AlterPartitionReassignmentsResponseReassignablePartitionResponse_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterPartitionReassignmentsResponseReassignablePartitionResponse_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

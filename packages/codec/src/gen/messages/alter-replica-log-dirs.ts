@@ -93,8 +93,9 @@ function d_AlterReplicaLogDirsRequest_v1(r: Reader): AlterReplicaLogDirsRequest 
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(r));
+    ix = 0;
+    const x0: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = n0 === 1 ? [d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(r));
     ix = -1;
     const o: AlterReplicaLogDirsRequest = {
       dirs: x0,
@@ -130,8 +131,9 @@ function d_AlterReplicaLogDirsRequest_v2(r: Reader): AlterReplicaLogDirsRequest 
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v2(r));
+    ix = 0;
+    const x0: AlterReplicaLogDirsRequestAlterReplicaLogDir[] = n0 === 1 ? [d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v2(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -175,8 +177,9 @@ function d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v1(r: Reader): AlterRepl
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(r));
+    ix = 0;
+    const x1: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = n1 === 1 ? [d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(r));
     ix = -1;
     const o: AlterReplicaLogDirsRequestAlterReplicaLogDir = {
       path: x0,
@@ -219,8 +222,9 @@ function d_AlterReplicaLogDirsRequestAlterReplicaLogDir_v2(r: Reader): AlterRepl
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(r));
+    ix = 0;
+    const x1: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic[] = n1 === 1 ? [d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -265,8 +269,9 @@ function d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v1(r: Reader): Alte
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     const o: AlterReplicaLogDirsRequestAlterReplicaLogDirTopic = {
       name: x0,
@@ -309,8 +314,9 @@ function d_AlterReplicaLogDirsRequestAlterReplicaLogDirTopic_v2(r: Reader): Alte
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -461,8 +467,9 @@ function d_AlterReplicaLogDirsResponse_v1(r: Reader): AlterReplicaLogDirsRespons
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(r));
+    ix = 0;
+    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = n1 === 1 ? [d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(r));
     ix = -1;
     const o: AlterReplicaLogDirsResponse = {
       throttleTimeMs: x0,
@@ -503,8 +510,9 @@ function d_AlterReplicaLogDirsResponse_v2(r: Reader): AlterReplicaLogDirsRespons
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(r));
+    ix = 0;
+    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult[] = n1 === 1 ? [d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -549,8 +557,9 @@ function d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v1(r: Reader
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v1(r));
+    ix = 0;
+    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = n1 === 1 ? [d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v1(r));
     ix = -1;
     const o: AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult = {
       topicName: x0,
@@ -593,8 +602,9 @@ function d_AlterReplicaLogDirsResponseAlterReplicaLogDirTopicResult_v2(r: Reader
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v2(r));
+    ix = 0;
+    const x1: AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult[] = n1 === 1 ? [d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterReplicaLogDirsResponseAlterReplicaLogDirPartitionResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -103,8 +103,9 @@ function d_AlterShareGroupOffsetsRequest_v0(r: Reader): AlterShareGroupOffsetsRe
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterShareGroupOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterShareGroupOffsetsRequestTopic_v0(r));
+    ix = 0;
+    const x1: AlterShareGroupOffsetsRequestTopic[] = n1 === 1 ? [d_AlterShareGroupOffsetsRequestTopic_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterShareGroupOffsetsRequestTopic_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -150,8 +151,9 @@ function d_AlterShareGroupOffsetsRequestTopic_v0(r: Reader): AlterShareGroupOffs
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterShareGroupOffsetsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterShareGroupOffsetsRequestPartition_v0(r));
+    ix = 0;
+    const x1: AlterShareGroupOffsetsRequestPartition[] = n1 === 1 ? [d_AlterShareGroupOffsetsRequestPartition_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterShareGroupOffsetsRequestPartition_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -354,8 +356,9 @@ function d_AlterShareGroupOffsetsResponse_v0(r: Reader): AlterShareGroupOffsetsR
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: AlterShareGroupOffsetsResponseTopic[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_AlterShareGroupOffsetsResponseTopic_v0(r));
+    ix = 0;
+    const x3: AlterShareGroupOffsetsResponseTopic[] = n3 === 1 ? [d_AlterShareGroupOffsetsResponseTopic_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_AlterShareGroupOffsetsResponseTopic_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -407,8 +410,9 @@ function d_AlterShareGroupOffsetsResponseTopic_v0(r: Reader): AlterShareGroupOff
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: AlterShareGroupOffsetsResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_AlterShareGroupOffsetsResponsePartition_v0(r));
+    ix = 0;
+    const x2: AlterShareGroupOffsetsResponsePartition[] = n2 === 1 ? [d_AlterShareGroupOffsetsResponsePartition_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_AlterShareGroupOffsetsResponsePartition_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

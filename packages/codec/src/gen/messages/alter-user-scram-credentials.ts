@@ -112,13 +112,15 @@ function d_AlterUserScramCredentialsRequest_v0(r: Reader): AlterUserScramCredent
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: AlterUserScramCredentialsRequestScramCredentialDeletion[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_AlterUserScramCredentialsRequestScramCredentialDeletion_v0(r));
+    ix = 0;
+    const x0: AlterUserScramCredentialsRequestScramCredentialDeletion[] = n0 === 1 ? [d_AlterUserScramCredentialsRequestScramCredentialDeletion_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_AlterUserScramCredentialsRequestScramCredentialDeletion_v0(r));
     ix = -1;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterUserScramCredentialsRequestScramCredentialUpsertion[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterUserScramCredentialsRequestScramCredentialUpsertion_v0(r));
+    ix = 0;
+    const x1: AlterUserScramCredentialsRequestScramCredentialUpsertion[] = n1 === 1 ? [d_AlterUserScramCredentialsRequestScramCredentialUpsertion_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterUserScramCredentialsRequestScramCredentialUpsertion_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -341,8 +343,9 @@ function d_AlterUserScramCredentialsResponse_v0(r: Reader): AlterUserScramCreden
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: AlterUserScramCredentialsResponseResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_AlterUserScramCredentialsResponseResult_v0(r));
+    ix = 0;
+    const x1: AlterUserScramCredentialsResponseResult[] = n1 === 1 ? [d_AlterUserScramCredentialsResponseResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_AlterUserScramCredentialsResponseResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

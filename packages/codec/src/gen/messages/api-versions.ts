@@ -339,8 +339,9 @@ function d_ApiVersionsResponse_v0(r: Reader): ApiVersionsResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ApiVersionsResponseApiVersion[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ApiVersionsResponseApiVersion_v0(r));
+    ix = 0;
+    const x1: ApiVersionsResponseApiVersion[] = n1 === 1 ? [d_ApiVersionsResponseApiVersion_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ApiVersionsResponseApiVersion_v0(r));
     ix = -1;
     const o: ApiVersionsResponse = {
       errorCode: x0,
@@ -387,8 +388,9 @@ function d_ApiVersionsResponse_v1(r: Reader): ApiVersionsResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ApiVersionsResponseApiVersion[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ApiVersionsResponseApiVersion_v0(r));
+    ix = 0;
+    const x1: ApiVersionsResponseApiVersion[] = n1 === 1 ? [d_ApiVersionsResponseApiVersion_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ApiVersionsResponseApiVersion_v0(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt32();
@@ -486,8 +488,9 @@ function d_ApiVersionsResponse_v3(r: Reader): ApiVersionsResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ApiVersionsResponseApiVersion[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ApiVersionsResponseApiVersion_v3(r));
+    ix = 0;
+    const x1: ApiVersionsResponseApiVersion[] = n1 === 1 ? [d_ApiVersionsResponseApiVersion_v3(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ApiVersionsResponseApiVersion_v3(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt32();
@@ -504,8 +507,9 @@ function d_ApiVersionsResponse_v3(r: Reader): ApiVersionsResponse {
       if (tag === 0) {
         f = 3;
         const n3 = r.readCompactArrayLength();
-        x3 = [];
-        for (ix = 0; ix < n3; ix++) x3.push(d_ApiVersionsResponseSupportedFeatureKey_v3(r));
+        ix = 0;
+        x3 = n3 === 1 ? [d_ApiVersionsResponseSupportedFeatureKey_v3(r)] : [];
+        for (ix = x3.length; ix < n3; ix++) x3.push(d_ApiVersionsResponseSupportedFeatureKey_v3(r));
         ix = -1;
         r.expectAt(end);
         f = -1;
@@ -517,8 +521,9 @@ function d_ApiVersionsResponse_v3(r: Reader): ApiVersionsResponse {
       } else if (tag === 2) {
         f = 5;
         const n5 = r.readCompactArrayLength();
-        x5 = [];
-        for (ix = 0; ix < n5; ix++) x5.push(d_ApiVersionsResponseFinalizedFeatureKey_v3(r));
+        ix = 0;
+        x5 = n5 === 1 ? [d_ApiVersionsResponseFinalizedFeatureKey_v3(r)] : [];
+        for (ix = x5.length; ix < n5; ix++) x5.push(d_ApiVersionsResponseFinalizedFeatureKey_v3(r));
         ix = -1;
         r.expectAt(end);
         f = -1;

@@ -137,8 +137,9 @@ function d_BeginQuorumEpochRequest_v0(r: Reader): BeginQuorumEpochRequest {
     const x0 = r.readNullableString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: BeginQuorumEpochRequestTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_BeginQuorumEpochRequestTopicData_v0(r));
+    ix = 0;
+    const x2: BeginQuorumEpochRequestTopicData[] = n2 === 1 ? [d_BeginQuorumEpochRequestTopicData_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_BeginQuorumEpochRequestTopicData_v0(r));
     ix = -1;
     const o: BeginQuorumEpochRequest = {
       clusterId: x0,
@@ -191,13 +192,15 @@ function d_BeginQuorumEpochRequest_v1(r: Reader): BeginQuorumEpochRequest {
     const x1 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: BeginQuorumEpochRequestTopicData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_BeginQuorumEpochRequestTopicData_v1(r));
+    ix = 0;
+    const x2: BeginQuorumEpochRequestTopicData[] = n2 === 1 ? [d_BeginQuorumEpochRequestTopicData_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_BeginQuorumEpochRequestTopicData_v1(r));
     ix = -1;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: BeginQuorumEpochRequestLeaderEndpoint[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_BeginQuorumEpochRequestLeaderEndpoint_v1(r));
+    ix = 0;
+    const x3: BeginQuorumEpochRequestLeaderEndpoint[] = n3 === 1 ? [d_BeginQuorumEpochRequestLeaderEndpoint_v1(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_BeginQuorumEpochRequestLeaderEndpoint_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -244,8 +247,9 @@ function d_BeginQuorumEpochRequestTopicData_v0(r: Reader): BeginQuorumEpochReque
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: BeginQuorumEpochRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochRequestPartitionData_v0(r));
+    ix = 0;
+    const x1: BeginQuorumEpochRequestPartitionData[] = n1 === 1 ? [d_BeginQuorumEpochRequestPartitionData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_BeginQuorumEpochRequestPartitionData_v0(r));
     ix = -1;
     const o: BeginQuorumEpochRequestTopicData = {
       topicName: x0,
@@ -288,8 +292,9 @@ function d_BeginQuorumEpochRequestTopicData_v1(r: Reader): BeginQuorumEpochReque
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: BeginQuorumEpochRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochRequestPartitionData_v1(r));
+    ix = 0;
+    const x1: BeginQuorumEpochRequestPartitionData[] = n1 === 1 ? [d_BeginQuorumEpochRequestPartitionData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_BeginQuorumEpochRequestPartitionData_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -608,8 +613,9 @@ function d_BeginQuorumEpochResponse_v0(r: Reader): BeginQuorumEpochResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: BeginQuorumEpochResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponseTopicData_v0(r));
+    ix = 0;
+    const x1: BeginQuorumEpochResponseTopicData[] = n1 === 1 ? [d_BeginQuorumEpochResponseTopicData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponseTopicData_v0(r));
     ix = -1;
     const o: BeginQuorumEpochResponse = {
       errorCode: x0,
@@ -668,8 +674,9 @@ function d_BeginQuorumEpochResponse_v1(r: Reader): BeginQuorumEpochResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: BeginQuorumEpochResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponseTopicData_v1(r));
+    ix = 0;
+    const x1: BeginQuorumEpochResponseTopicData[] = n1 === 1 ? [d_BeginQuorumEpochResponseTopicData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponseTopicData_v1(r));
     ix = -1;
     f = -1;
     let x2: BeginQuorumEpochResponseNodeEndpoint[] = [];
@@ -681,8 +688,9 @@ function d_BeginQuorumEpochResponse_v1(r: Reader): BeginQuorumEpochResponse {
       if (tag === 0) {
         f = 2;
         const n2 = r.readCompactArrayLength();
-        x2 = [];
-        for (ix = 0; ix < n2; ix++) x2.push(d_BeginQuorumEpochResponseNodeEndpoint_v1(r));
+        ix = 0;
+        x2 = n2 === 1 ? [d_BeginQuorumEpochResponseNodeEndpoint_v1(r)] : [];
+        for (ix = x2.length; ix < n2; ix++) x2.push(d_BeginQuorumEpochResponseNodeEndpoint_v1(r));
         ix = -1;
         r.expectAt(end);
         f = -1;
@@ -733,8 +741,9 @@ function d_BeginQuorumEpochResponseTopicData_v0(r: Reader): BeginQuorumEpochResp
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: BeginQuorumEpochResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponsePartitionData_v0(r));
+    ix = 0;
+    const x1: BeginQuorumEpochResponsePartitionData[] = n1 === 1 ? [d_BeginQuorumEpochResponsePartitionData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponsePartitionData_v0(r));
     ix = -1;
     const o: BeginQuorumEpochResponseTopicData = {
       topicName: x0,
@@ -777,8 +786,9 @@ function d_BeginQuorumEpochResponseTopicData_v1(r: Reader): BeginQuorumEpochResp
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: BeginQuorumEpochResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponsePartitionData_v1(r));
+    ix = 0;
+    const x1: BeginQuorumEpochResponsePartitionData[] = n1 === 1 ? [d_BeginQuorumEpochResponsePartitionData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_BeginQuorumEpochResponsePartitionData_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -185,8 +185,9 @@ function d_BrokerHeartbeatRequest_v1(r: Reader): BrokerHeartbeatRequest {
       if (tag === 0) {
         f = 5;
         const n5 = r.readCompactArrayLength();
-        x5 = [];
-        for (ix = 0; ix < n5; ix++) x5.push(r.readUuid());
+        ix = 0;
+        x5 = n5 === 1 ? [r.readUuid()] : [];
+        for (ix = x5.length; ix < n5; ix++) x5.push(r.readUuid());
         ix = -1;
         r.expectAt(end);
         f = -1;
@@ -291,8 +292,9 @@ function d_BrokerHeartbeatRequest_v2(r: Reader): BrokerHeartbeatRequest {
       if (tag === 0) {
         f = 5;
         const n5 = r.readCompactArrayLength();
-        x5 = [];
-        for (ix = 0; ix < n5; ix++) x5.push(r.readUuid());
+        ix = 0;
+        x5 = n5 === 1 ? [r.readUuid()] : [];
+        for (ix = x5.length; ix < n5; ix++) x5.push(r.readUuid());
         ix = -1;
         r.expectAt(end);
         f = -1;
@@ -300,8 +302,9 @@ function d_BrokerHeartbeatRequest_v2(r: Reader): BrokerHeartbeatRequest {
         f = 6;
         const n6 = r.readNullableCompactArrayLength();
         if (n6 >= 0) {
-          x6 = [];
-          for (ix = 0; ix < n6; ix++) x6.push(r.readUuid());
+          ix = 0;
+          x6 = n6 === 1 ? [r.readUuid()] : [];
+          for (ix = x6.length; ix < n6; ix++) x6.push(r.readUuid());
           ix = -1;
         } else x6 = null;
         r.expectAt(end);

@@ -59,8 +59,9 @@ function d_ConsumerGroupDescribeRequest_v0(r: Reader): ConsumerGroupDescribeRequ
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readCompactString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -303,8 +304,9 @@ function d_ConsumerGroupDescribeResponse_v0(r: Reader): ConsumerGroupDescribeRes
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ConsumerGroupDescribeResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ConsumerGroupDescribeResponseDescribedGroup_v0(r));
+    ix = 0;
+    const x1: ConsumerGroupDescribeResponseDescribedGroup[] = n1 === 1 ? [d_ConsumerGroupDescribeResponseDescribedGroup_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ConsumerGroupDescribeResponseDescribedGroup_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -348,8 +350,9 @@ function d_ConsumerGroupDescribeResponse_v1(r: Reader): ConsumerGroupDescribeRes
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ConsumerGroupDescribeResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ConsumerGroupDescribeResponseDescribedGroup_v1(r));
+    ix = 0;
+    const x1: ConsumerGroupDescribeResponseDescribedGroup[] = n1 === 1 ? [d_ConsumerGroupDescribeResponseDescribedGroup_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ConsumerGroupDescribeResponseDescribedGroup_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -425,8 +428,9 @@ function d_ConsumerGroupDescribeResponseDescribedGroup_v0(r: Reader): ConsumerGr
     const x6 = r.readCompactString();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const x7: ConsumerGroupDescribeResponseMember[] = [];
-    for (ix = 0; ix < n7; ix++) x7.push(d_ConsumerGroupDescribeResponseMember_v0(r));
+    ix = 0;
+    const x7: ConsumerGroupDescribeResponseMember[] = n7 === 1 ? [d_ConsumerGroupDescribeResponseMember_v0(r)] : [];
+    for (ix = x7.length; ix < n7; ix++) x7.push(d_ConsumerGroupDescribeResponseMember_v0(r));
     ix = -1;
     f = 8;
     const x8 = r.readInt32();
@@ -511,8 +515,9 @@ function d_ConsumerGroupDescribeResponseDescribedGroup_v1(r: Reader): ConsumerGr
     const x6 = r.readCompactString();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const x7: ConsumerGroupDescribeResponseMember[] = [];
-    for (ix = 0; ix < n7; ix++) x7.push(d_ConsumerGroupDescribeResponseMember_v1(r));
+    ix = 0;
+    const x7: ConsumerGroupDescribeResponseMember[] = n7 === 1 ? [d_ConsumerGroupDescribeResponseMember_v1(r)] : [];
+    for (ix = x7.length; ix < n7; ix++) x7.push(d_ConsumerGroupDescribeResponseMember_v1(r));
     ix = -1;
     f = 8;
     const x8 = r.readInt32();
@@ -605,8 +610,9 @@ function d_ConsumerGroupDescribeResponseMember_v0(r: Reader): ConsumerGroupDescr
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: string[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(r.readCompactString());
+    ix = 0;
+    const x6: string[] = n6 === 1 ? [r.readCompactString()] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(r.readCompactString());
     ix = -1;
     f = 7;
     const x7 = r.readNullableCompactString();
@@ -707,8 +713,9 @@ function d_ConsumerGroupDescribeResponseMember_v1(r: Reader): ConsumerGroupDescr
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: string[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(r.readCompactString());
+    ix = 0;
+    const x6: string[] = n6 === 1 ? [r.readCompactString()] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(r.readCompactString());
     ix = -1;
     f = 7;
     const x7 = r.readNullableCompactString();
@@ -765,8 +772,9 @@ function d_ConsumerGroupDescribeResponseAssignment_v0(r: Reader): ConsumerGroupD
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: ConsumerGroupDescribeResponseTopicPartitions[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ConsumerGroupDescribeResponseTopicPartitions_v0(r));
+    ix = 0;
+    const x0: ConsumerGroupDescribeResponseTopicPartitions[] = n0 === 1 ? [d_ConsumerGroupDescribeResponseTopicPartitions_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ConsumerGroupDescribeResponseTopicPartitions_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -815,8 +823,9 @@ function d_ConsumerGroupDescribeResponseTopicPartitions_v0(r: Reader): ConsumerG
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: number[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
+    ix = 0;
+    const x2: number[] = n2 === 1 ? [r.readInt32()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

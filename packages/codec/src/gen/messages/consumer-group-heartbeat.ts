@@ -147,8 +147,9 @@ function d_ConsumerGroupHeartbeatRequest_v0(r: Reader): ConsumerGroupHeartbeatRe
     let x6: string[] | null = null;
     const n6 = r.readNullableCompactArrayLength();
     if (n6 >= 0) {
-      x6 = [];
-      for (ix = 0; ix < n6; ix++) x6.push(r.readCompactString());
+      ix = 0;
+      x6 = n6 === 1 ? [r.readCompactString()] : [];
+      for (ix = x6.length; ix < n6; ix++) x6.push(r.readCompactString());
       ix = -1;
     }
     f = 8;
@@ -157,8 +158,9 @@ function d_ConsumerGroupHeartbeatRequest_v0(r: Reader): ConsumerGroupHeartbeatRe
     let x9: ConsumerGroupHeartbeatRequestTopicPartitions[] | null = null;
     const n9 = r.readNullableCompactArrayLength();
     if (n9 >= 0) {
-      x9 = [];
-      for (ix = 0; ix < n9; ix++) x9.push(d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r));
+      ix = 0;
+      x9 = n9 === 1 ? [d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r)] : [];
+      for (ix = x9.length; ix < n9; ix++) x9.push(d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r));
       ix = -1;
     }
     f = -1;
@@ -255,8 +257,9 @@ function d_ConsumerGroupHeartbeatRequest_v1(r: Reader): ConsumerGroupHeartbeatRe
     let x6: string[] | null = null;
     const n6 = r.readNullableCompactArrayLength();
     if (n6 >= 0) {
-      x6 = [];
-      for (ix = 0; ix < n6; ix++) x6.push(r.readCompactString());
+      ix = 0;
+      x6 = n6 === 1 ? [r.readCompactString()] : [];
+      for (ix = x6.length; ix < n6; ix++) x6.push(r.readCompactString());
       ix = -1;
     }
     f = 7;
@@ -267,8 +270,9 @@ function d_ConsumerGroupHeartbeatRequest_v1(r: Reader): ConsumerGroupHeartbeatRe
     let x9: ConsumerGroupHeartbeatRequestTopicPartitions[] | null = null;
     const n9 = r.readNullableCompactArrayLength();
     if (n9 >= 0) {
-      x9 = [];
-      for (ix = 0; ix < n9; ix++) x9.push(d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r));
+      ix = 0;
+      x9 = n9 === 1 ? [d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r)] : [];
+      for (ix = x9.length; ix < n9; ix++) x9.push(d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r));
       ix = -1;
     }
     f = -1;
@@ -321,8 +325,9 @@ function d_ConsumerGroupHeartbeatRequestTopicPartitions_v0(r: Reader): ConsumerG
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -548,8 +553,9 @@ function d_ConsumerGroupHeartbeatResponseAssignment_v0(r: Reader): ConsumerGroup
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: ConsumerGroupHeartbeatResponseTopicPartitions[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ConsumerGroupHeartbeatResponseTopicPartitions_v0(r));
+    ix = 0;
+    const x0: ConsumerGroupHeartbeatResponseTopicPartitions[] = n0 === 1 ? [d_ConsumerGroupHeartbeatResponseTopicPartitions_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ConsumerGroupHeartbeatResponseTopicPartitions_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -592,8 +598,9 @@ function d_ConsumerGroupHeartbeatResponseTopicPartitions_v0(r: Reader): Consumer
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

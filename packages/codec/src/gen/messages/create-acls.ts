@@ -86,8 +86,9 @@ function d_CreateAclsRequest_v1(r: Reader): CreateAclsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: CreateAclsRequestAclCreation[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_CreateAclsRequestAclCreation_v1(r));
+    ix = 0;
+    const x0: CreateAclsRequestAclCreation[] = n0 === 1 ? [d_CreateAclsRequestAclCreation_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_CreateAclsRequestAclCreation_v1(r));
     ix = -1;
     const o: CreateAclsRequest = {
       creations: x0,
@@ -123,8 +124,9 @@ function d_CreateAclsRequest_v2(r: Reader): CreateAclsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: CreateAclsRequestAclCreation[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_CreateAclsRequestAclCreation_v2(r));
+    ix = 0;
+    const x0: CreateAclsRequestAclCreation[] = n0 === 1 ? [d_CreateAclsRequestAclCreation_v2(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_CreateAclsRequestAclCreation_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -384,8 +386,9 @@ function d_CreateAclsResponse_v1(r: Reader): CreateAclsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: CreateAclsResponseAclCreationResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_CreateAclsResponseAclCreationResult_v1(r));
+    ix = 0;
+    const x1: CreateAclsResponseAclCreationResult[] = n1 === 1 ? [d_CreateAclsResponseAclCreationResult_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_CreateAclsResponseAclCreationResult_v1(r));
     ix = -1;
     const o: CreateAclsResponse = {
       throttleTimeMs: x0,
@@ -426,8 +429,9 @@ function d_CreateAclsResponse_v2(r: Reader): CreateAclsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: CreateAclsResponseAclCreationResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_CreateAclsResponseAclCreationResult_v2(r));
+    ix = 0;
+    const x1: CreateAclsResponseAclCreationResult[] = n1 === 1 ? [d_CreateAclsResponseAclCreationResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_CreateAclsResponseAclCreationResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

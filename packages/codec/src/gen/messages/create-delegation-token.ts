@@ -89,8 +89,9 @@ function d_CreateDelegationTokenRequest_v1(r: Reader): CreateDelegationTokenRequ
   try {
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: CreateDelegationTokenRequestCreatableRenewers[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_CreateDelegationTokenRequestCreatableRenewers_v1(r));
+    ix = 0;
+    const x2: CreateDelegationTokenRequestCreatableRenewers[] = n2 === 1 ? [d_CreateDelegationTokenRequestCreatableRenewers_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_CreateDelegationTokenRequestCreatableRenewers_v1(r));
     ix = -1;
     f = 3;
     const x3 = r.readInt64();
@@ -137,8 +138,9 @@ function d_CreateDelegationTokenRequest_v2(r: Reader): CreateDelegationTokenRequ
   try {
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: CreateDelegationTokenRequestCreatableRenewers[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_CreateDelegationTokenRequestCreatableRenewers_v2(r));
+    ix = 0;
+    const x2: CreateDelegationTokenRequestCreatableRenewers[] = n2 === 1 ? [d_CreateDelegationTokenRequestCreatableRenewers_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_CreateDelegationTokenRequestCreatableRenewers_v2(r));
     ix = -1;
     f = 3;
     const x3 = r.readInt64();
@@ -192,8 +194,9 @@ function d_CreateDelegationTokenRequest_v3(r: Reader): CreateDelegationTokenRequ
     const x1 = r.readNullableCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: CreateDelegationTokenRequestCreatableRenewers[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_CreateDelegationTokenRequestCreatableRenewers_v2(r));
+    ix = 0;
+    const x2: CreateDelegationTokenRequestCreatableRenewers[] = n2 === 1 ? [d_CreateDelegationTokenRequestCreatableRenewers_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_CreateDelegationTokenRequestCreatableRenewers_v2(r));
     ix = -1;
     f = 3;
     const x3 = r.readInt64();

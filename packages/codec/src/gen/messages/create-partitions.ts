@@ -103,8 +103,9 @@ function d_CreatePartitionsRequest_v0(r: Reader): CreatePartitionsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: CreatePartitionsRequestTopic[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_CreatePartitionsRequestTopic_v0(r));
+    ix = 0;
+    const x0: CreatePartitionsRequestTopic[] = n0 === 1 ? [d_CreatePartitionsRequestTopic_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_CreatePartitionsRequestTopic_v0(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -150,8 +151,9 @@ function d_CreatePartitionsRequest_v2(r: Reader): CreatePartitionsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: CreatePartitionsRequestTopic[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_CreatePartitionsRequestTopic_v2(r));
+    ix = 0;
+    const x0: CreatePartitionsRequestTopic[] = n0 === 1 ? [d_CreatePartitionsRequestTopic_v2(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_CreatePartitionsRequestTopic_v2(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -209,8 +211,9 @@ function d_CreatePartitionsRequestTopic_v0(r: Reader): CreatePartitionsRequestTo
     let x2: CreatePartitionsRequestAssignment[] | null = null;
     const n2 = r.readNullableArrayLength();
     if (n2 >= 0) {
-      x2 = [];
-      for (ix = 0; ix < n2; ix++) x2.push(d_CreatePartitionsRequestAssignment_v0(r));
+      ix = 0;
+      x2 = n2 === 1 ? [d_CreatePartitionsRequestAssignment_v0(r)] : [];
+      for (ix = x2.length; ix < n2; ix++) x2.push(d_CreatePartitionsRequestAssignment_v0(r));
       ix = -1;
     }
     const o: CreatePartitionsRequestTopic = {
@@ -263,8 +266,9 @@ function d_CreatePartitionsRequestTopic_v2(r: Reader): CreatePartitionsRequestTo
     let x2: CreatePartitionsRequestAssignment[] | null = null;
     const n2 = r.readNullableCompactArrayLength();
     if (n2 >= 0) {
-      x2 = [];
-      for (ix = 0; ix < n2; ix++) x2.push(d_CreatePartitionsRequestAssignment_v2(r));
+      ix = 0;
+      x2 = n2 === 1 ? [d_CreatePartitionsRequestAssignment_v2(r)] : [];
+      for (ix = x2.length; ix < n2; ix++) x2.push(d_CreatePartitionsRequestAssignment_v2(r));
       ix = -1;
     }
     f = -1;
@@ -305,8 +309,9 @@ function d_CreatePartitionsRequestAssignment_v0(r: Reader): CreatePartitionsRequ
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: number[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readInt32());
+    ix = 0;
+    const x0: number[] = n0 === 1 ? [r.readInt32()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readInt32());
     ix = -1;
     const o: CreatePartitionsRequestAssignment = {
       brokerIds: x0,
@@ -342,8 +347,9 @@ function d_CreatePartitionsRequestAssignment_v2(r: Reader): CreatePartitionsRequ
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: number[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readInt32());
+    ix = 0;
+    const x0: number[] = n0 === 1 ? [r.readInt32()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -478,8 +484,9 @@ function d_CreatePartitionsResponse_v0(r: Reader): CreatePartitionsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: CreatePartitionsResponseTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_CreatePartitionsResponseTopicResult_v0(r));
+    ix = 0;
+    const x1: CreatePartitionsResponseTopicResult[] = n1 === 1 ? [d_CreatePartitionsResponseTopicResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_CreatePartitionsResponseTopicResult_v0(r));
     ix = -1;
     const o: CreatePartitionsResponse = {
       throttleTimeMs: x0,
@@ -520,8 +527,9 @@ function d_CreatePartitionsResponse_v2(r: Reader): CreatePartitionsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: CreatePartitionsResponseTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_CreatePartitionsResponseTopicResult_v2(r));
+    ix = 0;
+    const x1: CreatePartitionsResponseTopicResult[] = n1 === 1 ? [d_CreatePartitionsResponseTopicResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_CreatePartitionsResponseTopicResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

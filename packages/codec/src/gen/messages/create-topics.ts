@@ -134,8 +134,9 @@ function d_CreateTopicsRequest_v2(r: Reader): CreateTopicsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: CreateTopicsRequestCreatableTopic[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_CreateTopicsRequestCreatableTopic_v2(r));
+    ix = 0;
+    const x0: CreateTopicsRequestCreatableTopic[] = n0 === 1 ? [d_CreateTopicsRequestCreatableTopic_v2(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_CreateTopicsRequestCreatableTopic_v2(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -181,8 +182,9 @@ function d_CreateTopicsRequest_v5(r: Reader): CreateTopicsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: CreateTopicsRequestCreatableTopic[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_CreateTopicsRequestCreatableTopic_v5(r));
+    ix = 0;
+    const x0: CreateTopicsRequestCreatableTopic[] = n0 === 1 ? [d_CreateTopicsRequestCreatableTopic_v5(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_CreateTopicsRequestCreatableTopic_v5(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -246,13 +248,15 @@ function d_CreateTopicsRequestCreatableTopic_v2(r: Reader): CreateTopicsRequestC
     const x2 = r.readInt16();
     f = 3;
     const n3 = r.readArrayLength();
-    const x3: CreateTopicsRequestCreatableReplicaAssignment[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_CreateTopicsRequestCreatableReplicaAssignment_v2(r));
+    ix = 0;
+    const x3: CreateTopicsRequestCreatableReplicaAssignment[] = n3 === 1 ? [d_CreateTopicsRequestCreatableReplicaAssignment_v2(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_CreateTopicsRequestCreatableReplicaAssignment_v2(r));
     ix = -1;
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: CreateTopicsRequestCreatableTopicConfig[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_CreateTopicsRequestCreatableTopicConfig_v2(r));
+    ix = 0;
+    const x4: CreateTopicsRequestCreatableTopicConfig[] = n4 === 1 ? [d_CreateTopicsRequestCreatableTopicConfig_v2(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_CreateTopicsRequestCreatableTopicConfig_v2(r));
     ix = -1;
     const o: CreateTopicsRequestCreatableTopic = {
       name: x0,
@@ -312,13 +316,15 @@ function d_CreateTopicsRequestCreatableTopic_v5(r: Reader): CreateTopicsRequestC
     const x2 = r.readInt16();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: CreateTopicsRequestCreatableReplicaAssignment[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_CreateTopicsRequestCreatableReplicaAssignment_v5(r));
+    ix = 0;
+    const x3: CreateTopicsRequestCreatableReplicaAssignment[] = n3 === 1 ? [d_CreateTopicsRequestCreatableReplicaAssignment_v5(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_CreateTopicsRequestCreatableReplicaAssignment_v5(r));
     ix = -1;
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: CreateTopicsRequestCreatableTopicConfig[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_CreateTopicsRequestCreatableTopicConfig_v5(r));
+    ix = 0;
+    const x4: CreateTopicsRequestCreatableTopicConfig[] = n4 === 1 ? [d_CreateTopicsRequestCreatableTopicConfig_v5(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_CreateTopicsRequestCreatableTopicConfig_v5(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -364,8 +370,9 @@ function d_CreateTopicsRequestCreatableReplicaAssignment_v2(r: Reader): CreateTo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     const o: CreateTopicsRequestCreatableReplicaAssignment = {
       partitionIndex: x0,
@@ -406,8 +413,9 @@ function d_CreateTopicsRequestCreatableReplicaAssignment_v5(r: Reader): CreateTo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -665,8 +673,9 @@ function d_CreateTopicsResponse_v2(r: Reader): CreateTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: CreateTopicsResponseCreatableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_CreateTopicsResponseCreatableTopicResult_v2(r));
+    ix = 0;
+    const x1: CreateTopicsResponseCreatableTopicResult[] = n1 === 1 ? [d_CreateTopicsResponseCreatableTopicResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_CreateTopicsResponseCreatableTopicResult_v2(r));
     ix = -1;
     const o: CreateTopicsResponse = {
       throttleTimeMs: x0,
@@ -707,8 +716,9 @@ function d_CreateTopicsResponse_v5(r: Reader): CreateTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: CreateTopicsResponseCreatableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_CreateTopicsResponseCreatableTopicResult_v5(r));
+    ix = 0;
+    const x1: CreateTopicsResponseCreatableTopicResult[] = n1 === 1 ? [d_CreateTopicsResponseCreatableTopicResult_v5(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_CreateTopicsResponseCreatableTopicResult_v5(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -752,8 +762,9 @@ function d_CreateTopicsResponse_v7(r: Reader): CreateTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: CreateTopicsResponseCreatableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_CreateTopicsResponseCreatableTopicResult_v7(r));
+    ix = 0;
+    const x1: CreateTopicsResponseCreatableTopicResult[] = n1 === 1 ? [d_CreateTopicsResponseCreatableTopicResult_v7(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_CreateTopicsResponseCreatableTopicResult_v7(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -876,8 +887,9 @@ function d_CreateTopicsResponseCreatableTopicResult_v5(r: Reader): CreateTopicsR
     let x7: CreateTopicsResponseCreatableTopicConfigs[] | null = null;
     const n7 = r.readNullableCompactArrayLength();
     if (n7 >= 0) {
-      x7 = [];
-      for (ix = 0; ix < n7; ix++) x7.push(d_CreateTopicsResponseCreatableTopicConfigs_v5(r));
+      ix = 0;
+      x7 = n7 === 1 ? [d_CreateTopicsResponseCreatableTopicConfigs_v5(r)] : [];
+      for (ix = x7.length; ix < n7; ix++) x7.push(d_CreateTopicsResponseCreatableTopicConfigs_v5(r));
       ix = -1;
     }
     f = -1;
@@ -982,8 +994,9 @@ function d_CreateTopicsResponseCreatableTopicResult_v7(r: Reader): CreateTopicsR
     let x7: CreateTopicsResponseCreatableTopicConfigs[] | null = null;
     const n7 = r.readNullableCompactArrayLength();
     if (n7 >= 0) {
-      x7 = [];
-      for (ix = 0; ix < n7; ix++) x7.push(d_CreateTopicsResponseCreatableTopicConfigs_v5(r));
+      ix = 0;
+      x7 = n7 === 1 ? [d_CreateTopicsResponseCreatableTopicConfigs_v5(r)] : [];
+      for (ix = x7.length; ix < n7; ix++) x7.push(d_CreateTopicsResponseCreatableTopicConfigs_v5(r));
       ix = -1;
     }
     f = -1;

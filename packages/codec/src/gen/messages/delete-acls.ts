@@ -86,8 +86,9 @@ function d_DeleteAclsRequest_v1(r: Reader): DeleteAclsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: DeleteAclsRequestFilter[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteAclsRequestFilter_v1(r));
+    ix = 0;
+    const x0: DeleteAclsRequestFilter[] = n0 === 1 ? [d_DeleteAclsRequestFilter_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DeleteAclsRequestFilter_v1(r));
     ix = -1;
     const o: DeleteAclsRequest = {
       filters: x0,
@@ -123,8 +124,9 @@ function d_DeleteAclsRequest_v2(r: Reader): DeleteAclsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: DeleteAclsRequestFilter[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteAclsRequestFilter_v2(r));
+    ix = 0;
+    const x0: DeleteAclsRequestFilter[] = n0 === 1 ? [d_DeleteAclsRequestFilter_v2(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DeleteAclsRequestFilter_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -418,8 +420,9 @@ function d_DeleteAclsResponse_v1(r: Reader): DeleteAclsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DeleteAclsResponseFilterResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteAclsResponseFilterResult_v1(r));
+    ix = 0;
+    const x1: DeleteAclsResponseFilterResult[] = n1 === 1 ? [d_DeleteAclsResponseFilterResult_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteAclsResponseFilterResult_v1(r));
     ix = -1;
     const o: DeleteAclsResponse = {
       throttleTimeMs: x0,
@@ -460,8 +463,9 @@ function d_DeleteAclsResponse_v2(r: Reader): DeleteAclsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteAclsResponseFilterResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteAclsResponseFilterResult_v2(r));
+    ix = 0;
+    const x1: DeleteAclsResponseFilterResult[] = n1 === 1 ? [d_DeleteAclsResponseFilterResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteAclsResponseFilterResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -508,8 +512,9 @@ function d_DeleteAclsResponseFilterResult_v1(r: Reader): DeleteAclsResponseFilte
     const x1 = r.readNullableString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: DeleteAclsResponseMatchingAcl[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DeleteAclsResponseMatchingAcl_v1(r));
+    ix = 0;
+    const x2: DeleteAclsResponseMatchingAcl[] = n2 === 1 ? [d_DeleteAclsResponseMatchingAcl_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DeleteAclsResponseMatchingAcl_v1(r));
     ix = -1;
     const o: DeleteAclsResponseFilterResult = {
       errorCode: x0,
@@ -555,8 +560,9 @@ function d_DeleteAclsResponseFilterResult_v2(r: Reader): DeleteAclsResponseFilte
     const x1 = r.readNullableCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: DeleteAclsResponseMatchingAcl[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DeleteAclsResponseMatchingAcl_v2(r));
+    ix = 0;
+    const x2: DeleteAclsResponseMatchingAcl[] = n2 === 1 ? [d_DeleteAclsResponseMatchingAcl_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DeleteAclsResponseMatchingAcl_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

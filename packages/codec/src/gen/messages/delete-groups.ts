@@ -53,8 +53,9 @@ function d_DeleteGroupsRequest_v0(r: Reader): DeleteGroupsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
     const o: DeleteGroupsRequest = {
       groupsNames: x0,
@@ -94,8 +95,9 @@ function d_DeleteGroupsRequest_v2(r: Reader): DeleteGroupsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readCompactString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -230,8 +232,9 @@ function d_DeleteGroupsResponse_v0(r: Reader): DeleteGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DeleteGroupsResponseDeletableGroupResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteGroupsResponseDeletableGroupResult_v0(r));
+    ix = 0;
+    const x1: DeleteGroupsResponseDeletableGroupResult[] = n1 === 1 ? [d_DeleteGroupsResponseDeletableGroupResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteGroupsResponseDeletableGroupResult_v0(r));
     ix = -1;
     const o: DeleteGroupsResponse = {
       throttleTimeMs: x0,
@@ -272,8 +275,9 @@ function d_DeleteGroupsResponse_v2(r: Reader): DeleteGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteGroupsResponseDeletableGroupResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteGroupsResponseDeletableGroupResult_v2(r));
+    ix = 0;
+    const x1: DeleteGroupsResponseDeletableGroupResult[] = n1 === 1 ? [d_DeleteGroupsResponseDeletableGroupResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteGroupsResponseDeletableGroupResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -317,8 +321,9 @@ function d_DeleteGroupsResponse_v3(r: Reader): DeleteGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteGroupsResponseDeletableGroupResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteGroupsResponseDeletableGroupResult_v3(r));
+    ix = 0;
+    const x1: DeleteGroupsResponseDeletableGroupResult[] = n1 === 1 ? [d_DeleteGroupsResponseDeletableGroupResult_v3(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteGroupsResponseDeletableGroupResult_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -98,8 +98,9 @@ function d_DeleteRecordsRequest_v0(r: Reader): DeleteRecordsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: DeleteRecordsRequestTopic[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteRecordsRequestTopic_v0(r));
+    ix = 0;
+    const x0: DeleteRecordsRequestTopic[] = n0 === 1 ? [d_DeleteRecordsRequestTopic_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DeleteRecordsRequestTopic_v0(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -140,8 +141,9 @@ function d_DeleteRecordsRequest_v2(r: Reader): DeleteRecordsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: DeleteRecordsRequestTopic[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteRecordsRequestTopic_v2(r));
+    ix = 0;
+    const x0: DeleteRecordsRequestTopic[] = n0 === 1 ? [d_DeleteRecordsRequestTopic_v2(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DeleteRecordsRequestTopic_v2(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -188,8 +190,9 @@ function d_DeleteRecordsRequestTopic_v0(r: Reader): DeleteRecordsRequestTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DeleteRecordsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsRequestPartition_v0(r));
+    ix = 0;
+    const x1: DeleteRecordsRequestPartition[] = n1 === 1 ? [d_DeleteRecordsRequestPartition_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteRecordsRequestPartition_v0(r));
     ix = -1;
     const o: DeleteRecordsRequestTopic = {
       name: x0,
@@ -232,8 +235,9 @@ function d_DeleteRecordsRequestTopic_v2(r: Reader): DeleteRecordsRequestTopic {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteRecordsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsRequestPartition_v2(r));
+    ix = 0;
+    const x1: DeleteRecordsRequestPartition[] = n1 === 1 ? [d_DeleteRecordsRequestPartition_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteRecordsRequestPartition_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -457,8 +461,9 @@ function d_DeleteRecordsResponse_v0(r: Reader): DeleteRecordsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DeleteRecordsResponseTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsResponseTopicResult_v0(r));
+    ix = 0;
+    const x1: DeleteRecordsResponseTopicResult[] = n1 === 1 ? [d_DeleteRecordsResponseTopicResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteRecordsResponseTopicResult_v0(r));
     ix = -1;
     const o: DeleteRecordsResponse = {
       throttleTimeMs: x0,
@@ -499,8 +504,9 @@ function d_DeleteRecordsResponse_v2(r: Reader): DeleteRecordsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteRecordsResponseTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsResponseTopicResult_v2(r));
+    ix = 0;
+    const x1: DeleteRecordsResponseTopicResult[] = n1 === 1 ? [d_DeleteRecordsResponseTopicResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteRecordsResponseTopicResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -545,8 +551,9 @@ function d_DeleteRecordsResponseTopicResult_v0(r: Reader): DeleteRecordsResponse
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DeleteRecordsResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsResponsePartitionResult_v0(r));
+    ix = 0;
+    const x1: DeleteRecordsResponsePartitionResult[] = n1 === 1 ? [d_DeleteRecordsResponsePartitionResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteRecordsResponsePartitionResult_v0(r));
     ix = -1;
     const o: DeleteRecordsResponseTopicResult = {
       name: x0,
@@ -589,8 +596,9 @@ function d_DeleteRecordsResponseTopicResult_v2(r: Reader): DeleteRecordsResponse
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteRecordsResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteRecordsResponsePartitionResult_v2(r));
+    ix = 0;
+    const x1: DeleteRecordsResponsePartitionResult[] = n1 === 1 ? [d_DeleteRecordsResponsePartitionResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteRecordsResponsePartitionResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -78,8 +78,9 @@ function d_DeleteShareGroupOffsetsRequest_v0(r: Reader): DeleteShareGroupOffsets
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteShareGroupOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteShareGroupOffsetsRequestTopic_v0(r));
+    ix = 0;
+    const x1: DeleteShareGroupOffsetsRequestTopic[] = n1 === 1 ? [d_DeleteShareGroupOffsetsRequestTopic_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteShareGroupOffsetsRequestTopic_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -257,8 +258,9 @@ function d_DeleteShareGroupOffsetsResponse_v0(r: Reader): DeleteShareGroupOffset
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: DeleteShareGroupOffsetsResponseTopic[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_DeleteShareGroupOffsetsResponseTopic_v0(r));
+    ix = 0;
+    const x3: DeleteShareGroupOffsetsResponseTopic[] = n3 === 1 ? [d_DeleteShareGroupOffsetsResponseTopic_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_DeleteShareGroupOffsetsResponseTopic_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -100,8 +100,9 @@ function d_DeleteShareGroupStateRequest_v0(r: Reader): DeleteShareGroupStateRequ
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteShareGroupStateRequestDeleteStateData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteShareGroupStateRequestDeleteStateData_v0(r));
+    ix = 0;
+    const x1: DeleteShareGroupStateRequestDeleteStateData[] = n1 === 1 ? [d_DeleteShareGroupStateRequestDeleteStateData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteShareGroupStateRequestDeleteStateData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -145,8 +146,9 @@ function d_DeleteShareGroupStateRequestDeleteStateData_v0(r: Reader): DeleteShar
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteShareGroupStateRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteShareGroupStateRequestPartitionData_v0(r));
+    ix = 0;
+    const x1: DeleteShareGroupStateRequestPartitionData[] = n1 === 1 ? [d_DeleteShareGroupStateRequestPartitionData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteShareGroupStateRequestPartitionData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -320,8 +322,9 @@ function d_DeleteShareGroupStateResponse_v0(r: Reader): DeleteShareGroupStateRes
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: DeleteShareGroupStateResponseDeleteStateResult[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteShareGroupStateResponseDeleteStateResult_v0(r));
+    ix = 0;
+    const x0: DeleteShareGroupStateResponseDeleteStateResult[] = n0 === 1 ? [d_DeleteShareGroupStateResponseDeleteStateResult_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DeleteShareGroupStateResponseDeleteStateResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -364,8 +367,9 @@ function d_DeleteShareGroupStateResponseDeleteStateResult_v0(r: Reader): DeleteS
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteShareGroupStateResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteShareGroupStateResponsePartitionResult_v0(r));
+    ix = 0;
+    const x1: DeleteShareGroupStateResponsePartitionResult[] = n1 === 1 ? [d_DeleteShareGroupStateResponsePartitionResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteShareGroupStateResponsePartitionResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -88,8 +88,9 @@ function d_DeleteTopicsRequest_v1(r: Reader): DeleteTopicsRequest {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: string[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readString());
+    ix = 0;
+    const x1: string[] = n1 === 1 ? [r.readString()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readString());
     ix = -1;
     f = 2;
     const x2 = r.readInt32();
@@ -137,8 +138,9 @@ function d_DeleteTopicsRequest_v4(r: Reader): DeleteTopicsRequest {
   try {
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: string[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readCompactString());
+    ix = 0;
+    const x1: string[] = n1 === 1 ? [r.readCompactString()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readCompactString());
     ix = -1;
     f = 2;
     const x2 = r.readInt32();
@@ -183,8 +185,9 @@ function d_DeleteTopicsRequest_v6(r: Reader): DeleteTopicsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: DeleteTopicsRequestDeleteTopicState[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DeleteTopicsRequestDeleteTopicState_v6(r));
+    ix = 0;
+    const x0: DeleteTopicsRequestDeleteTopicState[] = n0 === 1 ? [d_DeleteTopicsRequestDeleteTopicState_v6(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DeleteTopicsRequestDeleteTopicState_v6(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt32();
@@ -369,8 +372,9 @@ function d_DeleteTopicsResponse_v1(r: Reader): DeleteTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DeleteTopicsResponseDeletableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v1(r));
+    ix = 0;
+    const x1: DeleteTopicsResponseDeletableTopicResult[] = n1 === 1 ? [d_DeleteTopicsResponseDeletableTopicResult_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v1(r));
     ix = -1;
     const o: DeleteTopicsResponse = {
       throttleTimeMs: x0,
@@ -411,8 +415,9 @@ function d_DeleteTopicsResponse_v4(r: Reader): DeleteTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteTopicsResponseDeletableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v4(r));
+    ix = 0;
+    const x1: DeleteTopicsResponseDeletableTopicResult[] = n1 === 1 ? [d_DeleteTopicsResponseDeletableTopicResult_v4(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -456,8 +461,9 @@ function d_DeleteTopicsResponse_v5(r: Reader): DeleteTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteTopicsResponseDeletableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v5(r));
+    ix = 0;
+    const x1: DeleteTopicsResponseDeletableTopicResult[] = n1 === 1 ? [d_DeleteTopicsResponseDeletableTopicResult_v5(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v5(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -501,8 +507,9 @@ function d_DeleteTopicsResponse_v6(r: Reader): DeleteTopicsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DeleteTopicsResponseDeletableTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v6(r));
+    ix = 0;
+    const x1: DeleteTopicsResponseDeletableTopicResult[] = n1 === 1 ? [d_DeleteTopicsResponseDeletableTopicResult_v6(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DeleteTopicsResponseDeletableTopicResult_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

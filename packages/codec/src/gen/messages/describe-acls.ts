@@ -325,8 +325,9 @@ function d_DescribeAclsResponse_v1(r: Reader): DescribeAclsResponse {
     const x2 = r.readNullableString();
     f = 3;
     const n3 = r.readArrayLength();
-    const x3: DescribeAclsResponseResource[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeAclsResponseResource_v1(r));
+    ix = 0;
+    const x3: DescribeAclsResponseResource[] = n3 === 1 ? [d_DescribeAclsResponseResource_v1(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_DescribeAclsResponseResource_v1(r));
     ix = -1;
     const o: DescribeAclsResponse = {
       throttleTimeMs: x0,
@@ -377,8 +378,9 @@ function d_DescribeAclsResponse_v2(r: Reader): DescribeAclsResponse {
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: DescribeAclsResponseResource[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeAclsResponseResource_v2(r));
+    ix = 0;
+    const x3: DescribeAclsResponseResource[] = n3 === 1 ? [d_DescribeAclsResponseResource_v2(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_DescribeAclsResponseResource_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -433,8 +435,9 @@ function d_DescribeAclsResponseResource_v1(r: Reader): DescribeAclsResponseResou
     const x2 = r.readInt8();
     f = 3;
     const n3 = r.readArrayLength();
-    const x3: DescribeAclsResponseAclDescription[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeAclsResponseAclDescription_v1(r));
+    ix = 0;
+    const x3: DescribeAclsResponseAclDescription[] = n3 === 1 ? [d_DescribeAclsResponseAclDescription_v1(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_DescribeAclsResponseAclDescription_v1(r));
     ix = -1;
     const o: DescribeAclsResponseResource = {
       resourceType: x0,
@@ -487,8 +490,9 @@ function d_DescribeAclsResponseResource_v2(r: Reader): DescribeAclsResponseResou
     const x2 = r.readInt8();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: DescribeAclsResponseAclDescription[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeAclsResponseAclDescription_v2(r));
+    ix = 0;
+    const x3: DescribeAclsResponseAclDescription[] = n3 === 1 ? [d_DescribeAclsResponseAclDescription_v2(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_DescribeAclsResponseAclDescription_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -79,8 +79,9 @@ function d_DescribeClientQuotasRequest_v0(r: Reader): DescribeClientQuotasReques
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: DescribeClientQuotasRequestComponentData[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeClientQuotasRequestComponentData_v0(r));
+    ix = 0;
+    const x0: DescribeClientQuotasRequestComponentData[] = n0 === 1 ? [d_DescribeClientQuotasRequestComponentData_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeClientQuotasRequestComponentData_v0(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -121,8 +122,9 @@ function d_DescribeClientQuotasRequest_v1(r: Reader): DescribeClientQuotasReques
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: DescribeClientQuotasRequestComponentData[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeClientQuotasRequestComponentData_v1(r));
+    ix = 0;
+    const x0: DescribeClientQuotasRequestComponentData[] = n0 === 1 ? [d_DescribeClientQuotasRequestComponentData_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeClientQuotasRequestComponentData_v1(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -397,8 +399,9 @@ function d_DescribeClientQuotasResponse_v0(r: Reader): DescribeClientQuotasRespo
     let x3: DescribeClientQuotasResponseEntryData[] | null = null;
     const n3 = r.readNullableArrayLength();
     if (n3 >= 0) {
-      x3 = [];
-      for (ix = 0; ix < n3; ix++) x3.push(d_DescribeClientQuotasResponseEntryData_v0(r));
+      ix = 0;
+      x3 = n3 === 1 ? [d_DescribeClientQuotasResponseEntryData_v0(r)] : [];
+      for (ix = x3.length; ix < n3; ix++) x3.push(d_DescribeClientQuotasResponseEntryData_v0(r));
       ix = -1;
     }
     const o: DescribeClientQuotasResponse = {
@@ -454,8 +457,9 @@ function d_DescribeClientQuotasResponse_v1(r: Reader): DescribeClientQuotasRespo
     let x3: DescribeClientQuotasResponseEntryData[] | null = null;
     const n3 = r.readNullableCompactArrayLength();
     if (n3 >= 0) {
-      x3 = [];
-      for (ix = 0; ix < n3; ix++) x3.push(d_DescribeClientQuotasResponseEntryData_v1(r));
+      ix = 0;
+      x3 = n3 === 1 ? [d_DescribeClientQuotasResponseEntryData_v1(r)] : [];
+      for (ix = x3.length; ix < n3; ix++) x3.push(d_DescribeClientQuotasResponseEntryData_v1(r));
       ix = -1;
     }
     f = -1;
@@ -503,13 +507,15 @@ function d_DescribeClientQuotasResponseEntryData_v0(r: Reader): DescribeClientQu
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: DescribeClientQuotasResponseEntityData[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeClientQuotasResponseEntityData_v0(r));
+    ix = 0;
+    const x0: DescribeClientQuotasResponseEntityData[] = n0 === 1 ? [d_DescribeClientQuotasResponseEntityData_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeClientQuotasResponseEntityData_v0(r));
     ix = -1;
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DescribeClientQuotasResponseValueData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeClientQuotasResponseValueData_v0(r));
+    ix = 0;
+    const x1: DescribeClientQuotasResponseValueData[] = n1 === 1 ? [d_DescribeClientQuotasResponseValueData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeClientQuotasResponseValueData_v0(r));
     ix = -1;
     const o: DescribeClientQuotasResponseEntryData = {
       entity: x0,
@@ -552,13 +558,15 @@ function d_DescribeClientQuotasResponseEntryData_v1(r: Reader): DescribeClientQu
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: DescribeClientQuotasResponseEntityData[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeClientQuotasResponseEntityData_v1(r));
+    ix = 0;
+    const x0: DescribeClientQuotasResponseEntityData[] = n0 === 1 ? [d_DescribeClientQuotasResponseEntityData_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeClientQuotasResponseEntityData_v1(r));
     ix = -1;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeClientQuotasResponseValueData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeClientQuotasResponseValueData_v1(r));
+    ix = 0;
+    const x1: DescribeClientQuotasResponseValueData[] = n1 === 1 ? [d_DescribeClientQuotasResponseValueData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeClientQuotasResponseValueData_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -317,8 +317,9 @@ function d_DescribeClusterResponse_v0(r: Reader): DescribeClusterResponse {
     const x5 = r.readInt32();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: DescribeClusterResponseBroker[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeClusterResponseBroker_v0(r));
+    ix = 0;
+    const x6: DescribeClusterResponseBroker[] = n6 === 1 ? [d_DescribeClusterResponseBroker_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_DescribeClusterResponseBroker_v0(r));
     ix = -1;
     f = 7;
     const x7 = r.readInt32();
@@ -394,8 +395,9 @@ function d_DescribeClusterResponse_v1(r: Reader): DescribeClusterResponse {
     const x5 = r.readInt32();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: DescribeClusterResponseBroker[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeClusterResponseBroker_v0(r));
+    ix = 0;
+    const x6: DescribeClusterResponseBroker[] = n6 === 1 ? [d_DescribeClusterResponseBroker_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_DescribeClusterResponseBroker_v0(r));
     ix = -1;
     f = 7;
     const x7 = r.readInt32();
@@ -471,8 +473,9 @@ function d_DescribeClusterResponse_v2(r: Reader): DescribeClusterResponse {
     const x5 = r.readInt32();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: DescribeClusterResponseBroker[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeClusterResponseBroker_v2(r));
+    ix = 0;
+    const x6: DescribeClusterResponseBroker[] = n6 === 1 ? [d_DescribeClusterResponseBroker_v2(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_DescribeClusterResponseBroker_v2(r));
     ix = -1;
     f = 7;
     const x7 = r.readInt32();

@@ -87,8 +87,9 @@ function d_DescribeConfigsRequest_v1(r: Reader): DescribeConfigsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: DescribeConfigsRequestResource[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeConfigsRequestResource_v1(r));
+    ix = 0;
+    const x0: DescribeConfigsRequestResource[] = n0 === 1 ? [d_DescribeConfigsRequestResource_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeConfigsRequestResource_v1(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -131,8 +132,9 @@ function d_DescribeConfigsRequest_v3(r: Reader): DescribeConfigsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: DescribeConfigsRequestResource[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeConfigsRequestResource_v1(r));
+    ix = 0;
+    const x0: DescribeConfigsRequestResource[] = n0 === 1 ? [d_DescribeConfigsRequestResource_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeConfigsRequestResource_v1(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -178,8 +180,9 @@ function d_DescribeConfigsRequest_v4(r: Reader): DescribeConfigsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: DescribeConfigsRequestResource[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeConfigsRequestResource_v4(r));
+    ix = 0;
+    const x0: DescribeConfigsRequestResource[] = n0 === 1 ? [d_DescribeConfigsRequestResource_v4(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeConfigsRequestResource_v4(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -241,8 +244,9 @@ function d_DescribeConfigsRequestResource_v1(r: Reader): DescribeConfigsRequestR
     let x2: string[] | null = null;
     const n2 = r.readNullableArrayLength();
     if (n2 >= 0) {
-      x2 = [];
-      for (ix = 0; ix < n2; ix++) x2.push(r.readString());
+      ix = 0;
+      x2 = n2 === 1 ? [r.readString()] : [];
+      for (ix = x2.length; ix < n2; ix++) x2.push(r.readString());
       ix = -1;
     }
     const o: DescribeConfigsRequestResource = {
@@ -299,8 +303,9 @@ function d_DescribeConfigsRequestResource_v4(r: Reader): DescribeConfigsRequestR
     let x2: string[] | null = null;
     const n2 = r.readNullableCompactArrayLength();
     if (n2 >= 0) {
-      x2 = [];
-      for (ix = 0; ix < n2; ix++) x2.push(r.readCompactString());
+      ix = 0;
+      x2 = n2 === 1 ? [r.readCompactString()] : [];
+      for (ix = x2.length; ix < n2; ix++) x2.push(r.readCompactString());
       ix = -1;
     }
     f = -1;
@@ -512,8 +517,9 @@ function d_DescribeConfigsResponse_v1(r: Reader): DescribeConfigsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DescribeConfigsResponseResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeConfigsResponseResult_v1(r));
+    ix = 0;
+    const x1: DescribeConfigsResponseResult[] = n1 === 1 ? [d_DescribeConfigsResponseResult_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeConfigsResponseResult_v1(r));
     ix = -1;
     const o: DescribeConfigsResponse = {
       throttleTimeMs: x0,
@@ -553,8 +559,9 @@ function d_DescribeConfigsResponse_v3(r: Reader): DescribeConfigsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DescribeConfigsResponseResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeConfigsResponseResult_v3(r));
+    ix = 0;
+    const x1: DescribeConfigsResponseResult[] = n1 === 1 ? [d_DescribeConfigsResponseResult_v3(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeConfigsResponseResult_v3(r));
     ix = -1;
     const o: DescribeConfigsResponse = {
       throttleTimeMs: x0,
@@ -595,8 +602,9 @@ function d_DescribeConfigsResponse_v4(r: Reader): DescribeConfigsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeConfigsResponseResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeConfigsResponseResult_v4(r));
+    ix = 0;
+    const x1: DescribeConfigsResponseResult[] = n1 === 1 ? [d_DescribeConfigsResponseResult_v4(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeConfigsResponseResult_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -653,8 +661,9 @@ function d_DescribeConfigsResponseResult_v1(r: Reader): DescribeConfigsResponseR
     const x3 = r.readString();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: DescribeConfigsResponseResourceResult[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_DescribeConfigsResponseResourceResult_v1(r));
+    ix = 0;
+    const x4: DescribeConfigsResponseResourceResult[] = n4 === 1 ? [d_DescribeConfigsResponseResourceResult_v1(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_DescribeConfigsResponseResourceResult_v1(r));
     ix = -1;
     const o: DescribeConfigsResponseResult = {
       errorCode: x0,
@@ -711,8 +720,9 @@ function d_DescribeConfigsResponseResult_v3(r: Reader): DescribeConfigsResponseR
     const x3 = r.readString();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: DescribeConfigsResponseResourceResult[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_DescribeConfigsResponseResourceResult_v3(r));
+    ix = 0;
+    const x4: DescribeConfigsResponseResourceResult[] = n4 === 1 ? [d_DescribeConfigsResponseResourceResult_v3(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_DescribeConfigsResponseResourceResult_v3(r));
     ix = -1;
     const o: DescribeConfigsResponseResult = {
       errorCode: x0,
@@ -770,8 +780,9 @@ function d_DescribeConfigsResponseResult_v4(r: Reader): DescribeConfigsResponseR
     const x3 = r.readCompactString();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: DescribeConfigsResponseResourceResult[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_DescribeConfigsResponseResourceResult_v4(r));
+    ix = 0;
+    const x4: DescribeConfigsResponseResourceResult[] = n4 === 1 ? [d_DescribeConfigsResponseResourceResult_v4(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_DescribeConfigsResponseResourceResult_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -835,8 +846,9 @@ function d_DescribeConfigsResponseResourceResult_v1(r: Reader): DescribeConfigsR
     const x4 = r.readBool();
     f = 5;
     const n5 = r.readArrayLength();
-    const x5: DescribeConfigsResponseSynonym[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_DescribeConfigsResponseSynonym_v1(r));
+    ix = 0;
+    const x5: DescribeConfigsResponseSynonym[] = n5 === 1 ? [d_DescribeConfigsResponseSynonym_v1(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_DescribeConfigsResponseSynonym_v1(r));
     ix = -1;
     const o: DescribeConfigsResponseResourceResult = {
       name: x0,
@@ -904,8 +916,9 @@ function d_DescribeConfigsResponseResourceResult_v3(r: Reader): DescribeConfigsR
     const x4 = r.readBool();
     f = 5;
     const n5 = r.readArrayLength();
-    const x5: DescribeConfigsResponseSynonym[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_DescribeConfigsResponseSynonym_v1(r));
+    ix = 0;
+    const x5: DescribeConfigsResponseSynonym[] = n5 === 1 ? [d_DescribeConfigsResponseSynonym_v1(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_DescribeConfigsResponseSynonym_v1(r));
     ix = -1;
     f = 6;
     const x6 = r.readInt8();
@@ -978,8 +991,9 @@ function d_DescribeConfigsResponseResourceResult_v4(r: Reader): DescribeConfigsR
     const x4 = r.readBool();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: DescribeConfigsResponseSynonym[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_DescribeConfigsResponseSynonym_v4(r));
+    ix = 0;
+    const x5: DescribeConfigsResponseSynonym[] = n5 === 1 ? [d_DescribeConfigsResponseSynonym_v4(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_DescribeConfigsResponseSynonym_v4(r));
     ix = -1;
     f = 6;
     const x6 = r.readInt8();

@@ -75,8 +75,9 @@ function d_DescribeDelegationTokenRequest_v1(r: Reader): DescribeDelegationToken
     let x0: DescribeDelegationTokenRequestOwner[] | null = null;
     const n0 = r.readNullableArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_DescribeDelegationTokenRequestOwner_v1(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_DescribeDelegationTokenRequestOwner_v1(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeDelegationTokenRequestOwner_v1(r));
       ix = -1;
     }
     const o: DescribeDelegationTokenRequest = {
@@ -117,8 +118,9 @@ function d_DescribeDelegationTokenRequest_v2(r: Reader): DescribeDelegationToken
     let x0: DescribeDelegationTokenRequestOwner[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_DescribeDelegationTokenRequestOwner_v2(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_DescribeDelegationTokenRequestOwner_v2(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeDelegationTokenRequestOwner_v2(r));
       ix = -1;
     }
     f = -1;
@@ -376,8 +378,9 @@ function d_DescribeDelegationTokenResponse_v1(r: Reader): DescribeDelegationToke
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v1(r));
+    ix = 0;
+    const x1: DescribeDelegationTokenResponseDescribedDelegationToken[] = n1 === 1 ? [d_DescribeDelegationTokenResponseDescribedDelegationToken_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v1(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt32();
@@ -423,8 +426,9 @@ function d_DescribeDelegationTokenResponse_v2(r: Reader): DescribeDelegationToke
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v2(r));
+    ix = 0;
+    const x1: DescribeDelegationTokenResponseDescribedDelegationToken[] = n1 === 1 ? [d_DescribeDelegationTokenResponseDescribedDelegationToken_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v2(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt32();
@@ -473,8 +477,9 @@ function d_DescribeDelegationTokenResponse_v3(r: Reader): DescribeDelegationToke
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeDelegationTokenResponseDescribedDelegationToken[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v3(r));
+    ix = 0;
+    const x1: DescribeDelegationTokenResponseDescribedDelegationToken[] = n1 === 1 ? [d_DescribeDelegationTokenResponseDescribedDelegationToken_v3(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeDelegationTokenResponseDescribedDelegationToken_v3(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt32();
@@ -559,8 +564,9 @@ function d_DescribeDelegationTokenResponseDescribedDelegationToken_v1(r: Reader)
     const x8 = r.readBytes();
     f = 9;
     const n9 = r.readArrayLength();
-    const x9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v1(r));
+    ix = 0;
+    const x9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = n9 === 1 ? [d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v1(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v1(r));
     ix = -1;
     const o: DescribeDelegationTokenResponseDescribedDelegationToken = {
       principalType: x0,
@@ -645,8 +651,9 @@ function d_DescribeDelegationTokenResponseDescribedDelegationToken_v2(r: Reader)
     const x8 = r.readCompactBytes();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const x9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r));
+    ix = 0;
+    const x9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = n9 === 1 ? [d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -742,8 +749,9 @@ function d_DescribeDelegationTokenResponseDescribedDelegationToken_v3(r: Reader)
     const x8 = r.readCompactBytes();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const x9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r));
+    ix = 0;
+    const x9: DescribeDelegationTokenResponseDescribedDelegationTokenRenewer[] = n9 === 1 ? [d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_DescribeDelegationTokenResponseDescribedDelegationTokenRenewer_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

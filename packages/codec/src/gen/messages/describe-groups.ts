@@ -61,8 +61,9 @@ function d_DescribeGroupsRequest_v0(r: Reader): DescribeGroupsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
     const o: DescribeGroupsRequest = {
       groups: x0,
@@ -104,8 +105,9 @@ function d_DescribeGroupsRequest_v3(r: Reader): DescribeGroupsRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readString());
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -150,8 +152,9 @@ function d_DescribeGroupsRequest_v5(r: Reader): DescribeGroupsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readCompactString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -343,8 +346,9 @@ function d_DescribeGroupsResponse_v0(r: Reader): DescribeGroupsResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v0(r));
+    ix = 0;
+    const x1: DescribeGroupsResponseDescribedGroup[] = n1 === 1 ? [d_DescribeGroupsResponseDescribedGroup_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v0(r));
     ix = -1;
     const o: DescribeGroupsResponse = {
       throttleTimeMs: 0,
@@ -384,8 +388,9 @@ function d_DescribeGroupsResponse_v1(r: Reader): DescribeGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v0(r));
+    ix = 0;
+    const x1: DescribeGroupsResponseDescribedGroup[] = n1 === 1 ? [d_DescribeGroupsResponseDescribedGroup_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v0(r));
     ix = -1;
     const o: DescribeGroupsResponse = {
       throttleTimeMs: x0,
@@ -425,8 +430,9 @@ function d_DescribeGroupsResponse_v3(r: Reader): DescribeGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v3(r));
+    ix = 0;
+    const x1: DescribeGroupsResponseDescribedGroup[] = n1 === 1 ? [d_DescribeGroupsResponseDescribedGroup_v3(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v3(r));
     ix = -1;
     const o: DescribeGroupsResponse = {
       throttleTimeMs: x0,
@@ -466,8 +472,9 @@ function d_DescribeGroupsResponse_v4(r: Reader): DescribeGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v4(r));
+    ix = 0;
+    const x1: DescribeGroupsResponseDescribedGroup[] = n1 === 1 ? [d_DescribeGroupsResponseDescribedGroup_v4(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v4(r));
     ix = -1;
     const o: DescribeGroupsResponse = {
       throttleTimeMs: x0,
@@ -508,8 +515,9 @@ function d_DescribeGroupsResponse_v5(r: Reader): DescribeGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v5(r));
+    ix = 0;
+    const x1: DescribeGroupsResponseDescribedGroup[] = n1 === 1 ? [d_DescribeGroupsResponseDescribedGroup_v5(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v5(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -553,8 +561,9 @@ function d_DescribeGroupsResponse_v6(r: Reader): DescribeGroupsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeGroupsResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v6(r));
+    ix = 0;
+    const x1: DescribeGroupsResponseDescribedGroup[] = n1 === 1 ? [d_DescribeGroupsResponseDescribedGroup_v6(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeGroupsResponseDescribedGroup_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -628,8 +637,9 @@ function d_DescribeGroupsResponseDescribedGroup_v0(r: Reader): DescribeGroupsRes
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const x6: DescribeGroupsResponseDescribedGroupMember[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v0(r));
+    ix = 0;
+    const x6: DescribeGroupsResponseDescribedGroupMember[] = n6 === 1 ? [d_DescribeGroupsResponseDescribedGroupMember_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v0(r));
     ix = -1;
     const o: DescribeGroupsResponseDescribedGroup = {
       errorCode: x0,
@@ -706,8 +716,9 @@ function d_DescribeGroupsResponseDescribedGroup_v3(r: Reader): DescribeGroupsRes
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const x6: DescribeGroupsResponseDescribedGroupMember[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v0(r));
+    ix = 0;
+    const x6: DescribeGroupsResponseDescribedGroupMember[] = n6 === 1 ? [d_DescribeGroupsResponseDescribedGroupMember_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v0(r));
     ix = -1;
     f = 7;
     const x7 = r.readInt32();
@@ -786,8 +797,9 @@ function d_DescribeGroupsResponseDescribedGroup_v4(r: Reader): DescribeGroupsRes
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const x6: DescribeGroupsResponseDescribedGroupMember[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v4(r));
+    ix = 0;
+    const x6: DescribeGroupsResponseDescribedGroupMember[] = n6 === 1 ? [d_DescribeGroupsResponseDescribedGroupMember_v4(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v4(r));
     ix = -1;
     f = 7;
     const x7 = r.readInt32();
@@ -864,8 +876,9 @@ function d_DescribeGroupsResponseDescribedGroup_v5(r: Reader): DescribeGroupsRes
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: DescribeGroupsResponseDescribedGroupMember[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v5(r));
+    ix = 0;
+    const x6: DescribeGroupsResponseDescribedGroupMember[] = n6 === 1 ? [d_DescribeGroupsResponseDescribedGroupMember_v5(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v5(r));
     ix = -1;
     f = 7;
     const x7 = r.readInt32();
@@ -947,8 +960,9 @@ function d_DescribeGroupsResponseDescribedGroup_v6(r: Reader): DescribeGroupsRes
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: DescribeGroupsResponseDescribedGroupMember[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v5(r));
+    ix = 0;
+    const x6: DescribeGroupsResponseDescribedGroupMember[] = n6 === 1 ? [d_DescribeGroupsResponseDescribedGroupMember_v5(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_DescribeGroupsResponseDescribedGroupMember_v5(r));
     ix = -1;
     f = 7;
     const x7 = r.readInt32();

@@ -75,8 +75,9 @@ function d_DescribeLogDirsRequest_v1(r: Reader): DescribeLogDirsRequest {
     let x0: DescribeLogDirsRequestDescribableLogDirTopic[] | null = null;
     const n0 = r.readNullableArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_DescribeLogDirsRequestDescribableLogDirTopic_v1(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_DescribeLogDirsRequestDescribableLogDirTopic_v1(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeLogDirsRequestDescribableLogDirTopic_v1(r));
       ix = -1;
     }
     const o: DescribeLogDirsRequest = {
@@ -117,8 +118,9 @@ function d_DescribeLogDirsRequest_v2(r: Reader): DescribeLogDirsRequest {
     let x0: DescribeLogDirsRequestDescribableLogDirTopic[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_DescribeLogDirsRequestDescribableLogDirTopic_v2(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_DescribeLogDirsRequestDescribableLogDirTopic_v2(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeLogDirsRequestDescribableLogDirTopic_v2(r));
       ix = -1;
     }
     f = -1;
@@ -163,8 +165,9 @@ function d_DescribeLogDirsRequestDescribableLogDirTopic_v1(r: Reader): DescribeL
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     const o: DescribeLogDirsRequestDescribableLogDirTopic = {
       topic: x0,
@@ -207,8 +210,9 @@ function d_DescribeLogDirsRequestDescribableLogDirTopic_v2(r: Reader): DescribeL
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -408,8 +412,9 @@ function d_DescribeLogDirsResponse_v1(r: Reader): DescribeLogDirsResponse {
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: DescribeLogDirsResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v1(r));
+    ix = 0;
+    const x2: DescribeLogDirsResponseResult[] = n2 === 1 ? [d_DescribeLogDirsResponseResult_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v1(r));
     ix = -1;
     const o: DescribeLogDirsResponse = {
       throttleTimeMs: x0,
@@ -451,8 +456,9 @@ function d_DescribeLogDirsResponse_v2(r: Reader): DescribeLogDirsResponse {
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: DescribeLogDirsResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v2(r));
+    ix = 0;
+    const x2: DescribeLogDirsResponseResult[] = n2 === 1 ? [d_DescribeLogDirsResponseResult_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -501,8 +507,9 @@ function d_DescribeLogDirsResponse_v3(r: Reader): DescribeLogDirsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: DescribeLogDirsResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v2(r));
+    ix = 0;
+    const x2: DescribeLogDirsResponseResult[] = n2 === 1 ? [d_DescribeLogDirsResponseResult_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -551,8 +558,9 @@ function d_DescribeLogDirsResponse_v4(r: Reader): DescribeLogDirsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: DescribeLogDirsResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v4(r));
+    ix = 0;
+    const x2: DescribeLogDirsResponseResult[] = n2 === 1 ? [d_DescribeLogDirsResponseResult_v4(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -601,8 +609,9 @@ function d_DescribeLogDirsResponse_v5(r: Reader): DescribeLogDirsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: DescribeLogDirsResponseResult[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v5(r));
+    ix = 0;
+    const x2: DescribeLogDirsResponseResult[] = n2 === 1 ? [d_DescribeLogDirsResponseResult_v5(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseResult_v5(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -652,8 +661,9 @@ function d_DescribeLogDirsResponseResult_v1(r: Reader): DescribeLogDirsResponseR
     const x1 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: DescribeLogDirsResponseTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v1(r));
+    ix = 0;
+    const x2: DescribeLogDirsResponseTopic[] = n2 === 1 ? [d_DescribeLogDirsResponseTopic_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v1(r));
     ix = -1;
     const o: DescribeLogDirsResponseResult = {
       errorCode: x0,
@@ -704,8 +714,9 @@ function d_DescribeLogDirsResponseResult_v2(r: Reader): DescribeLogDirsResponseR
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: DescribeLogDirsResponseTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v2(r));
+    ix = 0;
+    const x2: DescribeLogDirsResponseTopic[] = n2 === 1 ? [d_DescribeLogDirsResponseTopic_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -763,8 +774,9 @@ function d_DescribeLogDirsResponseResult_v4(r: Reader): DescribeLogDirsResponseR
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: DescribeLogDirsResponseTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v2(r));
+    ix = 0;
+    const x2: DescribeLogDirsResponseTopic[] = n2 === 1 ? [d_DescribeLogDirsResponseTopic_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v2(r));
     ix = -1;
     f = 3;
     const x3 = r.readInt64();
@@ -828,8 +840,9 @@ function d_DescribeLogDirsResponseResult_v5(r: Reader): DescribeLogDirsResponseR
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: DescribeLogDirsResponseTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v2(r));
+    ix = 0;
+    const x2: DescribeLogDirsResponseTopic[] = n2 === 1 ? [d_DescribeLogDirsResponseTopic_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeLogDirsResponseTopic_v2(r));
     ix = -1;
     f = 3;
     const x3 = r.readInt64();
@@ -884,8 +897,9 @@ function d_DescribeLogDirsResponseTopic_v1(r: Reader): DescribeLogDirsResponseTo
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: DescribeLogDirsResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeLogDirsResponsePartition_v1(r));
+    ix = 0;
+    const x1: DescribeLogDirsResponsePartition[] = n1 === 1 ? [d_DescribeLogDirsResponsePartition_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeLogDirsResponsePartition_v1(r));
     ix = -1;
     const o: DescribeLogDirsResponseTopic = {
       name: x0,
@@ -928,8 +942,9 @@ function d_DescribeLogDirsResponseTopic_v2(r: Reader): DescribeLogDirsResponseTo
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeLogDirsResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeLogDirsResponsePartition_v2(r));
+    ix = 0;
+    const x1: DescribeLogDirsResponsePartition[] = n1 === 1 ? [d_DescribeLogDirsResponsePartition_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeLogDirsResponsePartition_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

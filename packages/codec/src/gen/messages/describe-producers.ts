@@ -72,8 +72,9 @@ function d_DescribeProducersRequest_v0(r: Reader): DescribeProducersRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: DescribeProducersRequestTopicRequest[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeProducersRequestTopicRequest_v0(r));
+    ix = 0;
+    const x0: DescribeProducersRequestTopicRequest[] = n0 === 1 ? [d_DescribeProducersRequestTopicRequest_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeProducersRequestTopicRequest_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -118,8 +119,9 @@ function d_DescribeProducersRequestTopicRequest_v0(r: Reader): DescribeProducers
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -306,8 +308,9 @@ function d_DescribeProducersResponse_v0(r: Reader): DescribeProducersResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeProducersResponseTopicResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeProducersResponseTopicResponse_v0(r));
+    ix = 0;
+    const x1: DescribeProducersResponseTopicResponse[] = n1 === 1 ? [d_DescribeProducersResponseTopicResponse_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeProducersResponseTopicResponse_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -353,8 +356,9 @@ function d_DescribeProducersResponseTopicResponse_v0(r: Reader): DescribeProduce
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeProducersResponsePartitionResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeProducersResponsePartitionResponse_v0(r));
+    ix = 0;
+    const x1: DescribeProducersResponsePartitionResponse[] = n1 === 1 ? [d_DescribeProducersResponsePartitionResponse_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeProducersResponsePartitionResponse_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -406,8 +410,9 @@ function d_DescribeProducersResponsePartitionResponse_v0(r: Reader): DescribePro
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: DescribeProducersResponseProducerState[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeProducersResponseProducerState_v0(r));
+    ix = 0;
+    const x3: DescribeProducersResponseProducerState[] = n3 === 1 ? [d_DescribeProducersResponseProducerState_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_DescribeProducersResponseProducerState_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

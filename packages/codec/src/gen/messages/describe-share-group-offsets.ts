@@ -94,8 +94,9 @@ function d_DescribeShareGroupOffsetsRequest_v0(r: Reader): DescribeShareGroupOff
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: DescribeShareGroupOffsetsRequestGroup[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeShareGroupOffsetsRequestGroup_v0(r));
+    ix = 0;
+    const x0: DescribeShareGroupOffsetsRequestGroup[] = n0 === 1 ? [d_DescribeShareGroupOffsetsRequestGroup_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeShareGroupOffsetsRequestGroup_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -144,8 +145,9 @@ function d_DescribeShareGroupOffsetsRequestGroup_v0(r: Reader): DescribeShareGro
     let x1: DescribeShareGroupOffsetsRequestTopic[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      x1 = [];
-      for (ix = 0; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsRequestTopic_v0(r));
+      ix = 0;
+      x1 = n1 === 1 ? [d_DescribeShareGroupOffsetsRequestTopic_v0(r)] : [];
+      for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsRequestTopic_v0(r));
       ix = -1;
     }
     f = -1;
@@ -192,8 +194,9 @@ function d_DescribeShareGroupOffsetsRequestTopic_v0(r: Reader): DescribeShareGro
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -385,8 +388,9 @@ function d_DescribeShareGroupOffsetsResponse_v0(r: Reader): DescribeShareGroupOf
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeShareGroupOffsetsResponseGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseGroup_v0(r));
+    ix = 0;
+    const x1: DescribeShareGroupOffsetsResponseGroup[] = n1 === 1 ? [d_DescribeShareGroupOffsetsResponseGroup_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseGroup_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -430,8 +434,9 @@ function d_DescribeShareGroupOffsetsResponse_v1(r: Reader): DescribeShareGroupOf
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeShareGroupOffsetsResponseGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseGroup_v1(r));
+    ix = 0;
+    const x1: DescribeShareGroupOffsetsResponseGroup[] = n1 === 1 ? [d_DescribeShareGroupOffsetsResponseGroup_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseGroup_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -481,8 +486,9 @@ function d_DescribeShareGroupOffsetsResponseGroup_v0(r: Reader): DescribeShareGr
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeShareGroupOffsetsResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseTopic_v0(r));
+    ix = 0;
+    const x1: DescribeShareGroupOffsetsResponseTopic[] = n1 === 1 ? [d_DescribeShareGroupOffsetsResponseTopic_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseTopic_v0(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt16();
@@ -538,8 +544,9 @@ function d_DescribeShareGroupOffsetsResponseGroup_v1(r: Reader): DescribeShareGr
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeShareGroupOffsetsResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseTopic_v1(r));
+    ix = 0;
+    const x1: DescribeShareGroupOffsetsResponseTopic[] = n1 === 1 ? [d_DescribeShareGroupOffsetsResponseTopic_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeShareGroupOffsetsResponseTopic_v1(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt16();
@@ -595,8 +602,9 @@ function d_DescribeShareGroupOffsetsResponseTopic_v0(r: Reader): DescribeShareGr
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: DescribeShareGroupOffsetsResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeShareGroupOffsetsResponsePartition_v0(r));
+    ix = 0;
+    const x2: DescribeShareGroupOffsetsResponsePartition[] = n2 === 1 ? [d_DescribeShareGroupOffsetsResponsePartition_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeShareGroupOffsetsResponsePartition_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -647,8 +655,9 @@ function d_DescribeShareGroupOffsetsResponseTopic_v1(r: Reader): DescribeShareGr
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: DescribeShareGroupOffsetsResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_DescribeShareGroupOffsetsResponsePartition_v1(r));
+    ix = 0;
+    const x2: DescribeShareGroupOffsetsResponsePartition[] = n2 === 1 ? [d_DescribeShareGroupOffsetsResponsePartition_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_DescribeShareGroupOffsetsResponsePartition_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -106,8 +106,9 @@ function d_DescribeTopicPartitionsRequest_v0(r: Reader): DescribeTopicPartitions
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: DescribeTopicPartitionsRequestTopicRequest[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_DescribeTopicPartitionsRequestTopicRequest_v0(r));
+    ix = 0;
+    const x0: DescribeTopicPartitionsRequestTopicRequest[] = n0 === 1 ? [d_DescribeTopicPartitionsRequestTopicRequest_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeTopicPartitionsRequestTopicRequest_v0(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -395,8 +396,9 @@ function d_DescribeTopicPartitionsResponse_v0(r: Reader): DescribeTopicPartition
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeTopicPartitionsResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeTopicPartitionsResponseTopic_v0(r));
+    ix = 0;
+    const x1: DescribeTopicPartitionsResponseTopic[] = n1 === 1 ? [d_DescribeTopicPartitionsResponseTopic_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeTopicPartitionsResponseTopic_v0(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt8() < 0 ? null : d_DescribeTopicPartitionsResponseCursor_v0(r);
@@ -457,8 +459,9 @@ function d_DescribeTopicPartitionsResponseTopic_v0(r: Reader): DescribeTopicPart
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: DescribeTopicPartitionsResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_DescribeTopicPartitionsResponsePartition_v0(r));
+    ix = 0;
+    const x4: DescribeTopicPartitionsResponsePartition[] = n4 === 1 ? [d_DescribeTopicPartitionsResponsePartition_v0(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_DescribeTopicPartitionsResponsePartition_v0(r));
     ix = -1;
     f = 5;
     const x5 = r.readInt32();
@@ -548,34 +551,39 @@ function d_DescribeTopicPartitionsResponsePartition_v0(r: Reader): DescribeTopic
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: number[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
+    ix = 0;
+    const x4: number[] = n4 === 1 ? [r.readInt32()] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: number[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(r.readInt32());
+    ix = 0;
+    const x5: number[] = n5 === 1 ? [r.readInt32()] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(r.readInt32());
     ix = -1;
     f = 6;
     let x6: number[] | null = null;
     const n6 = r.readNullableCompactArrayLength();
     if (n6 >= 0) {
-      x6 = [];
-      for (ix = 0; ix < n6; ix++) x6.push(r.readInt32());
+      ix = 0;
+      x6 = n6 === 1 ? [r.readInt32()] : [];
+      for (ix = x6.length; ix < n6; ix++) x6.push(r.readInt32());
       ix = -1;
     }
     f = 7;
     let x7: number[] | null = null;
     const n7 = r.readNullableCompactArrayLength();
     if (n7 >= 0) {
-      x7 = [];
-      for (ix = 0; ix < n7; ix++) x7.push(r.readInt32());
+      ix = 0;
+      x7 = n7 === 1 ? [r.readInt32()] : [];
+      for (ix = x7.length; ix < n7; ix++) x7.push(r.readInt32());
       ix = -1;
     }
     f = 8;
     const n8 = r.readCompactArrayLength();
-    const x8: number[] = [];
-    for (ix = 0; ix < n8; ix++) x8.push(r.readInt32());
+    ix = 0;
+    const x8: number[] = n8 === 1 ? [r.readInt32()] : [];
+    for (ix = x8.length; ix < n8; ix++) x8.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -54,8 +54,9 @@ function d_DescribeTransactionsRequest_v0(r: Reader): DescribeTransactionsReques
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readCompactString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -219,8 +220,9 @@ function d_DescribeTransactionsResponse_v0(r: Reader): DescribeTransactionsRespo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: DescribeTransactionsResponseTransactionState[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_DescribeTransactionsResponseTransactionState_v0(r));
+    ix = 0;
+    const x1: DescribeTransactionsResponseTransactionState[] = n1 === 1 ? [d_DescribeTransactionsResponseTransactionState_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_DescribeTransactionsResponseTransactionState_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -292,8 +294,9 @@ function d_DescribeTransactionsResponseTransactionState_v0(r: Reader): DescribeT
     const x6 = r.readInt16();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const x7: DescribeTransactionsResponseTopicData[] = [];
-    for (ix = 0; ix < n7; ix++) x7.push(d_DescribeTransactionsResponseTopicData_v0(r));
+    ix = 0;
+    const x7: DescribeTransactionsResponseTopicData[] = n7 === 1 ? [d_DescribeTransactionsResponseTopicData_v0(r)] : [];
+    for (ix = x7.length; ix < n7; ix++) x7.push(d_DescribeTransactionsResponseTopicData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -345,8 +348,9 @@ function d_DescribeTransactionsResponseTopicData_v0(r: Reader): DescribeTransact
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -73,8 +73,9 @@ function d_DescribeUserScramCredentialsRequest_v0(r: Reader): DescribeUserScramC
     let x0: DescribeUserScramCredentialsRequestUserName[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_DescribeUserScramCredentialsRequestUserName_v0(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_DescribeUserScramCredentialsRequestUserName_v0(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_DescribeUserScramCredentialsRequestUserName_v0(r));
       ix = -1;
     }
     f = -1;
@@ -274,8 +275,9 @@ function d_DescribeUserScramCredentialsResponse_v0(r: Reader): DescribeUserScram
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: DescribeUserScramCredentialsResponseResult[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeUserScramCredentialsResponseResult_v0(r));
+    ix = 0;
+    const x3: DescribeUserScramCredentialsResponseResult[] = n3 === 1 ? [d_DescribeUserScramCredentialsResponseResult_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_DescribeUserScramCredentialsResponseResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -331,8 +333,9 @@ function d_DescribeUserScramCredentialsResponseResult_v0(r: Reader): DescribeUse
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: DescribeUserScramCredentialsResponseCredentialInfo[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_DescribeUserScramCredentialsResponseCredentialInfo_v0(r));
+    ix = 0;
+    const x3: DescribeUserScramCredentialsResponseCredentialInfo[] = n3 === 1 ? [d_DescribeUserScramCredentialsResponseCredentialInfo_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_DescribeUserScramCredentialsResponseCredentialInfo_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -88,8 +88,9 @@ function d_ElectLeadersRequest_v0(r: Reader): ElectLeadersRequest {
     let x1: ElectLeadersRequestTopicPartitions[] | null = null;
     const n1 = r.readNullableArrayLength();
     if (n1 >= 0) {
-      x1 = [];
-      for (ix = 0; ix < n1; ix++) x1.push(d_ElectLeadersRequestTopicPartitions_v0(r));
+      ix = 0;
+      x1 = n1 === 1 ? [d_ElectLeadersRequestTopicPartitions_v0(r)] : [];
+      for (ix = x1.length; ix < n1; ix++) x1.push(d_ElectLeadersRequestTopicPartitions_v0(r));
       ix = -1;
     }
     f = 2;
@@ -139,8 +140,9 @@ function d_ElectLeadersRequest_v1(r: Reader): ElectLeadersRequest {
     let x1: ElectLeadersRequestTopicPartitions[] | null = null;
     const n1 = r.readNullableArrayLength();
     if (n1 >= 0) {
-      x1 = [];
-      for (ix = 0; ix < n1; ix++) x1.push(d_ElectLeadersRequestTopicPartitions_v0(r));
+      ix = 0;
+      x1 = n1 === 1 ? [d_ElectLeadersRequestTopicPartitions_v0(r)] : [];
+      for (ix = x1.length; ix < n1; ix++) x1.push(d_ElectLeadersRequestTopicPartitions_v0(r));
       ix = -1;
     }
     f = 2;
@@ -191,8 +193,9 @@ function d_ElectLeadersRequest_v2(r: Reader): ElectLeadersRequest {
     let x1: ElectLeadersRequestTopicPartitions[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      x1 = [];
-      for (ix = 0; ix < n1; ix++) x1.push(d_ElectLeadersRequestTopicPartitions_v2(r));
+      ix = 0;
+      x1 = n1 === 1 ? [d_ElectLeadersRequestTopicPartitions_v2(r)] : [];
+      for (ix = x1.length; ix < n1; ix++) x1.push(d_ElectLeadersRequestTopicPartitions_v2(r));
       ix = -1;
     }
     f = 2;
@@ -241,8 +244,9 @@ function d_ElectLeadersRequestTopicPartitions_v0(r: Reader): ElectLeadersRequest
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     const o: ElectLeadersRequestTopicPartitions = {
       topic: x0,
@@ -285,8 +289,9 @@ function d_ElectLeadersRequestTopicPartitions_v2(r: Reader): ElectLeadersRequest
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -453,8 +458,9 @@ function d_ElectLeadersResponse_v0(r: Reader): ElectLeadersResponse {
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ElectLeadersResponseReplicaElectionResult[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ElectLeadersResponseReplicaElectionResult_v0(r));
+    ix = 0;
+    const x2: ElectLeadersResponseReplicaElectionResult[] = n2 === 1 ? [d_ElectLeadersResponseReplicaElectionResult_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ElectLeadersResponseReplicaElectionResult_v0(r));
     ix = -1;
     const o: ElectLeadersResponse = {
       throttleTimeMs: x0,
@@ -499,8 +505,9 @@ function d_ElectLeadersResponse_v1(r: Reader): ElectLeadersResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ElectLeadersResponseReplicaElectionResult[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ElectLeadersResponseReplicaElectionResult_v0(r));
+    ix = 0;
+    const x2: ElectLeadersResponseReplicaElectionResult[] = n2 === 1 ? [d_ElectLeadersResponseReplicaElectionResult_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ElectLeadersResponseReplicaElectionResult_v0(r));
     ix = -1;
     const o: ElectLeadersResponse = {
       throttleTimeMs: x0,
@@ -546,8 +553,9 @@ function d_ElectLeadersResponse_v2(r: Reader): ElectLeadersResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ElectLeadersResponseReplicaElectionResult[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ElectLeadersResponseReplicaElectionResult_v2(r));
+    ix = 0;
+    const x2: ElectLeadersResponseReplicaElectionResult[] = n2 === 1 ? [d_ElectLeadersResponseReplicaElectionResult_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ElectLeadersResponseReplicaElectionResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -593,8 +601,9 @@ function d_ElectLeadersResponseReplicaElectionResult_v0(r: Reader): ElectLeaders
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ElectLeadersResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ElectLeadersResponsePartitionResult_v0(r));
+    ix = 0;
+    const x1: ElectLeadersResponsePartitionResult[] = n1 === 1 ? [d_ElectLeadersResponsePartitionResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ElectLeadersResponsePartitionResult_v0(r));
     ix = -1;
     const o: ElectLeadersResponseReplicaElectionResult = {
       topic: x0,
@@ -637,8 +646,9 @@ function d_ElectLeadersResponseReplicaElectionResult_v2(r: Reader): ElectLeaders
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ElectLeadersResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ElectLeadersResponsePartitionResult_v2(r));
+    ix = 0;
+    const x1: ElectLeadersResponsePartitionResult[] = n1 === 1 ? [d_ElectLeadersResponsePartitionResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ElectLeadersResponsePartitionResult_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -159,8 +159,9 @@ function d_EndQuorumEpochRequest_v0(r: Reader): EndQuorumEpochRequest {
     const x0 = r.readNullableString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: EndQuorumEpochRequestTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestTopicData_v0(r));
+    ix = 0;
+    const x1: EndQuorumEpochRequestTopicData[] = n1 === 1 ? [d_EndQuorumEpochRequestTopicData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestTopicData_v0(r));
     ix = -1;
     const o: EndQuorumEpochRequest = {
       clusterId: x0,
@@ -208,13 +209,15 @@ function d_EndQuorumEpochRequest_v1(r: Reader): EndQuorumEpochRequest {
     const x0 = r.readNullableCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: EndQuorumEpochRequestTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestTopicData_v1(r));
+    ix = 0;
+    const x1: EndQuorumEpochRequestTopicData[] = n1 === 1 ? [d_EndQuorumEpochRequestTopicData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestTopicData_v1(r));
     ix = -1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: EndQuorumEpochRequestLeaderEndpoint[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_EndQuorumEpochRequestLeaderEndpoint_v1(r));
+    ix = 0;
+    const x2: EndQuorumEpochRequestLeaderEndpoint[] = n2 === 1 ? [d_EndQuorumEpochRequestLeaderEndpoint_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_EndQuorumEpochRequestLeaderEndpoint_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -260,8 +263,9 @@ function d_EndQuorumEpochRequestTopicData_v0(r: Reader): EndQuorumEpochRequestTo
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: EndQuorumEpochRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestPartitionData_v0(r));
+    ix = 0;
+    const x1: EndQuorumEpochRequestPartitionData[] = n1 === 1 ? [d_EndQuorumEpochRequestPartitionData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestPartitionData_v0(r));
     ix = -1;
     const o: EndQuorumEpochRequestTopicData = {
       topicName: x0,
@@ -304,8 +308,9 @@ function d_EndQuorumEpochRequestTopicData_v1(r: Reader): EndQuorumEpochRequestTo
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: EndQuorumEpochRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestPartitionData_v1(r));
+    ix = 0;
+    const x1: EndQuorumEpochRequestPartitionData[] = n1 === 1 ? [d_EndQuorumEpochRequestPartitionData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_EndQuorumEpochRequestPartitionData_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -356,8 +361,9 @@ function d_EndQuorumEpochRequestPartitionData_v0(r: Reader): EndQuorumEpochReque
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const x3: number[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(r.readInt32());
+    ix = 0;
+    const x3: number[] = n3 === 1 ? [r.readInt32()] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(r.readInt32());
     ix = -1;
     const o: EndQuorumEpochRequestPartitionData = {
       partitionIndex: x0,
@@ -409,8 +415,9 @@ function d_EndQuorumEpochRequestPartitionData_v1(r: Reader): EndQuorumEpochReque
     const x2 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: EndQuorumEpochRequestReplicaInfo[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_EndQuorumEpochRequestReplicaInfo_v1(r));
+    ix = 0;
+    const x4: EndQuorumEpochRequestReplicaInfo[] = n4 === 1 ? [d_EndQuorumEpochRequestReplicaInfo_v1(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_EndQuorumEpochRequestReplicaInfo_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -684,8 +691,9 @@ function d_EndQuorumEpochResponse_v0(r: Reader): EndQuorumEpochResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: EndQuorumEpochResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochResponseTopicData_v0(r));
+    ix = 0;
+    const x1: EndQuorumEpochResponseTopicData[] = n1 === 1 ? [d_EndQuorumEpochResponseTopicData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_EndQuorumEpochResponseTopicData_v0(r));
     ix = -1;
     const o: EndQuorumEpochResponse = {
       errorCode: x0,
@@ -744,8 +752,9 @@ function d_EndQuorumEpochResponse_v1(r: Reader): EndQuorumEpochResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: EndQuorumEpochResponseTopicData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochResponseTopicData_v1(r));
+    ix = 0;
+    const x1: EndQuorumEpochResponseTopicData[] = n1 === 1 ? [d_EndQuorumEpochResponseTopicData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_EndQuorumEpochResponseTopicData_v1(r));
     ix = -1;
     f = -1;
     let x2: EndQuorumEpochResponseNodeEndpoint[] = [];
@@ -757,8 +766,9 @@ function d_EndQuorumEpochResponse_v1(r: Reader): EndQuorumEpochResponse {
       if (tag === 0) {
         f = 2;
         const n2 = r.readCompactArrayLength();
-        x2 = [];
-        for (ix = 0; ix < n2; ix++) x2.push(d_EndQuorumEpochResponseNodeEndpoint_v1(r));
+        ix = 0;
+        x2 = n2 === 1 ? [d_EndQuorumEpochResponseNodeEndpoint_v1(r)] : [];
+        for (ix = x2.length; ix < n2; ix++) x2.push(d_EndQuorumEpochResponseNodeEndpoint_v1(r));
         ix = -1;
         r.expectAt(end);
         f = -1;
@@ -809,8 +819,9 @@ function d_EndQuorumEpochResponseTopicData_v0(r: Reader): EndQuorumEpochResponse
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: EndQuorumEpochResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochResponsePartitionData_v0(r));
+    ix = 0;
+    const x1: EndQuorumEpochResponsePartitionData[] = n1 === 1 ? [d_EndQuorumEpochResponsePartitionData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_EndQuorumEpochResponsePartitionData_v0(r));
     ix = -1;
     const o: EndQuorumEpochResponseTopicData = {
       topicName: x0,
@@ -853,8 +864,9 @@ function d_EndQuorumEpochResponseTopicData_v1(r: Reader): EndQuorumEpochResponse
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: EndQuorumEpochResponsePartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_EndQuorumEpochResponsePartitionData_v1(r));
+    ix = 0;
+    const x1: EndQuorumEpochResponsePartitionData[] = n1 === 1 ? [d_EndQuorumEpochResponsePartitionData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_EndQuorumEpochResponsePartitionData_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

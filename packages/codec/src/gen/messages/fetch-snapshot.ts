@@ -155,8 +155,9 @@ function d_FetchSnapshotRequest_v0(r: Reader): FetchSnapshotRequest {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: FetchSnapshotRequestTopicSnapshot[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_FetchSnapshotRequestTopicSnapshot_v0(r));
+    ix = 0;
+    const x3: FetchSnapshotRequestTopicSnapshot[] = n3 === 1 ? [d_FetchSnapshotRequestTopicSnapshot_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_FetchSnapshotRequestTopicSnapshot_v0(r));
     ix = -1;
     f = -1;
     let x0: string | null = null;
@@ -234,8 +235,9 @@ function d_FetchSnapshotRequest_v1(r: Reader): FetchSnapshotRequest {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: FetchSnapshotRequestTopicSnapshot[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_FetchSnapshotRequestTopicSnapshot_v1(r));
+    ix = 0;
+    const x3: FetchSnapshotRequestTopicSnapshot[] = n3 === 1 ? [d_FetchSnapshotRequestTopicSnapshot_v1(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_FetchSnapshotRequestTopicSnapshot_v1(r));
     ix = -1;
     f = -1;
     let x0: string | null = null;
@@ -298,8 +300,9 @@ function d_FetchSnapshotRequestTopicSnapshot_v0(r: Reader): FetchSnapshotRequest
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: FetchSnapshotRequestPartitionSnapshot[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_FetchSnapshotRequestPartitionSnapshot_v0(r));
+    ix = 0;
+    const x1: FetchSnapshotRequestPartitionSnapshot[] = n1 === 1 ? [d_FetchSnapshotRequestPartitionSnapshot_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_FetchSnapshotRequestPartitionSnapshot_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -345,8 +348,9 @@ function d_FetchSnapshotRequestTopicSnapshot_v1(r: Reader): FetchSnapshotRequest
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: FetchSnapshotRequestPartitionSnapshot[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_FetchSnapshotRequestPartitionSnapshot_v1(r));
+    ix = 0;
+    const x1: FetchSnapshotRequestPartitionSnapshot[] = n1 === 1 ? [d_FetchSnapshotRequestPartitionSnapshot_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_FetchSnapshotRequestPartitionSnapshot_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -767,8 +771,9 @@ function d_FetchSnapshotResponse_v0(r: Reader): FetchSnapshotResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: FetchSnapshotResponseTopicSnapshot[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchSnapshotResponseTopicSnapshot_v0(r));
+    ix = 0;
+    const x2: FetchSnapshotResponseTopicSnapshot[] = n2 === 1 ? [d_FetchSnapshotResponseTopicSnapshot_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchSnapshotResponseTopicSnapshot_v0(r));
     ix = -1;
     f = -1;
     let uk: UnknownTaggedField[] | undefined;
@@ -846,8 +851,9 @@ function d_FetchSnapshotResponse_v1(r: Reader): FetchSnapshotResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: FetchSnapshotResponseTopicSnapshot[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchSnapshotResponseTopicSnapshot_v0(r));
+    ix = 0;
+    const x2: FetchSnapshotResponseTopicSnapshot[] = n2 === 1 ? [d_FetchSnapshotResponseTopicSnapshot_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchSnapshotResponseTopicSnapshot_v0(r));
     ix = -1;
     f = -1;
     let x3: FetchSnapshotResponseNodeEndpoint[] = [];
@@ -859,8 +865,9 @@ function d_FetchSnapshotResponse_v1(r: Reader): FetchSnapshotResponse {
       if (tag === 0) {
         f = 3;
         const n3 = r.readCompactArrayLength();
-        x3 = [];
-        for (ix = 0; ix < n3; ix++) x3.push(d_FetchSnapshotResponseNodeEndpoint_v1(r));
+        ix = 0;
+        x3 = n3 === 1 ? [d_FetchSnapshotResponseNodeEndpoint_v1(r)] : [];
+        for (ix = x3.length; ix < n3; ix++) x3.push(d_FetchSnapshotResponseNodeEndpoint_v1(r));
         ix = -1;
         r.expectAt(end);
         f = -1;
@@ -913,8 +920,9 @@ function d_FetchSnapshotResponseTopicSnapshot_v0(r: Reader): FetchSnapshotRespon
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: FetchSnapshotResponsePartitionSnapshot[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_FetchSnapshotResponsePartitionSnapshot_v0(r));
+    ix = 0;
+    const x1: FetchSnapshotResponsePartitionSnapshot[] = n1 === 1 ? [d_FetchSnapshotResponsePartitionSnapshot_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_FetchSnapshotResponsePartitionSnapshot_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -221,8 +221,9 @@ function d_FetchRequest_v4(r: Reader): FetchRequest {
     const x6 = r.readInt8();
     f = 9;
     const n9 = r.readArrayLength();
-    const x9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v4(r));
+    ix = 0;
+    const x9: FetchRequestTopic[] = n9 === 1 ? [d_FetchRequestTopic_v4(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_FetchRequestTopic_v4(r));
     ix = -1;
     const o: FetchRequest = {
       clusterId: null,
@@ -295,8 +296,9 @@ function d_FetchRequest_v5(r: Reader): FetchRequest {
     const x6 = r.readInt8();
     f = 9;
     const n9 = r.readArrayLength();
-    const x9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v5(r));
+    ix = 0;
+    const x9: FetchRequestTopic[] = n9 === 1 ? [d_FetchRequestTopic_v5(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_FetchRequestTopic_v5(r));
     ix = -1;
     const o: FetchRequest = {
       clusterId: null,
@@ -381,13 +383,15 @@ function d_FetchRequest_v7(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readArrayLength();
-    const x9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v5(r));
+    ix = 0;
+    const x9: FetchRequestTopic[] = n9 === 1 ? [d_FetchRequestTopic_v5(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_FetchRequestTopic_v5(r));
     ix = -1;
     f = 10;
     const n10 = r.readArrayLength();
-    const x10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v7(r));
+    ix = 0;
+    const x10: FetchRequestForgottenTopic[] = n10 === 1 ? [d_FetchRequestForgottenTopic_v7(r)] : [];
+    for (ix = x10.length; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v7(r));
     ix = -1;
     const o: FetchRequest = {
       clusterId: null,
@@ -472,13 +476,15 @@ function d_FetchRequest_v9(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readArrayLength();
-    const x9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v9(r));
+    ix = 0;
+    const x9: FetchRequestTopic[] = n9 === 1 ? [d_FetchRequestTopic_v9(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_FetchRequestTopic_v9(r));
     ix = -1;
     f = 10;
     const n10 = r.readArrayLength();
-    const x10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v7(r));
+    ix = 0;
+    const x10: FetchRequestForgottenTopic[] = n10 === 1 ? [d_FetchRequestForgottenTopic_v7(r)] : [];
+    for (ix = x10.length; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v7(r));
     ix = -1;
     const o: FetchRequest = {
       clusterId: null,
@@ -567,13 +573,15 @@ function d_FetchRequest_v11(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readArrayLength();
-    const x9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v9(r));
+    ix = 0;
+    const x9: FetchRequestTopic[] = n9 === 1 ? [d_FetchRequestTopic_v9(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_FetchRequestTopic_v9(r));
     ix = -1;
     f = 10;
     const n10 = r.readArrayLength();
-    const x10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v7(r));
+    ix = 0;
+    const x10: FetchRequestForgottenTopic[] = n10 === 1 ? [d_FetchRequestForgottenTopic_v7(r)] : [];
+    for (ix = x10.length; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v7(r));
     ix = -1;
     f = 11;
     const x11 = r.readString();
@@ -675,13 +683,15 @@ function d_FetchRequest_v12(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const x9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v12(r));
+    ix = 0;
+    const x9: FetchRequestTopic[] = n9 === 1 ? [d_FetchRequestTopic_v12(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_FetchRequestTopic_v12(r));
     ix = -1;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const x10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v12(r));
+    ix = 0;
+    const x10: FetchRequestForgottenTopic[] = n10 === 1 ? [d_FetchRequestForgottenTopic_v12(r)] : [];
+    for (ix = x10.length; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v12(r));
     ix = -1;
     f = 11;
     const x11 = r.readCompactString();
@@ -805,13 +815,15 @@ function d_FetchRequest_v13(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const x9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v13(r));
+    ix = 0;
+    const x9: FetchRequestTopic[] = n9 === 1 ? [d_FetchRequestTopic_v13(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_FetchRequestTopic_v13(r));
     ix = -1;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const x10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
+    ix = 0;
+    const x10: FetchRequestForgottenTopic[] = n10 === 1 ? [d_FetchRequestForgottenTopic_v13(r)] : [];
+    for (ix = x10.length; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
     ix = -1;
     f = 11;
     const x11 = r.readCompactString();
@@ -942,13 +954,15 @@ function d_FetchRequest_v15(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const x9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v13(r));
+    ix = 0;
+    const x9: FetchRequestTopic[] = n9 === 1 ? [d_FetchRequestTopic_v13(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_FetchRequestTopic_v13(r));
     ix = -1;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const x10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
+    ix = 0;
+    const x10: FetchRequestForgottenTopic[] = n10 === 1 ? [d_FetchRequestForgottenTopic_v13(r)] : [];
+    for (ix = x10.length; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
     ix = -1;
     f = 11;
     const x11 = r.readCompactString();
@@ -1081,13 +1095,15 @@ function d_FetchRequest_v17(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const x9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v17(r));
+    ix = 0;
+    const x9: FetchRequestTopic[] = n9 === 1 ? [d_FetchRequestTopic_v17(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_FetchRequestTopic_v17(r));
     ix = -1;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const x10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
+    ix = 0;
+    const x10: FetchRequestForgottenTopic[] = n10 === 1 ? [d_FetchRequestForgottenTopic_v13(r)] : [];
+    for (ix = x10.length; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
     ix = -1;
     f = 11;
     const x11 = r.readCompactString();
@@ -1220,13 +1236,15 @@ function d_FetchRequest_v18(r: Reader): FetchRequest {
     const x8 = r.readInt32();
     f = 9;
     const n9 = r.readCompactArrayLength();
-    const x9: FetchRequestTopic[] = [];
-    for (ix = 0; ix < n9; ix++) x9.push(d_FetchRequestTopic_v18(r));
+    ix = 0;
+    const x9: FetchRequestTopic[] = n9 === 1 ? [d_FetchRequestTopic_v18(r)] : [];
+    for (ix = x9.length; ix < n9; ix++) x9.push(d_FetchRequestTopic_v18(r));
     ix = -1;
     f = 10;
     const n10 = r.readCompactArrayLength();
-    const x10: FetchRequestForgottenTopic[] = [];
-    for (ix = 0; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
+    ix = 0;
+    const x10: FetchRequestForgottenTopic[] = n10 === 1 ? [d_FetchRequestForgottenTopic_v13(r)] : [];
+    for (ix = x10.length; ix < n10; ix++) x10.push(d_FetchRequestForgottenTopic_v13(r));
     ix = -1;
     f = 11;
     const x11 = r.readCompactString();
@@ -1340,8 +1358,9 @@ function d_FetchRequestTopic_v4(r: Reader): FetchRequestTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v4(r));
+    ix = 0;
+    const x2: FetchRequestPartition[] = n2 === 1 ? [d_FetchRequestPartition_v4(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchRequestPartition_v4(r));
     ix = -1;
     const o: FetchRequestTopic = {
       topic: x0,
@@ -1384,8 +1403,9 @@ function d_FetchRequestTopic_v5(r: Reader): FetchRequestTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v5(r));
+    ix = 0;
+    const x2: FetchRequestPartition[] = n2 === 1 ? [d_FetchRequestPartition_v5(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchRequestPartition_v5(r));
     ix = -1;
     const o: FetchRequestTopic = {
       topic: x0,
@@ -1428,8 +1448,9 @@ function d_FetchRequestTopic_v9(r: Reader): FetchRequestTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v9(r));
+    ix = 0;
+    const x2: FetchRequestPartition[] = n2 === 1 ? [d_FetchRequestPartition_v9(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchRequestPartition_v9(r));
     ix = -1;
     const o: FetchRequestTopic = {
       topic: x0,
@@ -1473,8 +1494,9 @@ function d_FetchRequestTopic_v12(r: Reader): FetchRequestTopic {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v12(r));
+    ix = 0;
+    const x2: FetchRequestPartition[] = n2 === 1 ? [d_FetchRequestPartition_v12(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchRequestPartition_v12(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1519,8 +1541,9 @@ function d_FetchRequestTopic_v13(r: Reader): FetchRequestTopic {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v12(r));
+    ix = 0;
+    const x2: FetchRequestPartition[] = n2 === 1 ? [d_FetchRequestPartition_v12(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchRequestPartition_v12(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1565,8 +1588,9 @@ function d_FetchRequestTopic_v17(r: Reader): FetchRequestTopic {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v17(r));
+    ix = 0;
+    const x2: FetchRequestPartition[] = n2 === 1 ? [d_FetchRequestPartition_v17(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchRequestPartition_v17(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1611,8 +1635,9 @@ function d_FetchRequestTopic_v18(r: Reader): FetchRequestTopic {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: FetchRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchRequestPartition_v18(r));
+    ix = 0;
+    const x2: FetchRequestPartition[] = n2 === 1 ? [d_FetchRequestPartition_v18(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchRequestPartition_v18(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -2075,8 +2100,9 @@ function d_FetchRequestForgottenTopic_v7(r: Reader): FetchRequestForgottenTopic 
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: number[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
+    ix = 0;
+    const x2: number[] = n2 === 1 ? [r.readInt32()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
     const o: FetchRequestForgottenTopic = {
       topic: x0,
@@ -2120,8 +2146,9 @@ function d_FetchRequestForgottenTopic_v12(r: Reader): FetchRequestForgottenTopic
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: number[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
+    ix = 0;
+    const x2: number[] = n2 === 1 ? [r.readInt32()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -2166,8 +2193,9 @@ function d_FetchRequestForgottenTopic_v13(r: Reader): FetchRequestForgottenTopic
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: number[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
+    ix = 0;
+    const x2: number[] = n2 === 1 ? [r.readInt32()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -2531,8 +2559,9 @@ function d_FetchResponse_v4(r: Reader): FetchResponse {
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const x3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v4(r));
+    ix = 0;
+    const x3: FetchResponseFetchableTopicResponse[] = n3 === 1 ? [d_FetchResponseFetchableTopicResponse_v4(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v4(r));
     ix = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
@@ -2582,8 +2611,9 @@ function d_FetchResponse_v5(r: Reader): FetchResponse {
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const x3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v5(r));
+    ix = 0;
+    const x3: FetchResponseFetchableTopicResponse[] = n3 === 1 ? [d_FetchResponseFetchableTopicResponse_v5(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v5(r));
     ix = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
@@ -2639,8 +2669,9 @@ function d_FetchResponse_v7(r: Reader): FetchResponse {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const x3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v5(r));
+    ix = 0;
+    const x3: FetchResponseFetchableTopicResponse[] = n3 === 1 ? [d_FetchResponseFetchableTopicResponse_v5(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v5(r));
     ix = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
@@ -2696,8 +2727,9 @@ function d_FetchResponse_v11(r: Reader): FetchResponse {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const x3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v11(r));
+    ix = 0;
+    const x3: FetchResponseFetchableTopicResponse[] = n3 === 1 ? [d_FetchResponseFetchableTopicResponse_v11(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v11(r));
     ix = -1;
     const o: FetchResponse = {
       throttleTimeMs: x0,
@@ -2751,8 +2783,9 @@ function d_FetchResponse_v12(r: Reader): FetchResponse {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v12(r));
+    ix = 0;
+    const x3: FetchResponseFetchableTopicResponse[] = n3 === 1 ? [d_FetchResponseFetchableTopicResponse_v12(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v12(r));
     ix = -1;
     f = -1;
     let uk: UnknownTaggedField[] | undefined;
@@ -2820,8 +2853,9 @@ function d_FetchResponse_v13(r: Reader): FetchResponse {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v13(r));
+    ix = 0;
+    const x3: FetchResponseFetchableTopicResponse[] = n3 === 1 ? [d_FetchResponseFetchableTopicResponse_v13(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v13(r));
     ix = -1;
     f = -1;
     let uk: UnknownTaggedField[] | undefined;
@@ -2904,8 +2938,9 @@ function d_FetchResponse_v16(r: Reader): FetchResponse {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: FetchResponseFetchableTopicResponse[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v13(r));
+    ix = 0;
+    const x3: FetchResponseFetchableTopicResponse[] = n3 === 1 ? [d_FetchResponseFetchableTopicResponse_v13(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_FetchResponseFetchableTopicResponse_v13(r));
     ix = -1;
     f = -1;
     let x4: FetchResponseNodeEndpoint[] = [];
@@ -2917,8 +2952,9 @@ function d_FetchResponse_v16(r: Reader): FetchResponse {
       if (tag === 0) {
         f = 4;
         const n4 = r.readCompactArrayLength();
-        x4 = [];
-        for (ix = 0; ix < n4; ix++) x4.push(d_FetchResponseNodeEndpoint_v16(r));
+        ix = 0;
+        x4 = n4 === 1 ? [d_FetchResponseNodeEndpoint_v16(r)] : [];
+        for (ix = x4.length; ix < n4; ix++) x4.push(d_FetchResponseNodeEndpoint_v16(r));
         ix = -1;
         r.expectAt(end);
         f = -1;
@@ -2971,8 +3007,9 @@ function d_FetchResponseFetchableTopicResponse_v4(r: Reader): FetchResponseFetch
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: FetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v4(r));
+    ix = 0;
+    const x2: FetchResponsePartitionData[] = n2 === 1 ? [d_FetchResponsePartitionData_v4(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v4(r));
     ix = -1;
     const o: FetchResponseFetchableTopicResponse = {
       topic: x0,
@@ -3015,8 +3052,9 @@ function d_FetchResponseFetchableTopicResponse_v5(r: Reader): FetchResponseFetch
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: FetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v5(r));
+    ix = 0;
+    const x2: FetchResponsePartitionData[] = n2 === 1 ? [d_FetchResponsePartitionData_v5(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v5(r));
     ix = -1;
     const o: FetchResponseFetchableTopicResponse = {
       topic: x0,
@@ -3059,8 +3097,9 @@ function d_FetchResponseFetchableTopicResponse_v11(r: Reader): FetchResponseFetc
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: FetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v11(r));
+    ix = 0;
+    const x2: FetchResponsePartitionData[] = n2 === 1 ? [d_FetchResponsePartitionData_v11(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v11(r));
     ix = -1;
     const o: FetchResponseFetchableTopicResponse = {
       topic: x0,
@@ -3104,8 +3143,9 @@ function d_FetchResponseFetchableTopicResponse_v12(r: Reader): FetchResponseFetc
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: FetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v12(r));
+    ix = 0;
+    const x2: FetchResponsePartitionData[] = n2 === 1 ? [d_FetchResponsePartitionData_v12(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v12(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -3150,8 +3190,9 @@ function d_FetchResponseFetchableTopicResponse_v13(r: Reader): FetchResponseFetc
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: FetchResponsePartitionData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v12(r));
+    ix = 0;
+    const x2: FetchResponsePartitionData[] = n2 === 1 ? [d_FetchResponsePartitionData_v12(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_FetchResponsePartitionData_v12(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -3224,8 +3265,9 @@ function d_FetchResponsePartitionData_v4(r: Reader): FetchResponsePartitionData 
     let x8: FetchResponseAbortedTransaction[] | null = null;
     const n8 = r.readNullableArrayLength();
     if (n8 >= 0) {
-      x8 = [];
-      for (ix = 0; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v4(r));
+      ix = 0;
+      x8 = n8 === 1 ? [d_FetchResponseAbortedTransaction_v4(r)] : [];
+      for (ix = x8.length; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v4(r));
       ix = -1;
     }
     f = 10;
@@ -3310,8 +3352,9 @@ function d_FetchResponsePartitionData_v5(r: Reader): FetchResponsePartitionData 
     let x8: FetchResponseAbortedTransaction[] | null = null;
     const n8 = r.readNullableArrayLength();
     if (n8 >= 0) {
-      x8 = [];
-      for (ix = 0; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v4(r));
+      ix = 0;
+      x8 = n8 === 1 ? [d_FetchResponseAbortedTransaction_v4(r)] : [];
+      for (ix = x8.length; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v4(r));
       ix = -1;
     }
     f = 10;
@@ -3396,8 +3439,9 @@ function d_FetchResponsePartitionData_v11(r: Reader): FetchResponsePartitionData
     let x8: FetchResponseAbortedTransaction[] | null = null;
     const n8 = r.readNullableArrayLength();
     if (n8 >= 0) {
-      x8 = [];
-      for (ix = 0; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v4(r));
+      ix = 0;
+      x8 = n8 === 1 ? [d_FetchResponseAbortedTransaction_v4(r)] : [];
+      for (ix = x8.length; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v4(r));
       ix = -1;
     }
     f = 9;
@@ -3513,8 +3557,9 @@ function d_FetchResponsePartitionData_v12(r: Reader): FetchResponsePartitionData
     let x8: FetchResponseAbortedTransaction[] | null = null;
     const n8 = r.readNullableCompactArrayLength();
     if (n8 >= 0) {
-      x8 = [];
-      for (ix = 0; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v12(r));
+      ix = 0;
+      x8 = n8 === 1 ? [d_FetchResponseAbortedTransaction_v12(r)] : [];
+      for (ix = x8.length; ix < n8; ix++) x8.push(d_FetchResponseAbortedTransaction_v12(r));
       ix = -1;
     }
     f = 9;

@@ -185,8 +185,9 @@ function d_FindCoordinatorRequest_v4(r: Reader): FindCoordinatorRequest {
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: string[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readCompactString());
+    ix = 0;
+    const x2: string[] = n2 === 1 ? [r.readCompactString()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readCompactString());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -541,8 +542,9 @@ function d_FindCoordinatorResponse_v4(r: Reader): FindCoordinatorResponse {
     const x0 = r.readInt32();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: FindCoordinatorResponseCoordinator[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_FindCoordinatorResponseCoordinator_v4(r));
+    ix = 0;
+    const x6: FindCoordinatorResponseCoordinator[] = n6 === 1 ? [d_FindCoordinatorResponseCoordinator_v4(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_FindCoordinatorResponseCoordinator_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -193,8 +193,9 @@ function d_GetTelemetrySubscriptionsResponse_v0(r: Reader): GetTelemetrySubscrip
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: number[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(r.readInt8());
+    ix = 0;
+    const x4: number[] = n4 === 1 ? [r.readInt8()] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(r.readInt8());
     ix = -1;
     f = 5;
     const x5 = r.readInt32();
@@ -204,8 +205,9 @@ function d_GetTelemetrySubscriptionsResponse_v0(r: Reader): GetTelemetrySubscrip
     const x7 = r.readBool();
     f = 8;
     const n8 = r.readCompactArrayLength();
-    const x8: string[] = [];
-    for (ix = 0; ix < n8; ix++) x8.push(r.readCompactString());
+    ix = 0;
+    const x8: string[] = n8 === 1 ? [r.readCompactString()] : [];
+    for (ix = x8.length; ix < n8; ix++) x8.push(r.readCompactString());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -104,8 +104,9 @@ function d_IncrementalAlterConfigsRequest_v0(r: Reader): IncrementalAlterConfigs
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: IncrementalAlterConfigsRequestAlterConfigsResource[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_IncrementalAlterConfigsRequestAlterConfigsResource_v0(r));
+    ix = 0;
+    const x0: IncrementalAlterConfigsRequestAlterConfigsResource[] = n0 === 1 ? [d_IncrementalAlterConfigsRequestAlterConfigsResource_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_IncrementalAlterConfigsRequestAlterConfigsResource_v0(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -146,8 +147,9 @@ function d_IncrementalAlterConfigsRequest_v1(r: Reader): IncrementalAlterConfigs
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: IncrementalAlterConfigsRequestAlterConfigsResource[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_IncrementalAlterConfigsRequestAlterConfigsResource_v1(r));
+    ix = 0;
+    const x0: IncrementalAlterConfigsRequestAlterConfigsResource[] = n0 === 1 ? [d_IncrementalAlterConfigsRequestAlterConfigsResource_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_IncrementalAlterConfigsRequestAlterConfigsResource_v1(r));
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -198,8 +200,9 @@ function d_IncrementalAlterConfigsRequestAlterConfigsResource_v0(r: Reader): Inc
     const x1 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: IncrementalAlterConfigsRequestAlterableConfig[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_IncrementalAlterConfigsRequestAlterableConfig_v0(r));
+    ix = 0;
+    const x2: IncrementalAlterConfigsRequestAlterableConfig[] = n2 === 1 ? [d_IncrementalAlterConfigsRequestAlterableConfig_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_IncrementalAlterConfigsRequestAlterableConfig_v0(r));
     ix = -1;
     const o: IncrementalAlterConfigsRequestAlterConfigsResource = {
       resourceType: x0,
@@ -247,8 +250,9 @@ function d_IncrementalAlterConfigsRequestAlterConfigsResource_v1(r: Reader): Inc
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: IncrementalAlterConfigsRequestAlterableConfig[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_IncrementalAlterConfigsRequestAlterableConfig_v1(r));
+    ix = 0;
+    const x2: IncrementalAlterConfigsRequestAlterableConfig[] = n2 === 1 ? [d_IncrementalAlterConfigsRequestAlterableConfig_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_IncrementalAlterConfigsRequestAlterableConfig_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -466,8 +470,9 @@ function d_IncrementalAlterConfigsResponse_v0(r: Reader): IncrementalAlterConfig
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v0(r));
+    ix = 0;
+    const x1: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = n1 === 1 ? [d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v0(r));
     ix = -1;
     const o: IncrementalAlterConfigsResponse = {
       throttleTimeMs: x0,
@@ -508,8 +513,9 @@ function d_IncrementalAlterConfigsResponse_v1(r: Reader): IncrementalAlterConfig
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v1(r));
+    ix = 0;
+    const x1: IncrementalAlterConfigsResponseAlterConfigsResourceResponse[] = n1 === 1 ? [d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_IncrementalAlterConfigsResponseAlterConfigsResourceResponse_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -106,8 +106,9 @@ function d_InitializeShareGroupStateRequest_v0(r: Reader): InitializeShareGroupS
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: InitializeShareGroupStateRequestInitializeStateData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_InitializeShareGroupStateRequestInitializeStateData_v0(r));
+    ix = 0;
+    const x1: InitializeShareGroupStateRequestInitializeStateData[] = n1 === 1 ? [d_InitializeShareGroupStateRequestInitializeStateData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_InitializeShareGroupStateRequestInitializeStateData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -151,8 +152,9 @@ function d_InitializeShareGroupStateRequestInitializeStateData_v0(r: Reader): In
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: InitializeShareGroupStateRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_InitializeShareGroupStateRequestPartitionData_v0(r));
+    ix = 0;
+    const x1: InitializeShareGroupStateRequestPartitionData[] = n1 === 1 ? [d_InitializeShareGroupStateRequestPartitionData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_InitializeShareGroupStateRequestPartitionData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -336,8 +338,9 @@ function d_InitializeShareGroupStateResponse_v0(r: Reader): InitializeShareGroup
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: InitializeShareGroupStateResponseInitializeStateResult[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_InitializeShareGroupStateResponseInitializeStateResult_v0(r));
+    ix = 0;
+    const x0: InitializeShareGroupStateResponseInitializeStateResult[] = n0 === 1 ? [d_InitializeShareGroupStateResponseInitializeStateResult_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_InitializeShareGroupStateResponseInitializeStateResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -380,8 +383,9 @@ function d_InitializeShareGroupStateResponseInitializeStateResult_v0(r: Reader):
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: InitializeShareGroupStateResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_InitializeShareGroupStateResponsePartitionResult_v0(r));
+    ix = 0;
+    const x1: InitializeShareGroupStateResponsePartitionResult[] = n1 === 1 ? [d_InitializeShareGroupStateResponsePartitionResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_InitializeShareGroupStateResponsePartitionResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -119,8 +119,9 @@ function d_JoinGroupRequest_v0(r: Reader): JoinGroupRequest {
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const x6: JoinGroupRequestProtocol[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v0(r));
+    ix = 0;
+    const x6: JoinGroupRequestProtocol[] = n6 === 1 ? [d_JoinGroupRequestProtocol_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v0(r));
     ix = -1;
     const o: JoinGroupRequest = {
       groupId: x0,
@@ -193,8 +194,9 @@ function d_JoinGroupRequest_v1(r: Reader): JoinGroupRequest {
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const x6: JoinGroupRequestProtocol[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v0(r));
+    ix = 0;
+    const x6: JoinGroupRequestProtocol[] = n6 === 1 ? [d_JoinGroupRequestProtocol_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v0(r));
     ix = -1;
     const o: JoinGroupRequest = {
       groupId: x0,
@@ -266,8 +268,9 @@ function d_JoinGroupRequest_v5(r: Reader): JoinGroupRequest {
     const x5 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const x6: JoinGroupRequestProtocol[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v0(r));
+    ix = 0;
+    const x6: JoinGroupRequestProtocol[] = n6 === 1 ? [d_JoinGroupRequestProtocol_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v0(r));
     ix = -1;
     const o: JoinGroupRequest = {
       groupId: x0,
@@ -340,8 +343,9 @@ function d_JoinGroupRequest_v6(r: Reader): JoinGroupRequest {
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: JoinGroupRequestProtocol[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v6(r));
+    ix = 0;
+    const x6: JoinGroupRequestProtocol[] = n6 === 1 ? [d_JoinGroupRequestProtocol_v6(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -419,8 +423,9 @@ function d_JoinGroupRequest_v8(r: Reader): JoinGroupRequest {
     const x5 = r.readCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: JoinGroupRequestProtocol[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v6(r));
+    ix = 0;
+    const x6: JoinGroupRequestProtocol[] = n6 === 1 ? [d_JoinGroupRequestProtocol_v6(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_JoinGroupRequestProtocol_v6(r));
     ix = -1;
     f = 7;
     const x7 = r.readNullableCompactString();
@@ -709,8 +714,9 @@ function d_JoinGroupResponse_v0(r: Reader): JoinGroupResponse {
     const x7 = r.readString();
     f = 8;
     const n8 = r.readArrayLength();
-    const x8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v0(r));
+    ix = 0;
+    const x8: JoinGroupResponseMember[] = n8 === 1 ? [d_JoinGroupResponseMember_v0(r)] : [];
+    for (ix = x8.length; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v0(r));
     ix = -1;
     const o: JoinGroupResponse = {
       throttleTimeMs: 0,
@@ -788,8 +794,9 @@ function d_JoinGroupResponse_v2(r: Reader): JoinGroupResponse {
     const x7 = r.readString();
     f = 8;
     const n8 = r.readArrayLength();
-    const x8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v0(r));
+    ix = 0;
+    const x8: JoinGroupResponseMember[] = n8 === 1 ? [d_JoinGroupResponseMember_v0(r)] : [];
+    for (ix = x8.length; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v0(r));
     ix = -1;
     const o: JoinGroupResponse = {
       throttleTimeMs: x0,
@@ -867,8 +874,9 @@ function d_JoinGroupResponse_v5(r: Reader): JoinGroupResponse {
     const x7 = r.readString();
     f = 8;
     const n8 = r.readArrayLength();
-    const x8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v5(r));
+    ix = 0;
+    const x8: JoinGroupResponseMember[] = n8 === 1 ? [d_JoinGroupResponseMember_v5(r)] : [];
+    for (ix = x8.length; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v5(r));
     ix = -1;
     const o: JoinGroupResponse = {
       throttleTimeMs: x0,
@@ -944,8 +952,9 @@ function d_JoinGroupResponse_v6(r: Reader): JoinGroupResponse {
     const x7 = r.readCompactString();
     f = 8;
     const n8 = r.readCompactArrayLength();
-    const x8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v6(r));
+    ix = 0;
+    const x8: JoinGroupResponseMember[] = n8 === 1 ? [d_JoinGroupResponseMember_v6(r)] : [];
+    for (ix = x8.length; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1026,8 +1035,9 @@ function d_JoinGroupResponse_v7(r: Reader): JoinGroupResponse {
     const x7 = r.readCompactString();
     f = 8;
     const n8 = r.readCompactArrayLength();
-    const x8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v6(r));
+    ix = 0;
+    const x8: JoinGroupResponseMember[] = n8 === 1 ? [d_JoinGroupResponseMember_v6(r)] : [];
+    for (ix = x8.length; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1110,8 +1120,9 @@ function d_JoinGroupResponse_v9(r: Reader): JoinGroupResponse {
     const x7 = r.readCompactString();
     f = 8;
     const n8 = r.readCompactArrayLength();
-    const x8: JoinGroupResponseMember[] = [];
-    for (ix = 0; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v6(r));
+    ix = 0;
+    const x8: JoinGroupResponseMember[] = n8 === 1 ? [d_JoinGroupResponseMember_v6(r)] : [];
+    for (ix = x8.length; ix < n8; ix++) x8.push(d_JoinGroupResponseMember_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

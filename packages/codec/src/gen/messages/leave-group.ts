@@ -133,8 +133,9 @@ function d_LeaveGroupRequest_v3(r: Reader): LeaveGroupRequest {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: LeaveGroupRequestMemberIdentity[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_LeaveGroupRequestMemberIdentity_v3(r));
+    ix = 0;
+    const x2: LeaveGroupRequestMemberIdentity[] = n2 === 1 ? [d_LeaveGroupRequestMemberIdentity_v3(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_LeaveGroupRequestMemberIdentity_v3(r));
     ix = -1;
     const o: LeaveGroupRequest = {
       groupId: x0,
@@ -180,8 +181,9 @@ function d_LeaveGroupRequest_v4(r: Reader): LeaveGroupRequest {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: LeaveGroupRequestMemberIdentity[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_LeaveGroupRequestMemberIdentity_v4(r));
+    ix = 0;
+    const x2: LeaveGroupRequestMemberIdentity[] = n2 === 1 ? [d_LeaveGroupRequestMemberIdentity_v4(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_LeaveGroupRequestMemberIdentity_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -230,8 +232,9 @@ function d_LeaveGroupRequest_v5(r: Reader): LeaveGroupRequest {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: LeaveGroupRequestMemberIdentity[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_LeaveGroupRequestMemberIdentity_v5(r));
+    ix = 0;
+    const x2: LeaveGroupRequestMemberIdentity[] = n2 === 1 ? [d_LeaveGroupRequestMemberIdentity_v5(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_LeaveGroupRequestMemberIdentity_v5(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -574,8 +577,9 @@ function d_LeaveGroupResponse_v3(r: Reader): LeaveGroupResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: LeaveGroupResponseMemberResponse[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_LeaveGroupResponseMemberResponse_v3(r));
+    ix = 0;
+    const x2: LeaveGroupResponseMemberResponse[] = n2 === 1 ? [d_LeaveGroupResponseMemberResponse_v3(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_LeaveGroupResponseMemberResponse_v3(r));
     ix = -1;
     const o: LeaveGroupResponse = {
       throttleTimeMs: x0,
@@ -621,8 +625,9 @@ function d_LeaveGroupResponse_v4(r: Reader): LeaveGroupResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: LeaveGroupResponseMemberResponse[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_LeaveGroupResponseMemberResponse_v4(r));
+    ix = 0;
+    const x2: LeaveGroupResponseMemberResponse[] = n2 === 1 ? [d_LeaveGroupResponseMemberResponse_v4(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_LeaveGroupResponseMemberResponse_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -77,8 +77,9 @@ function d_ListConfigResourcesRequest_v1(r: Reader): ListConfigResourcesRequest 
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: number[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readInt8());
+    ix = 0;
+    const x0: number[] = n0 === 1 ? [r.readInt8()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readInt8());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -214,8 +215,9 @@ function d_ListConfigResourcesResponse_v0(r: Reader): ListConfigResourcesRespons
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ListConfigResourcesResponseConfigResource[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListConfigResourcesResponseConfigResource_v0(r));
+    ix = 0;
+    const x2: ListConfigResourcesResponseConfigResource[] = n2 === 1 ? [d_ListConfigResourcesResponseConfigResource_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListConfigResourcesResponseConfigResource_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -264,8 +266,9 @@ function d_ListConfigResourcesResponse_v1(r: Reader): ListConfigResourcesRespons
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ListConfigResourcesResponseConfigResource[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListConfigResourcesResponseConfigResource_v1(r));
+    ix = 0;
+    const x2: ListConfigResourcesResponseConfigResource[] = n2 === 1 ? [d_ListConfigResourcesResponseConfigResource_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListConfigResourcesResponseConfigResource_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -115,8 +115,9 @@ function d_ListGroupsRequest_v4(r: Reader): ListGroupsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readCompactString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -170,13 +171,15 @@ function d_ListGroupsRequest_v5(r: Reader): ListGroupsRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readCompactString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: string[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readCompactString());
+    ix = 0;
+    const x1: string[] = n1 === 1 ? [r.readCompactString()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readCompactString());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -328,8 +331,9 @@ function d_ListGroupsResponse_v0(r: Reader): ListGroupsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ListGroupsResponseListedGroup[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v0(r));
+    ix = 0;
+    const x2: ListGroupsResponseListedGroup[] = n2 === 1 ? [d_ListGroupsResponseListedGroup_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v0(r));
     ix = -1;
     const o: ListGroupsResponse = {
       throttleTimeMs: 0,
@@ -374,8 +378,9 @@ function d_ListGroupsResponse_v1(r: Reader): ListGroupsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ListGroupsResponseListedGroup[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v0(r));
+    ix = 0;
+    const x2: ListGroupsResponseListedGroup[] = n2 === 1 ? [d_ListGroupsResponseListedGroup_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v0(r));
     ix = -1;
     const o: ListGroupsResponse = {
       throttleTimeMs: x0,
@@ -421,8 +426,9 @@ function d_ListGroupsResponse_v3(r: Reader): ListGroupsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ListGroupsResponseListedGroup[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v3(r));
+    ix = 0;
+    const x2: ListGroupsResponseListedGroup[] = n2 === 1 ? [d_ListGroupsResponseListedGroup_v3(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -471,8 +477,9 @@ function d_ListGroupsResponse_v4(r: Reader): ListGroupsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ListGroupsResponseListedGroup[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v4(r));
+    ix = 0;
+    const x2: ListGroupsResponseListedGroup[] = n2 === 1 ? [d_ListGroupsResponseListedGroup_v4(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -521,8 +528,9 @@ function d_ListGroupsResponse_v5(r: Reader): ListGroupsResponse {
     const x1 = r.readInt16();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ListGroupsResponseListedGroup[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v5(r));
+    ix = 0;
+    const x2: ListGroupsResponseListedGroup[] = n2 === 1 ? [d_ListGroupsResponseListedGroup_v5(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListGroupsResponseListedGroup_v5(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

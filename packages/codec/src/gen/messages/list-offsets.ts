@@ -114,8 +114,9 @@ function d_ListOffsetsRequest_v1(r: Reader): ListOffsetsRequest {
     const x0 = r.readInt32();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ListOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v1(r));
+    ix = 0;
+    const x2: ListOffsetsRequestTopic[] = n2 === 1 ? [d_ListOffsetsRequestTopic_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v1(r));
     ix = -1;
     const o: ListOffsetsRequest = {
       replicaId: x0,
@@ -161,8 +162,9 @@ function d_ListOffsetsRequest_v2(r: Reader): ListOffsetsRequest {
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ListOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v1(r));
+    ix = 0;
+    const x2: ListOffsetsRequestTopic[] = n2 === 1 ? [d_ListOffsetsRequestTopic_v1(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v1(r));
     ix = -1;
     const o: ListOffsetsRequest = {
       replicaId: x0,
@@ -208,8 +210,9 @@ function d_ListOffsetsRequest_v4(r: Reader): ListOffsetsRequest {
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ListOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v4(r));
+    ix = 0;
+    const x2: ListOffsetsRequestTopic[] = n2 === 1 ? [d_ListOffsetsRequestTopic_v4(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v4(r));
     ix = -1;
     const o: ListOffsetsRequest = {
       replicaId: x0,
@@ -256,8 +259,9 @@ function d_ListOffsetsRequest_v6(r: Reader): ListOffsetsRequest {
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ListOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v6(r));
+    ix = 0;
+    const x2: ListOffsetsRequestTopic[] = n2 === 1 ? [d_ListOffsetsRequestTopic_v6(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -309,8 +313,9 @@ function d_ListOffsetsRequest_v10(r: Reader): ListOffsetsRequest {
     const x1 = r.readInt8();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ListOffsetsRequestTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v6(r));
+    ix = 0;
+    const x2: ListOffsetsRequestTopic[] = n2 === 1 ? [d_ListOffsetsRequestTopic_v6(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ListOffsetsRequestTopic_v6(r));
     ix = -1;
     f = 3;
     const x3 = r.readInt32();
@@ -359,8 +364,9 @@ function d_ListOffsetsRequestTopic_v1(r: Reader): ListOffsetsRequestTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ListOffsetsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsRequestPartition_v1(r));
+    ix = 0;
+    const x1: ListOffsetsRequestPartition[] = n1 === 1 ? [d_ListOffsetsRequestPartition_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListOffsetsRequestPartition_v1(r));
     ix = -1;
     const o: ListOffsetsRequestTopic = {
       name: x0,
@@ -402,8 +408,9 @@ function d_ListOffsetsRequestTopic_v4(r: Reader): ListOffsetsRequestTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ListOffsetsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsRequestPartition_v4(r));
+    ix = 0;
+    const x1: ListOffsetsRequestPartition[] = n1 === 1 ? [d_ListOffsetsRequestPartition_v4(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListOffsetsRequestPartition_v4(r));
     ix = -1;
     const o: ListOffsetsRequestTopic = {
       name: x0,
@@ -446,8 +453,9 @@ function d_ListOffsetsRequestTopic_v6(r: Reader): ListOffsetsRequestTopic {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ListOffsetsRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsRequestPartition_v6(r));
+    ix = 0;
+    const x1: ListOffsetsRequestPartition[] = n1 === 1 ? [d_ListOffsetsRequestPartition_v6(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListOffsetsRequestPartition_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -741,8 +749,9 @@ function d_ListOffsetsResponse_v1(r: Reader): ListOffsetsResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ListOffsetsResponseTopicResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v1(r));
+    ix = 0;
+    const x1: ListOffsetsResponseTopicResponse[] = n1 === 1 ? [d_ListOffsetsResponseTopicResponse_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v1(r));
     ix = -1;
     const o: ListOffsetsResponse = {
       throttleTimeMs: 0,
@@ -782,8 +791,9 @@ function d_ListOffsetsResponse_v2(r: Reader): ListOffsetsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ListOffsetsResponseTopicResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v1(r));
+    ix = 0;
+    const x1: ListOffsetsResponseTopicResponse[] = n1 === 1 ? [d_ListOffsetsResponseTopicResponse_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v1(r));
     ix = -1;
     const o: ListOffsetsResponse = {
       throttleTimeMs: x0,
@@ -823,8 +833,9 @@ function d_ListOffsetsResponse_v4(r: Reader): ListOffsetsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ListOffsetsResponseTopicResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v4(r));
+    ix = 0;
+    const x1: ListOffsetsResponseTopicResponse[] = n1 === 1 ? [d_ListOffsetsResponseTopicResponse_v4(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v4(r));
     ix = -1;
     const o: ListOffsetsResponse = {
       throttleTimeMs: x0,
@@ -865,8 +876,9 @@ function d_ListOffsetsResponse_v6(r: Reader): ListOffsetsResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ListOffsetsResponseTopicResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v6(r));
+    ix = 0;
+    const x1: ListOffsetsResponseTopicResponse[] = n1 === 1 ? [d_ListOffsetsResponseTopicResponse_v6(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListOffsetsResponseTopicResponse_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -911,8 +923,9 @@ function d_ListOffsetsResponseTopicResponse_v1(r: Reader): ListOffsetsResponseTo
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ListOffsetsResponsePartitionResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponsePartitionResponse_v1(r));
+    ix = 0;
+    const x1: ListOffsetsResponsePartitionResponse[] = n1 === 1 ? [d_ListOffsetsResponsePartitionResponse_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListOffsetsResponsePartitionResponse_v1(r));
     ix = -1;
     const o: ListOffsetsResponseTopicResponse = {
       name: x0,
@@ -954,8 +967,9 @@ function d_ListOffsetsResponseTopicResponse_v4(r: Reader): ListOffsetsResponseTo
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: ListOffsetsResponsePartitionResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponsePartitionResponse_v4(r));
+    ix = 0;
+    const x1: ListOffsetsResponsePartitionResponse[] = n1 === 1 ? [d_ListOffsetsResponsePartitionResponse_v4(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListOffsetsResponsePartitionResponse_v4(r));
     ix = -1;
     const o: ListOffsetsResponseTopicResponse = {
       name: x0,
@@ -998,8 +1012,9 @@ function d_ListOffsetsResponseTopicResponse_v6(r: Reader): ListOffsetsResponseTo
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ListOffsetsResponsePartitionResponse[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListOffsetsResponsePartitionResponse_v6(r));
+    ix = 0;
+    const x1: ListOffsetsResponsePartitionResponse[] = n1 === 1 ? [d_ListOffsetsResponsePartitionResponse_v6(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListOffsetsResponsePartitionResponse_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

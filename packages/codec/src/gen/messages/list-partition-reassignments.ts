@@ -83,8 +83,9 @@ function d_ListPartitionReassignmentsRequest_v0(r: Reader): ListPartitionReassig
     let x1: ListPartitionReassignmentsRequestTopics[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      x1 = [];
-      for (ix = 0; ix < n1; ix++) x1.push(d_ListPartitionReassignmentsRequestTopics_v0(r));
+      ix = 0;
+      x1 = n1 === 1 ? [d_ListPartitionReassignmentsRequestTopics_v0(r)] : [];
+      for (ix = x1.length; ix < n1; ix++) x1.push(d_ListPartitionReassignmentsRequestTopics_v0(r));
       ix = -1;
     }
     f = -1;
@@ -131,8 +132,9 @@ function d_ListPartitionReassignmentsRequestTopics_v0(r: Reader): ListPartitionR
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -299,8 +301,9 @@ function d_ListPartitionReassignmentsResponse_v0(r: Reader): ListPartitionReassi
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: ListPartitionReassignmentsResponseOngoingTopicReassignment[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_ListPartitionReassignmentsResponseOngoingTopicReassignment_v0(r));
+    ix = 0;
+    const x3: ListPartitionReassignmentsResponseOngoingTopicReassignment[] = n3 === 1 ? [d_ListPartitionReassignmentsResponseOngoingTopicReassignment_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_ListPartitionReassignmentsResponseOngoingTopicReassignment_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -348,8 +351,9 @@ function d_ListPartitionReassignmentsResponseOngoingTopicReassignment_v0(r: Read
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ListPartitionReassignmentsResponseOngoingPartitionReassignment[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(r));
+    ix = 0;
+    const x1: ListPartitionReassignmentsResponseOngoingPartitionReassignment[] = n1 === 1 ? [d_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -405,18 +409,21 @@ function d_ListPartitionReassignmentsResponseOngoingPartitionReassignment_v0(r: 
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: number[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
+    ix = 0;
+    const x2: number[] = n2 === 1 ? [r.readInt32()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: number[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(r.readInt32());
+    ix = 0;
+    const x3: number[] = n3 === 1 ? [r.readInt32()] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -89,8 +89,9 @@ function d_MetadataRequest_v0(r: Reader): MetadataRequest {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: MetadataRequestTopic[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
+    ix = 0;
+    const x0: MetadataRequestTopic[] = n0 === 1 ? [d_MetadataRequestTopic_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
     ix = -1;
     const o: MetadataRequest = {
       topics: x0,
@@ -141,8 +142,9 @@ function d_MetadataRequest_v1(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_MetadataRequestTopic_v0(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
       ix = -1;
     }
     const o: MetadataRequest = {
@@ -194,8 +196,9 @@ function d_MetadataRequest_v4(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_MetadataRequestTopic_v0(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
       ix = -1;
     }
     f = 1;
@@ -246,8 +249,9 @@ function d_MetadataRequest_v8(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_MetadataRequestTopic_v0(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v0(r));
       ix = -1;
     }
     f = 1;
@@ -303,8 +307,9 @@ function d_MetadataRequest_v9(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v9(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_MetadataRequestTopic_v9(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v9(r));
       ix = -1;
     }
     f = 1;
@@ -363,8 +368,9 @@ function d_MetadataRequest_v10(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v10(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_MetadataRequestTopic_v10(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v10(r));
       ix = -1;
     }
     f = 1;
@@ -423,8 +429,9 @@ function d_MetadataRequest_v11(r: Reader): MetadataRequest {
     let x0: MetadataRequestTopic[] | null = null;
     const n0 = r.readNullableCompactArrayLength();
     if (n0 >= 0) {
-      x0 = [];
-      for (ix = 0; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v10(r));
+      ix = 0;
+      x0 = n0 === 1 ? [d_MetadataRequestTopic_v10(r)] : [];
+      for (ix = x0.length; ix < n0; ix++) x0.push(d_MetadataRequestTopic_v10(r));
       ix = -1;
     }
     f = 1;
@@ -798,13 +805,15 @@ function d_MetadataResponse_v0(r: Reader): MetadataResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v0(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v0(r));
     ix = -1;
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v0(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v0(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v0(r));
     ix = -1;
     const o: MetadataResponse = {
       throttleTimeMs: 0,
@@ -858,15 +867,17 @@ function d_MetadataResponse_v1(r: Reader): MetadataResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
     f = 3;
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v1(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v1(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v1(r));
     ix = -1;
     const o: MetadataResponse = {
       throttleTimeMs: 0,
@@ -922,8 +933,9 @@ function d_MetadataResponse_v2(r: Reader): MetadataResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
     f = 2;
     const x2 = r.readNullableString();
@@ -931,8 +943,9 @@ function d_MetadataResponse_v2(r: Reader): MetadataResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v1(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v1(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v1(r));
     ix = -1;
     const o: MetadataResponse = {
       throttleTimeMs: 0,
@@ -992,8 +1005,9 @@ function d_MetadataResponse_v3(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
     f = 2;
     const x2 = r.readNullableString();
@@ -1001,8 +1015,9 @@ function d_MetadataResponse_v3(r: Reader): MetadataResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v1(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v1(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v1(r));
     ix = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
@@ -1062,8 +1077,9 @@ function d_MetadataResponse_v5(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
     f = 2;
     const x2 = r.readNullableString();
@@ -1071,8 +1087,9 @@ function d_MetadataResponse_v5(r: Reader): MetadataResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v5(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v5(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v5(r));
     ix = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
@@ -1132,8 +1149,9 @@ function d_MetadataResponse_v7(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
     f = 2;
     const x2 = r.readNullableString();
@@ -1141,8 +1159,9 @@ function d_MetadataResponse_v7(r: Reader): MetadataResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v7(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v7(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v7(r));
     ix = -1;
     const o: MetadataResponse = {
       throttleTimeMs: x0,
@@ -1199,8 +1218,9 @@ function d_MetadataResponse_v8(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v1(r));
     ix = -1;
     f = 2;
     const x2 = r.readNullableString();
@@ -1208,8 +1228,9 @@ function d_MetadataResponse_v8(r: Reader): MetadataResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v8(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v8(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v8(r));
     ix = -1;
     f = 5;
     const x5 = r.readInt32();
@@ -1269,8 +1290,9 @@ function d_MetadataResponse_v9(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v9(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
     ix = -1;
     f = 2;
     const x2 = r.readNullableCompactString();
@@ -1278,8 +1300,9 @@ function d_MetadataResponse_v9(r: Reader): MetadataResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v9(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v9(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v9(r));
     ix = -1;
     f = 5;
     const x5 = r.readInt32();
@@ -1342,8 +1365,9 @@ function d_MetadataResponse_v10(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v9(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
     ix = -1;
     f = 2;
     const x2 = r.readNullableCompactString();
@@ -1351,8 +1375,9 @@ function d_MetadataResponse_v10(r: Reader): MetadataResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v10(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v10(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v10(r));
     ix = -1;
     f = 5;
     const x5 = r.readInt32();
@@ -1415,8 +1440,9 @@ function d_MetadataResponse_v11(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v9(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
     ix = -1;
     f = 2;
     const x2 = r.readNullableCompactString();
@@ -1424,8 +1450,9 @@ function d_MetadataResponse_v11(r: Reader): MetadataResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v10(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v10(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v10(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1486,8 +1513,9 @@ function d_MetadataResponse_v12(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v9(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
     ix = -1;
     f = 2;
     const x2 = r.readNullableCompactString();
@@ -1495,8 +1523,9 @@ function d_MetadataResponse_v12(r: Reader): MetadataResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v12(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v12(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v12(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1559,8 +1588,9 @@ function d_MetadataResponse_v13(r: Reader): MetadataResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: MetadataResponseBroker[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
+    ix = 0;
+    const x1: MetadataResponseBroker[] = n1 === 1 ? [d_MetadataResponseBroker_v9(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_MetadataResponseBroker_v9(r));
     ix = -1;
     f = 2;
     const x2 = r.readNullableCompactString();
@@ -1568,8 +1598,9 @@ function d_MetadataResponse_v13(r: Reader): MetadataResponse {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: MetadataResponseTopic[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v12(r));
+    ix = 0;
+    const x4: MetadataResponseTopic[] = n4 === 1 ? [d_MetadataResponseTopic_v12(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponseTopic_v12(r));
     ix = -1;
     f = 6;
     const x6 = r.readInt16();
@@ -1762,8 +1793,9 @@ function d_MetadataResponseTopic_v0(r: Reader): MetadataResponseTopic {
     const x1 = r.readString();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v0(r));
+    ix = 0;
+    const x4: MetadataResponsePartition[] = n4 === 1 ? [d_MetadataResponsePartition_v0(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v0(r));
     ix = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
@@ -1822,8 +1854,9 @@ function d_MetadataResponseTopic_v1(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v0(r));
+    ix = 0;
+    const x4: MetadataResponsePartition[] = n4 === 1 ? [d_MetadataResponsePartition_v0(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v0(r));
     ix = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
@@ -1882,8 +1915,9 @@ function d_MetadataResponseTopic_v5(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v5(r));
+    ix = 0;
+    const x4: MetadataResponsePartition[] = n4 === 1 ? [d_MetadataResponsePartition_v5(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v5(r));
     ix = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
@@ -1942,8 +1976,9 @@ function d_MetadataResponseTopic_v7(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v7(r));
+    ix = 0;
+    const x4: MetadataResponsePartition[] = n4 === 1 ? [d_MetadataResponsePartition_v7(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v7(r));
     ix = -1;
     const o: MetadataResponseTopic = {
       errorCode: x0,
@@ -1999,8 +2034,9 @@ function d_MetadataResponseTopic_v8(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v7(r));
+    ix = 0;
+    const x4: MetadataResponsePartition[] = n4 === 1 ? [d_MetadataResponsePartition_v7(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v7(r));
     ix = -1;
     f = 5;
     const x5 = r.readInt32();
@@ -2059,8 +2095,9 @@ function d_MetadataResponseTopic_v9(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v9(r));
+    ix = 0;
+    const x4: MetadataResponsePartition[] = n4 === 1 ? [d_MetadataResponsePartition_v9(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v9(r));
     ix = -1;
     f = 5;
     const x5 = r.readInt32();
@@ -2126,8 +2163,9 @@ function d_MetadataResponseTopic_v10(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v9(r));
+    ix = 0;
+    const x4: MetadataResponsePartition[] = n4 === 1 ? [d_MetadataResponsePartition_v9(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v9(r));
     ix = -1;
     f = 5;
     const x5 = r.readInt32();
@@ -2191,8 +2229,9 @@ function d_MetadataResponseTopic_v12(r: Reader): MetadataResponseTopic {
     const x3 = r.readBool();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: MetadataResponsePartition[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v9(r));
+    ix = 0;
+    const x4: MetadataResponsePartition[] = n4 === 1 ? [d_MetadataResponsePartition_v9(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_MetadataResponsePartition_v9(r));
     ix = -1;
     f = 5;
     const x5 = r.readInt32();
@@ -2255,13 +2294,15 @@ function d_MetadataResponsePartition_v0(r: Reader): MetadataResponsePartition {
     const x2 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: number[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
+    ix = 0;
+    const x4: number[] = n4 === 1 ? [r.readInt32()] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
     f = 5;
     const n5 = r.readArrayLength();
-    const x5: number[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(r.readInt32());
+    ix = 0;
+    const x5: number[] = n5 === 1 ? [r.readInt32()] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(r.readInt32());
     ix = -1;
     const o: MetadataResponsePartition = {
       errorCode: x0,
@@ -2326,18 +2367,21 @@ function d_MetadataResponsePartition_v5(r: Reader): MetadataResponsePartition {
     const x2 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: number[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
+    ix = 0;
+    const x4: number[] = n4 === 1 ? [r.readInt32()] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
     f = 5;
     const n5 = r.readArrayLength();
-    const x5: number[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(r.readInt32());
+    ix = 0;
+    const x5: number[] = n5 === 1 ? [r.readInt32()] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(r.readInt32());
     ix = -1;
     f = 6;
     const n6 = r.readArrayLength();
-    const x6: number[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(r.readInt32());
+    ix = 0;
+    const x6: number[] = n6 === 1 ? [r.readInt32()] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(r.readInt32());
     ix = -1;
     const o: MetadataResponsePartition = {
       errorCode: x0,
@@ -2406,18 +2450,21 @@ function d_MetadataResponsePartition_v7(r: Reader): MetadataResponsePartition {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readArrayLength();
-    const x4: number[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
+    ix = 0;
+    const x4: number[] = n4 === 1 ? [r.readInt32()] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
     f = 5;
     const n5 = r.readArrayLength();
-    const x5: number[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(r.readInt32());
+    ix = 0;
+    const x5: number[] = n5 === 1 ? [r.readInt32()] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(r.readInt32());
     ix = -1;
     f = 6;
     const n6 = r.readArrayLength();
-    const x6: number[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(r.readInt32());
+    ix = 0;
+    const x6: number[] = n6 === 1 ? [r.readInt32()] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(r.readInt32());
     ix = -1;
     const o: MetadataResponsePartition = {
       errorCode: x0,
@@ -2487,18 +2534,21 @@ function d_MetadataResponsePartition_v9(r: Reader): MetadataResponsePartition {
     const x3 = r.readInt32();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: number[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(r.readInt32());
+    ix = 0;
+    const x4: number[] = n4 === 1 ? [r.readInt32()] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(r.readInt32());
     ix = -1;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: number[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(r.readInt32());
+    ix = 0;
+    const x5: number[] = n5 === 1 ? [r.readInt32()] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(r.readInt32());
     ix = -1;
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: number[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(r.readInt32());
+    ix = 0;
+    const x6: number[] = n6 === 1 ? [r.readInt32()] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -142,8 +142,9 @@ function d_OffsetCommitRequest_v2(r: Reader): OffsetCommitRequest {
     const x4 = r.readInt64();
     f = 5;
     const n5 = r.readArrayLength();
-    const x5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v2(r));
+    ix = 0;
+    const x5: OffsetCommitRequestTopic[] = n5 === 1 ? [d_OffsetCommitRequestTopic_v2(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v2(r));
     ix = -1;
     const o: OffsetCommitRequest = {
       groupId: x0,
@@ -204,8 +205,9 @@ function d_OffsetCommitRequest_v5(r: Reader): OffsetCommitRequest {
     const x2 = r.readString();
     f = 5;
     const n5 = r.readArrayLength();
-    const x5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v2(r));
+    ix = 0;
+    const x5: OffsetCommitRequestTopic[] = n5 === 1 ? [d_OffsetCommitRequestTopic_v2(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v2(r));
     ix = -1;
     const o: OffsetCommitRequest = {
       groupId: x0,
@@ -266,8 +268,9 @@ function d_OffsetCommitRequest_v6(r: Reader): OffsetCommitRequest {
     const x2 = r.readString();
     f = 5;
     const n5 = r.readArrayLength();
-    const x5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v6(r));
+    ix = 0;
+    const x5: OffsetCommitRequestTopic[] = n5 === 1 ? [d_OffsetCommitRequestTopic_v6(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v6(r));
     ix = -1;
     const o: OffsetCommitRequest = {
       groupId: x0,
@@ -327,8 +330,9 @@ function d_OffsetCommitRequest_v7(r: Reader): OffsetCommitRequest {
     const x3 = r.readNullableString();
     f = 5;
     const n5 = r.readArrayLength();
-    const x5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v6(r));
+    ix = 0;
+    const x5: OffsetCommitRequestTopic[] = n5 === 1 ? [d_OffsetCommitRequestTopic_v6(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v6(r));
     ix = -1;
     const o: OffsetCommitRequest = {
       groupId: x0,
@@ -389,8 +393,9 @@ function d_OffsetCommitRequest_v8(r: Reader): OffsetCommitRequest {
     const x3 = r.readNullableCompactString();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v8(r));
+    ix = 0;
+    const x5: OffsetCommitRequestTopic[] = n5 === 1 ? [d_OffsetCommitRequestTopic_v8(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v8(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -454,8 +459,9 @@ function d_OffsetCommitRequest_v10(r: Reader): OffsetCommitRequest {
     const x3 = r.readNullableCompactString();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: OffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v10(r));
+    ix = 0;
+    const x5: OffsetCommitRequestTopic[] = n5 === 1 ? [d_OffsetCommitRequestTopic_v10(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_OffsetCommitRequestTopic_v10(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -504,8 +510,9 @@ function d_OffsetCommitRequestTopic_v2(r: Reader): OffsetCommitRequestTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: OffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v2(r));
+    ix = 0;
+    const x2: OffsetCommitRequestPartition[] = n2 === 1 ? [d_OffsetCommitRequestPartition_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v2(r));
     ix = -1;
     const o: OffsetCommitRequestTopic = {
       name: x0,
@@ -548,8 +555,9 @@ function d_OffsetCommitRequestTopic_v6(r: Reader): OffsetCommitRequestTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: OffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v6(r));
+    ix = 0;
+    const x2: OffsetCommitRequestPartition[] = n2 === 1 ? [d_OffsetCommitRequestPartition_v6(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v6(r));
     ix = -1;
     const o: OffsetCommitRequestTopic = {
       name: x0,
@@ -593,8 +601,9 @@ function d_OffsetCommitRequestTopic_v8(r: Reader): OffsetCommitRequestTopic {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: OffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v8(r));
+    ix = 0;
+    const x2: OffsetCommitRequestPartition[] = n2 === 1 ? [d_OffsetCommitRequestPartition_v8(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v8(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -639,8 +648,9 @@ function d_OffsetCommitRequestTopic_v10(r: Reader): OffsetCommitRequestTopic {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: OffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v8(r));
+    ix = 0;
+    const x2: OffsetCommitRequestPartition[] = n2 === 1 ? [d_OffsetCommitRequestPartition_v8(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetCommitRequestPartition_v8(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -943,8 +953,9 @@ function d_OffsetCommitResponse_v2(r: Reader): OffsetCommitResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v2(r));
+    ix = 0;
+    const x1: OffsetCommitResponseTopic[] = n1 === 1 ? [d_OffsetCommitResponseTopic_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v2(r));
     ix = -1;
     const o: OffsetCommitResponse = {
       throttleTimeMs: 0,
@@ -984,8 +995,9 @@ function d_OffsetCommitResponse_v3(r: Reader): OffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v2(r));
+    ix = 0;
+    const x1: OffsetCommitResponseTopic[] = n1 === 1 ? [d_OffsetCommitResponseTopic_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v2(r));
     ix = -1;
     const o: OffsetCommitResponse = {
       throttleTimeMs: x0,
@@ -1026,8 +1038,9 @@ function d_OffsetCommitResponse_v8(r: Reader): OffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: OffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v8(r));
+    ix = 0;
+    const x1: OffsetCommitResponseTopic[] = n1 === 1 ? [d_OffsetCommitResponseTopic_v8(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v8(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1071,8 +1084,9 @@ function d_OffsetCommitResponse_v10(r: Reader): OffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: OffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v10(r));
+    ix = 0;
+    const x1: OffsetCommitResponseTopic[] = n1 === 1 ? [d_OffsetCommitResponseTopic_v10(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetCommitResponseTopic_v10(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1117,8 +1131,9 @@ function d_OffsetCommitResponseTopic_v2(r: Reader): OffsetCommitResponseTopic {
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: OffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitResponsePartition_v2(r));
+    ix = 0;
+    const x2: OffsetCommitResponsePartition[] = n2 === 1 ? [d_OffsetCommitResponsePartition_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetCommitResponsePartition_v2(r));
     ix = -1;
     const o: OffsetCommitResponseTopic = {
       name: x0,
@@ -1162,8 +1177,9 @@ function d_OffsetCommitResponseTopic_v8(r: Reader): OffsetCommitResponseTopic {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: OffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitResponsePartition_v8(r));
+    ix = 0;
+    const x2: OffsetCommitResponsePartition[] = n2 === 1 ? [d_OffsetCommitResponsePartition_v8(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetCommitResponsePartition_v8(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1208,8 +1224,9 @@ function d_OffsetCommitResponseTopic_v10(r: Reader): OffsetCommitResponseTopic {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: OffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetCommitResponsePartition_v8(r));
+    ix = 0;
+    const x2: OffsetCommitResponsePartition[] = n2 === 1 ? [d_OffsetCommitResponsePartition_v8(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetCommitResponsePartition_v8(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

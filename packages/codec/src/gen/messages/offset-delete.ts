@@ -99,8 +99,9 @@ function d_OffsetDeleteRequest_v0(r: Reader): OffsetDeleteRequest {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetDeleteRequestTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetDeleteRequestTopic_v0(r));
+    ix = 0;
+    const x1: OffsetDeleteRequestTopic[] = n1 === 1 ? [d_OffsetDeleteRequestTopic_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetDeleteRequestTopic_v0(r));
     ix = -1;
     const o: OffsetDeleteRequest = {
       groupId: x0,
@@ -142,8 +143,9 @@ function d_OffsetDeleteRequestTopic_v0(r: Reader): OffsetDeleteRequestTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetDeleteRequestPartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetDeleteRequestPartition_v0(r));
+    ix = 0;
+    const x1: OffsetDeleteRequestPartition[] = n1 === 1 ? [d_OffsetDeleteRequestPartition_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetDeleteRequestPartition_v0(r));
     ix = -1;
     const o: OffsetDeleteRequestTopic = {
       name: x0,
@@ -320,8 +322,9 @@ function d_OffsetDeleteResponse_v0(r: Reader): OffsetDeleteResponse {
     const x1 = r.readInt32();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: OffsetDeleteResponseTopic[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetDeleteResponseTopic_v0(r));
+    ix = 0;
+    const x2: OffsetDeleteResponseTopic[] = n2 === 1 ? [d_OffsetDeleteResponseTopic_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetDeleteResponseTopic_v0(r));
     ix = -1;
     const o: OffsetDeleteResponse = {
       errorCode: x0,
@@ -364,8 +367,9 @@ function d_OffsetDeleteResponseTopic_v0(r: Reader): OffsetDeleteResponseTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetDeleteResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetDeleteResponsePartition_v0(r));
+    ix = 0;
+    const x1: OffsetDeleteResponsePartition[] = n1 === 1 ? [d_OffsetDeleteResponsePartition_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetDeleteResponsePartition_v0(r));
     ix = -1;
     const o: OffsetDeleteResponseTopic = {
       name: x0,

@@ -146,8 +146,9 @@ function d_OffsetFetchRequest_v1(r: Reader): OffsetFetchRequest {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetFetchRequestTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v1(r));
+    ix = 0;
+    const x1: OffsetFetchRequestTopic[] = n1 === 1 ? [d_OffsetFetchRequestTopic_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v1(r));
     ix = -1;
     const o: OffsetFetchRequest = {
       groupId: x0,
@@ -202,8 +203,9 @@ function d_OffsetFetchRequest_v2(r: Reader): OffsetFetchRequest {
     let x1: OffsetFetchRequestTopic[] | null = null;
     const n1 = r.readNullableArrayLength();
     if (n1 >= 0) {
-      x1 = [];
-      for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v1(r));
+      ix = 0;
+      x1 = n1 === 1 ? [d_OffsetFetchRequestTopic_v1(r)] : [];
+      for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v1(r));
       ix = -1;
     }
     const o: OffsetFetchRequest = {
@@ -257,8 +259,9 @@ function d_OffsetFetchRequest_v6(r: Reader): OffsetFetchRequest {
     let x1: OffsetFetchRequestTopic[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      x1 = [];
-      for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v6(r));
+      ix = 0;
+      x1 = n1 === 1 ? [d_OffsetFetchRequestTopic_v6(r)] : [];
+      for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v6(r));
       ix = -1;
     }
     f = -1;
@@ -315,8 +318,9 @@ function d_OffsetFetchRequest_v7(r: Reader): OffsetFetchRequest {
     let x1: OffsetFetchRequestTopic[] | null = null;
     const n1 = r.readNullableCompactArrayLength();
     if (n1 >= 0) {
-      x1 = [];
-      for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v6(r));
+      ix = 0;
+      x1 = n1 === 1 ? [d_OffsetFetchRequestTopic_v6(r)] : [];
+      for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchRequestTopic_v6(r));
       ix = -1;
     }
     f = 3;
@@ -367,8 +371,9 @@ function d_OffsetFetchRequest_v8(r: Reader): OffsetFetchRequest {
   try {
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: OffsetFetchRequestGroup[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetFetchRequestGroup_v8(r));
+    ix = 0;
+    const x2: OffsetFetchRequestGroup[] = n2 === 1 ? [d_OffsetFetchRequestGroup_v8(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetFetchRequestGroup_v8(r));
     ix = -1;
     f = 3;
     const x3 = r.readBool();
@@ -418,8 +423,9 @@ function d_OffsetFetchRequest_v9(r: Reader): OffsetFetchRequest {
   try {
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: OffsetFetchRequestGroup[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetFetchRequestGroup_v9(r));
+    ix = 0;
+    const x2: OffsetFetchRequestGroup[] = n2 === 1 ? [d_OffsetFetchRequestGroup_v9(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetFetchRequestGroup_v9(r));
     ix = -1;
     f = 3;
     const x3 = r.readBool();
@@ -469,8 +475,9 @@ function d_OffsetFetchRequest_v10(r: Reader): OffsetFetchRequest {
   try {
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: OffsetFetchRequestGroup[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetFetchRequestGroup_v10(r));
+    ix = 0;
+    const x2: OffsetFetchRequestGroup[] = n2 === 1 ? [d_OffsetFetchRequestGroup_v10(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetFetchRequestGroup_v10(r));
     ix = -1;
     f = 3;
     const x3 = r.readBool();
@@ -519,8 +526,9 @@ function d_OffsetFetchRequestTopic_v1(r: Reader): OffsetFetchRequestTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     const o: OffsetFetchRequestTopic = {
       name: x0,
@@ -563,8 +571,9 @@ function d_OffsetFetchRequestTopic_v6(r: Reader): OffsetFetchRequestTopic {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -614,8 +623,9 @@ function d_OffsetFetchRequestGroup_v8(r: Reader): OffsetFetchRequestGroup {
     let x3: OffsetFetchRequestTopics[] | null = null;
     const n3 = r.readNullableCompactArrayLength();
     if (n3 >= 0) {
-      x3 = [];
-      for (ix = 0; ix < n3; ix++) x3.push(d_OffsetFetchRequestTopics_v8(r));
+      ix = 0;
+      x3 = n3 === 1 ? [d_OffsetFetchRequestTopics_v8(r)] : [];
+      for (ix = x3.length; ix < n3; ix++) x3.push(d_OffsetFetchRequestTopics_v8(r));
       ix = -1;
     }
     f = -1;
@@ -676,8 +686,9 @@ function d_OffsetFetchRequestGroup_v9(r: Reader): OffsetFetchRequestGroup {
     let x3: OffsetFetchRequestTopics[] | null = null;
     const n3 = r.readNullableCompactArrayLength();
     if (n3 >= 0) {
-      x3 = [];
-      for (ix = 0; ix < n3; ix++) x3.push(d_OffsetFetchRequestTopics_v8(r));
+      ix = 0;
+      x3 = n3 === 1 ? [d_OffsetFetchRequestTopics_v8(r)] : [];
+      for (ix = x3.length; ix < n3; ix++) x3.push(d_OffsetFetchRequestTopics_v8(r));
       ix = -1;
     }
     f = -1;
@@ -738,8 +749,9 @@ function d_OffsetFetchRequestGroup_v10(r: Reader): OffsetFetchRequestGroup {
     let x3: OffsetFetchRequestTopics[] | null = null;
     const n3 = r.readNullableCompactArrayLength();
     if (n3 >= 0) {
-      x3 = [];
-      for (ix = 0; ix < n3; ix++) x3.push(d_OffsetFetchRequestTopics_v10(r));
+      ix = 0;
+      x3 = n3 === 1 ? [d_OffsetFetchRequestTopics_v10(r)] : [];
+      for (ix = x3.length; ix < n3; ix++) x3.push(d_OffsetFetchRequestTopics_v10(r));
       ix = -1;
     }
     f = -1;
@@ -788,8 +800,9 @@ function d_OffsetFetchRequestTopics_v8(r: Reader): OffsetFetchRequestTopics {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: number[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
+    ix = 0;
+    const x2: number[] = n2 === 1 ? [r.readInt32()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -834,8 +847,9 @@ function d_OffsetFetchRequestTopics_v10(r: Reader): OffsetFetchRequestTopics {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: number[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
+    ix = 0;
+    const x2: number[] = n2 === 1 ? [r.readInt32()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1115,8 +1129,9 @@ function d_OffsetFetchResponse_v1(r: Reader): OffsetFetchResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetFetchResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v1(r));
+    ix = 0;
+    const x1: OffsetFetchResponseTopic[] = n1 === 1 ? [d_OffsetFetchResponseTopic_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v1(r));
     ix = -1;
     const o: OffsetFetchResponse = {
       throttleTimeMs: 0,
@@ -1161,8 +1176,9 @@ function d_OffsetFetchResponse_v2(r: Reader): OffsetFetchResponse {
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetFetchResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v1(r));
+    ix = 0;
+    const x1: OffsetFetchResponseTopic[] = n1 === 1 ? [d_OffsetFetchResponseTopic_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v1(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt16();
@@ -1213,8 +1229,9 @@ function d_OffsetFetchResponse_v3(r: Reader): OffsetFetchResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetFetchResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v1(r));
+    ix = 0;
+    const x1: OffsetFetchResponseTopic[] = n1 === 1 ? [d_OffsetFetchResponseTopic_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v1(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt16();
@@ -1265,8 +1282,9 @@ function d_OffsetFetchResponse_v5(r: Reader): OffsetFetchResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetFetchResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v5(r));
+    ix = 0;
+    const x1: OffsetFetchResponseTopic[] = n1 === 1 ? [d_OffsetFetchResponseTopic_v5(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v5(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt16();
@@ -1315,8 +1333,9 @@ function d_OffsetFetchResponse_v6(r: Reader): OffsetFetchResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: OffsetFetchResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v6(r));
+    ix = 0;
+    const x1: OffsetFetchResponseTopic[] = n1 === 1 ? [d_OffsetFetchResponseTopic_v6(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopic_v6(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt16();
@@ -1366,8 +1385,9 @@ function d_OffsetFetchResponse_v8(r: Reader): OffsetFetchResponse {
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: OffsetFetchResponseGroup[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_OffsetFetchResponseGroup_v8(r));
+    ix = 0;
+    const x3: OffsetFetchResponseGroup[] = n3 === 1 ? [d_OffsetFetchResponseGroup_v8(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_OffsetFetchResponseGroup_v8(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1415,8 +1435,9 @@ function d_OffsetFetchResponse_v10(r: Reader): OffsetFetchResponse {
     const x0 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: OffsetFetchResponseGroup[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_OffsetFetchResponseGroup_v10(r));
+    ix = 0;
+    const x3: OffsetFetchResponseGroup[] = n3 === 1 ? [d_OffsetFetchResponseGroup_v10(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_OffsetFetchResponseGroup_v10(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1463,8 +1484,9 @@ function d_OffsetFetchResponseTopic_v1(r: Reader): OffsetFetchResponseTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetFetchResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponsePartition_v1(r));
+    ix = 0;
+    const x1: OffsetFetchResponsePartition[] = n1 === 1 ? [d_OffsetFetchResponsePartition_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchResponsePartition_v1(r));
     ix = -1;
     const o: OffsetFetchResponseTopic = {
       name: x0,
@@ -1506,8 +1528,9 @@ function d_OffsetFetchResponseTopic_v5(r: Reader): OffsetFetchResponseTopic {
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetFetchResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponsePartition_v5(r));
+    ix = 0;
+    const x1: OffsetFetchResponsePartition[] = n1 === 1 ? [d_OffsetFetchResponsePartition_v5(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchResponsePartition_v5(r));
     ix = -1;
     const o: OffsetFetchResponseTopic = {
       name: x0,
@@ -1550,8 +1573,9 @@ function d_OffsetFetchResponseTopic_v6(r: Reader): OffsetFetchResponseTopic {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: OffsetFetchResponsePartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponsePartition_v6(r));
+    ix = 0;
+    const x1: OffsetFetchResponsePartition[] = n1 === 1 ? [d_OffsetFetchResponsePartition_v6(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchResponsePartition_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1740,8 +1764,9 @@ function d_OffsetFetchResponseGroup_v8(r: Reader): OffsetFetchResponseGroup {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: OffsetFetchResponseTopics[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopics_v8(r));
+    ix = 0;
+    const x1: OffsetFetchResponseTopics[] = n1 === 1 ? [d_OffsetFetchResponseTopics_v8(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopics_v8(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt16();
@@ -1792,8 +1817,9 @@ function d_OffsetFetchResponseGroup_v10(r: Reader): OffsetFetchResponseGroup {
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: OffsetFetchResponseTopics[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopics_v10(r));
+    ix = 0;
+    const x1: OffsetFetchResponseTopics[] = n1 === 1 ? [d_OffsetFetchResponseTopics_v10(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetFetchResponseTopics_v10(r));
     ix = -1;
     f = 2;
     const x2 = r.readInt16();
@@ -1842,8 +1868,9 @@ function d_OffsetFetchResponseTopics_v8(r: Reader): OffsetFetchResponseTopics {
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: OffsetFetchResponsePartitions[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetFetchResponsePartitions_v8(r));
+    ix = 0;
+    const x2: OffsetFetchResponsePartitions[] = n2 === 1 ? [d_OffsetFetchResponsePartitions_v8(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetFetchResponsePartitions_v8(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1888,8 +1915,9 @@ function d_OffsetFetchResponseTopics_v10(r: Reader): OffsetFetchResponseTopics {
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: OffsetFetchResponsePartitions[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_OffsetFetchResponsePartitions_v8(r));
+    ix = 0;
+    const x2: OffsetFetchResponsePartitions[] = n2 === 1 ? [d_OffsetFetchResponsePartitions_v8(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_OffsetFetchResponsePartitions_v8(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -99,8 +99,9 @@ function d_OffsetForLeaderEpochRequest_v2(r: Reader): OffsetForLeaderEpochReques
   try {
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r));
+    ix = 0;
+    const x1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = n1 === 1 ? [d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r));
     ix = -1;
     const o: OffsetForLeaderEpochRequest = {
       replicaId: -2,
@@ -140,8 +141,9 @@ function d_OffsetForLeaderEpochRequest_v3(r: Reader): OffsetForLeaderEpochReques
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r));
+    ix = 0;
+    const x1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = n1 === 1 ? [d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r));
     ix = -1;
     const o: OffsetForLeaderEpochRequest = {
       replicaId: x0,
@@ -182,8 +184,9 @@ function d_OffsetForLeaderEpochRequest_v4(r: Reader): OffsetForLeaderEpochReques
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(r));
+    ix = 0;
+    const x1: OffsetForLeaderEpochRequestOffsetForLeaderTopic[] = n1 === 1 ? [d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -228,8 +231,9 @@ function d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v2(r: Reader): Offset
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v2(r));
+    ix = 0;
+    const x1: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = n1 === 1 ? [d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v2(r));
     ix = -1;
     const o: OffsetForLeaderEpochRequestOffsetForLeaderTopic = {
       topic: x0,
@@ -272,8 +276,9 @@ function d_OffsetForLeaderEpochRequestOffsetForLeaderTopic_v4(r: Reader): Offset
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v4(r));
+    ix = 0;
+    const x1: OffsetForLeaderEpochRequestOffsetForLeaderPartition[] = n1 === 1 ? [d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v4(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochRequestOffsetForLeaderPartition_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -513,8 +518,9 @@ function d_OffsetForLeaderEpochResponse_v2(r: Reader): OffsetForLeaderEpochRespo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(r));
+    ix = 0;
+    const x1: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = n1 === 1 ? [d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(r));
     ix = -1;
     const o: OffsetForLeaderEpochResponse = {
       throttleTimeMs: x0,
@@ -555,8 +561,9 @@ function d_OffsetForLeaderEpochResponse_v4(r: Reader): OffsetForLeaderEpochRespo
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(r));
+    ix = 0;
+    const x1: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult[] = n1 === 1 ? [d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -601,8 +608,9 @@ function d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v2(r: Reader):
     const x0 = r.readString();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: OffsetForLeaderEpochResponseEpochEndOffset[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseEpochEndOffset_v2(r));
+    ix = 0;
+    const x1: OffsetForLeaderEpochResponseEpochEndOffset[] = n1 === 1 ? [d_OffsetForLeaderEpochResponseEpochEndOffset_v2(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseEpochEndOffset_v2(r));
     ix = -1;
     const o: OffsetForLeaderEpochResponseOffsetForLeaderTopicResult = {
       topic: x0,
@@ -645,8 +653,9 @@ function d_OffsetForLeaderEpochResponseOffsetForLeaderTopicResult_v4(r: Reader):
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: OffsetForLeaderEpochResponseEpochEndOffset[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseEpochEndOffset_v4(r));
+    ix = 0;
+    const x1: OffsetForLeaderEpochResponseEpochEndOffset[] = n1 === 1 ? [d_OffsetForLeaderEpochResponseEpochEndOffset_v4(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_OffsetForLeaderEpochResponseEpochEndOffset_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -117,8 +117,9 @@ function d_ProduceRequest_v3(r: Reader): ProduceRequest {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readArrayLength();
-    const x3: ProduceRequestTopicProduceData[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_ProduceRequestTopicProduceData_v3(r));
+    ix = 0;
+    const x3: ProduceRequestTopicProduceData[] = n3 === 1 ? [d_ProduceRequestTopicProduceData_v3(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_ProduceRequestTopicProduceData_v3(r));
     ix = -1;
     const o: ProduceRequest = {
       transactionalId: x0,
@@ -169,8 +170,9 @@ function d_ProduceRequest_v9(r: Reader): ProduceRequest {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: ProduceRequestTopicProduceData[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_ProduceRequestTopicProduceData_v9(r));
+    ix = 0;
+    const x3: ProduceRequestTopicProduceData[] = n3 === 1 ? [d_ProduceRequestTopicProduceData_v9(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_ProduceRequestTopicProduceData_v9(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -224,8 +226,9 @@ function d_ProduceRequest_v13(r: Reader): ProduceRequest {
     const x2 = r.readInt32();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: ProduceRequestTopicProduceData[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_ProduceRequestTopicProduceData_v13(r));
+    ix = 0;
+    const x3: ProduceRequestTopicProduceData[] = n3 === 1 ? [d_ProduceRequestTopicProduceData_v13(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_ProduceRequestTopicProduceData_v13(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -272,8 +275,9 @@ function d_ProduceRequestTopicProduceData_v3(r: Reader): ProduceRequestTopicProd
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ProduceRequestPartitionProduceData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceRequestPartitionProduceData_v3(r));
+    ix = 0;
+    const x2: ProduceRequestPartitionProduceData[] = n2 === 1 ? [d_ProduceRequestPartitionProduceData_v3(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceRequestPartitionProduceData_v3(r));
     ix = -1;
     const o: ProduceRequestTopicProduceData = {
       name: x0,
@@ -317,8 +321,9 @@ function d_ProduceRequestTopicProduceData_v9(r: Reader): ProduceRequestTopicProd
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ProduceRequestPartitionProduceData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceRequestPartitionProduceData_v9(r));
+    ix = 0;
+    const x2: ProduceRequestPartitionProduceData[] = n2 === 1 ? [d_ProduceRequestPartitionProduceData_v9(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceRequestPartitionProduceData_v9(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -363,8 +368,9 @@ function d_ProduceRequestTopicProduceData_v13(r: Reader): ProduceRequestTopicPro
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ProduceRequestPartitionProduceData[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceRequestPartitionProduceData_v9(r));
+    ix = 0;
+    const x2: ProduceRequestPartitionProduceData[] = n2 === 1 ? [d_ProduceRequestPartitionProduceData_v9(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceRequestPartitionProduceData_v9(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -704,8 +710,9 @@ function d_ProduceResponse_v3(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v3(r));
+    ix = 0;
+    const x0: ProduceResponseTopicProduceResponse[] = n0 === 1 ? [d_ProduceResponseTopicProduceResponse_v3(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v3(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -751,8 +758,9 @@ function d_ProduceResponse_v5(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v5(r));
+    ix = 0;
+    const x0: ProduceResponseTopicProduceResponse[] = n0 === 1 ? [d_ProduceResponseTopicProduceResponse_v5(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v5(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -798,8 +806,9 @@ function d_ProduceResponse_v8(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readArrayLength();
-    const x0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v8(r));
+    ix = 0;
+    const x0: ProduceResponseTopicProduceResponse[] = n0 === 1 ? [d_ProduceResponseTopicProduceResponse_v8(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v8(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -843,8 +852,9 @@ function d_ProduceResponse_v9(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v9(r));
+    ix = 0;
+    const x0: ProduceResponseTopicProduceResponse[] = n0 === 1 ? [d_ProduceResponseTopicProduceResponse_v9(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v9(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -917,8 +927,9 @@ function d_ProduceResponse_v10(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v10(r));
+    ix = 0;
+    const x0: ProduceResponseTopicProduceResponse[] = n0 === 1 ? [d_ProduceResponseTopicProduceResponse_v10(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v10(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -932,8 +943,9 @@ function d_ProduceResponse_v10(r: Reader): ProduceResponse {
       if (tag === 0) {
         f = 2;
         const n2 = r.readCompactArrayLength();
-        x2 = [];
-        for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponseNodeEndpoint_v10(r));
+        ix = 0;
+        x2 = n2 === 1 ? [d_ProduceResponseNodeEndpoint_v10(r)] : [];
+        for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceResponseNodeEndpoint_v10(r));
         ix = -1;
         r.expectAt(end);
         f = -1;
@@ -998,8 +1010,9 @@ function d_ProduceResponse_v13(r: Reader): ProduceResponse {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: ProduceResponseTopicProduceResponse[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v13(r));
+    ix = 0;
+    const x0: ProduceResponseTopicProduceResponse[] = n0 === 1 ? [d_ProduceResponseTopicProduceResponse_v13(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ProduceResponseTopicProduceResponse_v13(r));
     ix = -1;
     f = 1;
     const x1 = r.readInt32();
@@ -1013,8 +1026,9 @@ function d_ProduceResponse_v13(r: Reader): ProduceResponse {
       if (tag === 0) {
         f = 2;
         const n2 = r.readCompactArrayLength();
-        x2 = [];
-        for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponseNodeEndpoint_v10(r));
+        ix = 0;
+        x2 = n2 === 1 ? [d_ProduceResponseNodeEndpoint_v10(r)] : [];
+        for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceResponseNodeEndpoint_v10(r));
         ix = -1;
         r.expectAt(end);
         f = -1;
@@ -1065,8 +1079,9 @@ function d_ProduceResponseTopicProduceResponse_v3(r: Reader): ProduceResponseTop
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v3(r));
+    ix = 0;
+    const x2: ProduceResponsePartitionProduceResponse[] = n2 === 1 ? [d_ProduceResponsePartitionProduceResponse_v3(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v3(r));
     ix = -1;
     const o: ProduceResponseTopicProduceResponse = {
       name: x0,
@@ -1109,8 +1124,9 @@ function d_ProduceResponseTopicProduceResponse_v5(r: Reader): ProduceResponseTop
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v5(r));
+    ix = 0;
+    const x2: ProduceResponsePartitionProduceResponse[] = n2 === 1 ? [d_ProduceResponsePartitionProduceResponse_v5(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v5(r));
     ix = -1;
     const o: ProduceResponseTopicProduceResponse = {
       name: x0,
@@ -1153,8 +1169,9 @@ function d_ProduceResponseTopicProduceResponse_v8(r: Reader): ProduceResponseTop
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v8(r));
+    ix = 0;
+    const x2: ProduceResponsePartitionProduceResponse[] = n2 === 1 ? [d_ProduceResponsePartitionProduceResponse_v8(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v8(r));
     ix = -1;
     const o: ProduceResponseTopicProduceResponse = {
       name: x0,
@@ -1198,8 +1215,9 @@ function d_ProduceResponseTopicProduceResponse_v9(r: Reader): ProduceResponseTop
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v9(r));
+    ix = 0;
+    const x2: ProduceResponsePartitionProduceResponse[] = n2 === 1 ? [d_ProduceResponsePartitionProduceResponse_v9(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v9(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1246,8 +1264,9 @@ function d_ProduceResponseTopicProduceResponse_v10(r: Reader): ProduceResponseTo
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v10(r));
+    ix = 0;
+    const x2: ProduceResponsePartitionProduceResponse[] = n2 === 1 ? [d_ProduceResponsePartitionProduceResponse_v10(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v10(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1292,8 +1311,9 @@ function d_ProduceResponseTopicProduceResponse_v13(r: Reader): ProduceResponseTo
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: ProduceResponsePartitionProduceResponse[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v10(r));
+    ix = 0;
+    const x2: ProduceResponsePartitionProduceResponse[] = n2 === 1 ? [d_ProduceResponsePartitionProduceResponse_v10(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_ProduceResponsePartitionProduceResponse_v10(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1466,8 +1486,9 @@ function d_ProduceResponsePartitionProduceResponse_v8(r: Reader): ProduceRespons
     const x4 = r.readInt64();
     f = 5;
     const n5 = r.readArrayLength();
-    const x5: ProduceResponseBatchIndexAndErrorMessage[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_ProduceResponseBatchIndexAndErrorMessage_v8(r));
+    ix = 0;
+    const x5: ProduceResponseBatchIndexAndErrorMessage[] = n5 === 1 ? [d_ProduceResponseBatchIndexAndErrorMessage_v8(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_ProduceResponseBatchIndexAndErrorMessage_v8(r));
     ix = -1;
     f = 6;
     const x6 = r.readNullableString();
@@ -1536,8 +1557,9 @@ function d_ProduceResponsePartitionProduceResponse_v9(r: Reader): ProduceRespons
     const x4 = r.readInt64();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: ProduceResponseBatchIndexAndErrorMessage[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_ProduceResponseBatchIndexAndErrorMessage_v9(r));
+    ix = 0;
+    const x5: ProduceResponseBatchIndexAndErrorMessage[] = n5 === 1 ? [d_ProduceResponseBatchIndexAndErrorMessage_v9(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_ProduceResponseBatchIndexAndErrorMessage_v9(r));
     ix = -1;
     f = 6;
     const x6 = r.readNullableCompactString();
@@ -1633,8 +1655,9 @@ function d_ProduceResponsePartitionProduceResponse_v10(r: Reader): ProduceRespon
     const x4 = r.readInt64();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: ProduceResponseBatchIndexAndErrorMessage[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_ProduceResponseBatchIndexAndErrorMessage_v9(r));
+    ix = 0;
+    const x5: ProduceResponseBatchIndexAndErrorMessage[] = n5 === 1 ? [d_ProduceResponseBatchIndexAndErrorMessage_v9(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_ProduceResponseBatchIndexAndErrorMessage_v9(r));
     ix = -1;
     f = 6;
     const x6 = r.readNullableCompactString();

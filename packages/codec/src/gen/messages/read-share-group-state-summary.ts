@@ -103,8 +103,9 @@ function d_ReadShareGroupStateSummaryRequest_v0(r: Reader): ReadShareGroupStateS
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ReadShareGroupStateSummaryRequestReadStateSummaryData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryRequestReadStateSummaryData_v0(r));
+    ix = 0;
+    const x1: ReadShareGroupStateSummaryRequestReadStateSummaryData[] = n1 === 1 ? [d_ReadShareGroupStateSummaryRequestReadStateSummaryData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryRequestReadStateSummaryData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -148,8 +149,9 @@ function d_ReadShareGroupStateSummaryRequestReadStateSummaryData_v0(r: Reader): 
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ReadShareGroupStateSummaryRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryRequestPartitionData_v0(r));
+    ix = 0;
+    const x1: ReadShareGroupStateSummaryRequestPartitionData[] = n1 === 1 ? [d_ReadShareGroupStateSummaryRequestPartitionData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryRequestPartitionData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -342,8 +344,9 @@ function d_ReadShareGroupStateSummaryResponse_v0(r: Reader): ReadShareGroupState
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v0(r));
+    ix = 0;
+    const x0: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = n0 === 1 ? [d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -382,8 +385,9 @@ function d_ReadShareGroupStateSummaryResponse_v1(r: Reader): ReadShareGroupState
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v1(r));
+    ix = 0;
+    const x0: ReadShareGroupStateSummaryResponseReadStateSummaryResult[] = n0 === 1 ? [d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -426,8 +430,9 @@ function d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v0(r: Reader
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ReadShareGroupStateSummaryResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryResponsePartitionResult_v0(r));
+    ix = 0;
+    const x1: ReadShareGroupStateSummaryResponsePartitionResult[] = n1 === 1 ? [d_ReadShareGroupStateSummaryResponsePartitionResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryResponsePartitionResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -471,8 +476,9 @@ function d_ReadShareGroupStateSummaryResponseReadStateSummaryResult_v1(r: Reader
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ReadShareGroupStateSummaryResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryResponsePartitionResult_v1(r));
+    ix = 0;
+    const x1: ReadShareGroupStateSummaryResponsePartitionResult[] = n1 === 1 ? [d_ReadShareGroupStateSummaryResponsePartitionResult_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ReadShareGroupStateSummaryResponsePartitionResult_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -103,8 +103,9 @@ function d_ReadShareGroupStateRequest_v0(r: Reader): ReadShareGroupStateRequest 
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ReadShareGroupStateRequestReadStateData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateRequestReadStateData_v0(r));
+    ix = 0;
+    const x1: ReadShareGroupStateRequestReadStateData[] = n1 === 1 ? [d_ReadShareGroupStateRequestReadStateData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ReadShareGroupStateRequestReadStateData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -148,8 +149,9 @@ function d_ReadShareGroupStateRequestReadStateData_v0(r: Reader): ReadShareGroup
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ReadShareGroupStateRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateRequestPartitionData_v0(r));
+    ix = 0;
+    const x1: ReadShareGroupStateRequestPartitionData[] = n1 === 1 ? [d_ReadShareGroupStateRequestPartitionData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ReadShareGroupStateRequestPartitionData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -365,8 +367,9 @@ function d_ReadShareGroupStateResponse_v0(r: Reader): ReadShareGroupStateRespons
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: ReadShareGroupStateResponseReadStateResult[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ReadShareGroupStateResponseReadStateResult_v0(r));
+    ix = 0;
+    const x0: ReadShareGroupStateResponseReadStateResult[] = n0 === 1 ? [d_ReadShareGroupStateResponseReadStateResult_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ReadShareGroupStateResponseReadStateResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -409,8 +412,9 @@ function d_ReadShareGroupStateResponseReadStateResult_v0(r: Reader): ReadShareGr
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ReadShareGroupStateResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ReadShareGroupStateResponsePartitionResult_v0(r));
+    ix = 0;
+    const x1: ReadShareGroupStateResponsePartitionResult[] = n1 === 1 ? [d_ReadShareGroupStateResponsePartitionResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ReadShareGroupStateResponsePartitionResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -470,8 +474,9 @@ function d_ReadShareGroupStateResponsePartitionResult_v0(r: Reader): ReadShareGr
     const x4 = r.readInt64();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: ReadShareGroupStateResponseStateBatch[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_ReadShareGroupStateResponseStateBatch_v0(r));
+    ix = 0;
+    const x5: ReadShareGroupStateResponseStateBatch[] = n5 === 1 ? [d_ReadShareGroupStateResponseStateBatch_v0(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_ReadShareGroupStateResponseStateBatch_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -147,8 +147,9 @@ function d_SaslHandshakeResponse_v0(r: Reader): SaslHandshakeResponse {
     const x0 = r.readInt16();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: string[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readString());
+    ix = 0;
+    const x1: string[] = n1 === 1 ? [r.readString()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readString());
     ix = -1;
     const o: SaslHandshakeResponse = {
       errorCode: x0,

@@ -59,8 +59,9 @@ function d_ShareGroupDescribeRequest_v1(r: Reader): ShareGroupDescribeRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: string[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readCompactString());
+    ix = 0;
+    const x0: string[] = n0 === 1 ? [r.readCompactString()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readCompactString());
     ix = -1;
     f = 1;
     const x1 = r.readBool();
@@ -289,8 +290,9 @@ function d_ShareGroupDescribeResponse_v1(r: Reader): ShareGroupDescribeResponse 
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: ShareGroupDescribeResponseDescribedGroup[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_ShareGroupDescribeResponseDescribedGroup_v1(r));
+    ix = 0;
+    const x1: ShareGroupDescribeResponseDescribedGroup[] = n1 === 1 ? [d_ShareGroupDescribeResponseDescribedGroup_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_ShareGroupDescribeResponseDescribedGroup_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -366,8 +368,9 @@ function d_ShareGroupDescribeResponseDescribedGroup_v1(r: Reader): ShareGroupDes
     const x6 = r.readCompactString();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const x7: ShareGroupDescribeResponseMember[] = [];
-    for (ix = 0; ix < n7; ix++) x7.push(d_ShareGroupDescribeResponseMember_v1(r));
+    ix = 0;
+    const x7: ShareGroupDescribeResponseMember[] = n7 === 1 ? [d_ShareGroupDescribeResponseMember_v1(r)] : [];
+    for (ix = x7.length; ix < n7; ix++) x7.push(d_ShareGroupDescribeResponseMember_v1(r));
     ix = -1;
     f = 8;
     const x8 = r.readInt32();
@@ -450,8 +453,9 @@ function d_ShareGroupDescribeResponseMember_v1(r: Reader): ShareGroupDescribeRes
     const x4 = r.readCompactString();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: string[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(r.readCompactString());
+    ix = 0;
+    const x5: string[] = n5 === 1 ? [r.readCompactString()] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(r.readCompactString());
     ix = -1;
     f = 6;
     const x6 = d_ShareGroupDescribeResponseAssignment_v1(r);
@@ -498,8 +502,9 @@ function d_ShareGroupDescribeResponseAssignment_v1(r: Reader): ShareGroupDescrib
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: ShareGroupDescribeResponseTopicPartitions[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ShareGroupDescribeResponseTopicPartitions_v1(r));
+    ix = 0;
+    const x0: ShareGroupDescribeResponseTopicPartitions[] = n0 === 1 ? [d_ShareGroupDescribeResponseTopicPartitions_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ShareGroupDescribeResponseTopicPartitions_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -548,8 +553,9 @@ function d_ShareGroupDescribeResponseTopicPartitions_v1(r: Reader): ShareGroupDe
     const x1 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: number[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readInt32());
+    ix = 0;
+    const x2: number[] = n2 === 1 ? [r.readInt32()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

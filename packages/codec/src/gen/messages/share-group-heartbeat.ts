@@ -90,8 +90,9 @@ function d_ShareGroupHeartbeatRequest_v1(r: Reader): ShareGroupHeartbeatRequest 
     let x4: string[] | null = null;
     const n4 = r.readNullableCompactArrayLength();
     if (n4 >= 0) {
-      x4 = [];
-      for (ix = 0; ix < n4; ix++) x4.push(r.readCompactString());
+      ix = 0;
+      x4 = n4 === 1 ? [r.readCompactString()] : [];
+      for (ix = x4.length; ix < n4; ix++) x4.push(r.readCompactString());
       ix = -1;
     }
     f = -1;
@@ -316,8 +317,9 @@ function d_ShareGroupHeartbeatResponseAssignment_v1(r: Reader): ShareGroupHeartb
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: ShareGroupHeartbeatResponseTopicPartitions[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_ShareGroupHeartbeatResponseTopicPartitions_v1(r));
+    ix = 0;
+    const x0: ShareGroupHeartbeatResponseTopicPartitions[] = n0 === 1 ? [d_ShareGroupHeartbeatResponseTopicPartitions_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_ShareGroupHeartbeatResponseTopicPartitions_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -360,8 +362,9 @@ function d_ShareGroupHeartbeatResponseTopicPartitions_v1(r: Reader): ShareGroupH
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

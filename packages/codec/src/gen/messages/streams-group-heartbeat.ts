@@ -397,24 +397,27 @@ function d_StreamsGroupHeartbeatRequest_v0(r: Reader): StreamsGroupHeartbeatRequ
     let x8: StreamsGroupHeartbeatRequestTaskIds[] | null = null;
     const n8 = r.readNullableCompactArrayLength();
     if (n8 >= 0) {
-      x8 = [];
-      for (ix = 0; ix < n8; ix++) x8.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
+      ix = 0;
+      x8 = n8 === 1 ? [d_StreamsGroupHeartbeatRequestTaskIds_v0(r)] : [];
+      for (ix = x8.length; ix < n8; ix++) x8.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
       ix = -1;
     }
     f = 9;
     let x9: StreamsGroupHeartbeatRequestTaskIds[] | null = null;
     const n9 = r.readNullableCompactArrayLength();
     if (n9 >= 0) {
-      x9 = [];
-      for (ix = 0; ix < n9; ix++) x9.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
+      ix = 0;
+      x9 = n9 === 1 ? [d_StreamsGroupHeartbeatRequestTaskIds_v0(r)] : [];
+      for (ix = x9.length; ix < n9; ix++) x9.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
       ix = -1;
     }
     f = 10;
     let x10: StreamsGroupHeartbeatRequestTaskIds[] | null = null;
     const n10 = r.readNullableCompactArrayLength();
     if (n10 >= 0) {
-      x10 = [];
-      for (ix = 0; ix < n10; ix++) x10.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
+      ix = 0;
+      x10 = n10 === 1 ? [d_StreamsGroupHeartbeatRequestTaskIds_v0(r)] : [];
+      for (ix = x10.length; ix < n10; ix++) x10.push(d_StreamsGroupHeartbeatRequestTaskIds_v0(r));
       ix = -1;
     }
     f = 11;
@@ -425,24 +428,27 @@ function d_StreamsGroupHeartbeatRequest_v0(r: Reader): StreamsGroupHeartbeatRequ
     let x13: StreamsGroupHeartbeatRequestKeyValue[] | null = null;
     const n13 = r.readNullableCompactArrayLength();
     if (n13 >= 0) {
-      x13 = [];
-      for (ix = 0; ix < n13; ix++) x13.push(d_StreamsGroupHeartbeatRequestKeyValue_v0(r));
+      ix = 0;
+      x13 = n13 === 1 ? [d_StreamsGroupHeartbeatRequestKeyValue_v0(r)] : [];
+      for (ix = x13.length; ix < n13; ix++) x13.push(d_StreamsGroupHeartbeatRequestKeyValue_v0(r));
       ix = -1;
     }
     f = 14;
     let x14: StreamsGroupHeartbeatRequestTaskOffset[] | null = null;
     const n14 = r.readNullableCompactArrayLength();
     if (n14 >= 0) {
-      x14 = [];
-      for (ix = 0; ix < n14; ix++) x14.push(d_StreamsGroupHeartbeatRequestTaskOffset_v0(r));
+      ix = 0;
+      x14 = n14 === 1 ? [d_StreamsGroupHeartbeatRequestTaskOffset_v0(r)] : [];
+      for (ix = x14.length; ix < n14; ix++) x14.push(d_StreamsGroupHeartbeatRequestTaskOffset_v0(r));
       ix = -1;
     }
     f = 15;
     let x15: StreamsGroupHeartbeatRequestTaskOffset[] | null = null;
     const n15 = r.readNullableCompactArrayLength();
     if (n15 >= 0) {
-      x15 = [];
-      for (ix = 0; ix < n15; ix++) x15.push(d_StreamsGroupHeartbeatRequestTaskOffset_v0(r));
+      ix = 0;
+      x15 = n15 === 1 ? [d_StreamsGroupHeartbeatRequestTaskOffset_v0(r)] : [];
+      for (ix = x15.length; ix < n15; ix++) x15.push(d_StreamsGroupHeartbeatRequestTaskOffset_v0(r));
       ix = -1;
     }
     f = 16;
@@ -504,8 +510,9 @@ function d_StreamsGroupHeartbeatRequestTopology_v0(r: Reader): StreamsGroupHeart
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: StreamsGroupHeartbeatRequestSubtopology[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupHeartbeatRequestSubtopology_v0(r));
+    ix = 0;
+    const x1: StreamsGroupHeartbeatRequestSubtopology[] = n1 === 1 ? [d_StreamsGroupHeartbeatRequestSubtopology_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_StreamsGroupHeartbeatRequestSubtopology_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -593,33 +600,39 @@ function d_StreamsGroupHeartbeatRequestSubtopology_v0(r: Reader): StreamsGroupHe
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: string[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readCompactString());
+    ix = 0;
+    const x1: string[] = n1 === 1 ? [r.readCompactString()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readCompactString());
     ix = -1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: string[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readCompactString());
+    ix = 0;
+    const x2: string[] = n2 === 1 ? [r.readCompactString()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readCompactString());
     ix = -1;
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: StreamsGroupHeartbeatRequestTopicInfo[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_StreamsGroupHeartbeatRequestTopicInfo_v0(r));
+    ix = 0;
+    const x3: StreamsGroupHeartbeatRequestTopicInfo[] = n3 === 1 ? [d_StreamsGroupHeartbeatRequestTopicInfo_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_StreamsGroupHeartbeatRequestTopicInfo_v0(r));
     ix = -1;
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: string[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(r.readCompactString());
+    ix = 0;
+    const x4: string[] = n4 === 1 ? [r.readCompactString()] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(r.readCompactString());
     ix = -1;
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: StreamsGroupHeartbeatRequestTopicInfo[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_StreamsGroupHeartbeatRequestTopicInfo_v0(r));
+    ix = 0;
+    const x5: StreamsGroupHeartbeatRequestTopicInfo[] = n5 === 1 ? [d_StreamsGroupHeartbeatRequestTopicInfo_v0(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_StreamsGroupHeartbeatRequestTopicInfo_v0(r));
     ix = -1;
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: StreamsGroupHeartbeatRequestCopartitionGroup[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_StreamsGroupHeartbeatRequestCopartitionGroup_v0(r));
+    ix = 0;
+    const x6: StreamsGroupHeartbeatRequestCopartitionGroup[] = n6 === 1 ? [d_StreamsGroupHeartbeatRequestCopartitionGroup_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_StreamsGroupHeartbeatRequestCopartitionGroup_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -678,8 +691,9 @@ function d_StreamsGroupHeartbeatRequestTopicInfo_v0(r: Reader): StreamsGroupHear
     const x2 = r.readInt16();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: StreamsGroupHeartbeatRequestKeyValue[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_StreamsGroupHeartbeatRequestKeyValue_v0(r));
+    ix = 0;
+    const x3: StreamsGroupHeartbeatRequestKeyValue[] = n3 === 1 ? [d_StreamsGroupHeartbeatRequestKeyValue_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_StreamsGroupHeartbeatRequestKeyValue_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -773,18 +787,21 @@ function d_StreamsGroupHeartbeatRequestCopartitionGroup_v0(r: Reader): StreamsGr
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: number[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(r.readInt16());
+    ix = 0;
+    const x0: number[] = n0 === 1 ? [r.readInt16()] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(r.readInt16());
     ix = -1;
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt16());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt16()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt16());
     ix = -1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: number[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(r.readInt16());
+    ix = 0;
+    const x2: number[] = n2 === 1 ? [r.readInt16()] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(r.readInt16());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -831,8 +848,9 @@ function d_StreamsGroupHeartbeatRequestTaskIds_v0(r: Reader): StreamsGroupHeartb
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1243,32 +1261,36 @@ function d_StreamsGroupHeartbeatResponse_v0(r: Reader): StreamsGroupHeartbeatRes
     let x9: StreamsGroupHeartbeatResponseStatus[] | null = null;
     const n9 = r.readNullableCompactArrayLength();
     if (n9 >= 0) {
-      x9 = [];
-      for (ix = 0; ix < n9; ix++) x9.push(d_StreamsGroupHeartbeatResponseStatus_v0(r));
+      ix = 0;
+      x9 = n9 === 1 ? [d_StreamsGroupHeartbeatResponseStatus_v0(r)] : [];
+      for (ix = x9.length; ix < n9; ix++) x9.push(d_StreamsGroupHeartbeatResponseStatus_v0(r));
       ix = -1;
     }
     f = 10;
     let x10: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n10 = r.readNullableCompactArrayLength();
     if (n10 >= 0) {
-      x10 = [];
-      for (ix = 0; ix < n10; ix++) x10.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      ix = 0;
+      x10 = n10 === 1 ? [d_StreamsGroupHeartbeatResponseTaskIds_v0(r)] : [];
+      for (ix = x10.length; ix < n10; ix++) x10.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
     }
     f = 11;
     let x11: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n11 = r.readNullableCompactArrayLength();
     if (n11 >= 0) {
-      x11 = [];
-      for (ix = 0; ix < n11; ix++) x11.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      ix = 0;
+      x11 = n11 === 1 ? [d_StreamsGroupHeartbeatResponseTaskIds_v0(r)] : [];
+      for (ix = x11.length; ix < n11; ix++) x11.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
     }
     f = 12;
     let x12: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n12 = r.readNullableCompactArrayLength();
     if (n12 >= 0) {
-      x12 = [];
-      for (ix = 0; ix < n12; ix++) x12.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      ix = 0;
+      x12 = n12 === 1 ? [d_StreamsGroupHeartbeatResponseTaskIds_v0(r)] : [];
+      for (ix = x12.length; ix < n12; ix++) x12.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
     }
     f = 14;
@@ -1277,8 +1299,9 @@ function d_StreamsGroupHeartbeatResponse_v0(r: Reader): StreamsGroupHeartbeatRes
     let x15: StreamsGroupHeartbeatResponseEndpointToPartitions[] | null = null;
     const n15 = r.readNullableCompactArrayLength();
     if (n15 >= 0) {
-      x15 = [];
-      for (ix = 0; ix < n15; ix++) x15.push(d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r));
+      ix = 0;
+      x15 = n15 === 1 ? [d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r)] : [];
+      for (ix = x15.length; ix < n15; ix++) x15.push(d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r));
       ix = -1;
     }
     f = -1;
@@ -1409,32 +1432,36 @@ function d_StreamsGroupHeartbeatResponse_v1(r: Reader): StreamsGroupHeartbeatRes
     let x9: StreamsGroupHeartbeatResponseStatus[] | null = null;
     const n9 = r.readNullableCompactArrayLength();
     if (n9 >= 0) {
-      x9 = [];
-      for (ix = 0; ix < n9; ix++) x9.push(d_StreamsGroupHeartbeatResponseStatus_v0(r));
+      ix = 0;
+      x9 = n9 === 1 ? [d_StreamsGroupHeartbeatResponseStatus_v0(r)] : [];
+      for (ix = x9.length; ix < n9; ix++) x9.push(d_StreamsGroupHeartbeatResponseStatus_v0(r));
       ix = -1;
     }
     f = 10;
     let x10: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n10 = r.readNullableCompactArrayLength();
     if (n10 >= 0) {
-      x10 = [];
-      for (ix = 0; ix < n10; ix++) x10.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      ix = 0;
+      x10 = n10 === 1 ? [d_StreamsGroupHeartbeatResponseTaskIds_v0(r)] : [];
+      for (ix = x10.length; ix < n10; ix++) x10.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
     }
     f = 11;
     let x11: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n11 = r.readNullableCompactArrayLength();
     if (n11 >= 0) {
-      x11 = [];
-      for (ix = 0; ix < n11; ix++) x11.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      ix = 0;
+      x11 = n11 === 1 ? [d_StreamsGroupHeartbeatResponseTaskIds_v0(r)] : [];
+      for (ix = x11.length; ix < n11; ix++) x11.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
     }
     f = 12;
     let x12: StreamsGroupHeartbeatResponseTaskIds[] | null = null;
     const n12 = r.readNullableCompactArrayLength();
     if (n12 >= 0) {
-      x12 = [];
-      for (ix = 0; ix < n12; ix++) x12.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
+      ix = 0;
+      x12 = n12 === 1 ? [d_StreamsGroupHeartbeatResponseTaskIds_v0(r)] : [];
+      for (ix = x12.length; ix < n12; ix++) x12.push(d_StreamsGroupHeartbeatResponseTaskIds_v0(r));
       ix = -1;
     }
     f = 13;
@@ -1445,8 +1472,9 @@ function d_StreamsGroupHeartbeatResponse_v1(r: Reader): StreamsGroupHeartbeatRes
     let x15: StreamsGroupHeartbeatResponseEndpointToPartitions[] | null = null;
     const n15 = r.readNullableCompactArrayLength();
     if (n15 >= 0) {
-      x15 = [];
-      for (ix = 0; ix < n15; ix++) x15.push(d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r));
+      ix = 0;
+      x15 = n15 === 1 ? [d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r)] : [];
+      for (ix = x15.length; ix < n15; ix++) x15.push(d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r));
       ix = -1;
     }
     f = -1;
@@ -1545,8 +1573,9 @@ function d_StreamsGroupHeartbeatResponseTaskIds_v0(r: Reader): StreamsGroupHeart
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1598,13 +1627,15 @@ function d_StreamsGroupHeartbeatResponseEndpointToPartitions_v0(r: Reader): Stre
     const x0 = d_StreamsGroupHeartbeatResponseEndpoint_v0(r);
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: StreamsGroupHeartbeatResponseTopicPartition[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_StreamsGroupHeartbeatResponseTopicPartition_v0(r));
+    ix = 0;
+    const x1: StreamsGroupHeartbeatResponseTopicPartition[] = n1 === 1 ? [d_StreamsGroupHeartbeatResponseTopicPartition_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_StreamsGroupHeartbeatResponseTopicPartition_v0(r));
     ix = -1;
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: StreamsGroupHeartbeatResponseTopicPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_StreamsGroupHeartbeatResponseTopicPartition_v0(r));
+    ix = 0;
+    const x2: StreamsGroupHeartbeatResponseTopicPartition[] = n2 === 1 ? [d_StreamsGroupHeartbeatResponseTopicPartition_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_StreamsGroupHeartbeatResponseTopicPartition_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1689,8 +1720,9 @@ function d_StreamsGroupHeartbeatResponseTopicPartition_v0(r: Reader): StreamsGro
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

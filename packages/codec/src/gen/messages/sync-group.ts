@@ -110,8 +110,9 @@ function d_SyncGroupRequest_v0(r: Reader): SyncGroupRequest {
     const x2 = r.readString();
     f = 6;
     const n6 = r.readArrayLength();
-    const x6: SyncGroupRequestAssignment[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v0(r));
+    ix = 0;
+    const x6: SyncGroupRequestAssignment[] = n6 === 1 ? [d_SyncGroupRequestAssignment_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v0(r));
     ix = -1;
     const o: SyncGroupRequest = {
       groupId: x0,
@@ -172,8 +173,9 @@ function d_SyncGroupRequest_v3(r: Reader): SyncGroupRequest {
     const x3 = r.readNullableString();
     f = 6;
     const n6 = r.readArrayLength();
-    const x6: SyncGroupRequestAssignment[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v0(r));
+    ix = 0;
+    const x6: SyncGroupRequestAssignment[] = n6 === 1 ? [d_SyncGroupRequestAssignment_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v0(r));
     ix = -1;
     const o: SyncGroupRequest = {
       groupId: x0,
@@ -235,8 +237,9 @@ function d_SyncGroupRequest_v4(r: Reader): SyncGroupRequest {
     const x3 = r.readNullableCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: SyncGroupRequestAssignment[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v4(r));
+    ix = 0;
+    const x6: SyncGroupRequestAssignment[] = n6 === 1 ? [d_SyncGroupRequestAssignment_v4(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -309,8 +312,9 @@ function d_SyncGroupRequest_v5(r: Reader): SyncGroupRequest {
     const x5 = r.readNullableCompactString();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: SyncGroupRequestAssignment[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v4(r));
+    ix = 0;
+    const x6: SyncGroupRequestAssignment[] = n6 === 1 ? [d_SyncGroupRequestAssignment_v4(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_SyncGroupRequestAssignment_v4(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

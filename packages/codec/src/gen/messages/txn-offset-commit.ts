@@ -152,8 +152,9 @@ function d_TxnOffsetCommitRequest_v0(r: Reader): TxnOffsetCommitRequest {
     const x3 = r.readInt16();
     f = 7;
     const n7 = r.readArrayLength();
-    const x7: TxnOffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v0(r));
+    ix = 0;
+    const x7: TxnOffsetCommitRequestTopic[] = n7 === 1 ? [d_TxnOffsetCommitRequestTopic_v0(r)] : [];
+    for (ix = x7.length; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v0(r));
     ix = -1;
     const o: TxnOffsetCommitRequest = {
       transactionalId: x0,
@@ -224,8 +225,9 @@ function d_TxnOffsetCommitRequest_v2(r: Reader): TxnOffsetCommitRequest {
     const x3 = r.readInt16();
     f = 7;
     const n7 = r.readArrayLength();
-    const x7: TxnOffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v2(r));
+    ix = 0;
+    const x7: TxnOffsetCommitRequestTopic[] = n7 === 1 ? [d_TxnOffsetCommitRequestTopic_v2(r)] : [];
+    for (ix = x7.length; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v2(r));
     ix = -1;
     const o: TxnOffsetCommitRequest = {
       transactionalId: x0,
@@ -302,8 +304,9 @@ function d_TxnOffsetCommitRequest_v3(r: Reader): TxnOffsetCommitRequest {
     const x6 = r.readNullableCompactString();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const x7: TxnOffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v3(r));
+    ix = 0;
+    const x7: TxnOffsetCommitRequestTopic[] = n7 === 1 ? [d_TxnOffsetCommitRequestTopic_v3(r)] : [];
+    for (ix = x7.length; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -383,8 +386,9 @@ function d_TxnOffsetCommitRequest_v6(r: Reader): TxnOffsetCommitRequest {
     const x6 = r.readNullableCompactString();
     f = 7;
     const n7 = r.readCompactArrayLength();
-    const x7: TxnOffsetCommitRequestTopic[] = [];
-    for (ix = 0; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v6(r));
+    ix = 0;
+    const x7: TxnOffsetCommitRequestTopic[] = n7 === 1 ? [d_TxnOffsetCommitRequestTopic_v6(r)] : [];
+    for (ix = x7.length; ix < n7; ix++) x7.push(d_TxnOffsetCommitRequestTopic_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -435,8 +439,9 @@ function d_TxnOffsetCommitRequestTopic_v0(r: Reader): TxnOffsetCommitRequestTopi
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: TxnOffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v0(r));
+    ix = 0;
+    const x2: TxnOffsetCommitRequestPartition[] = n2 === 1 ? [d_TxnOffsetCommitRequestPartition_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v0(r));
     ix = -1;
     const o: TxnOffsetCommitRequestTopic = {
       name: x0,
@@ -479,8 +484,9 @@ function d_TxnOffsetCommitRequestTopic_v2(r: Reader): TxnOffsetCommitRequestTopi
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: TxnOffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v2(r));
+    ix = 0;
+    const x2: TxnOffsetCommitRequestPartition[] = n2 === 1 ? [d_TxnOffsetCommitRequestPartition_v2(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v2(r));
     ix = -1;
     const o: TxnOffsetCommitRequestTopic = {
       name: x0,
@@ -524,8 +530,9 @@ function d_TxnOffsetCommitRequestTopic_v3(r: Reader): TxnOffsetCommitRequestTopi
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: TxnOffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v3(r));
+    ix = 0;
+    const x2: TxnOffsetCommitRequestPartition[] = n2 === 1 ? [d_TxnOffsetCommitRequestPartition_v3(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -570,8 +577,9 @@ function d_TxnOffsetCommitRequestTopic_v6(r: Reader): TxnOffsetCommitRequestTopi
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: TxnOffsetCommitRequestPartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v3(r));
+    ix = 0;
+    const x2: TxnOffsetCommitRequestPartition[] = n2 === 1 ? [d_TxnOffsetCommitRequestPartition_v3(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_TxnOffsetCommitRequestPartition_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -868,8 +876,9 @@ function d_TxnOffsetCommitResponse_v0(r: Reader): TxnOffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readArrayLength();
-    const x1: TxnOffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_TxnOffsetCommitResponseTopic_v0(r));
+    ix = 0;
+    const x1: TxnOffsetCommitResponseTopic[] = n1 === 1 ? [d_TxnOffsetCommitResponseTopic_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_TxnOffsetCommitResponseTopic_v0(r));
     ix = -1;
     const o: TxnOffsetCommitResponse = {
       throttleTimeMs: x0,
@@ -910,8 +919,9 @@ function d_TxnOffsetCommitResponse_v3(r: Reader): TxnOffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: TxnOffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_TxnOffsetCommitResponseTopic_v3(r));
+    ix = 0;
+    const x1: TxnOffsetCommitResponseTopic[] = n1 === 1 ? [d_TxnOffsetCommitResponseTopic_v3(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_TxnOffsetCommitResponseTopic_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -955,8 +965,9 @@ function d_TxnOffsetCommitResponse_v6(r: Reader): TxnOffsetCommitResponse {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: TxnOffsetCommitResponseTopic[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_TxnOffsetCommitResponseTopic_v6(r));
+    ix = 0;
+    const x1: TxnOffsetCommitResponseTopic[] = n1 === 1 ? [d_TxnOffsetCommitResponseTopic_v6(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_TxnOffsetCommitResponseTopic_v6(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1001,8 +1012,9 @@ function d_TxnOffsetCommitResponseTopic_v0(r: Reader): TxnOffsetCommitResponseTo
     const x0 = r.readString();
     f = 2;
     const n2 = r.readArrayLength();
-    const x2: TxnOffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitResponsePartition_v0(r));
+    ix = 0;
+    const x2: TxnOffsetCommitResponsePartition[] = n2 === 1 ? [d_TxnOffsetCommitResponsePartition_v0(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_TxnOffsetCommitResponsePartition_v0(r));
     ix = -1;
     const o: TxnOffsetCommitResponseTopic = {
       name: x0,
@@ -1046,8 +1058,9 @@ function d_TxnOffsetCommitResponseTopic_v3(r: Reader): TxnOffsetCommitResponseTo
     const x0 = r.readCompactString();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: TxnOffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitResponsePartition_v3(r));
+    ix = 0;
+    const x2: TxnOffsetCommitResponsePartition[] = n2 === 1 ? [d_TxnOffsetCommitResponsePartition_v3(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_TxnOffsetCommitResponsePartition_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -1092,8 +1105,9 @@ function d_TxnOffsetCommitResponseTopic_v6(r: Reader): TxnOffsetCommitResponseTo
     const x1 = r.readUuid();
     f = 2;
     const n2 = r.readCompactArrayLength();
-    const x2: TxnOffsetCommitResponsePartition[] = [];
-    for (ix = 0; ix < n2; ix++) x2.push(d_TxnOffsetCommitResponsePartition_v3(r));
+    ix = 0;
+    const x2: TxnOffsetCommitResponsePartition[] = n2 === 1 ? [d_TxnOffsetCommitResponsePartition_v3(r)] : [];
+    for (ix = x2.length; ix < n2; ix++) x2.push(d_TxnOffsetCommitResponsePartition_v3(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -90,8 +90,9 @@ function d_UpdateFeaturesRequest_v0(r: Reader): UpdateFeaturesRequest {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: UpdateFeaturesRequestFeatureUpdateKey[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_UpdateFeaturesRequestFeatureUpdateKey_v0(r));
+    ix = 0;
+    const x1: UpdateFeaturesRequestFeatureUpdateKey[] = n1 === 1 ? [d_UpdateFeaturesRequestFeatureUpdateKey_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_UpdateFeaturesRequestFeatureUpdateKey_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -138,8 +139,9 @@ function d_UpdateFeaturesRequest_v1(r: Reader): UpdateFeaturesRequest {
     const x0 = r.readInt32();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: UpdateFeaturesRequestFeatureUpdateKey[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_UpdateFeaturesRequestFeatureUpdateKey_v1(r));
+    ix = 0;
+    const x1: UpdateFeaturesRequestFeatureUpdateKey[] = n1 === 1 ? [d_UpdateFeaturesRequestFeatureUpdateKey_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_UpdateFeaturesRequestFeatureUpdateKey_v1(r));
     ix = -1;
     f = 2;
     const x2 = r.readBool();
@@ -383,8 +385,9 @@ function d_UpdateFeaturesResponse_v0(r: Reader): UpdateFeaturesResponse {
     const x2 = r.readNullableCompactString();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: UpdateFeaturesResponseUpdatableFeatureResult[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_UpdateFeaturesResponseUpdatableFeatureResult_v0(r));
+    ix = 0;
+    const x3: UpdateFeaturesResponseUpdatableFeatureResult[] = n3 === 1 ? [d_UpdateFeaturesResponseUpdatableFeatureResult_v0(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_UpdateFeaturesResponseUpdatableFeatureResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

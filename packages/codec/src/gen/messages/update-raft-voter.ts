@@ -132,8 +132,9 @@ function d_UpdateRaftVoterRequest_v0(r: Reader): UpdateRaftVoterRequest {
     const x3 = r.readUuid();
     f = 4;
     const n4 = r.readCompactArrayLength();
-    const x4: UpdateRaftVoterRequestListener[] = [];
-    for (ix = 0; ix < n4; ix++) x4.push(d_UpdateRaftVoterRequestListener_v0(r));
+    ix = 0;
+    const x4: UpdateRaftVoterRequestListener[] = n4 === 1 ? [d_UpdateRaftVoterRequestListener_v0(r)] : [];
+    for (ix = x4.length; ix < n4; ix++) x4.push(d_UpdateRaftVoterRequestListener_v0(r));
     ix = -1;
     f = 5;
     const x5 = d_UpdateRaftVoterRequestKRaftVersionFeature_v0(r);

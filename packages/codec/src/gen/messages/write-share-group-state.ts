@@ -143,8 +143,9 @@ function d_WriteShareGroupStateRequest_v0(r: Reader): WriteShareGroupStateReques
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: WriteShareGroupStateRequestWriteStateData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestWriteStateData_v0(r));
+    ix = 0;
+    const x1: WriteShareGroupStateRequestWriteStateData[] = n1 === 1 ? [d_WriteShareGroupStateRequestWriteStateData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestWriteStateData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -190,8 +191,9 @@ function d_WriteShareGroupStateRequest_v1(r: Reader): WriteShareGroupStateReques
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: WriteShareGroupStateRequestWriteStateData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestWriteStateData_v1(r));
+    ix = 0;
+    const x1: WriteShareGroupStateRequestWriteStateData[] = n1 === 1 ? [d_WriteShareGroupStateRequestWriteStateData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestWriteStateData_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -235,8 +237,9 @@ function d_WriteShareGroupStateRequestWriteStateData_v0(r: Reader): WriteShareGr
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: WriteShareGroupStateRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestPartitionData_v0(r));
+    ix = 0;
+    const x1: WriteShareGroupStateRequestPartitionData[] = n1 === 1 ? [d_WriteShareGroupStateRequestPartitionData_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestPartitionData_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -280,8 +283,9 @@ function d_WriteShareGroupStateRequestWriteStateData_v1(r: Reader): WriteShareGr
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: WriteShareGroupStateRequestPartitionData[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestPartitionData_v1(r));
+    ix = 0;
+    const x1: WriteShareGroupStateRequestPartitionData[] = n1 === 1 ? [d_WriteShareGroupStateRequestPartitionData_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_WriteShareGroupStateRequestPartitionData_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -337,8 +341,9 @@ function d_WriteShareGroupStateRequestPartitionData_v0(r: Reader): WriteShareGro
     const x3 = r.readInt64();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: WriteShareGroupStateRequestStateBatch[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_WriteShareGroupStateRequestStateBatch_v0(r));
+    ix = 0;
+    const x5: WriteShareGroupStateRequestStateBatch[] = n5 === 1 ? [d_WriteShareGroupStateRequestStateBatch_v0(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_WriteShareGroupStateRequestStateBatch_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -402,8 +407,9 @@ function d_WriteShareGroupStateRequestPartitionData_v1(r: Reader): WriteShareGro
     const x4 = r.readInt32();
     f = 5;
     const n5 = r.readCompactArrayLength();
-    const x5: WriteShareGroupStateRequestStateBatch[] = [];
-    for (ix = 0; ix < n5; ix++) x5.push(d_WriteShareGroupStateRequestStateBatch_v0(r));
+    ix = 0;
+    const x5: WriteShareGroupStateRequestStateBatch[] = n5 === 1 ? [d_WriteShareGroupStateRequestStateBatch_v0(r)] : [];
+    for (ix = x5.length; ix < n5; ix++) x5.push(d_WriteShareGroupStateRequestStateBatch_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -601,8 +607,9 @@ function d_WriteShareGroupStateResponse_v0(r: Reader): WriteShareGroupStateRespo
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: WriteShareGroupStateResponseWriteStateResult[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_WriteShareGroupStateResponseWriteStateResult_v0(r));
+    ix = 0;
+    const x0: WriteShareGroupStateResponseWriteStateResult[] = n0 === 1 ? [d_WriteShareGroupStateResponseWriteStateResult_v0(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_WriteShareGroupStateResponseWriteStateResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -645,8 +652,9 @@ function d_WriteShareGroupStateResponseWriteStateResult_v0(r: Reader): WriteShar
     const x0 = r.readUuid();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: WriteShareGroupStateResponsePartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_WriteShareGroupStateResponsePartitionResult_v0(r));
+    ix = 0;
+    const x1: WriteShareGroupStateResponsePartitionResult[] = n1 === 1 ? [d_WriteShareGroupStateResponsePartitionResult_v0(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_WriteShareGroupStateResponsePartitionResult_v0(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

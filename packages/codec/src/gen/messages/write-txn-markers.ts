@@ -106,8 +106,9 @@ function d_WriteTxnMarkersRequest_v1(r: Reader): WriteTxnMarkersRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: WriteTxnMarkersRequestWritableTxnMarker[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_WriteTxnMarkersRequestWritableTxnMarker_v1(r));
+    ix = 0;
+    const x0: WriteTxnMarkersRequestWritableTxnMarker[] = n0 === 1 ? [d_WriteTxnMarkersRequestWritableTxnMarker_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_WriteTxnMarkersRequestWritableTxnMarker_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -146,8 +147,9 @@ function d_WriteTxnMarkersRequest_v2(r: Reader): WriteTxnMarkersRequest {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: WriteTxnMarkersRequestWritableTxnMarker[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_WriteTxnMarkersRequestWritableTxnMarker_v2(r));
+    ix = 0;
+    const x0: WriteTxnMarkersRequestWritableTxnMarker[] = n0 === 1 ? [d_WriteTxnMarkersRequestWritableTxnMarker_v2(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_WriteTxnMarkersRequestWritableTxnMarker_v2(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -200,8 +202,9 @@ function d_WriteTxnMarkersRequestWritableTxnMarker_v1(r: Reader): WriteTxnMarker
     const x2 = r.readBool();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r));
+    ix = 0;
+    const x3: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = n3 === 1 ? [d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r));
     ix = -1;
     f = 4;
     const x4 = r.readInt32();
@@ -263,8 +266,9 @@ function d_WriteTxnMarkersRequestWritableTxnMarker_v2(r: Reader): WriteTxnMarker
     const x2 = r.readBool();
     f = 3;
     const n3 = r.readCompactArrayLength();
-    const x3: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = [];
-    for (ix = 0; ix < n3; ix++) x3.push(d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r));
+    ix = 0;
+    const x3: WriteTxnMarkersRequestWritableTxnMarkerTopic[] = n3 === 1 ? [d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r)] : [];
+    for (ix = x3.length; ix < n3; ix++) x3.push(d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r));
     ix = -1;
     f = 4;
     const x4 = r.readInt32();
@@ -318,8 +322,9 @@ function d_WriteTxnMarkersRequestWritableTxnMarkerTopic_v1(r: Reader): WriteTxnM
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: number[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(r.readInt32());
+    ix = 0;
+    const x1: number[] = n1 === 1 ? [r.readInt32()] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(r.readInt32());
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -486,8 +491,9 @@ function d_WriteTxnMarkersResponse_v1(r: Reader): WriteTxnMarkersResponse {
   try {
     f = 0;
     const n0 = r.readCompactArrayLength();
-    const x0: WriteTxnMarkersResponseWritableTxnMarkerResult[] = [];
-    for (ix = 0; ix < n0; ix++) x0.push(d_WriteTxnMarkersResponseWritableTxnMarkerResult_v1(r));
+    ix = 0;
+    const x0: WriteTxnMarkersResponseWritableTxnMarkerResult[] = n0 === 1 ? [d_WriteTxnMarkersResponseWritableTxnMarkerResult_v1(r)] : [];
+    for (ix = x0.length; ix < n0; ix++) x0.push(d_WriteTxnMarkersResponseWritableTxnMarkerResult_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -530,8 +536,9 @@ function d_WriteTxnMarkersResponseWritableTxnMarkerResult_v1(r: Reader): WriteTx
     const x0 = r.readInt64();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_WriteTxnMarkersResponseWritableTxnMarkerTopicResult_v1(r));
+    ix = 0;
+    const x1: WriteTxnMarkersResponseWritableTxnMarkerTopicResult[] = n1 === 1 ? [d_WriteTxnMarkersResponseWritableTxnMarkerTopicResult_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_WriteTxnMarkersResponseWritableTxnMarkerTopicResult_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);
@@ -577,8 +584,9 @@ function d_WriteTxnMarkersResponseWritableTxnMarkerTopicResult_v1(r: Reader): Wr
     const x0 = r.readCompactString();
     f = 1;
     const n1 = r.readCompactArrayLength();
-    const x1: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[] = [];
-    for (ix = 0; ix < n1; ix++) x1.push(d_WriteTxnMarkersResponseWritableTxnMarkerPartitionResult_v1(r));
+    ix = 0;
+    const x1: WriteTxnMarkersResponseWritableTxnMarkerPartitionResult[] = n1 === 1 ? [d_WriteTxnMarkersResponseWritableTxnMarkerPartitionResult_v1(r)] : [];
+    for (ix = x1.length; ix < n1; ix++) x1.push(d_WriteTxnMarkersResponseWritableTxnMarkerPartitionResult_v1(r));
     ix = -1;
     f = -1;
     const uk = readUnknownTaggedOnly(r);

@@ -194,8 +194,9 @@ function d_RemoteLogSegmentMetadataRecord_v0(r: Reader): RemoteLogSegmentMetadat
     const x5 = r.readInt64();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry_v0(r));
+    ix = 0;
+    const x6: RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry[] = n6 === 1 ? [d_RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_RemoteLogSegmentMetadataRecordSegmentLeaderEpochEntry_v0(r));
     ix = -1;
     f = 7;
     const x7 = r.readInt32();

@@ -145,8 +145,9 @@ function d_RemoteLogSegmentMetadataSnapshotRecord_v0(r: Reader): RemoteLogSegmen
     const x5 = r.readInt64();
     f = 6;
     const n6 = r.readCompactArrayLength();
-    const x6: RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry[] = [];
-    for (ix = 0; ix < n6; ix++) x6.push(d_RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry_v0(r));
+    ix = 0;
+    const x6: RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry[] = n6 === 1 ? [d_RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry_v0(r)] : [];
+    for (ix = x6.length; ix < n6; ix++) x6.push(d_RemoteLogSegmentMetadataSnapshotRecordSegmentLeaderEpochEntry_v0(r));
     ix = -1;
     f = 7;
     const x7 = r.readInt32();

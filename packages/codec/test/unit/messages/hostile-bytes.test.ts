@@ -95,6 +95,18 @@ describe('lengths and counts', () => {
     expect(e.path).toBe('MetadataResponse v1 .brokers[0].host');
   });
 
+  it('a bad element after a good one is named by its own index', () => {
+    // MetadataResponse v1: two brokers; the first whole (id 1, host "a", port 9092, no rack),
+    // the second with host length -2.
+    const b = Buffer.from(
+      '00000002' + '00000001' + '000161' + '00002384' + 'ffff' + '00000002' + 'fffe',
+      'hex',
+    );
+    const e = codecError(() => decodeMetadataResponse(new Reader(b), 1));
+    expect(e.reason).toBe('LENGTH_INVALID');
+    expect(e.path).toBe('MetadataResponse v1 .brokers[1].host');
+  });
+
   it('a compact string longer than 0x7fff is rejected even when the bytes are there', () => {
     const n = 0x8000 + 1; // length + 1
     const len = Buffer.from([(n & 0x7f) | 0x80, ((n >> 7) & 0x7f) | 0x80, n >> 14]);
