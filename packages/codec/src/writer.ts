@@ -79,11 +79,17 @@ export class Writer {
    * zero-copy; valid until the writer is used again.
    */
   finishChunks(): Buffer[] {
-    const open = this.buf.subarray(this.chunkFrom, this.pos);
+    const chunks = this.chunks;
     // Most frames have no field by reference: one piece, no copy of the (empty) list.
-    if (this.chunks === null || this.chunks.length === 0) return [open];
-    const out = this.chunks.slice();
-    if (open.length > 0) out.push(open);
+    if (chunks === null || chunks.length === 0)
+      return [this.buf.subarray(this.chunkFrom, this.pos)];
+    if (this.pos === this.chunkFrom) return chunks.slice();
+    const open = this.buf.subarray(this.chunkFrom, this.pos);
+    // A Produce frame of one batch: its header, the batch, the rest, as a literal (a push onto
+    // a copy would make room for 16 more).
+    if (chunks.length === 2) return [chunks[0] as Buffer, chunks[1] as Buffer, open];
+    const out = chunks.slice();
+    out.push(open);
     return out;
   }
 
@@ -230,8 +236,13 @@ export class Writer {
   writeRaw(v: Buffer): void {
     if (this.zeroCopyFrom > 0 && v.length >= this.zeroCopyFrom && this.sizedOpen === 0) {
       const chunks = this.chunks as Buffer[];
-      if (this.pos > this.chunkFrom) chunks.push(this.buf.subarray(this.chunkFrom, this.pos));
-      chunks.push(v);
+      const head = this.pos > this.chunkFrom ? this.buf.subarray(this.chunkFrom, this.pos) : null;
+      // The first pieces as a literal: a push onto [] makes room for 16.
+      if (chunks.length === 0) this.chunks = head === null ? [v] : [head, v];
+      else {
+        if (head !== null) chunks.push(head);
+        chunks.push(v);
+      }
       this.chunkFrom = this.pos;
       this.external += v.length;
       return;
