@@ -21,6 +21,10 @@ const BY_REFERENCE_BYTES = 4 * 1024;
 
 /** What `enqueue` chains the flush on. */
 const SETTLED: Promise<void> = Promise.resolve();
+/** What a written slot of the queue holds until it is filled again. */
+const EMPTY = Buffer.alloc(0);
+/** A queue list up to this long is kept for the next flush; a longer one (a burst) is dropped. */
+const REUSED_QUEUE_SLOTS = 64;
 
 /**
  * Coalesces request frames: frames queued together leave in one `write` (small bursts are
@@ -38,7 +42,14 @@ export class CoalescingWriter {
   /** Bytes handed to the socket. */
   bytes = 0;
   private sink: WritableSink | null = null;
+  /**
+   * The pieces to write: the first `queued` slots. The list and the one flushed before it
+   * take turns, their slots cleared rather than their length (which would drop the backing
+   * store: a push onto an empty list makes room for 16).
+   */
   private queue: Buffer[] = [];
+  private queued = 0;
+  private spare: Buffer[] = [];
   private queuedBytes = 0;
   /** A piece of at least BY_REFERENCE_BYTES is queued. */
   private queuedLarge = false;
@@ -61,6 +72,7 @@ export class CoalescingWriter {
     const dropped = this.afterDrain.concat(this.afterFlush);
     this.sink = sink;
     this.queue = [];
+    this.queued = 0;
     this.queuedBytes = 0;
     this.queuedLarge = false;
     this.afterFlush = [];
@@ -77,12 +89,16 @@ export class CoalescingWriter {
    * went away first (acks=0).
    */
   enqueue(pieces: readonly Buffer[], onWritten?: (dropped: unknown) => void): void {
-    for (let i = 0; i < pieces.length; i++) {
+    const queue = this.queue;
+    let n = this.queued;
+    for (let i = 0; i < pieces.length; i++, n++) {
       const piece = pieces[i] as Buffer;
-      this.queue.push(piece);
+      if (n < queue.length) queue[n] = piece;
+      else queue.push(piece);
       this.queuedBytes += piece.length;
       if (piece.length >= BY_REFERENCE_BYTES) this.queuedLarge = true;
     }
+    this.queued = n;
     if (onWritten !== undefined) this.afterFlush.push(onWritten);
     if (!this.scheduled) {
       this.scheduled = true;
@@ -97,22 +113,32 @@ export class CoalescingWriter {
     this.scheduled = false;
     const sink = this.sink;
     const queue = this.queue;
-    if (sink === null || queue.length === 0) return;
+    const n = this.queued;
+    if (sink === null || n === 0) return;
     const total = this.queuedBytes;
     const large = this.queuedLarge;
-    this.queue = [];
+    this.queue = this.spare;
+    this.queued = 0;
     this.queuedBytes = 0;
     this.queuedLarge = false;
     let underHighWaterMark: boolean;
-    if (queue.length === 1) {
+    if (n === 1) {
       underHighWaterMark = sink.write(queue[0] as Buffer);
     } else if (total <= CONCAT_LIMIT_BYTES && !large) {
+      // Slots past `n` hold EMPTY, and `total` bounds the copy either way.
       underHighWaterMark = sink.write(Buffer.concat(queue, total));
     } else {
       sink.cork();
       underHighWaterMark = true;
-      for (let i = 0; i < queue.length; i++) underHighWaterMark = sink.write(queue[i] as Buffer);
+      for (let i = 0; i < n; i++) underHighWaterMark = sink.write(queue[i] as Buffer);
       sink.uncork();
+    }
+    if (queue.length <= REUSED_QUEUE_SLOTS) {
+      // Cleared, so the list kept does not hold the written buffers alive.
+      for (let i = 0; i < n; i++) queue[i] = EMPTY;
+      this.spare = queue;
+    } else {
+      this.spare = [];
     }
     this.writes++;
     this.bytes += total;

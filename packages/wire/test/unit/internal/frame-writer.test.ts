@@ -84,6 +84,19 @@ describe('CoalescingWriter', () => {
     expect(w.writes).toBe(1);
   });
 
+  it('writes only what was queued since the last flush, however its lists are reused', async () => {
+    const sink = new Sink();
+    const w = new CoalescingWriter();
+    w.attach(sink);
+    const rounds = [[[1], [2], [3]], [[4], [5]], [[6], [7]], [[8]], [[9], [10], [11], [12]]];
+    for (const round of rounds) {
+      w.enqueue(round.map((bytes) => Buffer.from(bytes)));
+      await tick();
+    }
+    expect(sink.written).toEqual(rounds.map((round) => Buffer.from(round.flat())));
+    expect(w.writes).toBe(rounds.length);
+  });
+
   it('writes the pieces of a large frame by reference, in order, under one cork', async () => {
     const sink = new Sink();
     const w = new CoalescingWriter();
