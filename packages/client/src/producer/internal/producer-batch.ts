@@ -8,6 +8,13 @@ import {
   SendGroup,
 } from './delivery.js';
 
+/**
+ * The empty list a batch's runs and timestamps start as: each list is made as a literal of its
+ * first entries (a push onto [] makes room for 16, three lists per batch). Frozen: nothing is
+ * ever added to it.
+ */
+const NONE: readonly never[] = Object.freeze([]);
+
 /** Kafka's sequence numbers wrap from 2^31-1 to 0 (DefaultRecordBatch.incrementSequence). */
 export function incrementSequence(sequence: number, by: number): number {
   return sequence > 0x7fffffff - by ? by - (0x7fffffff - sequence) - 1 : sequence + by;
@@ -32,10 +39,10 @@ export class ProducerBatch {
   builder: RecordBatchBuilder | null;
   #count = 0;
   /** Listeners and, for each, the index after the last record it covers. */
-  readonly #listeners: DeliveryListener[] = [];
-  readonly #ends: number[] = [];
+  #listeners: DeliveryListener[] = NONE as never[];
+  #ends: number[] = NONE as never[];
   /** `[firstIndex, timestamp]` pairs: a new pair each time a record's timestamp differs. */
-  readonly #timestamps: number[] = [];
+  #timestamps: number[] = NONE as never[];
   /** Bytes of `bufferMemory` this batch holds until it completes. */
   memoryBytes: number;
   /** Bytes of the records, uncompressed, header included (set while open and at close). */
@@ -135,7 +142,8 @@ export class ProducerBatch {
     if (size < 0) return size;
     const index = this.#count++;
     const ts = this.#timestamps;
-    if (ts.length === 0 || ts[ts.length - 1] !== timestamp) ts.push(index, timestamp);
+    if (ts.length === 0) this.#timestamps = [index, timestamp];
+    else if (ts[ts.length - 1] !== timestamp) ts.push(index, timestamp);
     this.uncompressedBytes = builder.sizeInBytes;
     return size;
   }
@@ -150,8 +158,18 @@ export class ProducerBatch {
       this.#ends[last] = this.#count;
       return;
     }
+    this.#addRun(listener, this.#count);
+  }
+
+  /** A new run: `listener` hears of the records from the previous run's end to `end`. */
+  #addRun(listener: DeliveryListener, end: number): void {
+    if (this.#listeners.length === 0) {
+      this.#listeners = [listener];
+      this.#ends = [end];
+      return;
+    }
     this.#listeners.push(listener);
-    this.#ends.push(this.#count);
+    this.#ends.push(end);
   }
 
   /**
@@ -227,8 +245,7 @@ export class ProducerBatch {
         const from = Math.max(first, start);
         const to = Math.min(runEnd, end);
         if (to > from) {
-          part.#listeners.push(listener);
-          part.#ends.push(to - start);
+          part.#addRun(listener, to - start);
           if (listener instanceof SendGroup) listener.moved(this, part, from, to, start);
         }
         if (runEnd > end) break;
@@ -236,8 +253,8 @@ export class ProducerBatch {
         l++;
       }
     }
-    this.#listeners.length = 0;
-    this.#ends.length = 0;
+    this.#listeners = NONE as never[];
+    this.#ends = NONE as never[];
     this.builder = null;
     this.encoded = null;
     Promise.all(parts.map((p) => p.whenDone)).then(() => this.#finish(undefined));
@@ -281,8 +298,8 @@ export class ProducerBatch {
     this.done = true;
     this.builder = null;
     this.encoded = null;
-    this.#listeners.length = 0;
-    this.#ends.length = 0;
+    this.#listeners = NONE as never[];
+    this.#ends = NONE as never[];
     this.#markDone?.();
     // A callback that threw is the application's error: every record was still told, and the
     // error surfaces as any exception thrown from a Node callback does.
