@@ -104,6 +104,16 @@ export interface PendingRecord {
   readonly reject: (error: Error) => void;
 }
 
+/** What a record of a `sendBatch` call went into: a batch, whose outcome it is read from. */
+interface Placement {
+  readonly outcome: BatchOutcome | null;
+}
+
+/** The runs a `SendGroup` starts with: none, as one shared frozen list (never added to). */
+const NO_RUNS: readonly never[] = Object.freeze([]);
+/** Runs kept before a `SendGroup` keeps a batch and an index per record instead. */
+const MAX_RUNS = 8;
+
 /**
  * The records of one `sendBatch()` call: settles once every one of them has (delivered, or
  * failed: then with the first failure), through one promise or one callback.
@@ -113,9 +123,19 @@ export class SendGroup implements SendBatchResult {
   #remaining: number;
   #failure: Error | undefined;
   readonly #settle: (error: Error | undefined, result: SendBatchResult | undefined) => void;
-  /** Per record of the call: its batch's outcome source and index, set as it is appended. */
-  readonly #batches: ({ outcome: BatchOutcome | null } | undefined)[];
-  readonly #indexes: Int32Array;
+  /**
+   * Where the records went, as runs: records placed one after another into one batch are one
+   * run, `[first record of the call, records, first index in the batch]` here and the batch
+   * in `#runBatches`. A call of one partition's records is a run per batch it fills.
+   */
+  #runs: number[] = NO_RUNS as never[];
+  #runBatches: Placement[] = NO_RUNS as never[];
+  /**
+   * Per record, once runs are given up (more than MAX_RUNS, or records moved by a split):
+   * its batch and its index there.
+   */
+  #batches: (Placement | undefined)[] | null = null;
+  #indexes: Int32Array | null = null;
 
   constructor(
     count: number,
@@ -124,30 +144,71 @@ export class SendGroup implements SendBatchResult {
     this.count = count;
     this.#remaining = count;
     this.#settle = settle;
-    this.#batches = new Array(count);
-    this.#indexes = new Int32Array(count);
   }
 
-  /** Record `i` of the call went into `batch` at `index`. */
-  placed(i: number, batch: { outcome: BatchOutcome | null }, index: number): void {
-    this.#batches[i] = batch;
-    this.#indexes[i] = index;
+  /** Record `i` of the call went into `batch` at `index` (records are placed in call order). */
+  placed(i: number, batch: Placement, index: number): void {
+    const batches = this.#batches;
+    if (batches !== null) {
+      batches[i] = batch;
+      (this.#indexes as Int32Array)[i] = index;
+      return;
+    }
+    const runs = this.#runs;
+    const n = runs.length;
+    if (n === 0) {
+      this.#runs = [i, 1, index];
+      this.#runBatches = [batch];
+      return;
+    }
+    const length = runs[n - 2] as number;
+    if (
+      this.#runBatches[n / 3 - 1] === batch &&
+      (runs[n - 3] as number) + length === i &&
+      (runs[n - 1] as number) + length === index
+    ) {
+      runs[n - 2] = length + 1;
+      return;
+    }
+    if (n === MAX_RUNS * 3) {
+      this.#perRecord();
+      this.placed(i, batch, index);
+      return;
+    }
+    runs.push(i, 1, index);
+    this.#runBatches.push(batch);
+  }
+
+  /** Gives up the runs for a batch and an index per record. */
+  #perRecord(): void {
+    const batches: (Placement | undefined)[] = new Array(this.count);
+    const indexes = new Int32Array(this.count);
+    const runs = this.#runs;
+    for (let r = 0; r < runs.length; r += 3) {
+      const first = runs[r] as number;
+      const length = runs[r + 1] as number;
+      const at = runs[r + 2] as number;
+      const batch = this.#runBatches[r / 3] as Placement;
+      for (let k = 0; k < length; k++) {
+        batches[first + k] = batch;
+        indexes[first + k] = at + k;
+      }
+    }
+    this.#batches = batches;
+    this.#indexes = indexes;
+    this.#runs = NO_RUNS as never[];
+    this.#runBatches = NO_RUNS as never[];
   }
 
   /**
    * Records at indexes `[start, end)` of `from` now travel in `to`, which begins at index
    * `offset` of `from` (a batch split after MESSAGE_TOO_LARGE): their results are read from
-   * `to`. Rare, so a scan.
+   * `to`. Rare, so a scan, over a batch and an index per record.
    */
-  moved(
-    from: { outcome: BatchOutcome | null },
-    to: { outcome: BatchOutcome | null },
-    start: number,
-    end: number,
-    offset: number,
-  ): void {
-    const batches = this.#batches;
-    const indexes = this.#indexes;
+  moved(from: Placement, to: Placement, start: number, end: number, offset: number): void {
+    if (this.#batches === null) this.#perRecord();
+    const batches = this.#batches as (Placement | undefined)[];
+    const indexes = this.#indexes as Int32Array;
     for (let i = 0; i < this.count; i++) {
       const index = indexes[i] as number;
       if (batches[i] === from && index >= start && index < end) {
@@ -170,10 +231,26 @@ export class SendGroup implements SendBatchResult {
   metadata(index: number): RecordMetadata {
     if (!Number.isInteger(index) || index < 0 || index >= this.count)
       throw new RangeError(`record index ${index} is not in [0, ${this.count})`);
-    const outcome = this.#batches[index]?.outcome;
+    let batch: Placement | undefined;
+    let at = -1;
+    if (this.#batches !== null) {
+      batch = this.#batches[index];
+      at = (this.#indexes as Int32Array)[index] as number;
+    } else {
+      const runs = this.#runs;
+      for (let r = 0; r < runs.length; r += 3) {
+        const first = runs[r] as number;
+        if (index >= first && index < first + (runs[r + 1] as number)) {
+          batch = this.#runBatches[r / 3];
+          at = (runs[r + 2] as number) + index - first;
+          break;
+        }
+      }
+    }
+    const outcome = batch?.outcome;
     if (outcome === null || outcome === undefined)
       throw new RangeError(`record ${index} has no delivery result`);
-    return new DeliveredRecord(outcome, this.#indexes[index] as number);
+    return new DeliveredRecord(outcome, at);
   }
 
   *[Symbol.iterator](): Iterator<RecordMetadata> {
