@@ -514,21 +514,16 @@ export class Sender {
           for (let k = 0; k < requests.length && request === undefined; k++)
             if (requests[k]?.node === leader) request = requests[k];
         }
-        if (request === undefined) {
-          if ((this.#inFlightPerNode.get(leader) ?? 0) >= this.#options.maxInFlight) {
-            if (leftFirst === undefined) leftFirst = leader;
-            else if (leader !== leftFirst) (leftMore ??= new Set()).add(leader);
-            continue;
-          }
-          request = { node: leader, batches: [], bytes: 0 };
-          if (requests === undefined) requests = [request];
-          else requests.push(request);
-          if (byNode !== undefined) byNode.set(leader, request);
-          else if (requests.length > 8) byNode = new Map(requests.map((r) => [r.node, r]));
+        if (
+          request === undefined &&
+          (this.#inFlightPerNode.get(leader) ?? 0) >= this.#options.maxInFlight
+        ) {
+          if (leftFirst === undefined) leftFirst = leader;
+          else if (leader !== leftFirst) (leftMore ??= new Set()).add(leader);
+          continue;
         }
         const size = head.encoded.length;
-        if (request.batches.length > 0 && request.bytes + size > this.#options.maxRequestSize)
-          continue;
+        if (request !== undefined && request.bytes + size > this.#options.maxRequestSize) continue;
         if (idem !== null && !idem.canDrain(head)) continue;
         if (!this.#hooks.partitionReady(q.topic, q.partition)) continue;
         q.batches.shift();
@@ -536,14 +531,23 @@ export class Sender {
         head.inFlight = true;
         head.attempts++;
         head.markSent();
-        request.batches.push(head);
-        request.bytes += size;
+        if (request !== undefined) {
+          request.batches.push(head);
+          request.bytes += size;
+          continue;
+        }
+        // A broker's request is made with its first batch, as a literal (a push onto [] makes
+        // room for 16).
+        request = { node: leader, batches: [head], bytes: size };
+        if (requests === undefined) requests = [request];
+        else requests.push(request);
+        if (byNode !== undefined) byNode.set(leader, request);
+        else if (requests.length > 8) byNode = new Map(requests.map((r) => [r.node, r]));
       }
       let sent = 0;
       if (requests !== undefined) {
         for (let i = 0; i < requests.length; i++) {
           const request = requests[i] as (typeof requests)[number];
-          if (request.batches.length === 0) continue;
           this.#send(request.node, request.batches);
           sent++;
         }
