@@ -103,22 +103,28 @@ describe('a send to a broker whose connection is open', () => {
     return cluster;
   }
 
+  /** OffsetCommit answers COORDINATOR_LOAD_IN_PROGRESS `next` times (settable), then as usual. */
+  function loadingCoordinator(fake: FakeCluster, times: number) {
+    const failing = { next: times };
+    fake.intercept = (_node, apiKey) => {
+      if (apiKey !== 8 || failing.next === 0) return undefined;
+      failing.next--;
+      return { errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, servedBy: 1 };
+    };
+    return failing;
+  }
+
   it('a failed first attempt is attempt 1 of the retry loop: retried up to maxAttempts, then thrown', async () => {
     const fake = new FakeCluster(1);
     const cluster = await openTo(fake);
-    let failures = 1;
-    fake.intercept = (_node, apiKey) => {
-      if (apiKey !== 8 || failures === 0) return undefined;
-      failures--;
-      return { errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, servedBy: 1 };
-    };
+    const failing = loadingCoordinator(fake, 1);
     const before = sentOf(fake, 8).length;
     expect(await cluster.sendToNode(1, OffsetCommitApi, {}, { maxAttempts: 2 })).toMatchObject({
       errorCode: 0,
     });
     expect(sentOf(fake, 8).length - before).toBe(2);
 
-    failures = 2;
+    failing.next = 2;
     const error = await cluster
       .sendToNode(1, OffsetCommitApi, {}, { maxAttempts: 1 })
       .catch((e: unknown) => e);
@@ -201,18 +207,13 @@ describe('a send to a broker whose connection is open', () => {
   it('sendToNodeCallback: a failed first attempt goes on in the retry loop; its end reaches a handler', async () => {
     const fake = new FakeCluster(1);
     const cluster = await openTo(fake);
-    let failures = 1;
-    fake.intercept = (_node, apiKey) => {
-      if (apiKey !== 8 || failures === 0) return undefined;
-      failures--;
-      return { errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, servedBy: 1 };
-    };
+    const failing = loadingCoordinator(fake, 1);
     const before = sentOf(fake, 8).length;
     const retried = viaCallback(cluster, 1, () => ({}), { maxAttempts: 2 });
     expect(await retried.outcome).toMatchObject({ ok: true, value: { errorCode: 0 } });
     expect(sentOf(fake, 8).length - before).toBe(2);
 
-    failures = 1;
+    failing.next = 1;
     const spent = viaCallback(cluster, 1, () => ({}), { maxAttempts: 1 });
     const failed = await spent.outcome;
     expect(failed).toMatchObject({ ok: false, context: 'the context' });
