@@ -210,14 +210,7 @@ async function kafkatsProduce(job: Job, values: Buffer[]): Promise<Measured> {
   const pool = values.length;
   if (job.client === 'kafkats-batch') {
     // `chunk` records per call, as the peers get them; one callback per call.
-    for (let i = 0; i < total; ) {
-      if (i === job.warmup) t.start();
-      const end = Math.min(total, i + job.chunk, i < job.warmup ? job.warmup : total);
-      const records = [];
-      for (; i < end; i++)
-        records.push({ topic: job.topic, partition: 0, value: values[i % pool] as Buffer });
-      await producer.sendBatch(records, onDelivery);
-    }
+    await chunkLoop(job, values, t, (records) => producer.sendBatch(records, onDelivery));
   } else if (job.rounds !== undefined) {
     // As ProducerRounds: warm-up, flush, then each round timed until its records are flushed.
     const rounds: Timed[] = [];
@@ -254,6 +247,29 @@ async function kafkatsProduce(job: Job, values: Buffer[]): Promise<Measured> {
   await cluster.close();
   if (failed !== undefined) throw failed;
   return { ...r, ...lz4Backend(job, compressionBackend) };
+}
+
+/**
+ * The loop of `kafkats-batch` and of the bound: `chunk` records per call, made as the peers'
+ * loops make them (an object per record, partition 0, `values[i % pool]`), one `await` per
+ * call; the clock starts at the first call after the warm-up.
+ */
+async function chunkLoop(
+  job: Job,
+  values: Buffer[],
+  t: Timer,
+  send: (records: { topic: string; partition: number; value: Buffer }[]) => unknown,
+): Promise<void> {
+  const total = job.warmup + job.records;
+  const pool = values.length;
+  for (let i = 0; i < total; ) {
+    if (i === job.warmup) t.start();
+    const end = Math.min(total, i + job.chunk, i < job.warmup ? job.warmup : total);
+    const records = [];
+    for (; i < end; i++)
+      records.push({ topic: job.topic, partition: 0, value: values[i % pool] as Buffer });
+    await send(records);
+  }
 }
 
 /**
@@ -386,16 +402,8 @@ async function socketFloorProduce(job: Job, values: Buffer[]): Promise<Measured>
     });
   };
   const t = timer();
+  await chunkLoop(job, values, t, send);
   const total = job.warmup + job.records;
-  const pool = values.length;
-  for (let i = 0; i < total; ) {
-    if (i === job.warmup) t.start();
-    const end = Math.min(total, i + job.chunk, i < job.warmup ? job.warmup : total);
-    const records = [];
-    for (; i < end; i++)
-      records.push({ topic: job.topic, partition: 0, value: values[i % pool] as Buffer });
-    await send(records);
-  }
   if (inFlight > 0) {
     await new Promise<void>((resolve) => {
       drained = resolve;
