@@ -63,25 +63,6 @@ export function emptyPending(): PendingRequest {
   };
 }
 
-/** Copies `from` into the slot record `to` (a queued request moving onto the wire). */
-export function movePending(from: PendingRequest, to: PendingRequest): void {
-  to.api = from.api;
-  to.request = from.request;
-  to.version = from.version;
-  to.raw = from.raw;
-  to.deadlineMs = from.deadlineMs;
-  to.timeoutMs = from.timeoutMs;
-  to.signal = from.signal;
-  to.onAbort = null;
-  to.live = true;
-  to.resolve = from.resolve;
-  to.reject = from.reject;
-  to.context = from.context;
-  to.handler = from.handler;
-  to.trace = from.trace;
-  to.sentAtMs = from.sentAtMs;
-}
-
 /**
  * Marks the record settled: drops its callbacks (read them first), its message and its abort
  * listener, so nothing can settle it twice and a slot record holds nothing of a finished request.
