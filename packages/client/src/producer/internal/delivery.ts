@@ -109,8 +109,11 @@ interface Placement {
   readonly outcome: BatchOutcome | null;
 }
 
-/** The runs a `SendGroup` starts with: none, as one shared frozen list (never added to). */
-const NO_RUNS: readonly never[] = Object.freeze([]);
+/**
+ * One shared frozen empty list, for lists of the producer that start empty and are made as a
+ * literal of their first entries (a push onto [] makes room for 16): nothing is added to it.
+ */
+export const NO_ENTRIES: readonly never[] = Object.freeze([]);
 /** Runs kept before a `SendGroup` keeps a batch and an index per record instead. */
 const MAX_RUNS = 8;
 
@@ -128,8 +131,8 @@ export class SendGroup implements SendBatchResult {
    * run, `[first record of the call, records, first index in the batch]` here and the batch
    * in `#runBatches`. A call of one partition's records is a run per batch it fills.
    */
-  #runs: number[] = NO_RUNS as never[];
-  #runBatches: Placement[] = NO_RUNS as never[];
+  #runs: number[] = NO_ENTRIES as never[];
+  #runBatches: Placement[] = NO_ENTRIES as never[];
   /**
    * Per record, once runs are given up (more than MAX_RUNS, or records moved by a split):
    * its batch and its index there.
@@ -196,8 +199,8 @@ export class SendGroup implements SendBatchResult {
     }
     this.#batches = batches;
     this.#indexes = indexes;
-    this.#runs = NO_RUNS as never[];
-    this.#runBatches = NO_RUNS as never[];
+    this.#runs = NO_ENTRIES as never[];
+    this.#runBatches = NO_ENTRIES as never[];
   }
 
   /**

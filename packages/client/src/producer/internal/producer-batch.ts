@@ -4,16 +4,10 @@ import {
   BatchOutcome,
   DeliveredRecord,
   type DeliveryListener,
+  NO_ENTRIES,
   type PendingRecord,
   SendGroup,
 } from './delivery.js';
-
-/**
- * The empty list a batch's runs and timestamps start as: each list is made as a literal of its
- * first entries (a push onto [] makes room for 16, three lists per batch). Frozen: nothing is
- * ever added to it.
- */
-const NONE: readonly never[] = Object.freeze([]);
 
 /** Kafka's sequence numbers wrap from 2^31-1 to 0 (DefaultRecordBatch.incrementSequence). */
 export function incrementSequence(sequence: number, by: number): number {
@@ -39,10 +33,10 @@ export class ProducerBatch {
   builder: RecordBatchBuilder | null;
   #count = 0;
   /** Listeners and, for each, the index after the last record it covers. */
-  #listeners: DeliveryListener[] = NONE as never[];
-  #ends: number[] = NONE as never[];
+  #listeners: DeliveryListener[] = NO_ENTRIES as never[];
+  #ends: number[] = NO_ENTRIES as never[];
   /** `[firstIndex, timestamp]` pairs: a new pair each time a record's timestamp differs. */
-  #timestamps: number[] = NONE as never[];
+  #timestamps: number[] = NO_ENTRIES as never[];
   /** Bytes of `bufferMemory` this batch holds until it completes. */
   memoryBytes: number;
   /** Bytes of the records, uncompressed, header included (set while open and at close). */
@@ -253,8 +247,8 @@ export class ProducerBatch {
         l++;
       }
     }
-    this.#listeners = NONE as never[];
-    this.#ends = NONE as never[];
+    this.#listeners = NO_ENTRIES as never[];
+    this.#ends = NO_ENTRIES as never[];
     this.builder = null;
     this.encoded = null;
     Promise.all(parts.map((p) => p.whenDone)).then(() => this.#finish(undefined));
@@ -298,8 +292,8 @@ export class ProducerBatch {
     this.done = true;
     this.builder = null;
     this.encoded = null;
-    this.#listeners = NONE as never[];
-    this.#ends = NONE as never[];
+    this.#listeners = NO_ENTRIES as never[];
+    this.#ends = NO_ENTRIES as never[];
     this.#markDone?.();
     // A callback that threw is the application's error: every record was still told, and the
     // error surfaces as any exception thrown from a Node callback does.
